@@ -1,0 +1,565 @@
+"""The Cluster facade: the embedded, in-memory stand-in for a Kubernetes cluster.
+
+Everything a learner does goes through :class:`Cluster`: apply manifests,
+scale, patch, delete pods, step the controller (``sync``), let time pass
+(``advance``) or do both until the set settles (``run``).  Every user call
+validates first and changes nothing when it raises.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from typing import Any, Callable, Mapping
+
+from . import controller as _controller
+from .clock import LATE, Clock
+from .decisions import SyncResult
+from .errors import APIError, ValidationError
+from .gc import FOREGROUND, GarbageCollector
+from .kubelet import Kubelet, StageProfile
+from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
+                    StatefulSetStatus, selector_matches)
+from .profiles import KNOWN_GATES, Profile, get_profile
+from .store import Store
+from .trace import Trace
+
+__all__ = ["Cluster"]
+
+CASCADES = ("background", "foreground", "orphan")
+
+
+def _manifests():
+    from . import manifests
+    return manifests
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch: dicts merge, ``None`` deletes, anything else replaces."""
+    if not isinstance(patch, Mapping):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, Mapping) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge_patch(out.get(k), v)
+    return out
+
+
+class Cluster:
+    """An object store, the StatefulSet controller, a simulated kubelet and a clock.
+
+    *kubelet* is ``"auto"`` (pods move as time passes, after the delays of
+    *stages*, a :class:`~stsedu.kubelet.StageProfile` or a dict) or
+    ``"manual"`` (nothing moves unless you move it).  *seed* makes the auto
+    kubelet's jitter repeatable.  *profile* picks the controller release
+    (``"current"``, ``"v1.36"``, ``"v1.16"``); *feature_gates* override its
+    gate defaults.  *gc_delay* is how long the garbage collector takes to
+    notice a gone owner (default: 0 in manual mode, 1 s in auto mode).
+
+    Raise ValueError for an unknown profile, kubelet mode, stage or gate.
+    """
+
+    def __init__(self, kubelet: str = "auto", seed: int = 0, profile: str | Profile = "current",
+                 feature_gates: Mapping[str, bool] | None = None,
+                 stages: StageProfile | Mapping[str, float] | None = None,
+                 cluster_domain: str = "cluster.local", gc_delay: float | None = None) -> None:
+        self.profile = get_profile(profile)
+        gates = dict(feature_gates or {})
+        unknown = set(gates) - set(KNOWN_GATES)
+        if unknown:
+            raise ValueError(f"unknown feature gate(s) {sorted(unknown)}; known: {', '.join(KNOWN_GATES)}")
+        self.feature_gates = {**self.profile.gates, **gates}
+        if not isinstance(stages, StageProfile):
+            stages = StageProfile.from_dict(dict(stages) if stages else None)
+        self.seed = seed
+        self.cluster_domain = cluster_domain
+        self.clock = Clock()
+        self.store = Store(self.clock)
+        from . import __version__
+        self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
+                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)})
+        self.kubelet = Kubelet(self, kubelet, stages, seed)
+        if gc_delay is None:
+            gc_delay = 0.0 if kubelet == "manual" else 1.0
+        self.gc = GarbageCollector(self, gc_delay)
+        self._faults: list[_controller.Fault] = []
+        self._seq = 0
+        self._memo: dict = {}
+        self._planner: Callable = _planner_for(self.profile)
+        self.store.listeners.append(self._on_write)
+
+    # ================================================================ reads
+    @property
+    def now(self) -> float:
+        """The clock, in seconds since the cluster was made."""
+        return self.clock.now
+
+    def statefulset(self, name: str, namespace: str = "default") -> StatefulSet:
+        """The stored StatefulSet.  Raise KeyError if there is none."""
+        sts = self.store.get("StatefulSet", namespace, name)
+        if sts is None:
+            raise KeyError(f'statefulsets.apps "{name}" not found')
+        return sts
+
+    def statefulsets(self, namespace: str | None = None) -> list[StatefulSet]:
+        return self.store.list("StatefulSet", namespace)
+
+    def _with_availability(self, pod: Pod) -> Pod:
+        from .predicates import is_running_and_available
+        mrs = 0
+        owner = pod.owner
+        if owner is not None and self.profile.min_ready_seconds:
+            sts = self.store.get("StatefulSet", pod.namespace, owner)
+            if sts is not None:
+                mrs = sts.spec.min_ready_seconds
+        avail = pod.phase == "Running" and is_running_and_available(pod, mrs, self.now)
+        return pod if avail == pod.available else replace(pod, available=avail)
+
+    def pods(self, set_name: str | None = None, namespace: str = "default") -> list[Pod]:
+        """Pods (of one set if *set_name*: those it owns, terminating ones included), by ordinal."""
+        pods = self.store.list("Pod", namespace)
+        if set_name is not None:
+            pods = [p for p in pods if p.owner == set_name]
+        return sorted((self._with_availability(p) for p in pods), key=lambda p: (p.parent, p.ordinal, p.name))
+
+    def pod(self, name: str, namespace: str = "default") -> Pod:
+        """One pod.  Raise KeyError if there is none."""
+        pod = self.store.get("Pod", namespace, name)
+        if pod is None:
+            raise KeyError(f'pods "{name}" not found')
+        return self._with_availability(pod)
+
+    def pvcs(self, set_name: str | None = None, namespace: str = "default") -> list[PersistentVolumeClaim]:
+        """Claims (of one set's volumeClaimTemplates if *set_name*), sorted by name."""
+        claims = self.store.list("PersistentVolumeClaim", namespace)
+        if set_name is not None:
+            claims = [c for c in claims if _claim_of(c.name, set_name)]
+        return sorted(claims, key=lambda c: _claim_sort_key(c.name))
+
+    def revisions(self, set_name: str, namespace: str = "default") -> list[ControllerRevision]:
+        """The set's ControllerRevisions, oldest (lowest number) first."""
+        sts = self.store.get("StatefulSet", namespace, set_name)
+        revs = self.store.list("ControllerRevision", namespace)
+        if sts is not None:
+            return _controller.set_revisions(sts, revs)
+        return sorted((r for r in revs if r.name.rsplit("-", 1)[0] == set_name),
+                      key=lambda r: (r.revision, r.seq))
+
+    def services(self, namespace: str = "default") -> list[Service]:
+        return self.store.list("Service", namespace)
+
+    def service(self, name: str, namespace: str = "default") -> Service:
+        svc = self.store.get("Service", namespace, name)
+        if svc is None:
+            raise KeyError(f'services "{name}" not found')
+        return svc
+
+    def dump(self) -> dict:
+        """Every stored object's manifest plus the clock and trace sizes (to compare states)."""
+        return {"objects": self.store.dump(), "now": self.now,
+                "trace": {k: len(v) for k, v in self.trace.rows().items()}}
+
+    # ============================================================ the controller
+    def sync(self, name: str, namespace: str = "default") -> SyncResult:
+        """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
+        return _controller.sync(self, name, namespace)
+
+    def preview(self, name: str, namespace: str = "default"):
+        """The plan the next sync would carry out, without doing anything."""
+        from . import control
+        sts = self.statefulset(name, namespace)
+        snap = control.Snapshot(
+            sts=sts, pods=tuple(_controller.claimed_pods(sts, self.store.list("Pod", namespace))),
+            claims=self.store.view("PersistentVolumeClaim", namespace),
+            revisions=tuple(_controller.set_revisions(sts, self.store.list("ControllerRevision", namespace))),
+            namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.now)
+        return self._planner(snap, self.profile, self.feature_gates)
+
+    def advance(self, seconds: float) -> float:
+        """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time."""
+        if not isinstance(seconds, (int, float)) or seconds < 0:
+            raise ValueError(f"seconds must be a number >= 0, not {seconds!r}")
+        self.clock.advance_to(self.now + seconds)
+        return self.now
+
+    def run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
+            until: float | None = None) -> list[SyncResult]:
+        """Sync, and let time pass while the controller only waits, until the set is stable.
+
+        A sync follows every change the controller made itself; when a sync
+        only waits, the clock jumps to the next scheduled event (a kubelet
+        stage, the garbage collector, an availability requeue).  Stops when a
+        sync changes nothing and nothing is scheduled (stable, or stuck with
+        nothing left to happen), after *max_syncs* syncs, or at time *until*.
+        """
+        if not isinstance(max_syncs, int) or max_syncs < 1:
+            raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            self.clock.advance_to(self.now)
+            result = self.sync(name, namespace)
+            results.append(result)
+            if result.changed or result.error:
+                continue
+            nxt = self.clock.peek()
+            if nxt is None or (until is not None and nxt > until):
+                break
+            self.clock.advance_to(nxt)
+        return results
+
+    # ============================================================== user actions
+    def apply(self, manifest: str | Mapping | list) -> StatefulSet | Service:
+        """Create or update objects from YAML text, a dict or a list of dicts (like ``kubectl apply``).
+
+        Returns the stored StatefulSet (the last one, if several), else the
+        last object stored.  Raise :class:`ValidationError` (and change
+        nothing) if any document is invalid.
+        """
+        docs = _manifests().load_documents(manifest)
+        planned: list[tuple[str, Any, Any]] = []
+        warnings: list[str] = []
+        for doc in docs:
+            kind = doc.get("kind")
+            name = (doc.get("metadata") or {}).get("name", "")
+            if kind == "StatefulSet":
+                warnings += _manifests().unknown_fields(doc)
+                new = _manifests().default_statefulset(doc)
+                ns = new["metadata"].get("namespace", "default")
+                old = self.store.get("StatefulSet", ns, name)
+                errs = (_manifests().validate_statefulset_update(new, self._defaulted(old)) if old is not None
+                        else _manifests().validate_statefulset(new))
+                errs += self._profile_errors(new)
+                if errs:
+                    raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
+                planned.append(("StatefulSet", new, old))
+            elif kind == "Service":
+                new = _manifests().default_service(doc)
+                errs = _manifests().validate_service(new)
+                if errs:
+                    raise ValidationError(errs, kind="Service", name=name)
+                planned.append(("Service", new, None))
+            else:
+                raise ValidationError([("kind", f'Unsupported value: "{kind}": stsedu simulates '
+                                        'StatefulSet and Service objects only')],
+                                      kind=str(kind or "object"), name=name)
+        stored = None
+        last_sts = None
+        for kind, new, old in planned:
+            if kind == "StatefulSet":
+                stored = last_sts = self._store_statefulset(new, old, "user: apply")
+            else:
+                stored = self._store_service(new)
+        self.last_warnings = warnings
+        for w in warnings:
+            self.trace.add_event("Warning", "UnknownField", "manifest", w)
+        return last_sts if last_sts is not None else stored
+
+    def _defaulted(self, sts: StatefulSet) -> dict:
+        m = sts.to_manifest()
+        m.pop("status", None)
+        return m
+
+    def _profile_errors(self, new: dict) -> list[tuple[str, str]]:
+        hook = getattr(_manifests(), "profile_errors", None)
+        return list(hook(new, self.profile)) if hook else []
+
+    def _store_statefulset(self, new: dict, old: StatefulSet | None, cause: str) -> StatefulSet:
+        sts = StatefulSet.from_manifest(new)
+        if old is None:
+            stored = self.store.create("StatefulSet", sts)
+            self.trace.add_event("Normal", "User", f"statefulset/{sts.name}", f"{cause}: created")
+            self._warn_missing_service(stored)
+            return stored
+        spec_changed = dict(old.spec.raw) != dict(sts.spec.raw)
+        stored = self.store.update("StatefulSet", replace(
+            old, spec=sts.spec, labels=sts.labels, annotations=sts.annotations,
+            generation=old.generation + (1 if spec_changed else 0)))
+        self.trace.add_event("Normal", "User", f"statefulset/{sts.name}",
+                             f"{cause}: " + ("spec changed, generation " + str(stored.generation)
+                                             if spec_changed else "unchanged"))
+        return stored
+
+    def _warn_missing_service(self, sts: StatefulSet) -> None:
+        name = sts.spec.service_name
+        if not name:
+            return
+        svc = self.store.get("Service", sts.namespace, name)
+        if svc is None or not svc.headless:
+            why = "does not exist" if svc is None else "is not headless (clusterIP: None)"
+            self.trace.add_event("Warning", "ServiceMissing", f"statefulset/{sts.name}",
+                                 f'the governing Service "{name}" {why}: create a headless Service '
+                                 "so each pod gets its DNS name")
+
+    def _store_service(self, new: dict) -> Service:
+        meta = new["metadata"]
+        svc = Service(name=meta["name"], namespace=meta.get("namespace", "default"),
+                      labels=dict(meta.get("labels") or {}), spec=copy.deepcopy(new.get("spec") or {}))
+        old = self.store.get("Service", svc.namespace, svc.name)
+        if old is None:
+            return self.store.create("Service", svc)
+        return self.store.update("Service", replace(old, spec=svc.spec, labels=svc.labels))
+
+    def _edit(self, name: str, namespace: str, fn: Callable[[dict], dict], cause: str) -> StatefulSet:
+        old = self.statefulset(name, namespace)
+        current = self._defaulted(old)
+        new = fn(copy.deepcopy(current))
+        if not isinstance(new, Mapping):
+            raise ValidationError([("", "patch must be a JSON object")], name=name)
+        if (new.get("metadata") or {}).get("name") != name:
+            raise ValidationError([("metadata.name", f'Invalid value: "{(new.get("metadata") or {}).get("name")}": '
+                                    "field is immutable")], name=name)
+        new = _manifests().default_statefulset(new)
+        errs = _manifests().validate_statefulset_update(new, current) + self._profile_errors(new)
+        if errs:
+            raise ValidationError(errs, kind="StatefulSet.apps", name=name)
+        return self._store_statefulset(new, old, cause)
+
+    def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
+        """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``)."""
+        if isinstance(patch, str):
+            patch = _manifests().load_documents(patch)[0] if patch.strip() else {}
+        if not isinstance(patch, Mapping):
+            raise ValidationError([("", "patch must be a JSON object")], name=name)
+        return self._edit(name, namespace, lambda m: merge_patch(m, patch), f"user: patch {json.dumps(patch)}")
+
+    def scale(self, name: str, replicas: int, namespace: str = "default") -> StatefulSet:
+        """Set ``spec.replicas`` (like ``kubectl scale --replicas``)."""
+        if isinstance(replicas, bool) or not isinstance(replicas, int):
+            raise ValidationError([("spec.replicas", f"Invalid value: {replicas!r}: must be an integer")],
+                                  name=name)
+
+        def go(m):
+            m["spec"]["replicas"] = replicas
+            return m
+        return self._edit(name, namespace, go, f"user: scale --replicas={replicas}")
+
+    def set_image(self, name: str, image: str, container: str | None = None,
+                  namespace: str = "default") -> StatefulSet:
+        """Change a container image (all containers if *container* is None), like ``kubectl set image``."""
+        sts = self.statefulset(name, namespace)
+        names = [c.get("name") for c in sts.spec.template.get("spec", {}).get("containers", [])]
+        if container is not None and container not in names:
+            raise ValidationError([("spec.template.spec.containers",
+                                    f'Not found: "{container}": containers are {", ".join(map(str, names))}')],
+                                  name=name)
+        if not isinstance(image, str) or not image.strip():
+            raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
+
+        def go(m):
+            for c in m["spec"]["template"]["spec"]["containers"]:
+                if container is None or c.get("name") == container:
+                    c["image"] = image
+            return m
+        return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
+
+    def delete_pod(self, name: str, namespace: str = "default") -> Pod:
+        """Graceful delete (like ``kubectl delete pod``): the pod becomes terminating."""
+        pod = self.pod(name, namespace)
+        self.trace.add_event("Normal", "User", f"pod/{name}", "user: delete pod")
+        return self._delete_pod(namespace, name, "user: delete_pod") or pod
+
+    def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
+        """JSON merge patch on a pod's labels or annotations (other fields are immutable here)."""
+        pod = self.pod(name, namespace)
+        if not isinstance(patch, Mapping):
+            raise ValidationError([("", "patch must be a JSON object")], kind="Pod", name=name)
+        errs = []
+        for key in patch:
+            if key != "metadata":
+                errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels and "
+                             "metadata.annotations of a pod"))
+        meta = patch.get("metadata") or {}
+        for key in meta:
+            if key not in ("labels", "annotations"):
+                errs.append((f"metadata.{key}", "Forbidden: field is immutable here"))
+        labels = merge_patch(dict(pod.labels), meta.get("labels") or {})
+        annotations = merge_patch(dict(pod.annotations), meta.get("annotations") or {})
+        errs += _manifests().validate_labels(labels, "metadata.labels") if hasattr(_manifests(), "validate_labels") else []
+        if errs:
+            raise ValidationError(errs, kind="Pod", name=name)
+        self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
+        return self._write_pod(replace(pod, labels=labels, annotations=annotations), "user: patch_pod")
+
+    def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
+        """Delete the set (like ``kubectl delete sts --cascade=...``).
+
+        * ``background``: the set goes now; the garbage collector then deletes its pods
+          (all at once, in no order) and the claims it owns;
+        * ``foreground``: the set stays, marked deleting, until its pods are gone;
+        * ``orphan``: the set goes; its pods keep running without an owner.
+        """
+        if cascade not in CASCADES:
+            raise ValidationError([("propagationPolicy", f'Unsupported value: "{cascade}": supported values: '
+                                    + ", ".join(f'"{c}"' for c in CASCADES))], name=name)
+        sts = self.statefulset(name, namespace)
+        self.trace.add_event("Normal", "User", f"statefulset/{name}", f"user: delete --cascade={cascade}")
+        if cascade == "orphan":
+            for kind in ("Pod", "PersistentVolumeClaim", "ControllerRevision"):
+                for obj in self.store.list(kind, namespace):
+                    if any(r.uid == sts.uid for r in obj.owner_references):
+                        kept = tuple(r for r in obj.owner_references if r.uid != sts.uid)
+                        if kind == "Pod":
+                            self._write_pod(replace(obj, owner_references=kept), "garbage collector: orphan")
+                        else:
+                            self.store.update(kind, replace(obj, owner_references=kept))
+            self.store.remove("StatefulSet", namespace, name)
+        elif cascade == "foreground":
+            self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
+                                                     finalizers=sts.finalizers + (FOREGROUND,)))
+            self.gc.collect()
+        else:
+            self.store.remove("StatefulSet", namespace, name)
+            self.gc.trigger()
+
+    def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:
+        """Put back an earlier template (like ``kubectl rollout undo``); returns kubectl's message.
+
+        *to_revision* None means the revision before the newest.  Raise
+        ValidationError if that revision is not in the history.
+        """
+        sts = self.statefulset(name, namespace)
+        revs = self.revisions(name, namespace)
+        if to_revision in (None, 0):
+            if len(revs) < 2:
+                raise ValidationError([("", "no rollout history found for statefulset " + repr(name))],
+                                      name=name)
+            target = revs[-2]
+        else:
+            found = [r for r in revs if r.revision == to_revision]
+            if not found:
+                raise ValidationError([("", f"unable to find specified revision {to_revision} in history")],
+                                      name=name)
+            target = found[-1]
+        template = target.template
+        template.pop("$patch", None)
+        if json.dumps(template, sort_keys=True) == json.dumps(dict(sts.spec.template), sort_keys=True):
+            return f"statefulset.apps/{name} skipped rollback (current template already matches revision {target.revision})"
+
+        def go(m):
+            m["spec"]["template"] = template
+            return m
+        self._edit(name, namespace, go, f"user: rollout undo --to-revision={target.revision}")
+        return f"statefulset.apps/{name} rolled back"
+
+    def rollout_status(self, name: str, namespace: str = "default") -> str:
+        """What ``kubectl rollout status statefulset/<name>`` prints now (one line)."""
+        from .tables import rollout_status_text
+        return rollout_status_text(self.statefulset(name, namespace))
+
+    def rollout_history(self, name: str, namespace: str = "default"):
+        """The set's revisions as a DataFrame: revision number, name, and which is current/update."""
+        import pandas as pd
+        sts = self.store.get("StatefulSet", namespace, name)
+        rows = []
+        for r in self.revisions(name, namespace):
+            rows.append({"revision": r.revision, "name": r.name,
+                         "current": sts is not None and r.name == sts.status.current_revision,
+                         "update": sts is not None and r.name == sts.status.update_revision,
+                         "images": ", ".join(c.get("image", "") for c in
+                                             r.template.get("spec", {}).get("containers", []))})
+        return pd.DataFrame(rows, columns=["revision", "name", "current", "update", "images"])
+
+    def inject_error(self, verb: str, kind: str = "Pod", count: int = 1, reason: str = "InternalError") -> None:
+        """Make the next *count* requests to *verb* (create, update, delete) a *kind* fail.
+
+        As upstream's tests inject them: the controller's sync stops where it
+        would on a real API error and is retried on the next sync.
+        """
+        if verb not in ("create", "update", "delete"):
+            raise ValueError(f"verb must be create, update or delete, not {verb!r}")
+        kinds = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
+        if kind not in kinds:
+            raise ValueError(f"kind must be one of {', '.join(kinds)}, not {kind!r}")
+        if not isinstance(count, int) or count < 1:
+            raise ValueError(f"count must be a positive integer, not {count!r}")
+        self._faults.append(_controller.Fault(verb, kind, count, reason))
+
+    def _check_fault(self, verb: str, kind: str, name: str) -> None:
+        for f in self._faults:
+            if f.verb == verb and f.kind == kind and f.count > 0:
+                f.count -= 1
+                if f.count == 0:
+                    self._faults.remove(f)
+                raise APIError(verb, kind, name, reason=f.reason)
+
+    # ========================================================= internal writes
+    def _on_write(self, kind: str, verb: str, old, new) -> None:
+        if kind != "Pod":
+            if verb == "remove":
+                self.gc.trigger()
+            return
+
+    def _write_pod(self, pod: Pod, cause: str) -> Pod:
+        old = self.store.get("Pod", pod.namespace, pod.name)
+        stored = self.store.update("Pod", pod)
+        self.trace.add_pod(stored, "updated", cause)
+        if stored.ready and (old is None or not old.ready):
+            self._schedule_availability(stored)
+        return stored
+
+    def _create_pod(self, pod: Pod, cause: str) -> Pod:
+        stored = self.store.create("Pod", replace(pod, phase="Pending", ready=False))
+        self.trace.add_pod(stored, "created", cause)
+        self.kubelet.on_created(stored)
+        return stored
+
+    def _update_pod_from(self, pod: Pod, cause: str) -> Pod:
+        """Write the controller's repaired labels/volumes onto the stored pod."""
+        stored = self.store.get("Pod", pod.namespace, pod.name)
+        if stored is None or stored.uid != pod.uid:
+            raise APIError("update", "Pod", pod.name, reason="NotFound")
+        return self._write_pod(replace(stored, labels=pod.labels, spec=pod.spec), cause)
+
+    def _delete_pod(self, namespace: str, name: str, cause: str) -> Pod | None:
+        pod = self.store.get("Pod", namespace, name)
+        if pod is None:
+            raise APIError("delete", "Pod", name, reason="NotFound")
+        if pod.deletion_timestamp is not None:
+            return pod
+        if pod.grace_period_seconds <= 0:
+            self._remove_pod(pod, cause)
+            return None
+        stored = self.store.update("Pod", replace(pod, deletion_timestamp=self.now))
+        self.trace.add_pod(stored, "updated", cause)
+        self.kubelet.on_deleted(stored)
+        return stored
+
+    def _remove_pod(self, pod: Pod, cause: str) -> None:
+        self.store.remove("Pod", pod.namespace, pod.name)
+        self.trace.add_pod(pod, "deleted", cause)
+        self.gc.trigger()
+
+    def _schedule_availability(self, pod: Pod) -> None:
+        """Requeue the owner when the pod becomes Available (the pod handler's minReadySeconds + 1 s)."""
+        owner = pod.owner
+        if owner is None or not self.profile.min_ready_seconds:
+            return
+        sts = self.store.get("StatefulSet", pod.namespace, owner)
+        if sts is None or sts.spec.min_ready_seconds <= 0:
+            return
+        self.clock.schedule(self.now + sts.spec.min_ready_seconds + 1, lambda: None, priority=LATE,
+                            label=f"controller: requeue {owner} ({pod.name} Available)")
+
+
+def _claim_of(claim: str, set_name: str) -> bool:
+    head, _, ordinal = claim.rpartition("-")
+    return ordinal.isdigit() and head.endswith("-" + set_name)
+
+
+def _claim_sort_key(name: str):
+    head, _, ordinal = name.rpartition("-")
+    return (head, int(ordinal) if ordinal.isdigit() else -1, name)
+
+
+def _planner_for(profile: Profile):
+    if profile.name == "v1.16":
+        try:
+            from .control_v116 import plan_sync as plan_v116
+            return plan_v116
+        except ImportError:  # pragma: no cover - until the v1.16 planner lands
+            pass
+    from .control import plan_sync
+    return plan_sync

@@ -1,0 +1,275 @@
+"""One sync of one StatefulSet, end to end (≈ upstream ``stateful_set.go``).
+
+``sync`` = adopt orphan revisions, claim pods (adopt / release), take a
+snapshot, :func:`~stsedu.control.plan_sync`, :func:`~stsedu.pod_control.apply_plan`,
+and record it all in the trace.  The writes go through :class:`ClusterObjects`,
+which is where simulated API errors are injected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from . import control
+from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
+from .errors import APIError
+from .model import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
+from .pod_control import apply_plan
+from .revisions import sort_revisions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .cluster import Cluster
+
+
+# ------------------------------------------------------------------ claiming
+
+
+def plan_claims(sts: StatefulSet, pods, revisions, memo: dict | None = None
+                ) -> tuple[list[Decision], list[Pod]]:
+    """Adopt/release decisions, and the pods the set already controls and that match it.
+
+    Mirrors ``adoptOrphanRevisions`` and ``ClaimPods``: a pod matches when the
+    selector matches its labels and its name parses to the set's name.  An
+    orphan that matches is adopted (unless it is terminating or the set is
+    being deleted); a pod we control that no longer matches is released.
+    Adopted pods are not in the returned list: re-read them after adopting.
+    """
+    out: list[Decision] = []
+    claimed: list[Pod] = []
+    deleting = sts.deletion_timestamp is not None
+    if not deleting:
+        for r in revisions:
+            if controller_of(r.owner_references) is None and selector_matches(sts.spec.selector, r.labels):
+                out.append(Decision("adopt", None, "orphan-revision",
+                                    f"Revision {r.name} has no owner and matches the selector: adopt it.",
+                                    RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
+    selector, uid, gen = sts.spec.selector, sts.uid, sts.generation
+    for pod in pods:
+        refs = pod.owner_references
+        ref = refs[0] if len(refs) == 1 and refs[0].controller else controller_of(refs)
+        if ref is not None and ref.uid != uid:
+            continue
+        key = (pod.resource_version, uid, gen)
+        hit = memo.get(("match", pod.uid)) if memo is not None else None
+        if hit is not None and hit[0] == key:
+            match = hit[1]
+        else:
+            match = selector_matches(selector, pod.labels) and pod.parent == sts.name
+            if memo is not None:
+                memo[("match", pod.uid)] = (key, match)
+        if ref is not None:
+            if match:
+                claimed.append(pod)
+            elif not deleting:
+                out.append(Decision("release", pod.name, "selector-mismatch",
+                                    f"{pod.name} no longer matches the selector or name of {sts.name}: "
+                                    "release it (it keeps running, without an owner).",
+                                    RULES["release"], step=STEP_CLAIM, payload=pod))
+        elif match and not deleting and pod.deletion_timestamp is None:
+            out.append(Decision("adopt", pod.name, "orphan",
+                                f"{pod.name} has no owner and matches {sts.name}: adopt it.",
+                                RULES["adopt"], step=STEP_CLAIM, payload=pod))
+    return out, claimed
+
+
+def claimed_pods(sts: StatefulSet, pods, memo: dict | None = None) -> list[Pod]:
+    """Pods the set controls and that match it."""
+    return plan_claims(sts, pods, (), memo)[1]
+
+
+def set_revisions(sts: StatefulSet, revisions) -> list:
+    """The set's revisions: matching the selector, owned by it or by nobody (``ListControllerRevisions``)."""
+    out = []
+    for r in revisions:
+        ref = controller_of(r.owner_references)
+        if (ref is None or ref.uid == sts.uid) and selector_matches(sts.spec.selector, r.labels):
+            out.append(r)
+    return sort_revisions(out)
+
+
+# ------------------------------------------------------------- object manager
+
+
+@dataclass
+class Fault:
+    """A simulated API failure: the next *count* requests of *verb* on *kind* fail."""
+
+    verb: str
+    kind: str
+    count: int
+    reason: str = "InternalError"
+
+
+class ClusterObjects:
+    """The :class:`~stsedu.pod_control.ObjectManager` that writes to a cluster's store."""
+
+    def __init__(self, cluster: "Cluster", sts: StatefulSet, cause: str) -> None:
+        self.c = cluster
+        self.sts = sts
+        self.cause = cause
+
+    def _check(self, verb: str, kind: str, name: str) -> None:
+        self.c._check_fault(verb, kind, name)
+
+    def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
+        if ok:
+            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} {what} in StatefulSet {self.sts.name} successful")
+        else:
+            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} {what} in StatefulSet {self.sts.name} failed error: {err}")
+
+    def _guard(self, verb, kind, name, what, fn):
+        try:
+            self._check(verb, kind, name)
+            fn()
+        except APIError as e:
+            self._event(False, verb, what, str(e))
+            raise
+        self._event(True, verb, what)
+
+    def create_pod(self, d: Decision) -> None:
+        pod: Pod = d.payload
+        self._guard("create", "Pod", pod.name, f"Pod {pod.name}",
+                    lambda: self.c._create_pod(pod, f"{self.cause}: create ({d.reason})"))
+
+    def delete_pod(self, d: Decision) -> None:
+        pod: Pod = d.payload
+        self._guard("delete", "Pod", pod.name, f"Pod {pod.name}",
+                    lambda: self.c._delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
+
+    def update_pod(self, d: Decision) -> None:
+        pod: Pod = d.payload
+        self._guard("update", "Pod", pod.name, f"Pod {pod.name}",
+                    lambda: self.c._update_pod_from(pod, f"{self.cause}: update ({d.reason})"))
+
+    def create_claim(self, d: Decision) -> None:
+        claim = d.payload
+        self._guard("create", "PersistentVolumeClaim", claim.name, f"Claim {claim.name} Pod {d.pod}",
+                    lambda: self.c.store.create("PersistentVolumeClaim", claim))
+
+    def update_claim(self, d: Decision) -> None:
+        def go():
+            claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+            if claim is None:
+                raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
+            refs = d.payload
+            # a pod ref needs the pod's uid, known only once the pod exists
+            fixed = []
+            for r in refs:
+                if r.kind == "Pod" and not r.uid:
+                    pod = self.c.store.get("Pod", self.sts.namespace, r.name)
+                    if pod is None:
+                        continue
+                    r = replace(r, uid=pod.uid)
+                fixed.append(r)
+            self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
+        self._guard("update", "PersistentVolumeClaim", d.target, f"Claim {d.target} Pod {d.pod}", go)
+
+    def create_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("create", "ControllerRevision", rev.name)
+        self.c._seq += 1
+        self.c.store.create("ControllerRevision", replace(rev, seq=self.c._seq))
+        self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
+                               f"created revision {rev.name} (number {rev.revision})")
+
+    def update_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("update", "ControllerRevision", rev.name)
+        stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
+        self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+        self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
+                               f"reused revision {rev.name}, renumbered {rev.revision}")
+
+    def delete_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("delete", "ControllerRevision", rev.name)
+        self.c.store.remove("ControllerRevision", rev.namespace, rev.name)
+        self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
+                               f"deleted revision {rev.name} (number {rev.revision}): history limit")
+
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
+        self._check("update", "StatefulSet", sts.name)
+        stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
+        if stored is None:
+            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+        self.c.store.update("StatefulSet", replace(stored, status=status))
+
+    # claiming
+    def adopt(self, d: Decision) -> None:
+        if d.pod is None:  # a revision
+            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
+            self._check("update", "ControllerRevision", d.target)
+            self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
+                                                              + (self.sts.ref(),)))
+            return
+        self._check("update", "Pod", d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        self.c._write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
+                          f"{self.cause}: adopt")
+
+    def release(self, d: Decision) -> None:
+        self._check("update", "Pod", d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
+        self.c._write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
+
+
+# --------------------------------------------------------------------- sync
+
+
+def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResult:
+    """One reconcile of one StatefulSet (``StatefulSetController.sync``)."""
+    store, trace = cluster.store, cluster.trace
+    sts = store.get("StatefulSet", namespace, name)
+    if sts is None:
+        raise KeyError(f'statefulsets.apps "{name}" not found')
+    trace.sync += 1
+    trace.time = cluster.clock.now
+    n = trace.sync
+    cause = f"sync {n}"
+    om = ClusterObjects(cluster, sts, cause)
+    decisions: list[Decision] = []
+    error: str | None = None
+
+    # 1. adopt orphan revisions, claim pods
+    claim_decisions, claimed = plan_claims(sts, store.view("Pod", namespace).values(),
+                                           store.view("ControllerRevision", namespace).values(),
+                                           cluster._memo)
+    for d in claim_decisions:
+        try:
+            getattr(om, d.action)(d)
+            decisions.append(replace(d, applied=True))
+        except APIError as e:
+            decisions.append(replace(d, applied=False, error=str(e)))
+            error = error or str(e)
+    if error is not None:
+        return _finish(cluster, sts, n, decisions, None, error)
+    if any(d.action == "adopt" and d.pod for d in claim_decisions):
+        claimed = claimed_pods(sts, store.view("Pod", namespace).values(), cluster._memo)
+
+    # 2. snapshot, plan, act
+    revisions = store.view("ControllerRevision", namespace)
+    snap = control.Snapshot(
+        sts=sts, pods=tuple(claimed), claims=store.view("PersistentVolumeClaim", namespace),
+        revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
+        now=cluster.clock.now, memo=cluster._memo)
+    plan = cluster._planner(snap, cluster.profile, cluster.feature_gates)
+    done, status, error = apply_plan(plan, sts, om, cluster.profile)
+    decisions.extend(done)
+    return _finish(cluster, sts, n, decisions, status, error)
+
+
+def _finish(cluster, sts, n, decisions, status, error) -> SyncResult:
+    trace = cluster.trace
+    for seq, d in enumerate(decisions):
+        trace.add_decision(sts.name, seq, d)
+    if status is not None:
+        written = any(d.action == "status" and d.applied for d in decisions)
+        trace.add_status(sts.name, sts.spec.replicas, status, written)
+    result = SyncResult(sync=n, time=cluster.clock.now, set_name=sts.name,
+                        decisions=tuple(decisions), status=status, error=error)
+    trace.add_sync(sts.name, len(decisions), result.changed, error)
+    return result

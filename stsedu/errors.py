@@ -1,0 +1,42 @@
+"""Errors raised by stsedu, in the API server's style."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class ValidationError(ValueError):
+    """Raised when a manifest or an edit is invalid; nothing has been changed.
+
+    *errors* is a list of ``(field_path, message)`` pairs, in the order the
+    API server would report them, for example
+    ``("spec.replicas", "must be greater than or equal to 0")``.  *kind* and
+    *name* name the object, as in ``StatefulSet.apps "web" is invalid``.
+    """
+
+    def __init__(self, errors: Iterable[tuple[str, str]], kind: str = "StatefulSet.apps",
+                 name: str = "", warnings: Iterable[str] = ()):
+        self.errors = [(str(p), str(m)) for p, m in errors]
+        self.kind = kind
+        self.name = name
+        self.warnings = list(warnings)
+        super().__init__(self._text())
+
+    def _text(self) -> str:
+        head = f'{self.kind} "{self.name}" is invalid' if self.name else f"{self.kind} is invalid"
+        parts = [f"{p}: {m}" if p else m for p, m in self.errors]
+        if len(parts) == 1:
+            return f"{head}: {parts[0]}"
+        return f"{head}: [" + ", ".join(parts) + "]"
+
+
+class APIError(RuntimeError):
+    """A simulated API server failure (injected with ``cluster.inject_error``).
+
+    The controller treats it as upstream treats a failed request: the sync
+    stops where upstream's would, and the set is synced again later.
+    """
+
+    def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError"):
+        self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
+        super().__init__(f"{reason}: simulated failure to {verb} {kind} {name!r}")

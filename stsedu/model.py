@@ -1,0 +1,453 @@
+"""Kubernetes-shaped objects: Pod, StatefulSet, PVC, ControllerRevision, Service.
+
+Every object is a frozen dataclass.  The store keeps one version of each
+object and replaces it with :func:`dataclasses.replace` on every write, so a
+reference taken at the start of a sync is a consistent snapshot (the
+controller's informer cache).  Nested Kubernetes structures that stsedu does
+not interpret (a pod template's containers, a claim template's spec) are kept
+as plain dicts and never mutated in place.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
+"""Label naming the pod, set by the controller (``identityMatches`` checks it)."""
+POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
+"""Label holding the pod's ordinal (since v1.28, ``PodIndexLabel``)."""
+REVISION_LABEL = "controller-revision-hash"
+"""Pod label holding the full name of the pod's ControllerRevision."""
+HASH_LABEL = "controller.kubernetes.io/hash"
+"""ControllerRevision label holding the template hash."""
+
+_ORDINAL_RE = re.compile(r"^(.*)-([0-9]+)$")
+
+
+def parse_pod_name(name: str) -> tuple[str, int]:
+    """Parent name and ordinal of a pod name (mirror of ``getParentNameAndOrdinal``).
+
+    A name that does not end in ``-<digits>`` gives ``("", -1)``.
+    """
+    m = _ORDINAL_RE.match(name)
+    if not m:
+        return "", -1
+    try:
+        return m.group(1), int(m.group(2))
+    except ValueError:  # pragma: no cover - the regex only admits digits
+        return "", -1
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerReference:
+    """A reference from a dependent to its owner (``metadata.ownerReferences[*]``)."""
+
+    kind: str
+    name: str
+    uid: str
+    api_version: str = "apps/v1"
+    controller: bool = True
+    block_owner_deletion: bool = True
+
+    def to_manifest(self) -> dict:
+        return {"apiVersion": self.api_version, "kind": self.kind, "name": self.name,
+                "uid": self.uid, "controller": self.controller,
+                "blockOwnerDeletion": self.block_owner_deletion}
+
+    @classmethod
+    def from_manifest(cls, d: Mapping) -> "OwnerReference":
+        return cls(kind=d.get("kind", ""), name=d.get("name", ""), uid=d.get("uid", ""),
+                   api_version=d.get("apiVersion", "apps/v1"),
+                   controller=bool(d.get("controller", False)),
+                   block_owner_deletion=bool(d.get("blockOwnerDeletion", False)))
+
+
+def controller_of(refs: tuple[OwnerReference, ...]) -> OwnerReference | None:
+    """The owner reference with ``controller: true``, if any (``metav1.GetControllerOf``)."""
+    for ref in refs:
+        if ref.controller:
+            return ref
+    return None
+
+
+def _meta(obj, extra: Mapping | None = None) -> dict:
+    meta: dict[str, Any] = {"name": obj.name, "namespace": obj.namespace}
+    if obj.uid:
+        meta["uid"] = obj.uid
+    if obj.resource_version:
+        meta["resourceVersion"] = str(obj.resource_version)
+    if obj.labels:
+        meta["labels"] = dict(obj.labels)
+    if getattr(obj, "annotations", None):
+        meta["annotations"] = dict(obj.annotations)
+    if obj.owner_references:
+        meta["ownerReferences"] = [r.to_manifest() for r in obj.owner_references]
+    meta["creationTimestamp"] = obj.creation_timestamp
+    if obj.deletion_timestamp is not None:
+        meta["deletionTimestamp"] = obj.deletion_timestamp
+    if extra:
+        meta.update(extra)
+    return meta
+
+
+# --------------------------------------------------------------------------- Pod
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    """A pod, with only the status the controller reads.
+
+    Lifecycle, as the simulated kubelet drives it:
+
+    * created by the controller: ``phase == "Pending"``, not ready;
+    * started: ``phase == "Running"``; then ``ready`` (``ready_since`` = when);
+    * may become ``"Failed"`` or ``"Succeeded"``;
+    * deleted: ``deletion_timestamp`` is set (``terminating``), phase and
+      readiness unchanged, until the kubelet finishes it and it disappears.
+
+    ``phase == ""`` marks a pod the controller has only planned (upstream's
+    in-memory pod that ``isCreated`` rejects).
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+    grace_period_seconds: float = 30.0
+    spec: Mapping[str, Any] = field(default_factory=dict)
+    phase: str = ""
+    ready: bool = False
+    ready_since: float | None = None
+    started_at: float | None = None
+    restarts: int = 0
+    available: bool = False
+    """Filled in when the cluster hands the pod out (honours minReadySeconds)."""
+    parent: str = field(init=False, default="")
+    ordinal: int = field(init=False, default=-1)
+
+    def __post_init__(self):
+        parent, ordinal = parse_pod_name(self.name)
+        object.__setattr__(self, "parent", parent)
+        object.__setattr__(self, "ordinal", ordinal)
+
+    @property
+    def terminating(self) -> bool:
+        """True once the pod has a deletion timestamp."""
+        return self.deletion_timestamp is not None
+
+    @property
+    def revision(self) -> str:
+        """The pod's ``controller-revision-hash`` label (``getPodRevision``)."""
+        return self.labels.get(REVISION_LABEL, "")
+
+    @property
+    def owner(self) -> str | None:
+        """Name of the StatefulSet that controls this pod, or None."""
+        ref = controller_of(self.owner_references)
+        return ref.name if ref is not None and ref.kind == "StatefulSet" else None
+
+    @property
+    def status_text(self) -> str:
+        """What ``kubectl get pods`` shows in the STATUS column."""
+        if self.terminating:
+            return "Terminating"
+        if self.phase == "Pending":
+            return "ContainerCreating" if self.started_at is None else "Pending"
+        if self.phase == "Failed":
+            return "Error"
+        if self.phase == "Succeeded":
+            return "Completed"
+        return self.phase or "<planned>"
+
+    def to_manifest(self) -> dict:
+        spec = copy.deepcopy(dict(self.spec))
+        spec.setdefault("terminationGracePeriodSeconds", self.grace_period_seconds)
+        conditions = []
+        if self.phase:
+            conditions.append({"type": "Ready", "status": "True" if self.ready else "False",
+                               "lastTransitionTime": self.ready_since})
+        status: dict[str, Any] = {"phase": self.phase or None, "conditions": conditions}
+        if self.started_at is not None:
+            status["startTime"] = self.started_at
+        status["containerStatuses"] = [{"name": c.get("name"), "image": c.get("image"),
+                                        "ready": self.ready, "restartCount": self.restarts}
+                                       for c in spec.get("containers", [])]
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(self),
+                "spec": spec, "status": status}
+
+    def images(self) -> tuple[str, ...]:
+        return tuple(c.get("image", "") for c in self.spec.get("containers", ()))
+
+
+# --------------------------------------------------------------------------- PVC
+
+
+@dataclass(frozen=True, slots=True)
+class PersistentVolumeClaim:
+    """A PersistentVolumeClaim made from a volumeClaimTemplate."""
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+    spec: Mapping[str, Any] = field(default_factory=dict)
+    phase: str = "Bound"
+
+    @property
+    def deleting(self) -> bool:
+        """True once the claim has a deletion timestamp (kept while a pod uses it)."""
+        return self.deletion_timestamp is not None
+
+    @property
+    def storage(self) -> str:
+        return str(self.spec.get("resources", {}).get("requests", {}).get("storage", ""))
+
+    def to_manifest(self) -> dict:
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": _meta(self),
+                "spec": copy.deepcopy(dict(self.spec)), "status": {"phase": self.phase}}
+
+
+# --------------------------------------------------------------------- Revision
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerRevision:
+    """A snapshot of a StatefulSet's pod template (``apps/v1`` ControllerRevision).
+
+    *data* is the JSON text of the patch that a rollout compares (only
+    ``spec.template``); *revision* is its number in the set's history.
+    """
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+    data: str = ""
+    revision: int = 0
+    seq: int = 0
+    """Creation order, used to break ties the way creationTimestamp does upstream."""
+
+    @property
+    def template(self) -> dict:
+        import json
+        return json.loads(self.data)["spec"]["template"]
+
+    def to_manifest(self) -> dict:
+        import json
+        return {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": _meta(self),
+                "data": json.loads(self.data), "revision": self.revision}
+
+
+# ---------------------------------------------------------------------- Service
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """A Service, stored and shown; ``headless`` when ``clusterIP: None``."""
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+    spec: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def headless(self) -> bool:
+        return self.spec.get("clusterIP") == "None"
+
+    def to_manifest(self) -> dict:
+        return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(self),
+                "spec": copy.deepcopy(dict(self.spec))}
+
+
+# ------------------------------------------------------------------ StatefulSet
+
+
+@dataclass(frozen=True, slots=True)
+class StatefulSetStatus:
+    """``status`` of a StatefulSet, as the controller writes it."""
+
+    observed_generation: int = 0
+    replicas: int = 0
+    ready_replicas: int = 0
+    current_replicas: int = 0
+    updated_replicas: int = 0
+    available_replicas: int = 0
+    current_revision: str = ""
+    update_revision: str = ""
+    collision_count: int | None = None
+    conditions: tuple[Mapping[str, Any], ...] = ()
+
+    def to_manifest(self) -> dict:
+        out = {"observedGeneration": self.observed_generation, "replicas": self.replicas,
+               "readyReplicas": self.ready_replicas, "currentReplicas": self.current_replicas,
+               "updatedReplicas": self.updated_replicas,
+               "availableReplicas": self.available_replicas,
+               "currentRevision": self.current_revision, "updateRevision": self.update_revision}
+        if self.collision_count is not None:
+            out["collisionCount"] = self.collision_count
+        if self.conditions:
+            out["conditions"] = [dict(c) for c in self.conditions]
+        return out
+
+    @classmethod
+    def from_manifest(cls, d: Mapping | None) -> "StatefulSetStatus":
+        d = d or {}
+        return cls(observed_generation=int(d.get("observedGeneration", 0) or 0),
+                   replicas=int(d.get("replicas", 0) or 0),
+                   ready_replicas=int(d.get("readyReplicas", 0) or 0),
+                   current_replicas=int(d.get("currentReplicas", 0) or 0),
+                   updated_replicas=int(d.get("updatedReplicas", 0) or 0),
+                   available_replicas=int(d.get("availableReplicas", 0) or 0),
+                   current_revision=d.get("currentRevision", "") or "",
+                   update_revision=d.get("updateRevision", "") or "",
+                   collision_count=d.get("collisionCount"),
+                   conditions=tuple(d.get("conditions", ()) or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class RollingUpdate:
+    """``spec.updateStrategy.rollingUpdate``."""
+
+    partition: int = 0
+    max_unavailable: int | str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StatefulSetSpec:
+    """The parsed, defaulted ``spec`` of a StatefulSet (read-only view of *raw*)."""
+
+    raw: Mapping[str, Any]
+    replicas: int
+    selector: Mapping[str, Any]
+    service_name: str
+    template: Mapping[str, Any]
+    volume_claim_templates: tuple[Mapping[str, Any], ...]
+    pod_management_policy: str
+    update_strategy: str
+    rolling_update: RollingUpdate | None
+    revision_history_limit: int
+    min_ready_seconds: int
+    start_ordinal: int
+    when_deleted: str
+    when_scaled: str
+
+    @classmethod
+    def from_manifest(cls, spec: Mapping[str, Any]) -> "StatefulSetSpec":
+        strategy = spec.get("updateStrategy") or {}
+        ru = strategy.get("rollingUpdate")
+        policy = spec.get("persistentVolumeClaimRetentionPolicy") or {}
+        return cls(
+            raw=spec,
+            replicas=int(spec.get("replicas", 1)),
+            selector=spec.get("selector") or {},
+            service_name=spec.get("serviceName", "") or "",
+            template=spec.get("template") or {},
+            volume_claim_templates=tuple(spec.get("volumeClaimTemplates") or ()),
+            pod_management_policy=spec.get("podManagementPolicy", "OrderedReady"),
+            update_strategy=strategy.get("type", "RollingUpdate"),
+            rolling_update=None if ru is None else RollingUpdate(
+                partition=int(ru.get("partition", 0) or 0),
+                max_unavailable=ru.get("maxUnavailable")),
+            revision_history_limit=int(spec.get("revisionHistoryLimit", 10)),
+            min_ready_seconds=int(spec.get("minReadySeconds", 0) or 0),
+            start_ordinal=int((spec.get("ordinals") or {}).get("start", 0) or 0),
+            when_deleted=policy.get("whenDeleted", "Retain"),
+            when_scaled=policy.get("whenScaled", "Retain"),
+        )
+
+    @property
+    def partition(self) -> int:
+        return self.rolling_update.partition if self.rolling_update else 0
+
+
+@dataclass(frozen=True, slots=True)
+class StatefulSet:
+    """A StatefulSet: metadata, the defaulted *spec* and the controller's *status*."""
+
+    name: str
+    namespace: str
+    spec: StatefulSetSpec
+    status: StatefulSetStatus = StatefulSetStatus()
+    uid: str = ""
+    resource_version: int = 0
+    generation: int = 1
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+    finalizers: tuple[str, ...] = ()
+
+    @classmethod
+    def from_manifest(cls, d: Mapping[str, Any]) -> "StatefulSet":
+        """Build from a defaulted manifest (metadata and spec; status is ignored)."""
+        meta = d.get("metadata") or {}
+        return cls(name=meta.get("name", ""), namespace=meta.get("namespace", "default"),
+                   spec=StatefulSetSpec.from_manifest(copy.deepcopy(d.get("spec") or {})),
+                   labels=dict(meta.get("labels") or {}),
+                   annotations=dict(meta.get("annotations") or {}))
+
+    def to_manifest(self) -> dict:
+        return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                "metadata": _meta(self, {"generation": self.generation}),
+                "spec": copy.deepcopy(dict(self.spec.raw)),
+                "status": self.status.to_manifest()}
+
+    def ref(self) -> OwnerReference:
+        """A controller owner reference to this set (``metav1.NewControllerRef``)."""
+        return OwnerReference(kind="StatefulSet", name=self.name, uid=self.uid)
+
+
+# --------------------------------------------------------------------- selector
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """True if *labels* satisfy a LabelSelector (``matchLabels`` and ``matchExpressions``).
+
+    An empty selector matches nothing, as ``LabelSelectorAsSelector`` gives for
+    StatefulSets (validation rejects it anyway).
+    """
+    if not selector:
+        return False
+    match_labels = selector.get("matchLabels") or {}
+    exprs = selector.get("matchExpressions") or ()
+    if not match_labels and not exprs:
+        return False
+    for k, v in match_labels.items():
+        if labels.get(k) != v:
+            return False
+    for e in exprs:
+        key, op, values = e.get("key"), e.get("operator"), e.get("values") or ()
+        if op == "In" and labels.get(key) not in values:
+            return False
+        if op == "NotIn" and key in labels and labels[key] in values:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True

@@ -1,0 +1,195 @@
+"""Carrying out a sync plan (≈ upstream ``stateful_pod_control.go`` and the status updater).
+
+:func:`apply_plan` is the only controller code that writes.  It performs the
+decisions of a :class:`~stsedu.decisions.SyncPlan` through an
+:class:`ObjectManager`, and stops where upstream's ``UpdateStatefulSet``
+stops when a request fails:
+
+* monotonic (OrderedReady): at the first failed request;
+* burst (Parallel): ``runForAll`` uses ``slowStartBatch`` (1, 2, 4, ... slots),
+  so every slot of the failing batch is attempted, and no later batch;
+* then the status is still written (newest; v1.16 skipped it on error), and
+  ``truncateHistory`` always runs.
+
+Decisions that were not carried out are returned with ``applied=False`` and
+an ``error`` saying why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from .control import complete_rolling_update, inconsistent_status, slow_start_batches
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+                        STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
+from .errors import APIError
+from .model import StatefulSet, StatefulSetStatus
+from .profiles import Profile
+
+NOT_REACHED = "not reached: an earlier request in this sync failed"
+
+
+class ObjectManager(Protocol):
+    """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
+
+    Each raises :class:`~stsedu.errors.APIError` when the request fails.
+    """
+
+    def create_pod(self, d: Decision) -> None: ...
+    def delete_pod(self, d: Decision) -> None: ...
+    def update_pod(self, d: Decision) -> None: ...
+    def create_claim(self, d: Decision) -> None: ...
+    def update_claim(self, d: Decision) -> None: ...
+    def create_revision(self, d: Decision) -> None: ...
+    def update_revision(self, d: Decision) -> None: ...
+    def delete_revision(self, d: Decision) -> None: ...
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None: ...
+
+
+_VERBS = {
+    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
+    "create-pvc": "create_claim", "update-pvc": "update_claim",
+    "create-revision": "create_revision", "update-revision": "update_revision",
+    "delete-revision": "delete_revision",
+}
+
+
+def _do(d: Decision, om: ObjectManager) -> Decision:
+    """Carry out one decision; return it marked applied or failed."""
+    if d.error:  # a failure the plan already knows about (claim being deleted)
+        return replace(d, applied=False)
+    verb = _VERBS.get(d.action)
+    if verb is None:  # waits and notes
+        return d
+    if d.action == "create-revision" and d.payload is None:  # a collision note
+        return replace(d, applied=True)
+    try:
+        getattr(om, verb)(d)
+    except APIError as e:
+        return replace(d, applied=False, error=str(e))
+    return replace(d, applied=True)
+
+
+def _failed(d: Decision) -> bool:
+    return d.applied is False
+
+
+def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decision], bool]:
+    out, failed = [], False
+    for d in ds:
+        if failed:
+            out.append(replace(d, applied=False, error=NOT_REACHED))
+            continue
+        done = _do(d, om)
+        out.append(done)
+        failed = _failed(done)
+    return out, failed
+
+
+def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
+               om: ObjectManager) -> tuple[list[Decision], bool]:
+    """Apply one ``runForAll`` step: in order (monotonic) or in slow-start batches (burst)."""
+    if monotonic:
+        return _run_sequential(ds, om)
+    by_slot: dict[int, list[Decision]] = {}
+    for d in ds:
+        by_slot.setdefault(d.slot, []).append(d)
+    out: dict[int, list[Decision]] = {}
+    failed = False
+    for batch in slow_start_batches(n_slots):
+        if failed:
+            for i in batch:
+                if i in by_slot:
+                    out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in by_slot[i]]
+            continue
+        for i in batch:
+            if i in by_slot:
+                out[i], slot_failed = _run_sequential(by_slot[i], om)
+                failed = failed or slot_failed
+    # keep the plan's order
+    order = {id(d): k for k, d in enumerate(ds)}
+    flat = [d for slot in out.values() for d in slot]
+    originals = {}
+    for slot, slot_ds in by_slot.items():
+        for orig, done in zip(slot_ds, out.get(slot, [])):
+            originals[id(done)] = order[id(orig)]
+    flat.sort(key=lambda d: originals.get(id(d), 0))
+    return flat, failed
+
+
+def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Profile) -> tuple[
+                   list[Decision], StatefulSetStatus | None, str | None]:
+    """Carry out *plan*; return (decisions as carried out, status written or None, error or None)."""
+    steps: dict[str, list[Decision]] = {}
+    for d in plan.decisions:
+        steps.setdefault(d.step, []).append(d)
+    done: list[Decision] = []
+    error: str | None = None
+
+    def skip(ds):
+        return [replace(d, applied=False, error=NOT_REACHED) for d in ds]
+
+    revs, failed = _run_sequential(steps.get(STEP_REVISIONS, []), om)
+    done += revs
+    if failed:
+        error = next(d.error for d in revs if _failed(d))
+        for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_UPDATE):
+            done += skip(steps.get(step, []))
+        # truncateHistory still runs (upstream would also treat the unknown
+        # current/update revisions as not live; stsedu keeps them).
+        done += _run_sequential(steps.get(STEP_HISTORY, []), om)[0]
+        return done, None, error
+
+    for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
+                    (STEP_CONDEMNED, plan.condemned_slots)):
+        if error is not None:
+            done += skip(steps.get(step, []))
+            continue
+        ds, failed = _run_slots(steps.get(step, []), n, plan.monotonic, om)
+        done += ds
+        if failed:
+            error = next(d.error for d in ds if _failed(d) and d.error != NOT_REACHED)
+
+    if error is None:
+        ds, failed = _run_sequential(steps.get(STEP_UPDATE, []), om)
+        done += ds
+        if failed:
+            error = next(d.error for d in ds if _failed(d))
+    else:
+        done += skip(steps.get(STEP_UPDATE, []))
+
+    written: StatefulSetStatus | None = None
+    if plan.status is not None and (error is None or profile.status_on_error):
+        deleted_for_update = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete"
+                                 and d.applied)
+        status = replace(plan.status,
+                         current_replicas=plan.status.current_replicas - deleted_for_update)
+        status = complete_rolling_update(sts, status, profile)
+        if inconsistent_status(sts, status, profile):
+            d = Decision(action="status", pod=None, reason="changed",
+                         message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
+            try:
+                om.write_status(sts, status)
+                done.append(replace(d, applied=True))
+                written = status
+            except APIError as e:
+                done.append(replace(d, applied=False, error=str(e)))
+                error = error or str(e)
+        else:
+            written = None
+        plan_status = status
+    else:
+        plan_status = None
+
+    hist, failed = _run_sequential(steps.get(STEP_HISTORY, []), om)
+    done += hist
+    if failed and error is None:
+        error = next(d.error for d in hist if _failed(d))
+    return done, (written if written is not None else plan_status), error
+
+
+def _status_sentence(st: StatefulSetStatus) -> str:
+    return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
+            f"available={st.available_replicas} current={st.current_replicas} "
+            f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")

@@ -1,0 +1,66 @@
+"""Behaviour profiles: which release of the controller to reproduce.
+
+``current`` is the newest behaviour in BEHAVIOUR.md (the v1.37 line);
+``v1.36`` differs in the MaxUnavailableStatefulSet gate's default and in two
+v1.37 changes; ``v1.16`` is the release most source walkthroughs describe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+KNOWN_GATES = ("MaxUnavailableStatefulSet",)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Switches that differ between releases; each names what it changes."""
+
+    name: str
+    version: str
+    gates: Mapping[str, bool] = field(default_factory=dict)
+    """Feature-gate defaults of the release."""
+    parallel_max_unavailable_fix: bool = True
+    """PR #137666 (v1.37): broken old pods in Parallel sets do not eat the maxUnavailable budget."""
+    ondelete_promotes: bool = True
+    """PR #136833 (inferred v1.37, UNCONFIRMED): OnDelete sets promote currentRevision too."""
+    min_ready_seconds: bool = True
+    """minReadySeconds gates availability (GA 1.25); absent in v1.16."""
+    start_ordinal: bool = True
+    """``spec.ordinals.start`` (GA 1.31); absent in v1.16."""
+    pvc_retention: bool = True
+    """``persistentVolumeClaimRetentionPolicy`` (GA 1.32); absent in v1.16."""
+    pod_index_label: bool = True
+    """``apps.kubernetes.io/pod-index`` label (GA 1.32); absent in v1.16."""
+    succeeded_restarts: bool = True
+    """Succeeded pods are replaced like Failed ones (PR #121389, 1.29)."""
+    status_on_error: bool = True
+    """The status is written even when the sync failed (newest)."""
+    max_unavailable_supported: bool = True
+    """``rollingUpdate.maxUnavailable`` exists (alpha 1.24)."""
+
+    def gate(self, gates: Mapping[str, bool], name: str) -> bool:
+        return bool(gates.get(name, self.gates.get(name, False)))
+
+
+CURRENT = Profile(name="current", version="v1.37", gates={"MaxUnavailableStatefulSet": True})
+V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet": False},
+                parallel_max_unavailable_fix=False, ondelete_promotes=False)
+V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
+                ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
+                pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
+                status_on_error=False, max_unavailable_supported=False)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
+
+
+def get_profile(name: str | Profile) -> Profile:
+    """The profile called *name*; raise ValueError naming the known ones otherwise."""
+    if isinstance(name, Profile):
+        return name
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; known profiles: "
+                         + ", ".join(sorted(PROFILES))) from None

@@ -1,0 +1,120 @@
+"""Controller history, pure: revision data, hash, name, equality, truncation.
+
+Mirrors ``pkg/controller/history/controller_history.go`` and the revision
+helpers of ``stateful_set_utils.go`` / ``stateful_set_control.go``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from typing import Iterable, Mapping, Sequence
+
+from .model import HASH_LABEL, ControllerRevision, StatefulSet
+
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+MAX_PREFIX = 223
+"""Set names longer than this are cut when naming a revision (``ControllerRevisionName``)."""
+
+
+def revision_data(template: Mapping) -> str:
+    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
+
+    JSON with sorted keys and no spaces, as Go's encoder writes a map.
+    """
+    tpl = dict(template)
+    tpl["$patch"] = "replace"
+    return json.dumps({"spec": {"template": tpl}}, sort_keys=True, separators=(",", ":"))
+
+
+def fnv1_32(data: bytes) -> int:
+    """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
+    h = 0x811C9DC5
+    for b in data:
+        h = (h * 0x01000193) & 0xFFFFFFFF
+        h ^= b
+    return h
+
+
+def safe_encode(s: str) -> str:
+    """Map each byte onto a vowel-free alphabet (``rand.SafeEncodeString``)."""
+    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in s.encode())
+
+
+@lru_cache(maxsize=1024)
+def revision_hash(data: str, collision_count: int | None) -> str:
+    """Hash of a revision's data and the collision count (``HashControllerRevision``)."""
+    raw = data.encode()
+    if collision_count is not None:
+        raw += str(collision_count).encode()
+    return safe_encode(str(fnv1_32(raw)))
+
+
+def revision_name(set_name: str, hash_: str) -> str:
+    """``<set>-<hash>`` with the set name cut to 223 characters (``ControllerRevisionName``)."""
+    return f"{set_name[:MAX_PREFIX]}-{hash_}"
+
+
+def next_revision(revisions: Sequence[ControllerRevision]) -> int:
+    """One more than the highest revision number, or 1 (``nextRevision``)."""
+    return revisions[-1].revision + 1 if revisions else 1
+
+
+def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRevision]:
+    """Ascending by number, then creation order, then name (``SortControllerRevisions``)."""
+    return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
+
+
+def new_revision(sts: StatefulSet, number: int, collision_count: int) -> ControllerRevision:
+    """The candidate revision for the set's live template (``newRevision``)."""
+    data = revision_data(sts.spec.template)
+    h = revision_hash(data, collision_count)
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    labels[HASH_LABEL] = h
+    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
+                              labels=labels, annotations=dict(sts.annotations),
+                              owner_references=(sts.ref(),), data=data, revision=number)
+
+
+def equal_revision(a: ControllerRevision, b: ControllerRevision) -> bool:
+    """True if both hold the same template (``EqualRevision``)."""
+    ha, hb = a.labels.get(HASH_LABEL), b.labels.get(HASH_LABEL)
+    if ha and hb and ha.isdigit() and hb.isdigit() and ha != hb:
+        return False
+    return a.data == b.data
+
+
+def find_equal(revisions: Sequence[ControllerRevision], candidate: ControllerRevision) -> list[ControllerRevision]:
+    """Revisions equal to *candidate*, in the given order (``FindEqualRevisions``)."""
+    return [r for r in revisions if equal_revision(r, candidate)]
+
+
+def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],
+                        limit: int, *, negative_means_unlimited: bool = True) -> list[ControllerRevision]:
+    """Oldest non-live revisions beyond *limit* (``truncateHistory``).
+
+    *revisions* must be sorted ascending.  A negative limit keeps everything
+    (newest); the v1.16 code had no such guard.
+    """
+    history = [r for r in revisions if r.name not in live]
+    if limit < 0 and negative_means_unlimited:
+        return []
+    if len(history) <= max(limit, 0):
+        return []
+    return history[: len(history) - max(limit, 0)]
+
+
+def scaled_max_unavailable(value: int | str | None, replicas: int) -> int:
+    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
+
+    An integer is taken as is; a percentage is rounded down against
+    *replicas* (``GetScaledValueFromIntOrPercent`` with roundUp false).
+    """
+    if value is None:
+        return 1
+    if isinstance(value, str):
+        n = math.floor(int(value.rstrip("%")) * replicas / 100)
+    else:
+        n = int(value)
+    return max(n, 1)

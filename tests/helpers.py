@@ -1,0 +1,100 @@
+"""Shared helpers for tests: small manifests and ways to move pods by hand."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import stsedu
+
+WEB_YAML = (Path(stsedu.__file__).parent / "data" / "web.yaml").read_text()
+
+
+def web(replicas: int = 3, policy: str = "OrderedReady", *, image: str = "nginx:1", min_ready: int = 0,
+        claims: bool = False, strategy: dict | None = None, start: int | None = None,
+        retention: dict | None = None, history: int | None = None, name: str = "web") -> dict:
+    """A small StatefulSet manifest like the concept page's, as a dict."""
+    m = {
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas, "serviceName": "nginx", "podManagementPolicy": policy,
+            "selector": {"matchLabels": {"app": "nginx"}},
+            "template": {"metadata": {"labels": {"app": "nginx"}},
+                         "spec": {"containers": [{"name": "nginx", "image": image}]}},
+        },
+    }
+    spec = m["spec"]
+    if min_ready:
+        spec["minReadySeconds"] = min_ready
+    if claims:
+        spec["volumeClaimTemplates"] = [{"metadata": {"name": "data"},
+                                         "spec": {"accessModes": ["ReadWriteOnce"],
+                                                  "resources": {"requests": {"storage": "1Gi"}}}}]
+        spec["template"]["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+    if strategy is not None:
+        spec["updateStrategy"] = copy.deepcopy(strategy)
+    if start is not None:
+        spec["ordinals"] = {"start": start}
+    if retention is not None:
+        spec["persistentVolumeClaimRetentionPolicy"] = retention
+    if history is not None:
+        spec["revisionHistoryLimit"] = history
+    return m
+
+
+def acts(result) -> list[tuple]:
+    """(action, pod, reason) of a sync's pod decisions."""
+    return result.actions
+
+
+def st(result_or_sts) -> tuple[int, int, int, int, int]:
+    """(replicas, ready, available, current, updated) of a SyncResult or a StatefulSet."""
+    s = result_or_sts.status
+    return (s.replicas, s.ready_replicas, s.available_replicas, s.current_replicas, s.updated_replicas)
+
+
+def ready(c: stsedu.Cluster, *names: str) -> None:
+    """Start each pod if Pending and make it Ready (manual kubelet)."""
+    for n in names:
+        p = c.pod(n)
+        if p.phase == "Pending":
+            c.kubelet.start(n)
+        c.kubelet.set_ready(n)
+
+
+def gone(c: stsedu.Cluster, *names: str) -> None:
+    """Finish the termination of terminating pods."""
+    for n in names:
+        c.kubelet.finish_termination(n)
+
+
+def settle(c: stsedu.Cluster, name: str = "web", max_syncs: int = 500, check=None) -> list:
+    """Drive a manual cluster to stability: sync, then move ONE pod a step, like upstream's harness.
+
+    Pods move lowest ordinal first: Pending -> Running -> Ready; terminating -> gone.
+    *check(cluster, result)* runs after every sync.  Returns the SyncResults.
+    """
+    results = []
+    for _ in range(max_syncs):
+        r = c.sync(name)
+        results.append(r)
+        if check is not None:
+            check(c, r)
+        moved = False
+        for p in c.pods():
+            if p.terminating:
+                c.kubelet.finish_termination(p.name)
+            elif p.phase == "Pending":
+                c.kubelet.start(p.name)
+            elif p.phase == "Running" and not p.ready:
+                c.kubelet.set_ready(p.name)
+            else:
+                continue
+            moved = True
+            break
+        if not moved and not r.changed:
+            c.advance(0)
+            if not c.sync(name).changed:
+                return results
+    raise AssertionError(f"no stable state after {max_syncs} syncs")

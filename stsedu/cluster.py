@@ -226,9 +226,11 @@ class Cluster:
             name = (doc.get("metadata") or {}).get("name", "")
             if kind == "StatefulSet":
                 warnings += _manifests().unknown_fields(doc)
-                new = _manifests().default_statefulset(doc)
-                ns = new["metadata"].get("namespace", "default")
+                ns = (doc.get("metadata") or {}).get("namespace") or "default"
                 old = self.store.get("StatefulSet", ns, name)
+                new = _manifests().default_statefulset(
+                    doc, max_unavailable_gate=self._max_unavailable_gate,
+                    old=self._defaulted(old) if old is not None else None)
                 errs = (_manifests().validate_statefulset_update(new, self._defaulted(old)) if old is not None
                         else _manifests().validate_statefulset(new))
                 errs += self._profile_errors(new)
@@ -256,6 +258,11 @@ class Cluster:
         for w in warnings:
             self.trace.add_event("Warning", "UnknownField", "manifest", w)
         return last_sts if last_sts is not None else stored
+
+    @property
+    def _max_unavailable_gate(self) -> bool:
+        return self.profile.max_unavailable_supported and self.profile.gate(
+            self.feature_gates, "MaxUnavailableStatefulSet")
 
     def _defaulted(self, sts: StatefulSet) -> dict:
         m = sts.to_manifest()
@@ -311,7 +318,8 @@ class Cluster:
         if (new.get("metadata") or {}).get("name") != name:
             raise ValidationError([("metadata.name", f'Invalid value: "{(new.get("metadata") or {}).get("name")}": '
                                     "field is immutable")], name=name)
-        new = _manifests().default_statefulset(new)
+        new = _manifests().default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate,
+                                               old=current)
         errs = _manifests().validate_statefulset_update(new, current) + self._profile_errors(new)
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name)

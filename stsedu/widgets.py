@@ -71,9 +71,8 @@ STEP_ORDER = (
 )
 """The steps of one sync, in upstream order: (step key, short label, upstream function)."""
 
-_POLICY_NOTE = ("podManagementPolicy is immutable: changing it deletes the set with "
-                "<code>--cascade=orphan</code> (its pods keep running) and re-creates it; "
-                "the next sync adopts the pods.")
+_POLICY_NOTE = ("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
+                "(the pods keep running) and re-creates it; the next sync adopts the pods.")
 
 _CSS = """
 <style>
@@ -95,6 +94,7 @@ _CSS = """
   vertical-align: top; }
 .stsedu-pg table.stsedu td.mono, .stsedu-pg table.stsedu th.mono {
   font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
+.stsedu-pg table.stsedu td.code { font-family: var(--jp-code-font-family, monospace); }
 .stsedu-pg table.stsedu td.rule { color: #666; font-size: 11px; }
 .stsedu-pg .act-create { color: #1a7f37; font-weight: 600; }
 .stsedu-pg .act-delete { color: #cf222e; font-weight: 600; }
@@ -238,9 +238,10 @@ class View:
 
     Subclasses set :attr:`title`, build their widget in ``__init__`` (call
     ``super().__init__()``), and implement :meth:`update`.  *area* says where
-    the panel puts the view: ``"main"`` (side by side under the controls),
-    ``"full"`` (full width) or ``"tab"`` (one tab each; tabs redraw only when
-    shown).
+    the panel puts the view, under the controls and in the order given:
+    ``"full"`` (full width), ``"main"`` (consecutive main views share a
+    row, side by side) or ``"tab"`` (one tab each, at the bottom; a tab
+    redraws only while it is shown).
     """
 
     title = "view"
@@ -261,14 +262,14 @@ class DecisionsView(View):
     """The decisions of the last sync, in the order the controller made them."""
 
     title = "Last sync's decisions"
-    area = "main"
+    area = "full"
 
     def __init__(self) -> None:
         super().__init__()
         self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{self.title}</div>")
         self.table = W.HTML()
         self.table.add_class("stsedu-decisions-view")
-        self.widget = W.VBox([self.heading, self.table], layout=W.Layout(flex="3 1 0%", min_width="420px"))
+        self.widget = W.VBox([self.heading, self.table], layout=W.Layout(width="100%"))
 
     def update(self, pg: "Playground") -> None:
         r = pg.last_result
@@ -295,7 +296,7 @@ class PodsView(View):
         self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{self.title}</div>")
         self.table = W.HTML()
         self.table.add_class("stsedu-pods-view")
-        self.widget = W.VBox([self.heading, self.table], layout=W.Layout(flex="2 1 0%", min_width="300px"))
+        self.widget = W.VBox([self.heading, self.table], layout=W.Layout(flex="0 0 auto"))
 
     def update(self, pg: "Playground") -> None:
         c = pg.cluster
@@ -314,11 +315,11 @@ class StatusView(View):
     plus what the next sync would do."""
 
     title = "Status"
-    area = "full"
+    area = "main"
 
     def __init__(self) -> None:
         super().__init__()
-        self.widget = W.HTML()
+        self.widget = W.HTML(layout=W.Layout(flex="1 1 320px"))
         self.widget.add_class("stsedu-status-view")
 
     def update(self, pg: "Playground") -> None:
@@ -346,33 +347,37 @@ class StatusView(View):
         broken_txt = ("<br><b>never-ready images:</b> " + ", ".join(f"<code>{_esc(b)}</code>" for b in broken)
                       if broken else "")
         self.widget.value = (
+            f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
+            f"observedGeneration {s.observed_generation} of {sts.generation}</span></div>"
             "<table class='stsedu stsedu-status'><tbody>"
-            f"<tr><td><b>spec</b></td><td class='mono'>replicas {spec.replicas} · "
+            f"<tr><td><b>spec</b></td><td class='code'>replicas {spec.replicas} · "
             f"{_esc(spec.pod_management_policy)} · {_esc(strategy)} · minReadySeconds "
             f"{spec.min_ready_seconds} · generation {sts.generation}</td></tr>"
-            f"<tr><td><b>status</b></td><td class='mono'>replicas {s.replicas} · ready {s.ready_replicas} · "
+            f"<tr><td><b>status</b></td><td class='code'>replicas {s.replicas} · ready {s.ready_replicas} · "
             f"available {s.available_replicas} · current {s.current_replicas} · updated "
             f"{s.updated_replicas} · observedGeneration {s.observed_generation}</td></tr>"
             f"<tr><td><b>revisions</b></td><td>{rev}</td></tr>"
-            f"<tr><td><b>rollout</b></td><td class='mono'>{_esc(c.rollout_status(pg.name))}</td></tr>"
+            f"<tr><td><b>rollout</b></td><td class='code'>{_esc(c.rollout_status(pg.name))}</td></tr>"
             f"<tr><td><b>next sync</b></td><td>{preview}{broken_txt}</td></tr>"
             "</tbody></table>")
 
 
 def _fallback_chart(trace):
-    """Replicas, ready and updated pods over time (from ``trace.status()``)."""
+    """Wanted, ready and updated pods over time (from ``trace.status()``)."""
     import altair as alt
+    import pandas as pd
     df = trace.status()
+    names = {"spec_replicas": "wanted (spec)", "ready_replicas": "ready", "updated_replicas": "updated"}
     if len(df):
         df = df.groupby("time", as_index=False).last()
-        df = df.melt(id_vars=["time"], value_vars=["spec_replicas", "ready_replicas", "updated_replicas"],
-                     var_name="count", value_name="pods")
+        df = df.melt(id_vars=["time"], value_vars=list(names), var_name="series", value_name="pods")
+        df["series"] = df["series"].map(names)
     else:
-        import pandas as pd
-        df = pd.DataFrame({"time": [], "count": [], "pods": []})
-    return (alt.Chart(df).mark_line(point=True, interpolate="step-after")
+        df = pd.DataFrame({"time": [], "series": [], "pods": []})
+    return (alt.Chart(df).mark_line(interpolate="step-after", strokeWidth=2)
             .encode(x=alt.X("time:Q", title="time (s)"), y=alt.Y("pods:Q", title="pods"),
-                    color=alt.Color("count:N", title=None))
+                    color=alt.Color("series:N", title=None, sort=list(names.values())),
+                    strokeDash=alt.StrokeDash("series:N", sort=list(names.values()), legend=None))
             .properties(width=520, height=160, title="pods over time"))
 
 
@@ -620,12 +625,16 @@ class Playground:
         return [c.get("image", "") for c in sts.spec.template.get("spec", {}).get("containers", [])]
 
     def _build(self) -> None:
-        desc = {"description_width": "120px"}
-        wide = W.Layout(width="360px")
-        mid = W.Layout(width="250px")
+        d110 = {"description_width": "110px"}
+
+        def lay(width: str) -> W.Layout:
+            return W.Layout(width=width)
 
         def label(text: str) -> W.HTML:
-            return W.HTML(f"<span class='stsedu-rowlabel'>{text}</span>", layout=W.Layout(width="80px"))
+            return W.HTML(f"<span class='stsedu-rowlabel'>{text}</span>", layout=lay("80px"))
+
+        def row(name: str, items: list[W.Widget]) -> W.HBox:
+            return W.HBox([label(name)] + items, layout=W.Layout(flex_flow="row wrap", align_items="center"))
 
         self.title = W.HTML()
         self.error = W.HTML(layout=W.Layout(display="none"))
@@ -633,27 +642,28 @@ class Playground:
         self.info = W.HTML()
         self.info.add_class("stsedu-info-area")
 
-        # controls
-        self.replicas = W.IntSlider(description="replicas", min=0, max=10, continuous_update=False,
-                                    style=desc, layout=wide)
+        # ---- controls: the spec (kubectl scale / patch / set image), the kubelet
+        self.replicas = W.IntSlider(description="replicas", min=0, max=20, continuous_update=False,
+                                    style=d110, layout=lay("400px"))
         self.partition = W.IntSlider(description="partition", min=0, max=3, continuous_update=False,
-                                     style=desc, layout=wide)
+                                     style=d110, layout=lay("400px"))
         self.max_unavailable = W.Text(description="maxUnavailable", continuous_update=False,
-                                      placeholder="1, 2 or 50%", style=desc, layout=mid)
-        self.min_ready_seconds = W.IntText(description="minReadySeconds", style=desc, layout=mid)
-        self.policy = W.Dropdown(description="podManagement", options=["OrderedReady", "Parallel"],
-                                 style=desc, layout=mid)
-        self.policy_note = W.HTML(f"<span class='stsedu-note'>{_POLICY_NOTE}</span>",
-                                  layout=W.Layout(width="420px"))
-        self.strategy = W.ToggleButtons(description="updateStrategy", options=["RollingUpdate", "OnDelete"],
-                                        style={**desc, "button_width": "110px"})
+                                      placeholder="1, 2 or 50%", style=d110, layout=lay("220px"))
+        self.min_ready_seconds = W.IntText(description="minReadySeconds", style={"description_width": "125px"},
+                                           layout=lay("235px"))
+        self.strategy = W.Dropdown(description="updateStrategy", options=["RollingUpdate", "OnDelete"],
+                                   style=d110, layout=lay("260px"))
+        self.policy = W.Dropdown(description="podManagementPolicy", options=["OrderedReady", "Parallel"],
+                                 style={"description_width": "160px"}, layout=lay("310px"))
+        self.policy_note = W.HTML(f"<div class='stsedu-note'>{_POLICY_NOTE}</div>", layout=lay("520px"))
         self.image = W.Combobox(description="image", options=list(self._image_choices), ensure_option=False,
-                                continuous_update=False, style=desc, layout=W.Layout(width="420px"))
-        self.kubelet_mode = W.Dropdown(description="kubelet", options=["auto", "manual"], style=desc,
-                                       layout=mid)
+                                continuous_update=False, placeholder="an image; Enter to roll out",
+                                style=d110, layout=lay("440px"))
+        self.kubelet_mode = W.Dropdown(description="mode", options=["auto", "manual"],
+                                       style={"description_width": "40px"}, layout=lay("140px"),
+                                       tooltip="changing it starts a fresh cluster with the current spec")
         self.speed = W.Dropdown(description="speed", options=list(SPEEDS), value=1.0,
-                                style={"description_width": "50px"}, layout=W.Layout(width="170px"))
-        self.kubelet_note = W.HTML(layout=W.Layout(width="420px"))
+                                style={"description_width": "45px"}, layout=lay("170px"))
 
         self.replicas.observe(self._obs(self.set_replicas), names="value")
         self.partition.observe(self._obs(self.set_partition), names="value")
@@ -665,43 +675,38 @@ class Playground:
         self.kubelet_mode.observe(self._obs(self.set_kubelet_mode), names="value")
         self.speed.observe(self._obs(self.set_speed), names="value")
 
-        # actions
+        # ---- actions
         self.sync_button = W.Button(description="Sync once", button_style="primary", icon="play",
-                                    tooltip="One reconcile of the set: the controller's sync()")
-        self.advance_by = W.Dropdown(options=list(ADVANCE_STEPS), value=5, description="by",
-                                     style={"description_width": "20px"}, layout=W.Layout(width="100px"))
-        self.advance_button = W.Button(description="Advance time", icon="clock-o",
+                                    tooltip="One reconcile of the set: the controller's sync()",
+                                    layout=lay("110px"))
+        self.advance_button = W.Button(description="Advance time", icon="clock-o", layout=lay("135px"),
                                        tooltip="Move the clock; the kubelet acts, the controller does not")
-        self.run_button = W.Button(description="Run until stable", icon="forward",
+        self.advance_by = W.Dropdown(options=[(f"{s} s", s) for s in ADVANCE_STEPS], value=5,
+                                     layout=lay("70px"))
+        self.run_button = W.Button(description="Run until stable", icon="forward", layout=lay("145px"),
                                    tooltip="Sync, and let time pass while the controller only waits")
-        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True, button_style="warning")
-        self.progress = W.IntProgress(value=0, min=0, max=1, layout=W.Layout(width="140px"))
+        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True, layout=lay("75px"))
+        self.reset_button = W.Button(description="Reset", icon="refresh", layout=lay("85px"),
+                                     tooltip="A new cluster from the original manifest")
+        self.progress = W.IntProgress(value=0, min=0, max=1, layout=lay("110px"))
         self.progress_label = W.HTML()
         self.pod_pick = W.Dropdown(description="pod", options=[], style={"description_width": "30px"},
-                                   layout=W.Layout(width="150px"))
-        self.start_button = W.Button(description="Start", tooltip="kubelet: Pending → Running",
-                                     layout=W.Layout(width="70px"))
-        self.ready_button = W.Button(description="Ready", tooltip="kubelet: readiness probe passes",
-                                     layout=W.Layout(width="70px"))
-        self.unready_button = W.Button(description="Not ready", tooltip="kubelet: readiness probe fails",
-                                       layout=W.Layout(width="85px"))
-        self.fail_button = W.Button(description="Fail", button_style="danger",
-                                    tooltip="kubelet: phase becomes Failed", layout=W.Layout(width="70px"))
-        self.delete_button = W.Button(description="Delete", tooltip="kubectl delete pod (graceful)",
-                                      layout=W.Layout(width="75px"))
-        self.finish_button = W.Button(description="Finish termination",
-                                      tooltip="kubelet: a terminating pod disappears",
-                                      layout=W.Layout(width="140px"))
-        self.never_ready_pick = W.Dropdown(description="image", options=list(self._image_choices),
-                                           style={"description_width": "40px"},
-                                           layout=W.Layout(width="330px"))
-        self.never_ready_button = W.Button(description="Make never-ready", icon="ban",
-                                           tooltip="Pods running this image never pass their readiness probe",
-                                           layout=W.Layout(width="150px"))
-        self.undo_button = W.Button(description="Undo rollout", icon="undo",
+                                   layout=lay("150px"))
+
+        def small(text: str, tip: str, width: str, **kw) -> W.Button:
+            return W.Button(description=text, tooltip=tip, layout=lay(width), **kw)
+        self.start_button = small("Start", "kubelet: Pending → Running", "70px")
+        self.ready_button = small("Ready", "kubelet: the readiness probe passes", "70px")
+        self.unready_button = small("Not ready", "kubelet: the readiness probe fails", "90px")
+        self.fail_button = small("Fail", "kubelet: the phase becomes Failed", "65px", button_style="danger")
+        self.delete_button = small("Delete", "kubectl delete pod (graceful)", "75px")
+        self.finish_button = small("Finish termination", "kubelet: a terminating pod disappears", "145px")
+        self.never_ready_pick = W.Dropdown(description="never-ready", options=list(self._image_choices),
+                                           style={"description_width": "85px"}, layout=lay("340px"))
+        self.never_ready_button = W.Button(description="Make never-ready", icon="ban", layout=lay("165px"),
+                                           tooltip="Pods running this image never pass their readiness probe")
+        self.undo_button = W.Button(description="Undo rollout", icon="undo", layout=lay("125px"),
                                     tooltip="kubectl rollout undo: put back the previous template")
-        self.reset_button = W.Button(description="Reset", icon="refresh",
-                                     tooltip="A new cluster from the original manifest")
 
         self.sync_button.on_click(lambda _b: self.sync_once())
         self.advance_button.on_click(lambda _b: self.advance())
@@ -717,64 +722,61 @@ class Playground:
         self.undo_button.on_click(lambda _b: self.undo_rollout())
         self.reset_button.on_click(lambda _b: self.reset())
 
-        rows: list[W.Widget] = []
-        c = self.controls_shown
-        row1 = [w for k, w in (("replicas", self.replicas), ("partition", self.partition)) if k in c]
-        row2 = [w for k, w in (("max_unavailable", self.max_unavailable),
-                               ("min_ready_seconds", self.min_ready_seconds)) if k in c]
-        if row1 or row2:
-            rows.append(W.HBox([label("Spec")] + row1 + row2, layout=W.Layout(flex_flow="row wrap")))
-        row3: list[W.Widget] = []
-        if "policy" in c:
-            row3 += [self.policy, self.policy_note]
-        if "strategy" in c:
-            row3 += [self.strategy]
-        if row3:
-            rows.append(W.HBox([label("")] + row3, layout=W.Layout(flex_flow="row wrap")))
-        if "image" in c:
-            rows.append(W.HBox([label("Rollout"), self.image]
-                               + ([self.undo_button] if "undo" in self.actions_shown else []),
-                               layout=W.Layout(flex_flow="row wrap")))
-        a = self.actions_shown
-        ctl: list[W.Widget] = []
-        if "sync" in a:
-            ctl.append(self.sync_button)
-        if "advance" in a:
-            ctl += [self.advance_button, self.advance_by]
-        if "run" in a:
-            ctl += [self.run_button, self.stop_button, self.progress, self.progress_label]
-        if "reset" in a:
-            ctl.append(self.reset_button)
-        if "undo" in a and "image" not in c:
-            ctl.append(self.undo_button)
-        if ctl:
-            rows.insert(0, W.HBox([label("Controller")] + ctl, layout=W.Layout(flex_flow="row wrap",
-                                                                                align_items="center")))
-        pod_row: list[W.Widget] = []
-        if "pods" in a:
-            pod_row += [self.pod_pick, self.start_button, self.ready_button, self.unready_button,
-                        self.fail_button, self.delete_button, self.finish_button]
-        if pod_row:
-            rows.append(W.HBox([label("Pod")] + pod_row, layout=W.Layout(flex_flow="row wrap")))
-        kub: list[W.Widget] = []
-        if "kubelet" in c:
-            kub += [self.kubelet_mode, self.speed, self.kubelet_note]
-        if "never_ready" in a:
-            kub += [self.never_ready_pick, self.never_ready_button]
-        if kub:
-            rows.append(W.HBox([label("Kubelet")] + kub, layout=W.Layout(flex_flow="row wrap")))
+        # ---- layout
+        c, a = self.controls_shown, self.actions_shown
 
-        main = [v.widget for v in self.views if v.area == "main"]
-        full = [v.widget for v in self.views if v.area == "full"]
-        tabbed = [v for v in self.views if v.area not in ("main", "full")]
+        def pick(pairs) -> list[W.Widget]:
+            out: list[W.Widget] = []
+            for key, widgets in pairs:
+                if key in c or key in a:
+                    out += widgets
+            return out
+        rows: list[W.Widget] = []
+        ctl = pick([("sync", [self.sync_button]), ("advance", [self.advance_button, self.advance_by]),
+                    ("run", [self.run_button, self.stop_button]), ("reset", [self.reset_button]),
+                    ("run", [self.progress, self.progress_label])])
+        if ctl:
+            rows.append(row("Controller", ctl))
+        spec_rows = [pick([("replicas", [self.replicas]), ("partition", [self.partition])]),
+                     pick([("max_unavailable", [self.max_unavailable]),
+                           ("min_ready_seconds", [self.min_ready_seconds]), ("strategy", [self.strategy])]),
+                     pick([("policy", [self.policy, self.policy_note])])]
+        for i, items in enumerate(r for r in spec_rows if r):
+            rows.append(row("Spec" if i == 0 else "", items))
+        rollout = pick([("image", [self.image]), ("undo", [self.undo_button])])
+        if rollout:
+            rows.append(row("Rollout", rollout))
+        pod_row = pick([("pods", [self.pod_pick, self.start_button, self.ready_button, self.unready_button,
+                                  self.fail_button, self.delete_button, self.finish_button])])
+        if pod_row:
+            rows.append(row("Pod", pod_row))
+        kub = pick([("kubelet", [self.kubelet_mode, self.speed]),
+                    ("never_ready", [self.never_ready_pick, self.never_ready_button])])
+        if kub:
+            rows.append(row("Kubelet", kub))
+
         parts: list[W.Widget] = [W.HTML(_CSS), self.title, self.error, self.info] + rows
-        if main:
-            parts.append(W.HBox(main, layout=W.Layout(flex_flow="row wrap", align_items="flex-start",
-                                                      grid_gap="16px", width="100%")))
-        parts += full
+        pending_main: list[W.Widget] = []
+
+        def flush() -> None:
+            if pending_main:
+                parts.append(W.HBox(list(pending_main), layout=W.Layout(
+                    flex_flow="row wrap", align_items="flex-start", grid_gap="24px", width="100%")))
+                pending_main.clear()
+        tabbed: list[View] = []
+        for v in self.views:
+            if v.area == "main":
+                pending_main.append(v.widget)
+            elif v.area == "full":
+                flush()
+                parts.append(v.widget)
+            else:
+                tabbed.append(v)
+        flush()
         self.tabs = None
         if tabbed:
-            self.tabs = W.Tab(children=[v.widget for v in tabbed], titles=[v.title for v in tabbed])
+            self.tabs = W.Tab(children=[v.widget for v in tabbed], titles=[v.title for v in tabbed],
+                              layout=W.Layout(margin="8px 0 0 0"))
             self.tabs.observe(lambda ch: self._update_views(), names="selected_index")
             parts.append(self.tabs)
         self._tabbed = tabbed
@@ -870,12 +872,6 @@ class Playground:
             self.kubelet_mode.value = self.cluster.kubelet.mode
             self.speed.value = self._speed
             self.speed.disabled = self.cluster.kubelet.mode == "manual"
-            s = self.cluster.kubelet.stages
-            self.kubelet_note.value = (
-                "<span class='stsedu-note'>manual: pods move only when you move them (Pod row)</span>"
-                if self.cluster.kubelet.mode == "manual" else
-                f"<span class='stsedu-note'>start {s.start:g}s, ready {s.ready:g}s, terminate "
-                f"{s.terminate:g}s</span>")
             pods = [p.name for p in self.cluster.pods(self.name)]
             if list(self.pod_pick.options) != pods:
                 keep = self.pod_pick.value
@@ -902,8 +898,11 @@ class Playground:
         except KeyError:
             gen = "deleted"
         c = self.cluster
+        st = c.kubelet.stages
+        kub = (f"kubelet {c.kubelet.mode}" if c.kubelet.mode == "manual" else
+               f"kubelet auto (start {st.start:g}s, ready {st.ready:g}s, terminate {st.terminate:g}s)")
         self.title.value = (f"<div class='stsedu-title'>StatefulSet <code>{_esc(self.name)}</code> "
-                            f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · kubelet {c.kubelet.mode} "
+                            f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · {kub} "
                             f"· controller {c.profile.name} ({c.profile.version}) · {len(c.trace)} syncs"
                             "</span></div>")
         self._update_views()
@@ -1165,12 +1164,14 @@ class Playground:
         self._running, self._stop_requested = True, False
         self.run_button.disabled = True
         self.stop_button.disabled = False
+        self.stop_button.button_style = "warning"
         self.progress.bar_style = "info"
 
     def _run_finished(self, results: list[SyncResult]) -> None:
         self._running = False
         self.run_button.disabled = False
         self.stop_button.disabled = True
+        self.stop_button.button_style = ""
         self._progress(len(results))
         last = results[-1] if results else None
         waits = [d for d in last.decisions if d.action == "wait"] if last else []

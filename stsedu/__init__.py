@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 from .cluster import Cluster
 from .decisions import Decision, SyncPlan, SyncResult
-from .errors import APIError, ValidationError
+from .errors import APIError, RolloutError, ValidationError
 from .kubelet import StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus)
@@ -19,5 +19,6 @@ PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "__version__",
+    "RolloutError",
 )
 __all__ = list(PUBLIC)

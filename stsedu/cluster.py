@@ -189,7 +189,8 @@ class Cluster:
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
 
-        A sync follows every change the controller made itself; when a sync
+        A sync follows every change the controller made itself (its own status
+        writes included, as the set's update event queues one); when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
         stage, the garbage collector, an availability requeue).  Stops when a
         sync changes nothing and nothing is scheduled (stable, or stuck with
@@ -202,7 +203,10 @@ class Cluster:
             self.clock.advance_to(self.now)
             result = self.sync(name, namespace)
             results.append(result)
-            if result.changed or result.error:
+            # A status write is an update of the set: its informer event queues
+            # another sync (which is when truncateHistory sees a promotion).
+            if result.changed or result.error or any(d.action == "status" and d.applied
+                                                     for d in result.decisions):
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):

@@ -422,7 +422,14 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 
 def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
                         profile: Profile) -> list[Decision]:
-    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``)."""
+    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``).
+
+    The highest pod not at *update* and not terminating is deleted (one per
+    sync; the applier then takes one off ``status.currentReplicas``, whatever
+    that pod's revision was); an updated pod that is not Available stops the
+    walk with an ``update-unavailable`` wait.  Pods below the partition are
+    never looked at.
+    """
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):

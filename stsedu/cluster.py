@@ -210,6 +210,36 @@ class Cluster:
             self.clock.advance_to(nxt)
         return results
 
+    def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
+        """Play the kubelet by hand until the set is stable (for manual mode).
+
+        Like upstream's test harness: sync, then move ONE pod one stage (a
+        terminating pod disappears, a Pending pod starts, a Running pod turns
+        Ready), lowest ordinal first, and repeat until a sync changes nothing
+        and no pod can move.  Pods made never-ready stay as they are.
+        Returns the SyncResults.
+        """
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            result = self.sync(name, namespace)
+            results.append(result)
+            if not self._kubelet_step(namespace) and not result.changed:
+                break
+        return results
+
+    def _kubelet_step(self, namespace: str) -> bool:
+        for pod in self.pods(namespace=namespace):
+            if pod.terminating:
+                self.kubelet.finish_termination(pod.name, namespace)
+            elif pod.phase == "Pending":
+                self.kubelet.start(pod.name, namespace)
+            elif pod.phase == "Running" and not pod.ready and not self.kubelet._is_never_ready(pod):
+                self.kubelet.set_ready(pod.name, namespace)
+            else:
+                continue
+            return True
+        return False
+
     # ============================================================== user actions
     def apply(self, manifest: str | Mapping | list) -> StatefulSet | Service:
         """Create or update objects from YAML text, a dict or a list of dicts (like ``kubectl apply``).

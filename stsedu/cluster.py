@@ -223,22 +223,9 @@ class Cluster:
         while len(results) < max_syncs:
             result = self.sync(name, namespace)
             results.append(result)
-            if not self._kubelet_step(namespace) and not result.changed:
+            if self.kubelet.step(namespace) is None and not result.changed:
                 break
         return results
-
-    def _kubelet_step(self, namespace: str) -> bool:
-        for pod in self.pods(namespace=namespace):
-            if pod.terminating:
-                self.kubelet.finish_termination(pod.name, namespace)
-            elif pod.phase == "Pending":
-                self.kubelet.start(pod.name, namespace)
-            elif pod.phase == "Running" and not pod.ready and not self.kubelet._is_never_ready(pod):
-                self.kubelet.set_ready(pod.name, namespace)
-            else:
-                continue
-            return True
-        return False
 
     # ============================================================== user actions
     def apply(self, manifest: str | Mapping | list) -> StatefulSet | Service:

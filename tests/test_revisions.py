@@ -177,6 +177,23 @@ def test_name_collision_bumps_collision_count(manual_cluster):
     assert len(c.store.list("ControllerRevision", "default")) == 4
 
 
+def test_existing_revision_with_the_same_data_is_used_as_it_is(manual_cluster):
+    """CreateControllerRevision: when the name exists with byte-equal data, that object is
+    returned and used (no collision), even if it is not in the set's own list."""
+    c = manual_cluster
+    ready_set(c, 1)
+    c.set_image("web", "nginx:2")
+    data = revision_data(c.statefulset("web").spec.template)
+    name = revision_name("web", revision_hash(data, 0))
+    c.store.create("ControllerRevision", ControllerRevision(name=name, labels={"app": "other"},
+                                                            data=data, revision=1))
+    r = c.sync("web")
+    assert kinds(r, "reuse-revision") == [("already-exists", name)] and not kinds(r, "create-revision")
+    assert r.status.update_revision == name and r.status.collision_count == 0
+    assert acts(r) == [("delete", "web-0", "update")]
+    assert [d.applied for d in r.decisions if d.action == "reuse-revision"] == [None]  # a note only
+
+
 # -------------------------------------------------------------- truncation
 
 

@@ -316,8 +316,11 @@ def test_max_unavailable_2(policy, max_unavailable):
     for n, (actions, status) in enumerate(expected, 1):
         r = c.sync("web")
         assert (acts(r), st(r)) == (actions, status), f"sync {n}"
+        if n == 1:
+            assert c.rollout_status("web") == partitioned(0, 5)
         move_all(c)
     assert revs(r) == (new, new) and set(pod_revisions(c).values()) == {new}
+    assert c.rollout_status("web") == done(5)
     assert c.statefulset("web").status.current_revision == new != old
 
 

@@ -477,8 +477,8 @@ class Cluster:
         if to_revision is None:
             to_revision = 0
         if isinstance(to_revision, bool) or not isinstance(to_revision, int):
-            raise RolloutError(f"invalid argument {to_revision!r} for \"--to-revision\" flag: "
-                               "must be an integer", name=name)
+            raise RolloutError(f'invalid argument "{to_revision}" for "--to-revision" flag: '
+                               f'strconv.ParseInt: parsing "{to_revision}": invalid syntax', name=name)
         if to_revision < 0:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
         history = controlled_history(sts, self.store.list("ControllerRevision", namespace))

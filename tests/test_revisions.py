@@ -327,6 +327,8 @@ def test_rollout_undo_to_a_revision_number(manual_cluster):
 
 @pytest.mark.parametrize("to_revision,message", [
     (9, "unable to find specified revision 9 in history"),
+    ("two", 'invalid argument "two" for "--to-revision" flag: strconv.ParseInt: parsing "two": '
+            "invalid syntax"),
     (-1, "unable to find specified revision -1 in history"),
 ])
 def test_rollout_undo_errors_change_nothing(manual_cluster, to_revision, message):

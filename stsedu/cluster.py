@@ -189,7 +189,8 @@ class Cluster:
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
 
-        A sync follows every change the controller made itself; when a sync
+        A sync follows every change the controller made itself (its own status
+        writes included, as the set's update event queues one); when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
         stage, the garbage collector, an availability requeue).  Stops when a
         sync changes nothing and nothing is scheduled (stable, or stuck with
@@ -202,12 +203,32 @@ class Cluster:
             self.clock.advance_to(self.now)
             result = self.sync(name, namespace)
             results.append(result)
-            if result.changed or result.error:
+            # A status write is an update of the set: its informer event queues
+            # another sync (which is when truncateHistory sees a promotion).
+            if result.changed or result.error or any(d.action == "status" and d.applied
+                                                     for d in result.decisions):
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):
                 break
             self.clock.advance_to(nxt)
+        return results
+
+    def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
+        """Play the kubelet by hand until the set is stable (for manual mode).
+
+        Like upstream's test harness: sync, then move ONE pod one stage (a
+        terminating pod disappears, a Pending pod starts, a Running pod turns
+        Ready), lowest ordinal first, and repeat until a sync changes nothing
+        and no pod can move.  Pods made never-ready stay as they are.
+        Returns the SyncResults.
+        """
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            result = self.sync(name, namespace)
+            results.append(result)
+            if self.kubelet.step(namespace) is None and not result.changed:
+                break
         return results
 
     # ============================================================== user actions
@@ -346,20 +367,30 @@ class Cluster:
 
     def set_image(self, name: str, image: str, container: str | None = None,
                   namespace: str = "default") -> StatefulSet:
-        """Change a container image (all containers if *container* is None), like ``kubectl set image``."""
+        """Change a container image, like ``kubectl set image statefulset/<name> <container>=<image>``.
+
+        *container* None (or ``"*"``) changes every container and init
+        container, as kubectl's ``*=<image>`` does.  A changed image is a new
+        pod template, so the next sync makes (or reuses) a revision.  Raise
+        :class:`ValidationError` (and change nothing) if no container has that
+        name or the image is empty; KeyError if the set is absent.
+        """
+        from .errors import RolloutError
         sts = self.statefulset(name, namespace)
-        names = [c.get("name") for c in sts.spec.template.get("spec", {}).get("containers", [])]
-        if container is not None and container not in names:
-            raise ValidationError([("spec.template.spec.containers",
-                                    f'Not found: "{container}": containers are {", ".join(map(str, names))}')],
-                                  name=name)
         if not isinstance(image, str) or not image.strip():
             raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
+        pod_spec = sts.spec.template.get("spec", {})
+        names = [c.get("name") for key in ("initContainers", "containers")
+                 for c in pod_spec.get(key, None) or ()]
+        every = container in (None, "*")
+        if not every and container not in names:
+            raise RolloutError(f'unable to find container named "{container}"', name=name)
 
         def go(m):
-            for c in m["spec"]["template"]["spec"]["containers"]:
-                if container is None or c.get("name") == container:
-                    c["image"] = image
+            for key in ("initContainers", "containers"):
+                for c in m["spec"]["template"]["spec"].get(key, None) or ():
+                    if every or c.get("name") == container:
+                        c["image"] = image
             return m
         return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
 
@@ -423,33 +454,50 @@ class Cluster:
             self.gc.trigger()
 
     def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:
-        """Put back an earlier template (like ``kubectl rollout undo``); returns kubectl's message.
+        """Put back an earlier pod template, like ``kubectl rollout undo statefulset/<name>``.
 
-        *to_revision* None means the revision before the newest.  Raise
-        ValidationError if that revision is not in the history.
+        Mirrors kubectl's ``StatefulSetRollbacker``: the history is the set's
+        ControllerRevisions that match its selector and that it controls;
+        *to_revision* None (or 0) means the revision before the newest (the
+        second highest number), otherwise the revision with that number.  The
+        set's ``spec.template`` is replaced by the revision's; the controller
+        then finds that template equal to the old revision and renumbers it
+        (no new revision).  Returns kubectl's line:
+        ``statefulset.apps/<name> rolled back``, or ``statefulset.apps/<name>
+        skipped rollback (current template already matches revision N)`` (N as
+        given, so 0 when *to_revision* is None, as kubectl prints it).
+
+        Raise :class:`~stsedu.errors.RolloutError` (and change nothing) with
+        kubectl's message: ``unable to find specified revision N in history``
+        or ``no last revision to roll back to``; KeyError if the set is absent.
         """
+        from .errors import RolloutError
+        from .revisions import controlled_history, find_history, revision_data
         sts = self.statefulset(name, namespace)
-        revs = self.revisions(name, namespace)
-        if to_revision in (None, 0):
-            if len(revs) < 2:
-                raise ValidationError([("", "no rollout history found for statefulset " + repr(name))],
-                                      name=name)
-            target = revs[-2]
-        else:
-            found = [r for r in revs if r.revision == to_revision]
-            if not found:
-                raise ValidationError([("", f"unable to find specified revision {to_revision} in history")],
-                                      name=name)
-            target = found[-1]
+        if to_revision is None:
+            to_revision = 0
+        if isinstance(to_revision, bool) or not isinstance(to_revision, int):
+            raise RolloutError(f'invalid argument "{to_revision}" for "--to-revision" flag: '
+                               f'strconv.ParseInt: parsing "{to_revision}": invalid syntax', name=name)
+        if to_revision < 0:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        history = controlled_history(sts, self.store.list("ControllerRevision", namespace))
+        if to_revision == 0 and len(history) <= 1:
+            raise RolloutError("no last revision to roll back to", name=name)
+        target = find_history(to_revision, history)
+        if target is None:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        if revision_data(sts.spec.template) == target.data:
+            return (f"statefulset.apps/{name} skipped rollback (current template already matches "
+                    f"revision {to_revision})")
         template = target.template
         template.pop("$patch", None)
-        if json.dumps(template, sort_keys=True) == json.dumps(dict(sts.spec.template), sort_keys=True):
-            return f"statefulset.apps/{name} skipped rollback (current template already matches revision {target.revision})"
 
         def go(m):
             m["spec"]["template"] = template
             return m
-        self._edit(name, namespace, go, f"user: rollout undo --to-revision={target.revision}")
+        self._edit(name, namespace, go, f"user: rollout undo --to-revision={to_revision} "
+                                        f"(revision {target.revision}, {target.name})")
         return f"statefulset.apps/{name} rolled back"
 
     def rollout_status(self, name: str, namespace: str = "default") -> str:

@@ -60,7 +60,17 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 
 
 def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, ControllerRevision]:
-    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``)."""
+    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``).
+
+    The candidate revision holds the live ``spec.template``.  If the newest
+    revision holds the same template it stays the update revision; if an
+    older one does, that one is renumbered to the next number (a rollback,
+    same name); otherwise a new revision is created (``CreateControllerRevision``:
+    a name taken by different data bumps collisionCount and retries).  The
+    current revision is the one named by ``status.currentRevision``, or the
+    update revision when there is none.  Returns (decisions, current name,
+    update name, collisionCount, update revision).
+    """
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
     decisions: list[Decision] = []
@@ -76,7 +86,9 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                             f"it becomes the update revision again, renumbered {candidate.revision}.",
                             "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
     else:
-        # CreateControllerRevision: on a name clash with different data, count a collision and retry.
+        # CreateControllerRevision: on a name clash with different data, count a
+        # collision and retry under a new name.  Only the name changes: the hash
+        # label keeps the value newRevision computed with the starting count.
         while True:
             existing = snap.namespace_revisions.get(candidate.name)
             if existing is None:
@@ -88,6 +100,10 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                 update = candidate
                 break
             if existing.data == candidate.data:
+                decisions.append(_d("reuse-revision", None, "already-exists",
+                                    f"Revision {candidate.name} already exists with the same template; "
+                                    "use it as it is.", "reuse-revision", target=candidate.name,
+                                    step=STEP_REVISIONS))
                 update = existing
                 break
             collisions += 1
@@ -97,9 +113,7 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                                 "collision", target=candidate.name, step=STEP_REVISIONS,
                                 applied=None))
             h = revision_hash(candidate.data, collisions)
-            labels = dict(candidate.labels)
-            labels["controller.kubernetes.io/hash"] = h
-            candidate = replace(candidate, name=revision_name(sts.name, h), labels=labels)
+            candidate = replace(candidate, name=revision_name(sts.name, h))
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
     if current is None:
         current = update
@@ -408,7 +422,14 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 
 def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
                         profile: Profile) -> list[Decision]:
-    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``)."""
+    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``).
+
+    The highest pod not at *update* and not terminating is deleted (one per
+    sync; the applier then takes one off ``status.currentReplicas``, whatever
+    that pod's revision was); an updated pod that is not Available stops the
+    walk with an ``update-unavailable`` wait.  Pods below the partition are
+    never looked at.
+    """
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
@@ -427,16 +448,36 @@ def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now:
 
 def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
                                 profile: Profile) -> list[Decision]:
-    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``)."""
+    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``).
+
+    *replicas* are the pods of the ordinal range by index (placeholders for
+    pods not created yet).  ``unavailable`` counts every slot, below the
+    partition too.  OrderedReady (and Parallel before v1.37): nothing is
+    deleted while ``unavailable >= maxUnavailable``; otherwise the old-revision,
+    non-terminating pods from the top down to the partition are deleted, up to
+    ``maxUnavailable - unavailable`` of them.  Parallel in v1.37 (PR #137666):
+    old pods that are already unavailable do not block; they are deleted first
+    (at most maxUnavailable), then healthy old pods within
+    ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
+    in range but none could be deleted.
+    """
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
     max_u = scaled_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
     unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
-    old = [i for i in range(len(replicas) - 1, update_min - 1, -1)
-           if replicas[i].revision != update and replicas[i].deletion_timestamp is None]
-    out: list[Decision] = []
+
+    def old(i: int) -> bool:
+        pod = replicas[i]
+        return pod.revision != update and pod.deletion_timestamp is None
+
+    in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
+    parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
+    # unavailablePodsNeedingUpdate: every slot, not only those above the partition
+    needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
+    if n_unavailable >= max_u and needing == 0:
+        return _budget_wait(replicas, in_range, n_unavailable, max_u)
 
     def delete(i: int, why: str) -> Decision:
         pod = replicas[i]
@@ -444,38 +485,34 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
                   f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
                   "mu-update", step=STEP_UPDATE, slot=i, payload=pod)
 
-    parallel = sts.spec.pod_management_policy == "Parallel"
-    if parallel and profile.parallel_max_unavailable_fix:
-        broken = [i for i in old if unavailable[i]]
-        if n_unavailable >= max_u and not broken:
-            return _budget_wait(replicas, old, n_unavailable, max_u)
-        for i in broken[:max_u]:
+    out: list[Decision] = []
+    if parallel:
+        # phase 1: old pods that are unavailable anyway, at most maxUnavailable of them
+        for i in [i for i in in_range if unavailable[i]][:max_u]:
             out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
+        # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
-        for i in old:
+        for i in in_range:
             if budget <= 0:
                 break
             if not unavailable[i]:
-                out.append(delete(i, f"{budget} of maxUnavailable={max_u} left"))
+                out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
                 budget -= 1
-        if not out:
-            return _budget_wait(replicas, old, n_unavailable, max_u)
-        return out
-    if n_unavailable >= max_u:
-        return _budget_wait(replicas, old, n_unavailable, max_u)
-    budget = max_u - n_unavailable
-    for i in old[:budget]:
-        out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
-    return out
+    else:
+        for i in in_range[:max_u - n_unavailable]:
+            out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
+    return out or _budget_wait(replicas, in_range, n_unavailable, max_u)
 
 
-def _budget_wait(replicas, old, n_unavailable, max_u) -> list[Decision]:
-    if not old:
+def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
+    """A ``max-unavailable`` wait on the highest old pod in range, or nothing if there is none."""
+    if not in_range:
         return []
-    pod = replicas[old[0]]
+    pod = replicas[in_range[0]]
     return [_d("wait", pod.name, "max-unavailable",
                f"{n_unavailable} pod(s) are unavailable and maxUnavailable is {max_u}: "
-               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE, slot=old[0])]
+               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE,
+               slot=in_range[0])]
 
 
 # ------------------------------------------------------------------- the sync

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from . import controller as _controller
 from .clock import LATE, Clock
@@ -198,11 +198,19 @@ class Cluster:
         """
         if not isinstance(max_syncs, int) or max_syncs < 1:
             raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
-        results: list[SyncResult] = []
-        while len(results) < max_syncs:
+        return list(self.iter_run(name, max_syncs, namespace, until))
+
+    def iter_run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
+                 until: float | None = None) -> Iterator[SyncResult]:
+        """:meth:`run`, one SyncResult at a time (for progress bars); stop iterating to stop the run."""
+        if not isinstance(max_syncs, int) or max_syncs < 1:
+            raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
+        n = 0
+        while n < max_syncs:
             self.clock.advance_to(self.now)
             result = self.sync(name, namespace)
-            results.append(result)
+            n += 1
+            yield result
             # A status write is an update of the set: its informer event queues
             # another sync (which is when truncateHistory sees a promotion).
             if result.changed or result.error or any(d.action == "status" and d.applied
@@ -212,7 +220,6 @@ class Cluster:
             if nxt is None or (until is not None and nxt > until):
                 break
             self.clock.advance_to(nxt)
-        return results
 
     def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
         """Play the kubelet by hand until the set is stable (for manual mode).

@@ -605,7 +605,10 @@ class Playground:
         self._base_stages = c.kubelet.stages
         self._apply_speed(c)
         if self._settle:
-            c.run(sts.name, max_syncs=self.max_syncs)
+            if kubelet == "manual":
+                c.settle(sts.name, max_syncs=self.max_syncs)
+            else:
+                c.run(sts.name, max_syncs=self.max_syncs)
         return c, sts.name
 
     def _initial_images(self, images) -> list[str]:
@@ -1118,25 +1121,18 @@ class Playground:
         return self._act(lambda: self.cluster.advance(s), lambda t: f"The clock is at t={t:g}s.")
 
     def _steps(self, max_syncs: int) -> Iterator[SyncResult]:
-        """Cluster.run's loop, one sync at a time, so it can show progress and stop."""
-        c, n = self.cluster, 0
+        """``Cluster.iter_run``, remembering how it ended (stable, stopped or max_syncs)."""
         self._outcome = "max"
-        while n < max_syncs:
-            if self._stop_requested:
-                self._outcome = "stopped"
-                return
-            c.clock.advance_to(c.now)
-            r = c.sync(self.name)
+        n = 0
+        for r in self.cluster.iter_run(self.name, max_syncs=max_syncs):
             n += 1
             self.last_result = r
             yield r
-            if r.changed or r.error:
-                continue
-            nxt = c.clock.peek()
-            if nxt is None:
-                self._outcome = "stable"
+            if self._stop_requested:
+                self._outcome = "stopped"
                 return
-            c.clock.advance_to(nxt)
+        if n < max_syncs:
+            self._outcome = "stable"
 
     def _progress(self, n: int) -> None:
         """Pods Ready at the revision they should have, out of the pods wanted."""

@@ -483,3 +483,23 @@ def test_stepper_rejects_other_sources():
         sw.SyncStepper("web")
     with pytest.raises(ValueError, match="no StatefulSet"):
         sw.SyncStepper(stsedu.Cluster())
+
+
+def test_iter_run_is_run_one_sync_at_a_time_and_stops_when_the_caller_stops():
+    """Cluster.iter_run yields the syncs Cluster.run returns; breaking out leaves the clock where it was."""
+    a, b = stsedu.Cluster(seed=3), stsedu.Cluster(seed=3)
+    for c in (a, b):
+        c.apply(web(replicas=4))
+    assert [r.actions for r in a.run("web")] == [r.actions for r in b.iter_run("web")]
+    assert a.trace.rows() == b.trace.rows() and a.now == b.now
+    c = stsedu.Cluster(seed=3)
+    c.apply(web(replicas=4))
+    for r in c.iter_run("web"):
+        if r.sync == 2:
+            break
+    assert len(c.trace) == 2 and c.now == 0
+
+
+def test_settle_in_manual_mode_plays_the_kubelet():
+    pg = sw.Playground(kubelet="manual", settle=True)
+    assert [(p.name, p.ready) for p in pg.cluster.pods("web")] == [(f"web-{i}", True) for i in range(3)]

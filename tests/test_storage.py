@@ -444,3 +444,20 @@ def test_update_storage_puts_claim_volumes_first_and_keeps_others():
     assert spec["volumes"] == [{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
                                {"name": "cfg", "configMap": {"name": "c"}}]
     assert P.storage_matches(sts, dataclasses.replace(pod, spec=spec))
+
+
+def test_docs_retention_table_matches_the_code():
+    """docs/storage.md's retention table is what claim_owner_refs_wanted (isClaimOwnerUpToDate's table) says."""
+    from pathlib import Path
+    text = (Path(__file__).parent.parent / "docs" / "storage.md").read_text()
+    section = text.split("| whenScaled / whenDeleted |", 1)[1].split("\n\n", 1)[0]
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in section.splitlines()[2:]]
+    assert len(rows) == 4
+    words = {(False, False): "no owner", (True, False): "the set", (False, True): "its pod"}
+    for pol, in_range, condemned in rows:
+        scaled, deleted = pol.split(" / ")
+        sts = StatefulSet.from_manifest(with_claims(1, {"whenScaled": scaled, "whenDeleted": deleted}))
+        pod = Pod(name="web-0", uid="u")
+        assert words[P.claim_owner_refs_wanted(sts, pod, condemned=False)] == in_range
+        assert words[P.claim_owner_refs_wanted(sts, pod, condemned=True)] == condemned

@@ -15,11 +15,12 @@ from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, Sta
                     StatefulSetStatus)
 from .profiles import PROFILES, Profile
 from .trace import Trace
+from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
-    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "__version__",
+    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "__version__",
     "dns_table", "pod_identity_table", "claim_table",
 )
 __all__ = list(PUBLIC)

@@ -176,8 +176,11 @@ class ClusterObjects:
         except APIError as e:
             if e.reason != "AlreadyExists":
                 self._claim_event(False, "create", claim.name, d.pod, str(e))
-            # CreateStatefulPod then reports the pod as not created
-            self._event(False, "create", f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
+            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
+            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
+            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
+            if verb is not None:
+                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
             raise
         self._claim_event(True, "create", claim.name, d.pod)
 

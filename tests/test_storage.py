@@ -461,3 +461,21 @@ def test_docs_retention_table_matches_the_code():
         pod = Pod(name="web-0", uid="u")
         assert words[P.claim_owner_refs_wanted(sts, pod, condemned=False)] == in_range
         assert words[P.claim_owner_refs_wanted(sts, pod, condemned=True)] == condemned
+
+
+def test_failed_claim_create_stops_the_pod_create(manual_cluster):
+    """CreateStatefulPod: if creating a claim fails, the pod is not created; both failures are events."""
+    c = manual_cluster
+    c.apply(docs_manifest())
+    c.inject_error("create", "PersistentVolumeClaim")
+    r = c.sync("web")
+    assert [(d.action, d.applied) for d in r.decisions if d.action in ("create-pvc", "create")] == [
+        ("create-pvc", False), ("create", False)]
+    assert c.pods() == [] and c.pvcs() == []
+    failed = list(c.trace.events().query("type == 'Warning'")["message"])
+    assert failed[0].startswith("create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: ")
+    assert failed[1].startswith("create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0")
+    r = c.sync("web")  # retried
+    assert decisions(r, "create-pvc", "create") == [("create-pvc", "web-0", "www-web-0", "missing"),
+                                                    ("create", "web-0", None, "missing")]
+    assert r.error is None and [p.name for p in c.pods()] == ["web-0"]

@@ -64,15 +64,19 @@ def dns_table(cluster: "Cluster", set_name: str, namespace: str = "default",
     *cluster_domain* defaults to the cluster's (``Cluster(cluster_domain=...)``,
     itself ``cluster.local`` by default).  Ordinals are written as the page
     writes them, ``web-{0..N-1}`` (shifted when ``spec.ordinals.start`` is
-    set).  Raise KeyError if the set does not exist.
+    set).  A set without ``serviceName`` gets empty Service and DNS cells.
+    Raise KeyError if the set does not exist.
     """
     import pandas as pd
     sts = cluster.statefulset(set_name, namespace)
     domain = _domain(cluster, cluster_domain)
     svc, ns = sts.spec.service_name, sts.namespace
     names = f"{sts.name}-{_ordinal_range(P.start_ordinal(sts, start_ordinal_supported=cluster.profile.start_ordinal))}"
-    row = (domain, f"{ns}/{svc}", f"{ns}/{sts.name}", statefulset_domain(svc, ns, domain),
-           pod_dns_name(names, svc, ns, domain), names)
+    if svc:
+        row = (domain, f"{ns}/{svc}", f"{ns}/{sts.name}", statefulset_domain(svc, ns, domain),
+               pod_dns_name(names, svc, ns, domain), names)
+    else:  # serviceName is optional: no subdomain, so no per-pod DNS name
+        row = (domain, "", f"{ns}/{sts.name}", "", "", names)
     return pd.DataFrame([row], columns=list(DNS_COLUMNS))
 
 

@@ -52,6 +52,18 @@ def test_dns_table_cluster_domain_argument_and_start_ordinal(manual_cluster):
         stsedu.dns_table(c, "nope")
 
 
+def test_dns_table_without_a_service_name(manual_cluster):
+    """serviceName is optional: then pods get a hostname but no subdomain, so no per-pod DNS name."""
+    c = manual_cluster
+    m = with_claims(2)
+    del m["spec"]["serviceName"]
+    c.apply(m)
+    c.sync("web")
+    assert tuple(stsedu.dns_table(c, "web").iloc[0]) == ("cluster.local", "", "default/web", "", "", "web-{0..N-1}")
+    row = stsedu.pod_identity_table(c, "web").iloc[0]
+    assert (row["hostname"], row["subdomain"], row["dns_name"], row["resolves"]) == ("web-0", "", "", False)
+
+
 def test_pod_identity_name_hostname_subdomain_and_labels(manual_cluster):
     """newStatefulSetPod + initIdentity: name <set>-<ordinal>, hostname = name, subdomain = serviceName,
     pod-name and pod-index labels, controller-revision-hash = the revision's full name, controller ref."""

@@ -206,15 +206,28 @@ class Cluster:
         """
         if not isinstance(max_syncs, int) or max_syncs < 1:
             raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
+        self.statefulset(name, namespace)  # KeyError before anything happens
         results: list[SyncResult] = []
+        failures = 0
         while len(results) < max_syncs:
             self.clock.advance_to(self.now)
+            if self.store.get("StatefulSet", namespace, name) is None:
+                break  # deleted meanwhile (e.g. foreground deletion finished)
             result = self.sync(name, namespace)
             results.append(result)
+            if result.error:
+                # The workqueue requeues a failed key with exponential backoff
+                # (DefaultControllerRateLimiter: 5 ms doubling, at most 1000 s);
+                # any event the controller watches syncs it earlier.
+                failures += 1
+                retry = self.now + min(0.005 * 2 ** (failures - 1), 1000.0)
+                nxt = self.clock.peek()
+                self.clock.advance_to(min(retry, nxt) if nxt is not None else retry)
+                continue
+            failures = 0
             # A status write is an update of the set: its informer event queues
             # another sync (which is when truncateHistory sees a promotion).
-            if result.changed or result.error or any(d.action == "status" and d.applied
-                                                     for d in result.decisions):
+            if result.changed or any(d.action == "status" and d.applied for d in result.decisions):
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):

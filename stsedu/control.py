@@ -233,8 +233,12 @@ def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
 
 def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
                      rule_key: str, slot: int, step: str) -> tuple[list[Decision], bool]:
-    """Creates for missing claims of *pod*; second item True if a claim is being deleted."""
-    out, blocked = [], False
+    """Creates for missing claims of *pod*; second item True if a claim is being deleted.
+
+    Like ``createPersistentVolumeClaims``: every missing claim is created,
+    and a claim that is being deleted makes the whole call fail afterwards.
+    """
+    out, deleting = [], []
     for name, template in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
@@ -243,12 +247,11 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
                           rule_key, target=name, step=step, slot=slot,
                           payload=P.new_claim(sts, template, name)))
         elif claim.deleting:
-            blocked = True
-            out.append(_d("wait", pod.name, "claim-deleting",
-                          f"Claim {name} is being deleted; {pod.name} cannot be created until it is gone.",
-                          "claim-deleting", target=name, step=step, slot=slot,
-                          error=f"pvc {name} is being deleted"))
-    return out, blocked
+            deleting.append(_d("wait", pod.name, "claim-deleting",
+                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
+                               "claim-deleting", target=name, step=step, slot=slot,
+                               error=f"pvc {name} is being deleted"))
+    return out + deleting, bool(deleting)
 
 
 def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
@@ -263,9 +266,15 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
         if claim is None or P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
         refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
-        kinds = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        if P.has_unexpected_controller(claim, sts, pod):
+            out.append(_d("update-pvc", pod.name, "conflicting-controller",
+                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                          f"and ignore the retention policy for it (owners left: {owners}).",
+                          rule_key, target=name, step=step, slot=slot, payload=refs))
+            continue
         out.append(_d("update-pvc", pod.name, "retention-policy",
-                      f"Set the owner of claim {name} to {kinds} (whenScaled={sts.spec.when_scaled}, "
+                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
                       f"whenDeleted={sts.spec.when_deleted}).",
                       rule_key, target=name, step=step, slot=slot, payload=refs))
     return out
@@ -347,10 +356,13 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
             return out, True
         return out, False
     if pod.phase == "Pending" and profile.pvc_retention:
+        # createMissingPersistentVolumeClaims: missing claims, then their owner refs
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
         out.extend(claim_ds)
         if blocked:
             return out, True
+        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                          STEP_REPLICAS, profile))
     if pod.deletion_timestamp is not None and monotonic:
         out.append(_d("wait", name, "terminating",
                       f"{name} is terminating; wait until it is gone.", "terminating", **kw))
@@ -373,17 +385,22 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     if not retention_ok:
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
-    if not (identity_ok and storage_ok):
-        fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label),
-                        spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
-        what = []
-        if not identity_ok:
-            what.append(f"label {P.POD_NAME_LABEL}")
-        if not storage_ok:
-            what.append("claim volumes")
-        out.append(_d("update", name, "identity",
-                      f"{name} lost its identity ({' and '.join(what)}); restore it.",
-                      "identity", payload=fixed, **kw))
+    # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
+    # when only its claims' owner refs were fixed (the pod itself is unchanged).
+    fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
+                    if not identity_ok else pod.labels,
+                    spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
+    what = []
+    if not identity_ok:
+        what.append(f"label {P.POD_NAME_LABEL}")
+    if not storage_ok:
+        what.append("claim volumes")
+    if what:
+        message = f"{name} lost its identity ({' and '.join(what)}); restore it."
+    else:
+        message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
+                   f"they were fixed and {name} is updated (unchanged).")
+    out.append(_d("update", name, "identity", message, "identity", payload=fixed, **kw))
     return out, False
 
 

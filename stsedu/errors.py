@@ -39,7 +39,14 @@ class APIError(RuntimeError):
 
     def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError"):
         self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
-        super().__init__(f"{reason}: simulated failure to {verb} {kind} {name!r}")
+        resource = _RESOURCES.get(kind, kind.lower() + "s")
+        if reason == "AlreadyExists":  # worded as the API server's StatusReasonAlreadyExists
+            message = f'{resource} "{name}" already exists'
+        elif reason == "NotFound":
+            message = f'{resource} "{name}" not found'
+        else:
+            message = f"{reason}: simulated failure to {verb} {kind} {name!r}"
+        super().__init__(message)
 
 
 class RolloutError(ValidationError):
@@ -55,3 +62,8 @@ class RolloutError(ValidationError):
 
     def _text(self) -> str:
         return self.errors[0][1]
+
+
+_RESOURCES = {"Pod": "pods", "PersistentVolumeClaim": "persistentvolumeclaims",
+              "StatefulSet": "statefulsets.apps", "ControllerRevision": "controllerrevisions.apps",
+              "Service": "services"}

@@ -973,12 +973,23 @@ class Playground:
             m["spec"]["podManagementPolicy"] = policy
             c = self.cluster
             Cluster(kubelet="manual", profile=c.profile, feature_gates=c.feature_gates).apply(m)
+            t0 = c.now
             c.delete(self.name, cascade="orphan")
+            # kubectl waits (--wait) until the garbage collector has orphaned the
+            # dependents and removed the set; time passes meanwhile.
+            while c.store.get("StatefulSet", sts.namespace, self.name) is not None:
+                nxt = c.clock.peek()
+                if nxt is None or nxt > t0 + 300:
+                    raise ValueError(f"statefulset {self.name!r} was not deleted within 300 s")
+                c.clock.advance_to(nxt)
+            waited.append(c.now - t0)
             return c.apply(m)
+        waited: list[float] = []
         return self._act(go, lambda s: (
             f"podManagementPolicy is immutable, so the panel ran <code>kubectl delete sts {self.name} "
-            f"--cascade=orphan</code> (the pods keep running, without an owner) and re-created "
-            f"{self.name} with podManagementPolicy={policy}. The next sync adopts the pods."))
+            f"--cascade=orphan</code> (it waited {waited[0]:g}s for the garbage collector; the pods "
+            f"keep running, without an owner) and re-created {self.name} with "
+            f"podManagementPolicy={policy}. The next sync adopts the pods."))
 
     # ------------------------------------------------------------- kubelet
     def _apply_speed(self, c: Cluster) -> None:

@@ -429,13 +429,23 @@ class ChartView(View):
         if title:
             self.title = title
         self.chart = None
+        self._key: tuple | None = None
         self.jchart = alt.JupyterChart(alt.Chart().mark_point())
         self.note = W.HTML()
         self.widget = W.VBox([self.note, self.jchart])
 
+    def reset(self) -> None:
+        self._key = None
+
     def update(self, pg: "Playground") -> None:
+        trace = pg.cluster.trace
+        rows = trace.rows()
+        key = (id(trace), pg.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
+        if key == self._key:
+            return  # nothing the chart shows has changed (a spec edit waits for the next sync)
+        self._key = key
         try:
-            chart = self.chart_fn(pg.cluster.trace)
+            chart = self.chart_fn(trace)
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
             self.note.value = f"<div class='stsedu-error'>chart failed: {_esc(type(e).__name__)}: {_esc(e)}</div>"
             return
@@ -538,7 +548,8 @@ class Playground:
 
     *manifest* is YAML text, a dict or a list of dicts (a Service beside the
     set is fine), or None for :func:`default_manifest` (the concept page's
-    ``web`` example without minReadySeconds).  *kubelet*, *seed*, *profile*,
+    ``web`` example without minReadySeconds); *replicas* overrides its
+    ``spec.replicas``.  *kubelet*, *seed*, *profile*,
     *feature_gates* and *stages* go to :class:`~stsedu.Cluster`.  With
     *settle* the set is first run until stable, so the panel starts from
     running pods.  *controls*, *actions* and *views* pick what the panel
@@ -558,11 +569,15 @@ class Playground:
 
     def __init__(self, manifest: str | Mapping | list | None = None, *, kubelet: str = "auto",
                  seed: int = 0, profile: str = "current", feature_gates: Mapping[str, bool] | None = None,
-                 stages: Any = None, settle: bool = False,
+                 stages: Any = None, replicas: int | None = None, settle: bool = False,
                  controls: Sequence[str] | None = None, actions: Sequence[str] | None = None,
                  views: Sequence[str | View] | None = None, images: Sequence[str] | None = None,
                  max_replicas: int | None = None, max_syncs: int = 1000) -> None:
-        self._manifest = copy.deepcopy(manifest) if manifest is not None else default_manifest()
+        self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
+        if replicas is not None:
+            for d in self._manifest:
+                if d.get("kind") == "StatefulSet":
+                    d.setdefault("spec", {})["replicas"] = replicas
         self._options = dict(seed=seed, profile=profile, feature_gates=feature_gates, stages=stages)
         self._settle = settle
         self.max_syncs = max_syncs
@@ -841,7 +856,8 @@ class Playground:
             except KeyError:
                 return
             spec = sts.spec
-            self.replicas.max = max(self._max_replicas or 20, spec.replicas)
+            self.replicas.max = max(self._max_replicas or 20, spec.replicas,
+                                    self.replicas.max if self._max_replicas is None else 0)
             self.replicas.value = spec.replicas
             part = spec.partition
             self.partition.max = max(spec.replicas, part, 1)

@@ -68,8 +68,11 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab_url(tmp_path_factory):
-    """Start JupyterLab (headless, token-less, --allow-root) on a free port; yield its URL."""
+def jupyter_server(tmp_path_factory):
+    """Start JupyterLab (headless, token-less, --allow-root) on a free port; yield (URL, root_dir).
+
+    With the ``notebook`` package installed the same server also serves Notebook 7
+    (``/notebooks/<path>``)."""
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "notebooks"
     root.mkdir()
@@ -89,6 +92,7 @@ def lab_url(tmp_path_factory):
     cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
            "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
+           "--JupyterNotebookApp.expose_app_in_browser=True",
            f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
            "--allow-root"]
     with open(log, "wb") as out:
@@ -97,7 +101,7 @@ def lab_url(tmp_path_factory):
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_for_server(url, proc, log)
-        yield url
+        yield url, root
     finally:
         _stop(proc)
 

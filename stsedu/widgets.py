@@ -1296,6 +1296,24 @@ def _as_docs(manifest) -> list[dict]:
 
 # ========================================================================= SyncStepper
 
+def _last_sync_from_trace(cluster: Cluster, name: str) -> SyncResult | None:
+    """The newest sync of set *name* in the cluster's trace, rebuilt as a SyncResult (status None)."""
+    syncs = cluster.trace.syncs()
+    syncs = syncs[syncs["set"] == name]
+    if not len(syncs):
+        return None
+    last = syncs.iloc[-1]
+    rows = cluster.trace.decisions(int(last["sync"]))
+    def opt(v):
+        return None if v is None or (isinstance(v, float) and v != v) else v
+    ds = []
+    for r in rows.itertuples(index=False):
+        ds.append(Decision(action=r.action, pod=opt(r.pod), reason=r.reason, message=r.message, rule=r.rule,
+                           target=opt(r.target), step=r.step, applied=opt(r.applied), error=opt(r.error)))
+    return SyncResult(sync=int(last["sync"]), time=float(last["time"]), set_name=name, decisions=tuple(ds),
+                      status=None, error=opt(last["error"]))
+
+
 class SyncStepper:
     """Step through the decisions of one sync, one at a time.
 
@@ -1305,8 +1323,9 @@ class SyncStepper:
     with the current row marked.
 
     *source* is a :class:`~stsedu.SyncResult` (just show it), a
-    :class:`~stsedu.Cluster` (then a "Sync" button runs the next sync of
-    set *name*) or a :class:`Playground` (follows its last sync).
+    :class:`~stsedu.Cluster` (show the newest sync of set *name* from its
+    trace; the "Sync" button runs the next one) or a :class:`Playground`
+    (its last sync; the button syncs through the panel).
     """
 
     def __init__(self, source: SyncResult | Cluster | Playground, name: str | None = None) -> None:
@@ -1328,6 +1347,7 @@ class SyncStepper:
                     raise ValueError("the cluster has no StatefulSet; apply one first")
                 self.name = sets[0].name
             source.statefulset(self.name)
+            self.result = _last_sync_from_trace(source, self.name)
         elif isinstance(source, SyncResult):
             self.result = source
             self.name = source.set_name

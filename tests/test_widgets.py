@@ -472,6 +472,22 @@ def test_stepper_on_a_cluster_syncs_and_follows():
     assert "web-0" in s.table.value
 
 
+def test_stepper_on_a_cluster_starts_at_its_newest_sync():
+    """Given a cluster that has synced, the stepper shows that sync's decisions (from the trace)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(replicas=2, claims=True))
+    c.sync("web")
+    c.inject_error("create", "Pod")
+    c.kubelet.start("web-0")
+    c.kubelet.set_ready("web-0")
+    r = c.sync("web")
+    s = sw.SyncStepper(c, "web")
+    assert s.result.sync == r.sync
+    assert [(d.action, d.pod, d.reason, d.step, d.applied, d.error) for d in s.result.decisions] == \
+        [(d.action, d.pod, d.reason, d.step, d.applied, d.error) for d in r.decisions]
+    assert s.result.error == r.error and r.error
+
+
 def test_stepper_on_a_playground_uses_its_sync(pg):
     s = sw.SyncStepper(pg)
     pg.replicas.value = 4

@@ -808,12 +808,20 @@ class Playground:
         return handler
 
     # ------------------------------------------------------------------ display
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def __repr__(self) -> str:
+        try:
+            spec = self._sts().spec
+            what = (f"{spec.replicas} replicas, {spec.pod_management_policy}, {spec.update_strategy}")
+        except KeyError:
+            what = "deleted"
+        return (f"<Playground: StatefulSet {self.name} ({what}), t={self.cluster.now:g}s, "
+                f"{len(self.cluster.trace)} syncs>")
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle
 
     # ---------------------------------------------------------------- plumbing
     def _sts(self):
@@ -1374,12 +1382,16 @@ class SyncStepper:
         self.widget.add_class("stsedu-pg")
         self._draw()
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def __repr__(self) -> str:
+        r = self.result
+        where = f"sync {r.sync} of {r.set_name}, decision {self.index + 1} of {len(r.decisions)}" if r else "no sync"
+        return f"<SyncStepper: {where}>"
 
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(self.widget)
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle
 
     @property
     def decision(self) -> Decision | None:

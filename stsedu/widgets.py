@@ -107,9 +107,15 @@ _CSS = """
 .stsedu-pg .st-bad { color: #cf222e; font-weight: 600; }
 .stsedu-pg .st-term { color: #8c959f; }
 .stsedu-pg .stsedu-scroll { max-height: 260px; overflow-y: auto; }
-.stsedu-pg .stsedu-steps div { padding: 1px 6px; border-left: 3px solid transparent; }
-.stsedu-pg .stsedu-steps div.current { background: #fff8c5; border-left-color: #bf8700; font-weight: 600; }
-.stsedu-pg .stsedu-steps div.empty { color: #8c959f; }
+.stsedu-pg table.stsedu-steps { border-collapse: collapse; font-size: 12px; line-height: 1.3; }
+.stsedu-pg table.stsedu-steps th { text-align: left; padding: 1px 6px; font-weight: 600;
+  border-bottom: 2px solid #bbb; }
+.stsedu-pg table.stsedu-steps td { padding: 2px 6px; border-left: 3px solid transparent; white-space: nowrap; }
+.stsedu-pg table.stsedu-steps td.fn { color: #57606a; font-size: 11px; border-left: none; white-space: normal; }
+.stsedu-pg table.stsedu-steps td.count { text-align: right; border-left: none; }
+.stsedu-pg table.stsedu-steps tr.current td { background: #fff8c5; font-weight: 600; }
+.stsedu-pg table.stsedu-steps tr.current td.step { border-left-color: #bf8700; }
+.stsedu-pg table.stsedu-steps tr.empty td { color: #8c959f; }
 .stsedu-pg .stsedu-card { border: 1px solid #d0d7de; border-radius: 4px; padding: 6px 10px; }
 .stsedu-pg tr.current td { background: #fff8c5; }
 </style>
@@ -1366,7 +1372,7 @@ class SyncStepper:
         self.sync_button = W.Button(description="Sync", button_style="primary", icon="play",
                                     layout=W.Layout(display=None if self.cluster is not None else "none"))
         self.position = W.HTML()
-        self.steps = W.HTML(layout=W.Layout(width="420px"))
+        self.steps = W.HTML(layout=W.Layout(width="470px"))
         self.card = W.HTML(layout=W.Layout(flex="1 1 0%"))
         self.table = W.HTML()
         self.prev_button.on_click(lambda _b: self.previous())
@@ -1464,11 +1470,11 @@ class SyncStepper:
         counts: dict[str, int] = {}
         for d in decisions:
             counts[d.step] = counts.get(d.step, 0) + 1
-        lines = []
+        rows = []
         for key, label, fn in STEP_ORDER:
-            cls = "current" if current is not None and current.step == key else (
-                "" if counts.get(key) else "empty")
             k = counts.get(key, 0)
-            lines.append(f"<div class='{cls}' data-step='{key}'>{label} "
-                         f"<span class='stsedu-note'>· {fn} · {k} decision{'s' if k != 1 else ''}</span></div>")
-        return "<div class='stsedu-steps'>" + "".join(lines) + "</div>"
+            cls = "current" if current is not None and current.step == key else ("" if k else "empty")
+            rows.append(f"<tr class='{cls}' data-step='{key}'><td class='step'>{label}</td>"
+                        f"<td class='count'>{k if k else '·'}</td><td class='fn'>{_esc(fn)}</td></tr>")
+        return ("<table class='stsedu-steps'><thead><tr><th>step</th><th>#</th><th>upstream</th></tr></thead>"
+                "<tbody>" + "".join(rows) + "</tbody></table>")

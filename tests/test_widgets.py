@@ -450,7 +450,7 @@ def test_stepper_highlights_the_step_of_each_decision():
     seen = []
     for i in range(len(r.decisions)):
         s.select(i)
-        current = re.findall(r"<div class='current' data-step='([\w-]+)'", s.steps.value)
+        current = re.findall(r"<tr class='current' data-step='([\w-]+)'", s.steps.value)
         assert current == [r.decisions[i].step]
         assert r.decisions[i].message.split(":")[0] in s.card.value
         seen.append(current[0])

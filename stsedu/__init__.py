@@ -14,6 +14,7 @@ from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, Sta
                     StatefulSetStatus)
 from .profiles import PROFILES, Profile
 from .trace import Trace
+from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",

@@ -143,10 +143,6 @@ class Printer:
         rows = result.trace.rows()
         p0, p1 = rec.rows["pods"]
         pod_rows = rows["pods"][p0:p1]
-        for r in rows["pods"][:p1]:
-            row = dict(zip(POD_COLUMNS, r))
-            if row["event"] == "created":
-                self.created.setdefault(row["pod"], row["time"])
         ev0, ev1 = rec.rows["events"]
         warnings = [r for r in rows["events"][ev0:ev1] if r[2] == "Warning"]
         syncs = {s.sync: s for s in rec.syncs}
@@ -249,10 +245,15 @@ def _status_text(phase: str, terminating: bool, event: str) -> str:
 
 
 def watch_lines(rows, created: dict[str, float]) -> list[str]:
-    """``kubectl get pods -w --output-watch-events`` lines for raw trace pod rows."""
+    """``kubectl get pods -w --output-watch-events`` lines for raw trace pod rows.
+
+    *created* maps pod names to their creation time; rows of created pods update it.
+    """
     out = []
     for r in rows:
         row = dict(zip(POD_COLUMNS, r))
+        if row["event"] == "created":
+            created[row["pod"]] = row["time"]
         event = {"created": "ADDED", "updated": "MODIFIED", "deleted": "DELETED"}[row["event"]]
         age = _age(row["time"] - created.get(row["pod"], row["time"]))
         out.append(f"{event:<10}{row['pod']:<10}{('1/1' if row['ready'] else '0/1'):<8}"

@@ -1041,6 +1041,13 @@ def _pods_text(s: Step) -> str:
     return ", ".join(s.args["pods"])
 
 
+def _verb(s: Step, singular: str) -> str:
+    """*singular* for one pod; the plural form ("turns" -> "turn", "finishes" -> "finish") for several."""
+    if len(s.args["pods"]) == 1:
+        return singular
+    return singular[:-2] if singular.endswith("shes") else singular[:-1]
+
+
 _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "objects": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
     "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
@@ -1048,7 +1055,8 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
                      + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
     "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
     "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
-    "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} replicas",
+    "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "
+                       + ("replica" if s.args["replicas"] == 1 else "replicas"),
     "patch": lambda s: f"patch {s.set_name} {_fmt(s.args['patch'])}",
     "set_image": lambda s: f"set image of {s.set_name}"
                            + (f" container {s.args['container']}" if s.args["container"] else "")
@@ -1056,12 +1064,12 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "delete_pod": lambda s: f"delete pod {_pods_text(s)}",
     "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
     "start": lambda s: f"kubelet starts {_pods_text(s)}",
-    "set_ready": lambda s: f"{_pods_text(s)} turns Ready",
-    "set_unready": lambda s: f"{_pods_text(s)} turns not Ready",
-    "fail": lambda s: f"{_pods_text(s)} fails",
-    "succeed": lambda s: f"{_pods_text(s)} succeeds",
+    "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
+    "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
+    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'fails')}",
+    "succeed": lambda s: f"{_pods_text(s)} {_verb(s, 'succeeds')}",
     "crash": lambda s: f"a container of {_pods_text(s)} crashes",
-    "finish_termination": lambda s: f"{_pods_text(s)} finishes terminating",
+    "finish_termination": lambda s: f"{_pods_text(s)} {_verb(s, 'finishes')} terminating",
     "never_ready": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
                                         else s.args["pod"]) + " never become Ready",
     "fail_after": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args

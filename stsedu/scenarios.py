@@ -397,7 +397,8 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
     if not isinstance(raw_steps, list):
         raise ScenarioError(f"must be a list of steps, not {_kind(raw_steps)}", source, field="steps")
     steps = tuple(_step(raw, i + 1, set_name, base, source) for i, raw in enumerate(raw_steps))
-    return Scenario(name=name, title=title, description=description.strip(), source=source,
+    description = "\n\n".join(" ".join(para.split()) for para in description.split("\n\n") if para.strip())
+    return Scenario(name=name, title=title, description=description, source=source,
                     cluster_options=options, objects=objects, set_name=set_name, steps=steps)
 
 
@@ -576,7 +577,8 @@ def _str(v: Any, fld: str) -> str:
     return v
 
 
-def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[str, ...] = ()) -> Mapping:
+def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[str, ...] = (),
+             shown: tuple[str, ...] | None = None) -> Mapping:
     if v is None:
         v = {}
     if not isinstance(v, Mapping):
@@ -585,7 +587,8 @@ def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[st
         if k not in known:
             close = difflib.get_close_matches(str(k), known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise _Bad(k if fld is None else f"{fld}.{k}", f"unknown field{hint}; known: {', '.join(known)}")
+            raise _Bad(k if fld is None else f"{fld}.{k}",
+                       f"unknown field{hint}; known: {', '.join(shown or known)}")
     for k in required:
         if k not in v:
             raise _Bad(k if fld is None else f"{fld}.{k}", "required")
@@ -615,7 +618,7 @@ def _p_advance(v):
     if isinstance(v, Mapping):
         m = _mapping(v, None, ("seconds",), ("seconds",))
         return {"seconds": _seconds(m["seconds"], "seconds")}
-    return {"seconds": _seconds(v, "advance")}
+    return {"seconds": _seconds(v, "seconds")}
 
 
 def _p_scale(v):
@@ -647,7 +650,7 @@ def _p_pods(name):
         pods = _as_list(v)
         if not pods:
             raise _Bad(name, "needs a pod name (or a list of them)")
-        return {"pods": [_str(p, name if len(pods) == 1 else f"{name}[{i}]") for i, p in enumerate(pods)]}
+        return {"pods": [_str(p, "pod" if len(pods) == 1 else f"pod[{i}]") for i, p in enumerate(pods)]}
     return parse
 
 
@@ -751,7 +754,7 @@ def _parse_expect(v: Any) -> dict:
     if "pods" in m:
         out["pods"] = _parse_pods(m["pods"])
     if "status" in m:
-        st = _mapping(m["status"], "expect.status", STATUS_FIELDS + tuple(_CAMEL))
+        st = _mapping(m["status"], "expect.status", STATUS_FIELDS + tuple(_CAMEL), shown=STATUS_FIELDS)
         norm = {}
         for k, val in st.items():
             key = _CAMEL.get(k, k)

@@ -60,7 +60,9 @@ class Trace:
 
     def __init__(self, meta: dict[str, Any] | None = None, clock=None) -> None:
         self.meta: dict[str, Any] = dict(meta or {})
-        self._clock = clock
+        self.clock = clock
+        """The cluster's clock (anything with ``now``): pod changes and events are
+        stamped with it; without one they get the time of the last sync."""
         self.sync = 0
         self.time = 0.0
         self._decisions: list[tuple] = []
@@ -70,13 +72,12 @@ class Trace:
         self._syncs: list[tuple] = []
 
     # --------------------------------------------------------------- writing
-    def _now(self) -> float:
-        """The clock when a pod or event row is written (kubelet and user changes happen between syncs)."""
-        return self._clock.now if self._clock is not None else self.time
-
     def add_decision(self, set_name: str, seq: int, d) -> None:
         self._decisions.append((self.sync, self.time, set_name, seq, d.action, d.pod, d.reason,
                                 d.target, d.message, d.rule, d.step, d.applied, d.error))
+
+    def _now(self) -> float:
+        return self.clock.now if self.clock is not None else self.time
 
     def add_pod(self, pod, event: str, cause: str) -> None:
         self._pods.append((self.sync, self._now(), pod.name, pod.owner or pod.parent, pod.ordinal, event,

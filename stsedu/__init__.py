@@ -14,11 +14,12 @@ from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, Sta
                     StatefulSetStatus)
 from .profiles import PROFILES, Profile
 from .trace import Trace
+from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
 from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
-    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "__version__",
+    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "__version__",
 )
 __all__ = list(PUBLIC)

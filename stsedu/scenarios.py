@@ -614,6 +614,19 @@ def _p_run(v):
     return out
 
 
+def _p_settle(v):
+    m = _mapping(v, None, ("max_syncs",))
+    return {"max_syncs": _int(m["max_syncs"], "max_syncs", 1)} if "max_syncs" in m else {}
+
+
+def _p_kubelet_step(v):
+    if v is None or v == {}:
+        return {"count": 1}
+    if isinstance(v, Mapping):
+        v = _mapping(v, None, ("count",)).get("count", 1)
+    return {"count": _int(v, "count", 1)}
+
+
 def _p_advance(v):
     if isinstance(v, Mapping):
         m = _mapping(v, None, ("seconds",), ("seconds",))
@@ -719,7 +732,8 @@ def _p_delete(v):
 
 
 _PARSERS: dict[str, Callable[[Any], dict]] = {
-    "sync": _p_sync, "run": _p_run, "advance": _p_advance,
+    "sync": _p_sync, "run": _p_run, "settle": _p_settle, "advance": _p_advance,
+    "kubelet_step": _p_kubelet_step,
     "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
     "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
     "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
@@ -1020,6 +1034,8 @@ def _fail_after(c: Cluster, s: Step, sc: Scenario):
 _ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
     "sync": lambda c, s, sc: [c.sync(s.set_name) for _ in range(s.args["count"])],
     "run": lambda c, s, sc: c.run(s.set_name, **s.args),
+    "settle": lambda c, s, sc: c.settle(s.set_name, **s.args),
+    "kubelet_step": lambda c, s, sc: _nothing([c.kubelet.step() for _ in range(s.args["count"])]),
     "advance": lambda c, s, sc: _nothing(c.advance(s.args["seconds"])),
     "apply": _apply,
     "scale": lambda c, s, sc: _nothing(c.scale(s.set_name, s.args["replicas"])),
@@ -1056,6 +1072,9 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
     "run": lambda s: f"run {s.set_name} until stable"
                      + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+    "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
+    "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
+                                                          if s.args["count"] > 1 else ""),
     "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
     "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
     "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "

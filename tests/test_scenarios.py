@@ -380,3 +380,32 @@ def test_invalid_manifest_is_reported_at_the_objects_step():
     with pytest.raises(ScenarioError, match=r'^scenarios/foo.yaml: step 0 \(objects\): stsedu:web.yaml: '
                                             r'StatefulSet.apps "web" is invalid: spec.replicas'):
         sc.run()
+
+
+def test_settle_and_kubelet_step_play_the_manual_kubelet():
+    """settle mirrors Cluster.settle (sync, move one pod a stage, repeat); kubelet_step moves one pod one stage."""
+    sc = scenario("""
+        objects: []
+        steps:
+          - sync: {}
+          - kubelet_step: 1
+            expect: {pods: [{name: web-0, phase: Running, ready: false}]}
+          - kubelet_step: {count: 1}
+            expect: {pods: [{name: web-0, ready: true}]}
+          - patch: {spec: {minReadySeconds: 0}}
+          - settle: {}
+            expect:
+              pods: [web-0, web-1, web-2]
+              status: {replicas: 3, ready_replicas: 3, available_replicas: 3}
+    """.replace("        objects: []\n", ""))
+    result = sc.run()
+    assert len(result.steps[5].syncs) > 3
+
+
+def test_documented_example_runs():
+    """docs/scenarios.md's full example loads and meets its expectations."""
+    import re
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "scenarios.md").read_text()
+    example = re.search(r"<!-- full example -->\s*```yaml\n(.*?)```", doc, flags=re.S).group(1)
+    result = scenarios.loads(example, source="docs/scenarios.md").run()
+    assert result.ok and len(result.steps) > 5

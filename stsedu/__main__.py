@@ -9,7 +9,7 @@
 
 What is printed for each step: the step, then, in the order they happened,
 each sync's decisions (``sync 3 at 14s``) and the pods' changes as
-``kubectl get pods --watch --output-watch-events`` lines; at the end
+``kubectl get pods --watch`` lines; at the end
 ``kubectl get sts``, ``get pods`` and ``get pvc``.
 """
 
@@ -94,7 +94,6 @@ class Printer:
 
     def __init__(self, out: TextIO, quiet: bool = False, width: int = 100) -> None:
         self.out, self.quiet, self.width = out, quiet, width
-        self.created: dict[str, float] = {}
         self.watch_header = False
 
     def w(self, line: str = "") -> None:
@@ -140,19 +139,26 @@ class Printer:
 
     def _happenings(self, rec, result) -> None:
         """Each sync's decisions and the pods' watch lines, in the order they happened."""
-        rows = result.trace.rows()
+        trace = result.trace
+        rows = trace.rows()
         p0, p1 = rec.rows["pods"]
-        pod_rows = rows["pods"][p0:p1]
+        if p0 == p1:
+            header, body = "", []
+        else:
+            lines = _text("watch_lines")(trace)
+            if len(lines) != len(rows["pods"]) + 1:  # not a header plus one line per pod change
+                lines = _watch_lines(trace)
+            header, body = lines[0], lines[1:]
+        pods = list(zip(rows["pods"][p0:p1], body[p0:p1]))
         ev0, ev1 = rec.rows["events"]
         warnings = [r for r in rows["events"][ev0:ev1] if r[2] == "Warning"]
         syncs = {s.sync: s for s in rec.syncs}
         first = min(syncs) if syncs else None
-        # pod rows written before this step's first sync (user or kubelet changes) come first
-        before = [r for r in pod_rows if first is None or r[0] < first]
-        self._watch(before)
+        # pod changes before this step's first sync (the user's or the kubelet's) come first
+        self._watch(header, [line for row, line in pods if first is None or row[0] < first])
         for n in sorted(syncs):
             self._sync(syncs[n])
-            self._watch([r for r in pod_rows if r[0] == n])
+            self._watch(header, [line for row, line in pods if row[0] == n])
         for w in warnings:
             self.w(f"   Warning {w[3]} {w[4]}: {w[5]}")
 
@@ -167,12 +173,11 @@ class Printer:
         for line in lines:
             self.w("      " + line)
 
-    def _watch(self, rows) -> None:
-        if not rows:
+    def _watch(self, header: str, lines: list[str]) -> None:
+        if not lines:
             return
-        lines = watch_lines(rows, self.created)
         if not self.watch_header:
-            self.w("      " + WATCH_HEADER)
+            self.w("      " + header)
             self.watch_header = True
         for line in lines:
             self.w("      " + line)
@@ -180,10 +185,11 @@ class Printer:
     def footer(self, result: "_scenarios.RunResult") -> None:
         c = result.cluster
         if not self.quiet:
-            for title, text in (("kubectl get sts", get_sts_text(c)), ("kubectl get pods", get_pods_text(c)),
-                                ("kubectl get pvc", get_pvc_text(c))):
+            for title, fn in (("kubectl get sts", "get_sts_text"), ("kubectl get pods", "get_pods_text"),
+                              ("kubectl get pvc", "get_pvc_text")):
+                text = _text(fn)(c)
                 self.w(f"$ {title}")
-                self.w(text.rstrip("\n") if text.strip() else "No resources found in default namespace.")
+                self.w(text.rstrip("\n") or "No resources found in default namespace.")
                 self.w()
         n_checked = sum(len(r.checked) for r in result.steps)
         fails = result.failures
@@ -217,79 +223,73 @@ def decision_lines(sync) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# kubectl-style text.  The "charts" helper is adding these to stsedu/tables.py
-# (watch_lines, get_sts_text, get_pods_text, get_pvc_text); until that lands
-# the small fallbacks below are used.  TODO(scenarios): delete after merging.
+# kubectl-style text comes from stsedu.tables (watch_lines, get_sts_text,
+# get_pods_text, get_pvc_text, written by the "charts" helper).  Until those
+# land on main, the small private fallbacks below stand in for them, with the
+# same signatures.  TODO(scenarios): delete the fallbacks once tables has them.
 # ---------------------------------------------------------------------------
 
-WATCH_HEADER = f"{'EVENT':<10}{'NAME':<10}{'READY':<8}{'STATUS':<20}{'RESTARTS':<10}AGE"
+
+def _text(name: str):
+    """``stsedu.tables.<name>`` if it exists, else the private fallback of the same name."""
+    from . import tables
+    return getattr(tables, name, None) or _FALLBACKS[name]
 
 
 def _age(seconds: float) -> str:
-    """kubectl's short human duration (``duration.HumanDuration``), coarsened."""
     s = int(max(0.0, seconds))
     if s < 120:
         return f"{s}s"
     if s < 600:
         return f"{s // 60}m{s % 60}s" if s % 60 else f"{s // 60}m"
-    if s < 3 * 3600:
-        return f"{s // 60}m"
-    return f"{s // 3600}h"
+    return f"{s // 60}m" if s < 3 * 3600 else f"{s // 3600}h"
 
 
-def _status_text(phase: str, terminating: bool, event: str) -> str:
-    if terminating:
-        return "Terminating"
-    return {"Pending": "Pending", "Running": "Running", "Failed": "Error",
-            "Succeeded": "Completed"}.get(phase, phase or "<planned>")
-
-
-def watch_lines(rows, created: dict[str, float]) -> list[str]:
-    """``kubectl get pods -w --output-watch-events`` lines for raw trace pod rows.
-
-    *created* maps pod names to their creation time; rows of created pods update it.
-    """
-    out = []
-    for r in rows:
+def _watch_lines(trace, set_name: str | None = None) -> list[str]:
+    """``kubectl get pods -w --output-watch-events``: a header, then one line per pod change."""
+    out = [f"{'EVENT':<10}{'NAME':<10}{'READY':<8}{'STATUS':<14}{'RESTARTS':<10}AGE"]
+    created: dict[str, float] = {}
+    for r in trace.rows()["pods"]:
         row = dict(zip(POD_COLUMNS, r))
         if row["event"] == "created":
             created[row["pod"]] = row["time"]
+        status = "Terminating" if row["terminating"] else {"Failed": "Error", "Succeeded": "Completed"}.get(
+            row["phase"], row["phase"])
         event = {"created": "ADDED", "updated": "MODIFIED", "deleted": "DELETED"}[row["event"]]
-        age = _age(row["time"] - created.get(row["pod"], row["time"]))
-        out.append(f"{event:<10}{row['pod']:<10}{('1/1' if row['ready'] else '0/1'):<8}"
-                   f"{_status_text(row['phase'], row['terminating'], row['event']):<20}{0:<10}{age}")
+        out.append(f"{event:<10}{row['pod']:<10}{('1/1' if row['ready'] else '0/1'):<8}{status:<14}{0:<10}"
+                   + _age(row["time"] - created.get(row["pod"], row["time"])))
     return out
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(x)) for x in col) + 3 for col in zip(header, *rows)]
     return "\n".join("".join(f"{str(x):<{w}}" for x, w in zip(line, widths)).rstrip()
-                     for line in [header] + rows)
+                     for line in [header] + rows) if rows else "No resources found in default namespace."
 
 
-def get_sts_text(cluster) -> str:
-    """``kubectl get sts``."""
-    rows = [[s.name, f"{s.status.ready_replicas}/{s.spec.replicas}", _age(cluster.now - s.creation_timestamp)]
-            for s in cluster.statefulsets("default")]
-    return _table(["NAME", "READY", "AGE"], rows) if rows else ""
+def _get_sts_text(cluster) -> str:
+    return _table(["NAME", "READY", "AGE"], [[s.name, f"{s.status.ready_replicas}/{s.spec.replicas}",
+                                              _age(cluster.now - s.creation_timestamp)]
+                                             for s in cluster.statefulsets("default")])
 
 
-def get_pods_text(cluster) -> str:
-    """``kubectl get pods``."""
-    rows = [[p.name, f"{int(p.ready)}/1", p.status_text, str(p.restarts), _age(cluster.now - p.creation_timestamp)]
-            for p in cluster.pods()]
-    return _table(["NAME", "READY", "STATUS", "RESTARTS", "AGE"], rows) if rows else ""
+def _get_pods_text(cluster) -> str:
+    return _table(["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+                  [[p.name, f"{int(p.ready)}/1", p.status_text, str(p.restarts),
+                    _age(cluster.now - p.creation_timestamp)] for p in cluster.pods()])
 
 
-def get_pvc_text(cluster) -> str:
-    """``kubectl get pvc``."""
-    rows = []
-    for c in cluster.pvcs():
-        modes = ",".join({"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
-                          "ReadWriteOncePod": "RWOP"}.get(m, m) for m in c.spec.get("accessModes", []))
-        rows.append([c.name, "Terminating" if c.deleting else c.phase, c.storage, modes,
-                     c.spec.get("storageClassName", "") or "<unset>", _age(cluster.now - c.creation_timestamp)])
-    return _table(["NAME", "STATUS", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "AGE"], rows) if rows else ""
+def _get_pvc_text(cluster) -> str:
+    modes = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
+    return _table(["NAME", "STATUS", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "AGE"],
+                  [[c.name, "Terminating" if c.deleting else c.phase, c.storage,
+                    ",".join(modes.get(m, m) for m in c.spec.get("accessModes", [])),
+                    c.spec.get("storageClassName", "") or "<unset>", _age(cluster.now - c.creation_timestamp)]
+                   for c in cluster.pvcs()])
+
+
+_FALLBACKS = {"watch_lines": _watch_lines, "get_sts_text": _get_sts_text,
+              "get_pods_text": _get_pods_text, "get_pvc_text": _get_pvc_text}
 
 
 if __name__ == "__main__":  # pragma: no cover

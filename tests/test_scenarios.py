@@ -246,6 +246,7 @@ def test_orphan_delete_and_apply_steps_readopt():
         steps:
           - run: {}
           - delete: orphan
+          - advance: 5
             expect: {exists: false, pods: [{name: web-0, owner: null}, web-1, web-2]}
           - apply: stsedu:web.yaml
           - sync: {}

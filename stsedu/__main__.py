@@ -22,7 +22,7 @@ from typing import TextIO
 
 from . import __version__
 from . import scenarios as _scenarios
-from .trace import DECISION_COLUMNS, POD_COLUMNS
+from .trace import POD_COLUMNS
 
 DEMO = "first-statefulset"
 """The shipped scenario ``stsedu`` runs without arguments (web.yaml, auto kubelet, until stable)."""
@@ -65,7 +65,7 @@ def _list(out: TextIO) -> int:
     width = max(len(n) for n in lib["name"]) + 2
     for row in lib.itertuples():
         out.write(f"{row.name:<{width}}{row.title}\n")
-    out.write(f"\nRun one with: stsedu run NAME   (see its YAML: stsedu show NAME)\n")
+    out.write("\nRun one with: stsedu run NAME   (see its YAML: stsedu show NAME)\n")
     return 0
 
 
@@ -166,7 +166,7 @@ class Printer:
         st = s.status
         counts = (f"replicas {st.replicas}, ready {st.ready_replicas}, available {st.available_replicas}, "
                   f"current {st.current_replicas}, updated {st.updated_replicas}") if st else "no status"
-        self.w(f"   sync {s.sync} at {_secs(s.time)}: {counts}" + (f"  ERROR {s.error}" if s.error else ""))
+        self.w(f"   sync {s.sync} at {_secs(s.time)} (status: {counts})" + (f"  ERROR {s.error}" if s.error else ""))
         lines = decision_lines(s)
         if not lines:
             self.w("      (nothing to do)")
@@ -193,7 +193,8 @@ class Printer:
                 self.w()
         n_checked = sum(len(r.checked) for r in result.steps)
         fails = result.failures
-        summary = (f"{len(result.steps) - 1} steps, {len(result.syncs)} syncs, "
+        n_steps, n_syncs = len(result.steps) - 1, len(result.syncs)
+        summary = (f"{n_steps} step{'s' * (n_steps != 1)}, {n_syncs} sync{'s' * (n_syncs != 1)}, "
                    f"{_secs(c.now)} simulated; ")
         if fails:
             self.w(summary + f"{len(fails)} expectation(s) FAILED:")

@@ -209,6 +209,8 @@ class Scenario:
     """(label, documents) per entry of ``objects:``, documents as plain manifest dicts."""
     set_name: str
     steps: tuple[Step, ...]
+    path: Path | None = None
+    """The file the scenario was read from (None when it came from text)."""
 
     def make_cluster(self) -> Cluster:
         """A new cluster with the scenario's options (nothing applied yet)."""
@@ -285,9 +287,6 @@ class Scenario:
         rec.end_time = cluster.now
         rec.rows = {t: (rec.rows[t][0], n) for t, n in _counts(cluster.trace).items()}
 
-    path: Path | None = None
-    """The file the scenario was read from (None for text)."""
-
     def to_text(self) -> str:
         """The scenario file's text (what ``stsedu show NAME`` prints); "" if it came from text."""
         return self.path.read_text(encoding="utf-8") if self.path is not None else ""
@@ -299,6 +298,8 @@ def _counts(trace: Trace) -> dict[str, int]:
 
 @dataclass
 class _RunState:
+    """What expectations need beyond the cluster: the last sync of each set."""
+
     cluster: Cluster
     last_sync: dict[str, SyncResult] = field(default_factory=dict)
 

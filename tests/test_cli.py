@@ -133,3 +133,14 @@ def test_version(argv, capsys):
         main(argv)
     assert info.value.code == 0
     assert capsys.readouterr().out.strip() == f"stsedu {stsedu.__version__}"
+
+
+def test_refused_step_exits_2_naming_the_step(tmp_path, capsys):
+    """A step the cluster refuses (and that did not expect an error) stops the run: exit 2, the step named."""
+    bad = tmp_path / "refused.yaml"
+    bad.write_text("cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n  - sync: {}\n"
+                   "  - scale: {replicas: -1}\n")
+    code, text = cli("run", str(bad))
+    assert code == 2 and "-- step 1: sync web" in text
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: step 2 (scale): ValidationError: ") and "spec.replicas" in err

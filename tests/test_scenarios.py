@@ -410,3 +410,34 @@ def test_documented_example_runs():
     example = re.search(r"<!-- full example -->\s*```yaml\n(.*?)```", doc, flags=re.S).group(1)
     result = scenarios.loads(example, source="docs/scenarios.md").run()
     assert result.ok and len(result.steps) > 5
+
+
+def test_step_set_key_and_inline_objects():
+    """`set:` on a step acts on another StatefulSet; objects may be inline YAML text or a manifest mapping."""
+    sc = scenarios.loads(textwrap.dedent("""
+        cluster: {kubelet: manual}
+        objects:
+          - stsedu:web.yaml
+          - yaml: |
+              apiVersion: apps/v1
+              kind: StatefulSet
+              metadata: {name: db}
+              spec:
+                replicas: 2
+                podManagementPolicy: Parallel
+                serviceName: db
+                selector: {matchLabels: {app: db}}
+                template:
+                  metadata: {labels: {app: db}}
+                  spec: {containers: [{name: db, image: "postgres:16"}]}
+        set: web
+        steps:
+          - sync: {}
+            set: db
+            expect: {decisions: [[create, db-0, missing], [create, db-1, missing]], pods: [db-0, db-1]}
+          - expect: {pods: []}
+          - sync: {}
+            expect: {decisions: [[create, web-0, missing]], pods: [web-0]}
+    """), source="two.yaml")
+    assert sc.set_name == "web" and sc.steps[0].set_name == "db"
+    assert sc.run().ok

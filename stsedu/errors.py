@@ -39,4 +39,15 @@ class APIError(RuntimeError):
 
     def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError"):
         self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
-        super().__init__(f"{reason}: simulated failure to {verb} {kind} {name!r}")
+        resource = _RESOURCES.get(kind, kind.lower() + "s")
+        if reason == "AlreadyExists":  # the API server's own wording for these two
+            text = f'{resource} "{name}" already exists'
+        elif reason == "NotFound":
+            text = f'{resource} "{name}" not found'
+        else:
+            text = f"simulated failure to {verb} {kind} {name!r}"
+        super().__init__(f"{reason}: {text}")
+
+
+_RESOURCES = {"Pod": "pods", "PersistentVolumeClaim": "persistentvolumeclaims",
+              "ControllerRevision": "controllerrevisions.apps", "StatefulSet": "statefulsets.apps"}

@@ -228,6 +228,23 @@ class Cluster:
             self.clock.advance_to(nxt)
         return results
 
+    def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
+        """Play the kubelet by hand until the set is stable (for manual mode).
+
+        Like upstream's test harness: sync, then move ONE pod one stage (a
+        terminating pod disappears, a Pending pod starts, a Running pod turns
+        Ready), lowest ordinal first, and repeat until a sync changes nothing
+        and no pod can move.  Pods made never-ready stay as they are.
+        Returns the SyncResults.
+        """
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            result = self.sync(name, namespace)
+            results.append(result)
+            if self.kubelet.step(namespace) is None and not result.changed:
+                break
+        return results
+
     # ============================================================== user actions
     def apply(self, manifest: str | Mapping | list) -> StatefulSet | Service:
         """Create or update objects from YAML text, a dict or a list of dicts (like ``kubectl apply``).

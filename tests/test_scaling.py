@@ -317,3 +317,17 @@ def test_same_seed_same_trace(nginx_manifest):
     other.apply(nginx_manifest)
     other.run("web")
     assert not other.trace.pods().time.equals(frames[0][1].time.iloc[: len(other.trace.pods())])
+
+
+def test_settle_plays_the_kubelet_until_stable(manual_cluster):
+    """Cluster.settle moves one pod a step per sync (upstream's test harness) until nothing changes."""
+    c = manual_cluster
+    c.apply(web(3))
+    results = c.settle("web")
+    assert st(c.statefulset("web")) == (3, 3, 3, 3, 3)
+    creates = [d.pod for r in results for d in r.decisions if d.action == "create"]
+    assert creates == ["web-0", "web-1", "web-2"]
+    c.kubelet.never_ready(pod="web-1")
+    c.kubelet.set_unready("web-1")
+    results = c.settle("web")
+    assert results[-1].actions == [("wait", "web-1", "not-running-ready")]

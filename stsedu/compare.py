@@ -23,7 +23,8 @@ or when one run has no sync *n* at all: ``first_divergence`` is the first such
 sync.  Separately, ``first_status_divergence`` is the first sync after which
 the set shows a different status (``availableReplicas`` is only compared when
 both releases have it): the status arithmetic changed between releases, so the
-status often differs long before any decision does.
+status often differs long before any decision does.  *status_fields* narrows
+the status comparison to some fields (e.g. only the revisions).
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ Steps = Callable[[Cluster], Any] | Sequence[Callable[[Cluster], Any]]
 
 KINDS = ("decisions", "outcome", "error", "status", "length")
 """The ways two aligned syncs can differ, in the order they are checked."""
+
+STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
+                 "updated_replicas", "current_revision", "update_revision")
+"""The status fields a comparison looks at (snake_case, as in ``StatefulSetStatus``)."""
 
 _OUTCOME = {True: "done", False: "failed", None: "-"}
 
@@ -92,7 +97,8 @@ def _run(profile: Profile, options: dict, steps: Steps, manifest, kubelet: str, 
 
 def compare(steps: Steps, manifest: str | Mapping | list | None = None,
             profiles: Sequence = ("current", "v1.16"), *, kubelet: str = "auto", seed: int = 0,
-            set_name: str | None = None, options: Mapping[str, Any] | None = None) -> "Comparison":
+            set_name: str | None = None, options: Mapping[str, Any] | None = None,
+            status_fields: Sequence[str] = STATUS_FIELDS) -> "Comparison":
     """Run *manifest* + *steps* once per profile and compare the two traces sync by sync.
 
     *profiles* holds two profile names (or :class:`~stsedu.profiles.Profile`
@@ -100,13 +106,17 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     only, such as ``feature_gates``).  *kubelet*, *seed* and *options* (more
     :class:`~stsedu.cluster.Cluster` keyword arguments, e.g. ``stages``) apply
     to both runs.  *set_name* is the StatefulSet to compare (default: the one
-    the manifest defines, else the first one synced).
+    the manifest defines, else the first one synced).  *status_fields* are the
+    fields of :data:`STATUS_FIELDS` whose difference counts as a status divergence.
 
     If a step raises under one profile, that run stops there and the error is
     kept in ``Run.error`` (and reported by :meth:`Comparison.summary`).
-    Raise ValueError unless exactly two profiles are given, or for an
-    unknown profile.
+    Raise ValueError unless exactly two profiles are given, for an unknown
+    profile or an unknown status field.
     """
+    unknown = [f for f in status_fields if f not in STATUS_FIELDS]
+    if unknown:
+        raise ValueError(f"unknown status field(s) {unknown}; known: {', '.join(STATUS_FIELDS)}")
     specs = list(profiles)
     if len(specs) != 2:
         raise ValueError(f"compare needs exactly two profiles, not {len(specs)}")
@@ -114,7 +124,7 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     for spec in specs:
         profile, own = _profile_and_options(spec)
         runs.append(_run(profile, {**dict(options or {}), **own}, steps, manifest, kubelet, seed))
-    return Comparison(runs[0], runs[1], set_name)
+    return Comparison(runs[0], runs[1], set_name, status_fields)
 
 
 def _decision_text(row) -> str:
@@ -140,8 +150,11 @@ class Comparison:
     * :meth:`table`, :meth:`sync`, :meth:`chart`, :meth:`summary`.
     """
 
-    def __init__(self, a: Run, b: Run, set_name: str | None = None) -> None:
+    def __init__(self, a: Run, b: Run, set_name: str | None = None,
+                 status_fields: Sequence[str] = STATUS_FIELDS) -> None:
         self.runs = (a, b)
+        self.status_fields = tuple(f for f in status_fields if f != "available_replicas"
+                                   or all(r.cluster.profile.min_ready_seconds for r in (a, b)))
         self.profiles = (a.profile, b.profile)
         if self.profiles[0] == self.profiles[1]:
             self.profiles = (f"{a.profile} (1)", f"{b.profile} (2)")
@@ -178,11 +191,13 @@ class Comparison:
             if row.sync in status.index:
                 srow = status.loc[row.sync]
                 shown = (_status_text(srow, has_available),
-                         f"{srow.current_revision} -> {srow.update_revision}")
+                         f"{srow.current_revision} -> {srow.update_revision}",
+                         {f: srow[f] for f in STATUS_FIELDS})
             rows = list(by_sync[row.sync].itertuples(index=False)) if row.sync in by_sync else []
             out[n] = {"trace_sync": int(row.sync), "time": float(row.time), "decisions": rows,
                       "error": row.error if isinstance(row.error, str) else None,
-                      "status": shown[0] if shown else "", "revisions": shown[1] if shown else ""}
+                      "status": shown[0] if shown else "", "revisions": shown[1] if shown else "",
+                      "fields": shown[2] if shown else {}}
         return out
 
     # ----------------------------------------------------------- comparing
@@ -206,9 +221,12 @@ class Comparison:
             out.append("outcome")
         if (sa["error"] is None) != (sb["error"] is None):
             out.append("error")
-        if (sa["status"], sa["revisions"]) != (sb["status"], sb["revisions"]):
+        if self._status_key(sa) != self._status_key(sb):
             out.append("status")
         return out
+
+    def _status_key(self, s: dict) -> tuple:
+        return tuple(s["fields"].get(f) for f in self.status_fields)
 
     def _describe(self, n: int, kind: str, i: int) -> str:
         s = self._syncs[i].get(n)

@@ -206,3 +206,27 @@ def test_divergence_reads_as_a_sentence():
     assert str(d) == ("sync 4: the two controllers decide differently. current: wait web-0 "
                       "(not-available). v1.16: create web-1 (missing).")
     assert d.kind in KINDS and isinstance(compare(run, web(1)), Comparison)
+
+
+def test_status_fields_isolate_the_revision_promotion():
+    """BEHAVIOUR 2.11: v1.16 promotes currentRevision for RollingUpdate sets only; the current
+    profile (v1.37, PR #136833) also for OnDelete.  Comparing only currentRevision skips the
+    counting differences and finds the sync of the promotion."""
+    settle = lambda c: c.settle("web")  # noqa: E731
+    steps = [settle, lambda c: c.set_image("web", "nginx:2"), settle]
+    for pod in ("web-1", "web-0"):
+        steps += [lambda c, pod=pod: c.delete_pod(pod), settle]
+    cmp = compare(steps, web(2, strategy={"type": "OnDelete"}), kubelet="manual",
+                  status_fields=("current_revision",))
+    assert cmp.first_divergence is None
+    status = cmp.runs[0].cluster.trace.status()
+    new = cmp.runs[0].cluster.statefulset("web").status.update_revision
+    promoted = int(status[status.current_revision == new].sync.min())
+    s = cmp.first_status_divergence
+    assert (s.sync, s.kind) == (promoted, "status")
+    assert cmp.runs[1].cluster.statefulset("web").status.current_revision != new
+
+
+def test_unknown_status_field():
+    with pytest.raises(ValueError, match="unknown status field"):
+        compare(run, web(1), status_fields=("ready",))

@@ -8,7 +8,8 @@ __version__ = "0.1.0"
 
 from .cluster import Cluster
 from .decisions import Decision, SyncPlan, SyncResult
-from .errors import APIError, ValidationError
+from .errors import APIError, RolloutError, ValidationError
+from .identity import claim_table, dns_table, pod_identity_table
 from .kubelet import StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus)
@@ -21,5 +22,6 @@ PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "compare", "__version__",
+    "RolloutError", "dns_table", "pod_identity_table", "claim_table",
 )
 __all__ = list(PUBLIC)

@@ -16,6 +16,12 @@ steps run on a fresh cluster per profile, with the same seed, so every
 difference in the traces comes from the controllers.
 
 Syncs are aligned by number: sync *n* of one run beside sync *n* of the other.
+By default (``align="repeats"``) a sync that only repeats the sync before it
+(same decisions, same outcomes, nothing changed, no error) is folded into it
+first: how often a controller wakes up to find nothing new (after its own
+status write, say) depends on the release and on timing, not on its rules, so
+such echoes would shift the alignment.  ``align="sync"`` keeps every sync;
+either way each row names the trace syncs it stands for.
 Two syncs *decide differently* when their decisions differ (action, pod or
 object, reason), else when the same decisions had different outcomes (carried
 out / failed / not reached), else when one sync failed and the other did not,
@@ -46,6 +52,9 @@ STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_re
                  "updated_replicas", "current_revision", "update_revision")
 """The status fields a comparison looks at (snake_case, as in ``StatefulSetStatus``)."""
 
+ALIGNMENTS = ("repeats", "sync")
+"""How syncs are lined up: fold repeated no-op syncs first, or one row per sync."""
+
 _OUTCOME = {True: "done", False: "failed", None: "-"}
 
 
@@ -58,13 +67,19 @@ class Divergence:
     profiles: tuple[str, str]
     a: str
     b: str
+    trace_syncs: tuple[int | None, int | None] = (None, None)
+    """The number, in each run's own trace, of the (first) sync in the aligned row."""
 
     def __str__(self) -> str:
         what = {"decisions": "decide differently", "outcome": "make the same decisions with different outcomes",
                 "error": "differ in whether the sync failed", "status": "show a different status",
                 "length": "ran a different number of syncs"}[self.kind]
         pa, pb = self.profiles
-        return f"sync {self.sync}: the two controllers {what}. {pa}: {self.a}. {pb}: {self.b}."
+        where = f"sync {self.sync}"
+        if any(t is not None and t != self.sync for t in self.trace_syncs):
+            where += " (" + ", ".join(f"{p} sync {t}" for p, t in zip(self.profiles, self.trace_syncs)
+                                      if t is not None) + ")"
+        return f"{where}: the two controllers {what}. {pa}: {self.a}. {pb}: {self.b}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +113,7 @@ def _run(profile: Profile, options: dict, steps: Steps, manifest, kubelet: str, 
 def compare(steps: Steps, manifest: str | Mapping | list | None = None,
             profiles: Sequence = ("current", "v1.16"), *, kubelet: str = "auto", seed: int = 0,
             set_name: str | None = None, options: Mapping[str, Any] | None = None,
-            status_fields: Sequence[str] = STATUS_FIELDS) -> "Comparison":
+            status_fields: Sequence[str] = STATUS_FIELDS, align: str = "repeats") -> "Comparison":
     """Run *manifest* + *steps* once per profile and compare the two traces sync by sync.
 
     *profiles* holds two profile names (or :class:`~stsedu.profiles.Profile`
@@ -108,12 +123,16 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     to both runs.  *set_name* is the StatefulSet to compare (default: the one
     the manifest defines, else the first one synced).  *status_fields* are the
     fields of :data:`STATUS_FIELDS` whose difference counts as a status divergence.
+    *align* is ``"repeats"`` (fold syncs that only repeat the one before) or
+    ``"sync"`` (every sync its own row).
 
     If a step raises under one profile, that run stops there and the error is
     kept in ``Run.error`` (and reported by :meth:`Comparison.summary`).
     Raise ValueError unless exactly two profiles are given, for an unknown
-    profile or an unknown status field.
+    profile, an unknown status field or *align* value.
     """
+    if align not in ALIGNMENTS:
+        raise ValueError(f"align must be one of {', '.join(ALIGNMENTS)}, not {align!r}")
     unknown = [f for f in status_fields if f not in STATUS_FIELDS]
     if unknown:
         raise ValueError(f"unknown status field(s) {unknown}; known: {', '.join(STATUS_FIELDS)}")
@@ -124,7 +143,7 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     for spec in specs:
         profile, own = _profile_and_options(spec)
         runs.append(_run(profile, {**dict(options or {}), **own}, steps, manifest, kubelet, seed))
-    return Comparison(runs[0], runs[1], set_name, status_fields)
+    return Comparison(runs[0], runs[1], set_name, status_fields, align)
 
 
 def _decision_text(row) -> str:
@@ -151,8 +170,9 @@ class Comparison:
     """
 
     def __init__(self, a: Run, b: Run, set_name: str | None = None,
-                 status_fields: Sequence[str] = STATUS_FIELDS) -> None:
+                 status_fields: Sequence[str] = STATUS_FIELDS, align: str = "repeats") -> None:
         self.runs = (a, b)
+        self.align = align
         self.status_fields = tuple(f for f in status_fields if f != "available_replicas"
                                    or all(r.cluster.profile.min_ready_seconds for r in (a, b)))
         self.profiles = (a.profile, b.profile)
@@ -175,7 +195,7 @@ class Comparison:
         return "web"
 
     def _per_sync(self, run: Run) -> dict[int, dict]:
-        """For each sync of the set: time, decisions (rows), error, and the status shown after it."""
+        """Aligned rows of one run: trace syncs, time, decisions, error, and the status shown after."""
         trace = run.cluster.trace
         has_available = run.cluster.profile.min_ready_seconds
         syncs = trace.syncs()
@@ -187,17 +207,25 @@ class Comparison:
         status = status[status.set == self.set_name].set_index("sync")
         out: dict[int, dict] = {}
         shown = None
-        for n, row in enumerate(syncs.itertuples(index=False), start=1):
+        for row in syncs.itertuples(index=False):
             if row.sync in status.index:
                 srow = status.loc[row.sync]
                 shown = (_status_text(srow, has_available),
                          f"{srow.current_revision} -> {srow.update_revision}",
                          {f: srow[f] for f in STATUS_FIELDS})
             rows = list(by_sync[row.sync].itertuples(index=False)) if row.sync in by_sync else []
-            out[n] = {"trace_sync": int(row.sync), "time": float(row.time), "decisions": rows,
-                      "error": row.error if isinstance(row.error, str) else None,
-                      "status": shown[0] if shown else "", "revisions": shown[1] if shown else "",
-                      "fields": shown[2] if shown else {}}
+            error = row.error if isinstance(row.error, str) else None
+            after = {"status": shown[0] if shown else "", "revisions": shown[1] if shown else "",
+                     "fields": shown[2] if shown else {}}
+            last = out.get(len(out))
+            if (self.align == "repeats" and last is not None and error is None and last["error"] is None
+                    and not row.changed and self._key(rows) == self._key(last["decisions"])
+                    and self._outcomes(rows) == self._outcomes(last["decisions"])):
+                last["syncs"].append(int(row.sync))
+                last.update(after)  # the status shown after the last sync of the row
+                continue
+            out[len(out) + 1] = {"syncs": [int(row.sync)], "time": float(row.time), "decisions": rows,
+                                 "error": error, **after}
         return out
 
     # ----------------------------------------------------------- comparing
@@ -231,7 +259,7 @@ class Comparison:
     def _describe(self, n: int, kind: str, i: int) -> str:
         s = self._syncs[i].get(n)
         if s is None:
-            return f"no sync {n} (the run ended after {len(self._syncs[i])} syncs)"
+            return f"no sync {n} (the run ended after {len(self._syncs[i])} rows)"
         if kind in ("decisions", "outcome"):
             return "; ".join(_decision_text(r) for r in s["decisions"]) or "nothing to do"
         if kind == "error":
@@ -248,15 +276,18 @@ class Comparison:
             found = [k for k in self.differences(n) if k in kinds]
             if found:
                 kind = found[0]
+                trace = tuple(s[n]["syncs"][0] if n in s else None for s in self._syncs)
                 return Divergence(n, kind, self.profiles, self._describe(n, kind, 0),
-                                  self._describe(n, kind, 1))
+                                  self._describe(n, kind, 1), trace)
         return None
 
     # ------------------------------------------------------------- viewing
     def table(self, only_differences: bool = False):
         """Both traces side by side, one row per sync (a DataFrame).
 
-        Columns: ``sync``, then per profile ``<profile> time``, ``<profile>
+        Columns: ``sync`` (the aligned row), then per profile ``<profile> syncs``
+        (the trace syncs the row stands for, ``4-6`` when repeats were folded),
+        ``<profile> time`` (of the first), ``<profile>
         decisions`` (``;``-separated, ``✗`` marks a request that failed or was
         not reached), ``<profile> status`` (replicas/ready/available/current/
         updated after the sync; ``–`` where the release has no
@@ -270,6 +301,7 @@ class Comparison:
             row: dict[str, Any] = {"sync": n}
             for p, syncs in zip(self.profiles, self._syncs):
                 s = syncs.get(n)
+                row[f"{p} syncs"] = _span(s["syncs"]) if s else ""
                 row[f"{p} time"] = round(s["time"], 3) if s else None
                 row[f"{p} decisions"] = ("; ".join(_decision_text(r) for r in s["decisions"])
                                          if s else "")
@@ -298,7 +330,8 @@ class Comparison:
     def summary(self) -> str:
         """One paragraph: how many syncs each run made and where they first differ."""
         a, b = self.runs
-        parts = [f"{p}: {len(s)} syncs" for p, s in zip(self.profiles, self._syncs)]
+        parts = [f"{p}: {sum(len(r['syncs']) for r in s.values())} syncs"
+                 for p, s in zip(self.profiles, self._syncs)]
         text = f"Scenario on StatefulSet {self.set_name!r}: " + ", ".join(parts) + ". "
         text += (str(self.first_divergence) if self.first_divergence is not None
                  else "The two controllers made the same decisions in every sync.")
@@ -359,6 +392,10 @@ class Comparison:
 
     def _repr_html_(self) -> str:  # pragma: no cover - display helper
         return f"<p>{self.summary()}</p>" + self.table().to_html(index=False)
+
+
+def _span(syncs: list[int]) -> str:
+    return str(syncs[0]) if len(syncs) == 1 else f"{syncs[0]}-{syncs[-1]}"
 
 
 _ACTIONS = ["create", "delete", "update", "wait", "create-pvc", "update-pvc", "create-revision",

@@ -34,7 +34,8 @@ def first_sync_with(cmp, profile_index, predicate):
 
 
 @pytest.mark.parametrize("trigger, expect_a, expect_b", [
-    (lambda c: c.kubelet.fail("web-1"), "delete web-1 (failed)", "create web-1 (missing) ✗ AlreadyExists"),
+    (lambda c: c.kubelet.fail("web-1"), "delete web-1 (failed)",
+     'create web-1 (missing) ✗ pods "web-1" already exists'),
     (lambda c: c.kubelet.succeed("web-1"), "delete web-1 (failed)", "wait web-1 (not-running-ready)"),
 ], ids=["failed-pod", "succeeded-pod"])
 def test_divergence_at_the_ended_pod(trigger, expect_a, expect_b):
@@ -42,9 +43,9 @@ def test_divergence_at_the_ended_pod(trigger, expect_a, expect_b):
     Succeeded one; the first divergence is the first sync after the pod ended."""
     marks = {}
     cmp = compare([run, marker(marks), trigger, run], web(3))
-    assert marks["current"] == marks["v1.16"]
     d = cmp.first_divergence
-    assert (d.sync, d.kind) == (marks["current"] + 1, "decisions")
+    assert d.kind == "decisions"
+    assert d.trace_syncs == (marks["current"] + 1, marks["v1.16"] + 1)
     assert expect_a in d.a and expect_b in d.b
 
 
@@ -58,7 +59,7 @@ def test_divergence_for_parallel_without_slow_start():
                    lambda c: c.inject_error("create", "Pod"), lambda c: c.sync("web")],
                   web(1, "Parallel"), profiles=("v1.36", "v1.16"))
     d = cmp.first_divergence
-    assert (d.sync, d.kind) == (marks["v1.36"] + 1, "outcome")
+    assert d.kind == "outcome" and d.trace_syncs == (marks["v1.36"] + 1, marks["v1.16"] + 1)
     assert "create web-2 (missing)" in d.a and "✗" not in d.a.split("create web-2")[1].split(";")[0]
     assert "create web-2 (missing) ✗ not reached" in d.b
 
@@ -100,7 +101,7 @@ def test_divergence_for_max_unavailable():
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}
     cmp = compare([run, marker(marks), lambda c: c.set_image("web", "nginx:2"), run], web(3, strategy=strategy))
     d = cmp.first_divergence
-    assert (d.sync, d.kind) == (marks["current"] + 1, "decisions")
+    assert d.kind == "decisions" and d.trace_syncs == (marks["current"] + 1, marks["v1.16"] + 1)
     assert "delete web-2 (update); delete web-1 (update)" in d.a
     assert d.b.endswith("delete web-2 (update)")
 
@@ -160,20 +161,45 @@ def test_needs_two_known_profiles():
         compare(run, web(1), profiles=("current", "v1.99"))
 
 
-def test_table_aligns_both_traces_by_sync():
-    """One row per sync number up to the longer run; the shorter run's missing syncs are blank and
-    marked 'length'; a failed request is marked with ✗."""
-    cmp = compare([run, lambda c: c.kubelet.fail("web-1"), run], web(2))
+def _syncs_listed(column) -> list[int]:
+    out = []
+    for cell in column:
+        if cell:
+            first, _, last = cell.partition("-")
+            out += list(range(int(first), int(last or first) + 1))
+    return out
+
+
+@pytest.mark.parametrize("align", ["repeats", "sync"])
+def test_table_aligns_both_traces_by_sync(align):
+    """Every trace sync of each run appears exactly once, in order; rows past the shorter run are
+    marked 'length'; a failed request is marked with ✗.  With align='sync' row n is sync n."""
+    cmp = compare([run, lambda c: c.kubelet.fail("web-1"), run], web(2), align=align)
     t = cmp.table()
-    lengths = [len(r.cluster.trace) for r in cmp.runs]
-    assert list(t.sync) == list(range(1, max(lengths) + 1))
+    for p, r in zip(cmp.profiles, cmp.runs):
+        assert _syncs_listed(t[f"{p} syncs"]) == list(range(1, len(r.cluster.trace) + 1))
+    if align == "sync":
+        assert list(t.sync) == list(range(1, max(len(r.cluster.trace) for r in cmp.runs) + 1))
     assert {"current decisions", "v1.16 decisions", "current status", "v1.16 status", "differs"} <= set(t)
     d = cmp.first_divergence.sync
     assert "decisions" in t.set_index("sync").loc[d, "differs"]
-    assert "✗" in t.set_index("sync").loc[d, "v1.16 decisions"]
-    assert (t[t.sync > min(lengths)].differs.str.contains("length")).all()
+    assert t["v1.16 decisions"].str.contains('✗ pods "web-1" already exists').any()
+    short = t[(t["current syncs"] == "") | (t["v1.16 syncs"] == "")]
+    assert len(short) and short.differs.str.contains("length").all()
     only = cmp.table(only_differences=True)
-    assert (only.differs != "").all() and len(only) < len(t) + 1
+    assert (only.differs != "").all() and len(only) <= len(t)
+
+
+def test_repeated_syncs_are_folded():
+    """A run that wakes up more often (here: current resyncs after each of its status writes) has
+    the same rows once repeats are folded; strict alignment shifts them."""
+    folded = compare(run, web(3))
+    assert folded.first_divergence is None
+    assert len(folded.runs[0].cluster.trace) != len(folded.runs[1].cluster.trace)
+    strict = compare(run, web(3), align="sync")
+    assert strict.first_divergence is not None
+    with pytest.raises(ValueError, match="align"):
+        compare(run, web(1), align="time")
 
 
 def test_sync_view_lists_both_profiles_with_messages():
@@ -223,7 +249,7 @@ def test_status_fields_isolate_the_revision_promotion():
     new = cmp.runs[0].cluster.statefulset("web").status.update_revision
     promoted = int(status[status.current_revision == new].sync.min())
     s = cmp.first_status_divergence
-    assert (s.sync, s.kind) == (promoted, "status")
+    assert s.kind == "status" and s.trace_syncs[0] == promoted
     assert cmp.runs[1].cluster.statefulset("web").status.current_revision != new
 
 

@@ -331,3 +331,27 @@ def test_settle_plays_the_kubelet_until_stable(manual_cluster):
     c.kubelet.set_unready("web-1")
     results = c.settle("web")
     assert results[-1].actions == [("wait", "web-1", "not-running-ready")]
+
+
+def test_run_backs_off_after_errors_like_the_workqueue():
+    """A failing sync is requeued with exponential backoff (DefaultControllerRateLimiter: 5 ms, doubling)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.inject_error("create", "Pod", count=3)
+    results = c.run("web", max_syncs=10)
+    assert [r.error is not None for r in results[:4]] == [True, True, True, False]
+    assert [r.time for r in results[:4]] == pytest.approx([0, 0.005, 0.015, 0.035])
+    assert ("create", "web-0", "missing") in results[3].actions
+
+
+def test_run_stops_when_the_set_is_deleted_meanwhile():
+    """run() ends cleanly when a foreground deletion removes the set during the run."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(2))
+    c.run("web")
+    c.delete("web", cascade="foreground")
+    results = c.run("web", max_syncs=200)
+    assert len(results) < 200
+    with pytest.raises(KeyError):
+        c.statefulset("web")
+    assert c.pods() == []

@@ -97,7 +97,7 @@ def test_failed_pod_deleted_and_recreated_in_one_pass_fails_with_already_exists(
         assert all(d.applied is False for d in r.decisions if d.step == "update")
         delete, create = [d for d in r.decisions if d.action in ("delete", "create")]
         assert delete.applied is True and create.applied is False
-        assert "AlreadyExists" in create.error and "AlreadyExists" in create.message
+        assert create.error == 'pods "web-1" already exists' and "AlreadyExists" in create.message
         assert r.error and r.status is None
         assert c.statefulset("web").status == before  # still 3 ready: nothing was written
         assert c.pod("web-1").terminating and c.pod("web-1").uid == old_uid

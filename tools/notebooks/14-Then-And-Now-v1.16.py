@@ -116,7 +116,9 @@ print(cmp.first_divergence)
 
 # %% [markdown]
 # Today's controller waits until `web-0` has been Ready for more than 10 seconds; v1.16 never
-# heard of the field and creates `web-1` as soon as `web-0` is Running and Ready.
+# heard of the field and creates `web-1` as soon as `web-0` is Running and Ready. (In auto mode
+# a controller also wakes up after its own status writes and finds nothing new; the comparison
+# folds such repeated syncs into one row, and the brackets give each run's own sync numbers.)
 #
 # The same goes for `maxUnavailable` (v1.24). With `maxUnavailable: 2`, a template change:
 

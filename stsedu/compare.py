@@ -41,7 +41,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .cluster import Cluster
 from .profiles import Profile, get_profile
 
-__all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS"]
+__all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS", "STATUS_FIELDS", "ALIGNMENTS"]
 
 Steps = Callable[[Cluster], Any] | Sequence[Callable[[Cluster], Any]]
 

@@ -96,11 +96,11 @@ _CSS = """
   font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
 .stsedu-pg table.stsedu td.code { font-family: var(--jp-code-font-family, monospace); }
 .stsedu-pg table.stsedu td.rule { color: #666; font-size: 11px; }
-.stsedu-pg .act-create { color: #1a7f37; font-weight: 600; }
-.stsedu-pg .act-delete { color: #cf222e; font-weight: 600; }
-.stsedu-pg .act-update { color: #0969da; font-weight: 600; }
-.stsedu-pg .act-wait { color: #9a6700; font-weight: 600; }
-.stsedu-pg .act-other { color: #57606a; }
+.stsedu-pg .sa-create { color: #1a7f37; font-weight: 600; }
+.stsedu-pg .sa-delete { color: #cf222e; font-weight: 600; }
+.stsedu-pg .sa-update { color: #0969da; font-weight: 600; }
+.stsedu-pg .sa-wait { color: #9a6700; font-weight: 600; }
+.stsedu-pg .sa-other { color: #57606a; }
 .stsedu-pg tr.minor td { color: #8c959f; }
 .stsedu-pg .st-ready { color: #1a7f37; }
 .stsedu-pg .st-wait { color: #9a6700; }
@@ -146,7 +146,7 @@ def _esc(x: Any) -> str:
 
 
 def _action_class(action: str) -> str:
-    return f"act-{action}" if action in POD_ACTIONS else "act-other"
+    return f"sa-{action}" if action in POD_ACTIONS else "sa-other"
 
 
 def _decisions_html(decisions: Sequence[Decision], current: int | None = None) -> str:

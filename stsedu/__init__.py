@@ -24,5 +24,14 @@ PUBLIC = (
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
+    "widgets",
 )
 __all__ = list(PUBLIC)
+
+
+def __getattr__(name: str):
+    """``stsedu.widgets`` is imported on first use (it pulls in ipywidgets)."""
+    if name == "widgets":
+        import importlib
+        return importlib.import_module(".widgets", __name__)
+    raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

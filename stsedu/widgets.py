@@ -530,7 +530,15 @@ _VIEW_CLASSES: dict[str, Callable[[], View]] = {
 
 # ========================================================================== Playground
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def _kernel_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop if we run inside a Jupyter kernel (comm handlers run on it), else None."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover
+        return None
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
     try:
         return asyncio.get_running_loop()
     except RuntimeError:
@@ -1273,7 +1281,7 @@ class Playground:
     def _on_run_clicked(self) -> None:
         if self._running:
             return
-        loop = _running_loop()
+        loop = _kernel_loop()
         if loop is None:
             self.run_until_stable()
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 
 import ipywidgets as W
 import pytest
@@ -37,6 +38,23 @@ def walk(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from walk(child)
+
+
+def run_coroutine(fn):
+    """``asyncio.run(fn())`` in a fresh thread, immune to an event loop left running in this one."""
+    out: dict = {}
+
+    def target():
+        try:
+            out["value"] = asyncio.run(fn())
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            out["error"] = e
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(120)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 @pytest.fixture
@@ -314,22 +332,33 @@ def test_run_async_can_be_stopped():
         assert pg._running and pg.run_button.disabled and not pg.stop_button.disabled
         pg.stop_button.click()
         return await task
-    results = asyncio.run(go())
+    results = run_coroutine(go)
     assert 0 < len(results) < 20
     assert "Stopped after" in pg.info.value
     assert len(pg.cluster.pods("web")) < 20
     assert not pg._running and pg.stop_button.disabled and not pg.run_button.disabled
 
 
-def test_run_button_starts_a_task_when_an_event_loop_runs():
-    """Under a kernel (a running loop) the Run button schedules run_async instead of blocking."""
+def test_run_button_blocks_without_a_kernel():
+    """No kernel (plain Python, even with an event loop running): the Run button runs to the end."""
     pg = sw.Playground()
+
+    async def go():
+        pg.run_button.click()
+    run_coroutine(go)
+    assert pg._task is None and len(pg.cluster.pods("web")) == 3 and "Stable after" in pg.info.value
+
+
+def test_run_button_starts_a_task_under_a_kernel(monkeypatch):
+    """Under a kernel (its loop runs the comm handlers) the Run button schedules run_async instead."""
+    pg = sw.Playground()
+    monkeypatch.setattr(sw, "_kernel_loop", asyncio.get_running_loop)
 
     async def go():
         pg.run_button.click()
         assert pg._task is not None and pg.cluster.pods("web") == []  # not run yet: it is a task
         await pg._task
-    asyncio.run(go())
+    run_coroutine(go)
     assert len(pg.cluster.pods("web")) == 3 and "Stable after" in pg.info.value
 
 

@@ -106,15 +106,32 @@ def jupyter_server(tmp_path_factory):
         _stop(proc)
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    """pytest-playwright: Debian's Chromium, not a downloaded browser."""
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "headless": True,
-            "args": ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-dev-shm-usage"]}
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage"]
 
 
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1400, "height": 1500}}
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright, closed when the module's tests end.
+
+    Plain ``sync_playwright()`` rather than pytest-playwright's session-wide
+    fixtures: Playwright's sync API keeps an asyncio loop running in the main
+    thread while it is open, which would make later tests in the same pytest
+    run see "a running event loop"."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1500})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

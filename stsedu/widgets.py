@@ -621,7 +621,6 @@ class Playground:
         self._image_choices = self._initial_images(images)
         self._max_replicas = max_replicas
         self._build()
-        self._load_controls()
         self.refresh()
 
     # ------------------------------------------------------------------ building
@@ -1299,7 +1298,8 @@ class Playground:
                                      "replaced may still block an OrderedReady set: delete it.")
 
     def reset(self):
-        """A new cluster from the original manifest and options (never-ready images forgotten)."""
+        """A new cluster from the original manifest and options, in the kubelet mode shown
+        (never-ready images forgotten)."""
         def go():
             self.stop()
             c, _ = self._new_cluster(self.cluster.kubelet.mode)

@@ -80,7 +80,8 @@ class Cluster:
         self.store = Store(self.clock)
         from . import __version__
         self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
-                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)})
+                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)},
+                           clock=self.clock)
         self.kubelet = Kubelet(self, kubelet, stages, seed)
         if gc_delay is None:
             gc_delay = 0.0 if kubelet == "manual" else 1.0

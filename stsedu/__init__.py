@@ -21,3 +21,10 @@ PUBLIC = (
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "__version__",
 )
 __all__ = list(PUBLIC)
+
+
+def __getattr__(name):  # ``stsedu.charts`` / ``stsedu.tables`` without importing Altair at ``import stsedu``
+    if name in ("charts", "tables"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

@@ -86,6 +86,7 @@ CONFIG = dict(
     legend=alt.LegendConfig(labelFontSize=13, titleFontSize=14, symbolSize=160),
     title=alt.TitleConfig(fontSize=18, subtitleFontSize=13, subtitleColor="#444444", anchor="start", offset=8),
     view=alt.ViewConfig(stroke=None),
+    padding={"left": 12, "right": 28, "top": 6, "bottom": 6},  # browsers' fonts run wider than vl-convert's
 )
 """Teaching defaults: large fonts, titles on the left, no frame around the plot."""
 
@@ -148,19 +149,15 @@ def _merge(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
     """Merge neighbouring segments of one pod incarnation that agree on every column in *key*."""
     if seg.empty:
         return seg
-    rows = []
-    for _, g in seg.sort_values(["ordinal", "incarnation", "x0"]).groupby(["ordinal", "incarnation"], sort=False):
-        cur = None
-        for r in g.to_dict("records"):
-            if cur is not None and all(cur[k] == r[k] for k in key) and cur["x1"] >= r["x0"]:
-                cur["x1"], cur["end"], cur["last_sync"] = r["x1"], r["end"], r["last_sync"]
-                continue
-            if cur is not None:
-                rows.append(cur)
-            cur = dict(r)
-        if cur is not None:
-            rows.append(cur)
-    return pd.DataFrame(rows, columns=list(seg.columns)).reset_index(drop=True)
+    seg = seg.sort_values(["ordinal", "incarnation", "x0"], kind="stable").reset_index(drop=True)
+    same = seg["ordinal"].eq(seg["ordinal"].shift()) & seg["incarnation"].eq(seg["incarnation"].shift())
+    for k in key:
+        same &= seg[k].eq(seg[k].shift())
+    same &= seg["x0"].le(seg["x1"].shift())
+    group = (~same).cumsum()
+    how = {c: "first" for c in seg.columns}
+    how.update({c: "last" for c in ("x1", "end", "last_sync", "sync_end", "ongoing")})
+    return seg.groupby(group, sort=False).agg(how).reset_index(drop=True)
 
 
 def _segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None) -> pd.DataFrame:
@@ -368,8 +365,10 @@ def _revision_map(trace, set_name: str):
                                          strokeDash=[8, 4], clip=True).encode(
             x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale),
             tooltip=[alt.Tooltip("partition:Q", title="partition")])
-        label = alt.Chart(part.tail(1)).transform_calculate(text="'partition ' + datum.partition").mark_text(
-            align="right", baseline="bottom", dx=-6, dy=-4, fontSize=13, fontWeight="bold", clip=True).encode(
+        starts = part.iloc[:-1]
+        starts = starts[starts["partition"] > 0]  # each change of a partition above 0, labelled where it starts
+        label = alt.Chart(starts).transform_calculate(text="'partition ' + datum.partition").mark_text(
+            align="left", baseline="bottom", dx=4, dy=-3, fontSize=13, fontWeight="bold").encode(
             x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale), text="text:N")
         layers += [line, label]
         subtitle.append("dashed line: the partition; only ordinals at or above it are updated")
@@ -491,8 +490,9 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
                     scale=alt.Scale(**kscale, range=["#FFFFFF" if k == "wait" else ACTION_COLORS[k] for k in kinds]),
                     legend=alt.Legend(orient="right"))
     o_lo, o_hi = (int(df["ordinal"].min()), int(df["ordinal"].max())) if len(df) else (0, 0)
-    pods = tables.pod_intervals(trace, set_name)
-    if not pods.empty:
+    pods = trace.pods()
+    pods = pods[(pods["set"] == set_name) & (pods["ordinal"] >= 0)]
+    if not pods.empty:  # the same rows as the pod charts, so the strip lines up with them
         o_lo, o_hi = min(o_lo, int(pods["ordinal"].min())), max(o_hi, int(pods["ordinal"].max()))
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
@@ -552,7 +552,7 @@ def _sync_summary(trace, set_name: str, max_points: int = 400) -> pd.DataFrame:
     words = {}
     for s, g in dec.groupby("sync"):
         parts = [f"{a} {p}" + (f" ({r})" if a == "wait" else "") for a, p, r in zip(g["action"], g["pod"], g["reason"])]
-        words[int(s)] = "; ".join(parts[:5]) + (f"; and {len(parts) - 5} more" if len(parts) > 5 else "")
+        words[int(s)] = "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
     out = syncs.assign(decided=[words.get(int(s), "nothing about pods") for s in syncs["sync"]])
     if len(out) > max_points:
         out = out.iloc[:: math.ceil(len(out) / max_points)]
@@ -563,14 +563,15 @@ def overview(trace, set_name: str | None = None):
     """The pod timeline, revision map, decision strip and status lanes on one sync axis, linked.
 
     Hovering anywhere picks the nearest sync: a line marks it in every panel,
-    its decisions grow in the strip, a label gives its number and time, and
-    the tooltip says what it decided.
+    its decisions grow in the strip, and a label above the pods gives its
+    number, its time and what it decided.
     """
     set_name = _pick_set(trace, set_name)
     lo, hi = _x_extent(trace, "sync")
     marks = _sync_summary(trace, set_name)
     xs = alt.X("sync:Q", scale=_x_scale(lo, hi))
-    # One hover selection per panel (Altair warns when one selection is shared by several views);
+    # One hover selection per panel (Altair warns when one selection is shared by several views),
+    # each in a view with its own name (Altair's generated names repeat inside a nested concat);
     # every panel highlights when any of them holds a sync.  (Chaining ``p1 | p2 | ...`` would drop
     # ``empty: false`` from all but the first, so the test is written out.)
     n_views = 4 + len(tables.COUNTERS) - 1
@@ -580,18 +581,21 @@ def overview(trace, set_name: str | None = None):
     counter = iter(params)
 
     def linked(panel, with_label: bool = False):
-        selector = alt.Chart(marks).mark_point(opacity=0, size=10).encode(
-            x=xs, tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f"),
-                           alt.Tooltip("decided:N", title="it decided")]).add_params(next(counter))
+        param = next(counter)
+        # (no text field in this tooltip: Vega-Lite 6 reads text fields of a `nearest` tooltip from the
+        # wrong datum and shows "undefined"; what the sync decided is in the label instead)
+        selector = alt.Chart(marks, name=f"{param.name}_view").mark_point(opacity=0, size=10).encode(
+            x=xs, tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f")]
+        ).add_params(param)
         rule = alt.Chart(marks).mark_rule(color="#222222", strokeWidth=1.5).encode(
             x=xs, opacity=alt.condition(hovered, alt.value(0.85), alt.value(0.0)))
         layers = list(panel.layer) if isinstance(panel, alt.LayerChart) else [panel]
         layers.append(rule)
-        if with_label:
+        if with_label:  # one fixed place, so the invisible labels do not widen the layout
             layers.append(alt.Chart(marks).transform_calculate(
-                label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s'").mark_text(
-                align="left", baseline="bottom", dx=6, y=-2, fontSize=13, fontWeight="bold").encode(
-                x=xs, text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0))))
+                label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
+                align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold", limit=WIDTH).encode(
+                text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0))))
         layers.append(selector)
         props = {k: panel[k] for k in ("data", "width", "height", "title") if panel[k] is not alt.Undefined}
         return alt.LayerChart(layer=layers, **props)  # data hoisted onto *panel* stays with its layers

@@ -180,7 +180,8 @@ def watch_frame(trace, set_name: str | None = None):
     if pods.empty:
         return pd.DataFrame(columns=cols)
     df = _pod_incarnations(pods.reset_index(drop=True))
-    created = df[df["event"] == "created"].set_index(["pod", "incarnation"])["time"]
+    c = df[df["event"] == "created"]
+    created = dict(zip(zip(c["pod"], c["incarnation"]), c["time"]))
     born = [created.get((p, i), t0) for p, i, t0 in
             zip(df["pod"], df["incarnation"], df.groupby(["pod", "incarnation"])["time"].transform("min"))]
     last_restart = _last_restart_times(df)
@@ -335,7 +336,7 @@ POD_ACTIONS = ("create", "delete", "update", "wait")
 
 def _outcome(action: str, applied, error) -> str:
     if error:
-        return f"failed: {error}"
+        return str(error) if str(error).startswith("not reached") else f"failed: {error}"
     if action == "wait" or applied is None:
         return ""
     return "done" if applied else "not reached"
@@ -349,7 +350,7 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
     ``decisions()`` DataFrame, a :class:`~stsedu.decisions.SyncResult`, or a
     list of :class:`~stsedu.decisions.Decision` (then *sync* and *time* fill
     those columns).  ``outcome`` is ``done``, ``failed: <error>`` (an API
-    error stopped it), ``not reached`` (an earlier failure stopped the
+    error stopped it), ``not reached...`` (an earlier failure stopped the
     sync first) or empty for waits.  *pod_actions* keeps only create,
     delete, update and wait.
     """
@@ -552,37 +553,45 @@ def pod_intervals(trace, set_name: str | None = None, until: float | None = None
         i = bisect.bisect_right(times, t)
         return float(nums[i]) if i < len(nums) else end_sync + 0.5
 
+    # one pass over plain lists (pandas row access per group is slow for thousands of pods)
+    cols = {c: pods[c].tolist() for c in ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
+                                          "terminating", "revision", "cause", "incarnation")}
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, key in enumerate(zip(cols["pod"], cols["incarnation"])):
+        groups.setdefault(key, []).append(i)
     out = []
-    for (pod, inc), g in pods.groupby(["pod", "incarnation"], sort=False):
-        set_ = g["set"].iloc[0]
-        ordinal = int(g["ordinal"].iloc[0])
+    for (pod, inc), idx in groups.items():
+        set_ = cols["set"][idx[0]]
+        ordinal = int(cols["ordinal"][idx[0]])
         points = []  # (time, sync position, state, revision, cause, action, decision, rule)
         ready_since = None
-        rows = list(g.itertuples(index=False))
         gone = None
-        for i, r in enumerate(rows):
-            m = _CAUSE_RE.match(str(r.cause))
-            own = m is not None and int(m.group(1)) == int(r.sync)
-            pos = float(r.sync) if own else r.sync + 0.5
-            if r.event == "deleted":
-                gone = (r.time, pos)
+        for n, i in enumerate(idx):
+            t, sync, cause = cols["time"][i], int(cols["sync"][i]), str(cols["cause"][i])
+            m = _CAUSE_RE.match(cause)
+            own = m is not None and int(m.group(1)) == sync
+            pos = float(sync) if own else sync + 0.5
+            if cols["event"][i] == "deleted":
+                gone = (t, pos)
                 break
-            state = _base_state(r.phase, bool(r.ready), bool(r.terminating))
-            if r.ready and ready_since is None:
-                ready_since = r.time
-            if not r.ready:
+            ready = bool(cols["ready"][i])
+            state = _base_state(cols["phase"][i], ready, bool(cols["terminating"][i]))
+            if ready and ready_since is None:
+                ready_since = t
+            if not ready:
                 ready_since = None
             action = m.group(2) if m else None
             message, rule = dec_index.get((int(m.group(1)), pod, action), (None, None)) if m else (None, None)
-            mrs = mrs_at(set_, r.time)
-            if state == "Ready" and (mrs <= 0 or r.time > ready_since + mrs):
+            mrs = mrs_at(set_, t)
+            if state == "Ready" and (mrs <= 0 or t > ready_since + mrs):
                 state = "Available"
-            points.append((r.time, pos, state, r.revision, r.cause, action, message, rule))
+            revision = cols["revision"][i]
+            points.append((t, pos, state, revision, cause, action, message, rule))
             if state == "Ready":
                 avail_t = ready_since + mrs
-                nxt = rows[i + 1].time if i + 1 < len(rows) else None
+                nxt = cols["time"][idx[n + 1]] if n + 1 < len(idx) else None
                 if avail_t < end_time and (nxt is None or avail_t < nxt):
-                    points.append((avail_t, first_sync_after(set_, avail_t), "Available", r.revision,
+                    points.append((avail_t, first_sync_after(set_, avail_t), "Available", revision,
                                    f"minReadySeconds ({mrs} s) passed", None, None, None))
         stop_t, stop_pos = gone if gone is not None else (end_time, end_sync + 0.5)
         merged = []

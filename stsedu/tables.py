@@ -335,9 +335,9 @@ POD_ACTIONS = ("create", "delete", "update", "wait")
 
 
 def _outcome(action: str, applied, error) -> str:
-    if error:
-        return str(error) if str(error).startswith("not reached") else f"failed: {error}"
-    if action == "wait" or applied is None:
+    if isinstance(error, str) and error:  # (a column of None can come back as NaN)
+        return error if error.startswith("not reached") else f"failed: {error}"
+    if action == "wait" or applied is None or applied != applied:
         return ""
     return "done" if applied else "not reached"
 
@@ -422,6 +422,8 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
         {"selector": "td.action", "props": "font-weight: bold;"},
         {"selector": "td.failed", "props": "outline: 1px dashed currentColor;"},
     ]
+    nowrap = {c: [{"selector": "td", "props": "white-space: nowrap;"}]
+              for c in ("sync", "time", "action", "pod", "reason")}
     for kind, color in ACTION_COLORS.items():
         styles.append({"selector": f"td.act-{kind}", "props": f"background-color: {_rgba(color, 0.22)};"})
         styles.append({"selector": f"td.act-{kind}.action",
@@ -435,7 +437,7 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
         caption = f"{len(df)} decisions"
     caption += " (green create · vermilion delete · orange update · blue wait · grey other)"
     return (df.style.set_uuid(f"stsedu-{digest}").hide(axis="index").set_td_classes(classes)
-            .set_table_styles(styles).set_caption(caption)
+            .set_table_styles(styles).set_table_styles(nowrap, overwrite=False).set_caption(caption)
             .format({"time": "{:.1f}"}, na_rep=""))
 
 

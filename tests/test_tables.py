@@ -272,3 +272,15 @@ def test_pod_intervals_without_min_ready_seconds_go_straight_to_available():
     assert list(zip(iv.state, iv.first_sync, iv.last_sync)) == [("Pending", 1, 1), ("Running", 2, 2),
                                                                  ("Available", 3, 3)]
     assert "Ready" not in set(iv.state)
+
+
+def test_decisions_table_marks_only_real_failures():
+    """An API error outlines the failed decision; decisions that went through still read "done"."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.inject_error("create", "Pod")
+    result = c.sync("web")
+    df = tables.decisions_frame(result)
+    assert dict(zip(df.action, df.outcome))["create"].startswith("failed: ")
+    assert dict(zip(df.action, df.outcome))["create-revision"] == "done"
+    assert tables.decisions_table(result).to_html().count(" failed") >= len(df.columns) - 1

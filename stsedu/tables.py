@@ -180,6 +180,9 @@ def watch_frame(trace, set_name: str | None = None):
     if pods.empty:
         return pd.DataFrame(columns=cols)
     df = _pod_incarnations(pods.reset_index(drop=True))
+    # traces saved before these columns existed load them as None
+    df["containers"] = df["containers"].fillna(1).astype(int)
+    df["restarts"] = df["restarts"].fillna(0).astype(int)
     c = df[df["event"] == "created"]
     created = dict(zip(zip(c["pod"], c["incarnation"]), c["time"]))
     born = [created.get((p, i), t0) for p, i, t0 in
@@ -533,7 +536,8 @@ def pod_intervals(trace, set_name: str | None = None, until: float | None = None
     # minReadySeconds per set over time, and each set's sync times (for availability in sync positions)
     mrs_by_set: dict[str, tuple[list[float], list[int]]] = {}
     for s, g in status.groupby("set", sort=False):
-        mrs_by_set[s] = (g["time"].tolist(), [int(v) if v == v else 0 for v in g["min_ready_seconds"]])
+        mrs_by_set[s] = (g["time"].tolist(), [int(v) if v is not None and v == v else 0
+                                               for v in g["min_ready_seconds"]])
     sync_times: dict[str, tuple[list[float], list[int]]] = {}
     for s, g in syncs.groupby("set", sort=False):
         sync_times[s] = (g["time"].tolist(), g["sync"].astype(int).tolist())
@@ -638,3 +642,30 @@ def rollout_status_text(sts: StatefulSet) -> str:
                 f"at revision {st.update_revision}...")
     return (f"statefulset rolling update complete {st.current_replicas} pods at revision "
             f"{st.current_revision}...")
+
+
+def rollout_history_text(cluster, name: str, namespace: str = "default") -> str:
+    """What ``kubectl rollout history statefulset/<name>`` prints now, byte for byte.
+
+    Mirrors kubectl's ``StatefulSetHistoryViewer`` (``printHistory``): the
+    revisions the set controls and that match its selector, one row per
+    revision number, ascending, with the ``kubernetes.io/change-cause``
+    annotation (copied from the set when the revision was made) or
+    ``<none>``; aligned like Go's tabwriter (padding 2).  The first line is
+    kubectl's name printer with an empty operation, so it ends in a space, and
+    the output ends with an empty line.  ``No rollout history found.`` when
+    there is none.  Raise KeyError if the set does not exist.
+    """
+    from .revisions import controlled_history
+    sts = cluster.statefulset(name, namespace)
+    by_number = {r.revision: r for r in controlled_history(
+        sts, cluster.store.list("ControllerRevision", namespace))}
+    if not by_number:
+        body = "No rollout history found."
+    else:
+        rows = [("REVISION", "CHANGE-CAUSE")]
+        rows += [(str(n), by_number[n].annotations.get("kubernetes.io/change-cause") or "<none>")
+                 for n in sorted(by_number)]
+        width = max(len(first) for first, _ in rows) + 2
+        body = "".join(f"{first.ljust(width)}{rest}\n" for first, rest in rows)
+    return f"statefulset.apps/{name} \n{body}\n"

@@ -11,7 +11,7 @@ import stsedu
 from stsedu import charts, tables
 from stsedu.palette import ACTION_COLORS, COUNTER_COLORS, REVISION_COLORS, STATE_COLORS
 from helpers import web
-from test_tables import NEW, manifest_rollout
+from test_tables import delete_syncs, manifest_rollout
 
 CHARTS = ("pod_timeline", "revision_map", "status_counters", "decision_strip", "overview")
 
@@ -72,7 +72,8 @@ def test_pod_timeline_bars_are_pod_states_over_time(specs, rollout):
     assert w2[:5] == [("Pending", 28.0, 29.0), ("Running", 29.0, 31.0), ("Ready", 31.0, 41.0),
                       ("Available", 41.0, 42.0), ("Terminating", 42.0, 43.0)]
     term = next(r for r in data if r["pod"] == "web-1" and r["state"] == "Terminating")
-    assert term["cause"] == "sync 20: delete (update)" and term["decision"].startswith("web-1 is at revision")
+    assert term["cause"] == f"sync {delete_syncs(rollout.trace)['web-1']}: delete (update)"
+    assert term["decision"].startswith("web-1 is at revision")
     # one row per ordinal, the top ordinal on top, labelled like pod names
     assert enc["y"]["scale"]["domain"] == [-0.5, 2.5]
     assert enc["y"]["axis"]["labelExpr"] == "'web-' + datum.value"
@@ -84,8 +85,14 @@ def test_pod_timeline_by_sync(rollout):
     bar = unit_with(spec, "rect", "state")
     assert bar["encoding"]["x"]["axis"]["title"] == "sync number"
     w2 = [(r["state"], r["x0"], r["x1"]) for r in rows(spec, bar) if r["pod"] == "web-2"]
-    # created by sync 9 (Pending as syncs 9-10 ended), deleted by sync 14, recreated by sync 16
-    assert w2[0] == ("Pending", 8.5, 10.5) and ("Terminating", 13.5, 15.5) in w2 and w2[5][0:2] == ("Pending", 15.5)
+    d = rollout.trace.decisions()
+    created = list(d[(d.action == "create") & (d.pod == "web-2")].sync)
+    deleted = delete_syncs(rollout.trace)["web-2"]
+    # each bar covers the syncs that ended with the pod in that state: from the sync that made the change
+    assert w2[0][:2] == ("Pending", created[0] - 0.5)
+    assert next(b for b in w2 if b[0] == "Terminating")[1] == deleted - 0.5
+    assert w2[5][:2] == ("Pending", created[1] - 0.5)
+    assert all(a[2] == b[1] for a, b in zip(w2[:4], w2[1:5]))  # no gaps while the pod exists
 
 
 def test_revision_map_sweeps_from_the_top_ordinal(specs, rollout):
@@ -149,11 +156,12 @@ def test_decision_strip_marks_each_pod_decision(specs, rollout):
     pod_decisions = tables.decisions_frame(rollout.trace, pod_actions=True)
     assert len(data) == len(pod_decisions)
     deletes = [(r["sync"], r["pod"]) for r in data if r["action"] == "delete"]
-    assert deletes == [(14, "web-2"), (20, "web-1"), (26, "web-0")]
+    assert deletes == sorted((s, p) for p, s in delete_syncs(rollout.trace).items())
+    assert [p for _, p in deletes] == ["web-2", "web-1", "web-0"]  # from the top ordinal down
     assert {t["field"] for t in enc["tooltip"]} >= {"message", "rule", "reason"}
 
 
-def test_overview_links_every_panel_to_one_hovered_sync(specs):
+def test_overview_links_every_panel_to_one_hovered_sync(specs, rollout):
     spec = specs["overview"]
     params = spec["params"]
     assert all(p["select"]["on"] == "pointerover" and p["select"]["fields"] == ["sync"] for p in params)
@@ -169,7 +177,7 @@ def test_overview_links_every_panel_to_one_hovered_sync(specs):
     assert [p["title"]["text"] for p in spec["vconcat"]] == [
         "Pods of web over syncs", "Revisions of web, sync by sync", "What each sync of web decided",
         "Status of web over syncs"]
-    assert spec["title"]["text"] == "web: 32 syncs in 87 s"
+    assert spec["title"]["text"] == f"web: {len(rollout.trace)} syncs in 87 s"
 
 
 def test_charts_are_configured_for_a_projector(specs):

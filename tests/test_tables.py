@@ -33,6 +33,13 @@ def rollout():
     return manifest_rollout()
 
 
+def delete_syncs(trace) -> dict[str, int]:
+    """pod -> the sync that deleted it for the update (the run's sync numbering is the controller's business)."""
+    d = trace.decisions()
+    d = d[(d.action == "delete") & (d.reason == "update")]
+    return dict(zip(d.pod, d.sync.astype(int)))
+
+
 # ------------------------------------------------------------------ durations
 
 
@@ -166,11 +173,12 @@ def test_deleting_a_failed_pod_shows_its_failure_not_terminating():
 
 def test_decisions_frame_of_one_sync_from_trace_result_and_list(rollout):
     """The same decisions whether given the trace, a SyncResult or a list of Decision."""
-    df = tables.decisions_frame(rollout.trace, sync=14)
+    first = delete_syncs(rollout.trace)["web-2"]
+    df = tables.decisions_frame(rollout.trace, sync=first)
     assert list(df.columns) == list(tables.DECISION_TABLE_COLUMNS)
     assert list(zip(df.action, df.pod, df.reason)) == [
         ("create-revision", None, "new-template"), ("delete", "web-2", "update"), ("status", None, "changed")]
-    assert set(df.sync) == {14} and set(df.time) == {42.0}
+    assert set(df.sync) == {first} and set(df.time) == {42.0}
     assert df.rule[1].startswith("updateStatefulSet") and df.message[1].startswith("web-2 is at revision")
     assert list(df.outcome) == ["done"] * 3
 
@@ -206,16 +214,18 @@ def test_decisions_frame_outcome_names_api_errors():
 
 def test_decisions_table_colours_each_action_and_is_deterministic(rollout):
     """Styler: one class per action, translucent tints (readable in light and dark themes), stable HTML."""
-    styler = tables.decisions_table(rollout.trace, sync=14)
+    first = delete_syncs(rollout.trace)["web-2"]
+    styler = tables.decisions_table(rollout.trace, sync=first)
     html = styler.to_html()
     assert "act-delete" in html and "act-other" in html
     from stsedu.palette import ACTION_COLORS
     assert "rgba(213, 94, 0, 0.22)" in html                   # delete tint (#D55E00)
     assert f"border-left: 6px solid {ACTION_COLORS['delete']}" in html
-    assert "Sync 14: 3 decisions" in html
-    assert html == tables.decisions_table(rollout.trace, sync=14).to_html()
+    assert f"Sync {first}: 3 decisions" in html
+    assert html == tables.decisions_table(rollout.trace, sync=first).to_html()
     whole = tables.decisions_table(rollout.trace, pod_actions=True).to_html()
-    assert "Syncs 1–31" in whole and "act-wait" in whole and "act-create" in whole
+    last = int(tables.decisions_frame(rollout.trace, pod_actions=True).sync.max())
+    assert f"Syncs 1–{last}" in whole and "act-wait" in whole and "act-create" in whole
 
 
 # ------------------------------------------------------------------ frames
@@ -233,7 +243,7 @@ def test_pods_frame_now(rollout):
 def test_status_frame(rollout):
     st = tables.status_frame(rollout.trace)
     assert list(st.columns) == list(tables.STATUS_FRAME_COLUMNS)
-    row = st[st.sync == 14].iloc[0]
+    row = st[st.sync == delete_syncs(rollout.trace)["web-2"]].iloc[0]
     assert (row.replicas, row.ready, row.available, row.current, row.updated) == (3, 3, 3, 2, 0)
     assert row.current_revision != row.update_revision
     assert (row.min_ready_seconds, row.partition) == (10, 0)
@@ -251,11 +261,14 @@ def test_pod_intervals_follow_web_2_through_the_rollout(rollout):
         (1, "Available", 56.0, 87.0)]
     old, new = w2.revision.iloc[0], w2.revision.iloc[-1]
     assert old != new and list(w2.revision) == [old] * 5 + [new] * 4
+    first = delete_syncs(rollout.trace)["web-2"]
     term = w2[w2.state == "Terminating"].iloc[0]
-    assert (term.cause, term.action, term.first_sync) == ("sync 14: delete (update)", "delete", 14)
+    assert (term.cause, term.action, term.first_sync) == (f"sync {first}: delete (update)", "delete", first)
     assert term.decision.startswith("web-2 is at revision") and term.rule.startswith("updateStatefulSet")
     avail = w2[w2.state == "Available"].iloc[0]
-    assert avail.cause == "minReadySeconds (10 s) passed" and avail.first_sync == 13  # first sync after t=41
+    syncs = rollout.trace.syncs()
+    assert avail.cause == "minReadySeconds (10 s) passed"
+    assert avail.first_sync == syncs[syncs.time > 41.0].sync.min()  # the first sync strictly after t=41
     assert w2.ongoing.tolist() == [False] * 8 + [True]
 
 

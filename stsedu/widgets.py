@@ -28,14 +28,16 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import ipywidgets as W
 
+from . import tables
 from .cluster import Cluster
 from .decisions import (POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision,
                         SyncResult)
 from .errors import APIError, ValidationError
+from .model import REVISION_LABEL
 
 __all__ = ["Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",
-           "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "default_manifest"]
+           "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "DEFAULT_VIEWS", "default_manifest"]
 
 CONTROLS = ("replicas", "partition", "max_unavailable", "min_ready_seconds", "policy", "strategy",
             "image", "kubelet")
@@ -46,8 +48,16 @@ ACTIONS = ("sync", "advance", "run", "pods", "never_ready", "undo", "reset")
 stable (with progress and Stop); the pod row (Start, Ready, Not ready, Fail, Delete, Finish
 termination on a picked pod); Make an image never-ready; Undo rollout; Reset."""
 
-VIEWS = ("decisions", "pods", "status", "charts", "log")
-"""Built-in views (``views=``): the last sync's decisions, the pods, the status, charts, the sync log."""
+VIEWS = ("decisions", "pods", "status", "timeline", "revisions", "strip", "counters", "overview", "log")
+"""Built-in views (``views=``): the last sync's decisions, the pods, the status; charts from
+:mod:`stsedu.charts` (``timeline`` = ``pod_timeline``, ``revisions`` = ``revision_map``,
+``strip`` = ``decision_strip``, ``counters`` = ``status_counters``, ``overview``); the sync log.
+``"charts"`` stands for timeline, revisions and strip."""
+
+DEFAULT_VIEWS = ("decisions", "pods", "status", "timeline", "revisions", "strip", "log")
+"""What a Playground shows by default.  ``counters`` and ``overview`` are left out: they take
+about 0.5 s and 3 s to rebuild for 50 replicas (Altair validates every layer), against tens of
+milliseconds for the others."""
 
 SPEEDS = (("×0.25 (slow)", 0.25), ("×0.5", 0.5), ("×1", 1.0), ("×2", 2.0), ("×4 (fast)", 4.0))
 """Kubelet speeds: the stage profile's delays are divided by the factor."""
@@ -107,6 +117,10 @@ _CSS = """
 .stsedu-pg .st-bad { color: #cf222e; font-weight: 600; }
 .stsedu-pg .st-term { color: #8c959f; }
 .stsedu-pg .stsedu-scroll { max-height: 260px; overflow-y: auto; }
+.stsedu-pg .stsedu-decisions-view table, .stsedu-pg .stsedu-stepper-table table { line-height: 1.35; }
+.stsedu-pg pre.stsedu-pre { font-family: var(--jp-code-font-family, monospace); font-size: 12px;
+  line-height: 1.35; margin: 0; padding: 4px 6px; background: var(--jp-layout-color2, #f6f8fa);
+  border-radius: 3px; }
 .stsedu-pg table.stsedu-steps { border-collapse: collapse; font-size: 12px; line-height: 1.3; }
 .stsedu-pg table.stsedu-steps th { text-align: left; padding: 1px 6px; font-weight: 600;
   border-bottom: 2px solid #bbb; }
@@ -147,69 +161,6 @@ def _esc(x: Any) -> str:
 
 def _action_class(action: str) -> str:
     return f"sa-{action}" if action in POD_ACTIONS else "sa-other"
-
-
-def _decisions_html(decisions: Sequence[Decision], current: int | None = None) -> str:
-    """A table of decisions: #, step, action, pod/object, reason, message, upstream rule."""
-    if not decisions:
-        return "<p class='stsedu-note'>No decisions.</p>"
-    rows = []
-    for i, d in enumerate(decisions):
-        minor = d.action not in POD_ACTIONS
-        cls = " ".join(c for c in ("minor" if minor else "", "current" if i == current else "") if c)
-        obj = d.pod or ""
-        if d.target and d.target != d.pod:
-            obj = f"{obj} → {d.target}" if obj else d.target
-        outcome = ""
-        if d.applied is False:
-            outcome = f" <span class='st-bad'>(not done{': ' + _esc(d.error) if d.error else ''})</span>"
-        rows.append(
-            f"<tr class='{cls}'><td class='mono'>{i + 1}</td><td>{_esc(d.step)}</td>"
-            f"<td class='mono {_action_class(d.action)}'>{_esc(d.action)}</td>"
-            f"<td class='mono'>{_esc(obj)}</td><td class='mono'>{_esc(d.reason)}</td>"
-            f"<td>{_esc(d.message)}{outcome}</td><td class='rule'>{_esc(d.rule)}</td></tr>")
-    return ("<table class='stsedu stsedu-decisions'><thead><tr><th>#</th><th>step</th><th>action</th>"
-            "<th>pod / object</th><th>reason</th><th>why</th><th>upstream rule</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
-
-
-def _age(seconds: float) -> str:
-    s = int(seconds)
-    if s < 120:
-        return f"{s}s"
-    if s < 7200:
-        return f"{s // 60}m{s % 60}s" if s < 600 else f"{s // 60}m"
-    return f"{s // 3600}h{(s % 3600) // 60}m"
-
-
-def _pod_status_class(p) -> str:
-    if p.terminating:
-        return "st-term"
-    if p.phase in ("Failed", "Succeeded"):
-        return "st-bad"
-    if p.phase == "Running" and p.ready:
-        return "st-ready"
-    return "st-wait"
-
-
-def _pods_html(pods, now: float, update_revision: str = "") -> str:
-    """``kubectl get pods -L controller-revision-hash``-like table, plus AVAILABLE."""
-    if not pods:
-        return "<p class='stsedu-note'>No pods.</p>"
-    rows = []
-    for p in pods:
-        n = max(1, len(p.spec.get("containers", ()) or ()))
-        ready = f"{n if p.ready else 0}/{n}"
-        rev = p.revision
-        rev_cell = _esc(rev) if rev != update_revision or not update_revision else f"<b>{_esc(rev)}</b>"
-        rows.append(
-            f"<tr><td class='mono'>{_esc(p.name)}</td><td class='mono'>{ready}</td>"
-            f"<td class='mono {_pod_status_class(p)}'>{_esc(p.status_text)}</td>"
-            f"<td class='mono'>{p.restarts}</td><td class='mono'>{_age(now - p.creation_timestamp)}</td>"
-            f"<td class='mono'>{'yes' if p.available else 'no'}</td><td class='mono'>{rev_cell}</td></tr>")
-    return ("<table class='stsedu stsedu-pods'><thead><tr><th>NAME</th><th>READY</th><th>STATUS</th>"
-            "<th>RESTARTS</th><th>AGE</th><th>AVAILABLE</th><th>REVISION</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
 
 
 def _error_html(exc: BaseException) -> str:
@@ -288,11 +239,17 @@ class DecisionsView(View):
         self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
                               f"<span class='stsedu-sub'>sync {r.sync} of {_esc(r.set_name)}, "
                               f"t={r.time:g}s{err}</span></div>")
-        self.table.value = _decisions_html(r.decisions)
+        if not r.decisions:
+            self.table.value = (f"<p class='stsedu-note'>Sync {r.sync} decided nothing: no pod to create, "
+                                "delete or wait for, and the status was already up to date. "
+                                "The Sync log tab lists every sync.</p>")
+            return
+        self.table.value = (tables.decisions_table(r)
+                            .hide(subset=["sync", "time"], axis="columns").to_html())
 
 
 class PodsView(View):
-    """The set's pods, like ``kubectl get pods`` (the update revision in bold)."""
+    """The set's pods as ``kubectl get pods -L controller-revision-hash`` prints them now."""
 
     title = "Pods"
     area = "main"
@@ -306,14 +263,15 @@ class PodsView(View):
 
     def update(self, pg: "Playground") -> None:
         c = pg.cluster
-        pods = c.pods(pg.name)
         try:
             update_rev = c.statefulset(pg.name).status.update_revision
         except KeyError:
             update_rev = ""
-        self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
-                              f"<span class='stsedu-sub'>t={c.now:g}s</span></div>")
-        self.table.value = _pods_html(pods, c.now, update_rev)
+        rev = f" · update revision <code>{_esc(update_rev)}</code>" if update_rev else ""
+        self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
+                              f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")
+        text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,))
+        self.table.value = f"<pre class='stsedu-pre stsedu-scroll'>{_esc(text)}</pre>"
 
 
 class StatusView(View):
@@ -355,6 +313,7 @@ class StatusView(View):
         self.widget.value = (
             f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
             f"observedGeneration {s.observed_generation} of {sts.generation}</span></div>"
+            f"<pre class='stsedu-pre'>{_esc(tables.get_sts_text(c))}</pre>"
             "<table class='stsedu stsedu-status'><tbody>"
             f"<tr><td><b>spec</b></td><td class='code'>replicas {spec.replicas} · "
             f"{_esc(spec.pod_management_policy)} · {_esc(strategy)} · minReadySeconds "
@@ -366,33 +325,6 @@ class StatusView(View):
             f"<tr><td><b>rollout</b></td><td class='code'>{_esc(c.rollout_status(pg.name))}</td></tr>"
             f"<tr><td><b>next sync</b></td><td>{preview}{broken_txt}</td></tr>"
             "</tbody></table>")
-
-
-def _fallback_chart(trace):
-    """Wanted, ready and updated pods over time (from ``trace.status()``)."""
-    import altair as alt
-    import pandas as pd
-    df = trace.status()
-    names = {"spec_replicas": "wanted (spec)", "ready_replicas": "ready", "updated_replicas": "updated"}
-    if len(df):
-        df = df.groupby("time", as_index=False).last()
-        df = df.melt(id_vars=["time"], value_vars=list(names), var_name="series", value_name="pods")
-        df["series"] = df["series"].map(names)
-    else:
-        df = pd.DataFrame({"time": [], "series": [], "pods": []})
-    return (alt.Chart(df).mark_line(interpolate="step-after", strokeWidth=2)
-            .encode(x=alt.X("time:Q", title="time (s)"), y=alt.Y("pods:Q", title="pods"),
-                    color=alt.Color("series:N", title=None, sort=list(names.values())),
-                    strokeDash=alt.StrokeDash("series:N", sort=list(names.values()), legend=None))
-            .properties(width=520, height=160, title="pods over time"))
-
-
-def _default_chart_fn() -> Callable:
-    try:
-        from .charts import overview  # type: ignore[attr-defined]
-        return overview
-    except ImportError:
-        return _fallback_chart
 
 
 _OFFLINE_DONE = False
@@ -410,33 +342,38 @@ def _enable_offline_charts() -> None:
             return
     except ImportError:  # pragma: no cover
         return
-    try:
-        from . import charts  # type: ignore[attr-defined]
-        charts.enable_offline()
-    except (ImportError, AttributeError):
-        import altair as alt
-        alt.JupyterChart.enable_offline()
+    from . import charts
+    charts.enable_offline()
 
 
 class ChartView(View):
     """An Altair chart of the trace in an ``alt.JupyterChart`` that updates in place.
 
-    *chart_fn(trace)* returns the chart (default: ``stsedu.charts.overview``).
+    *chart_fn(trace, set_name)* (or *chart_fn(trace)*) returns the chart.
+    The chart is rebuilt only when the trace has grown or the clock moved.
     """
 
-    title = "Charts"
+    title = "Chart"
     area = "tab"
 
-    def __init__(self, chart_fn: Callable | None = None, title: str | None = None) -> None:
+    def __init__(self, chart_fn: Callable, title: str | None = None) -> None:
         super().__init__()
+        import inspect
+
         import altair as alt
         _enable_offline_charts()
-        self.chart_fn = chart_fn or _default_chart_fn()
+        self.chart_fn = chart_fn
+        try:
+            params = [p for p in inspect.signature(chart_fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            self._with_name = len(params) >= 2
+        except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+            self._with_name = False
         if title:
             self.title = title
         self.chart = None
         self._key: tuple | None = None
-        self.jchart = alt.JupyterChart(alt.Chart().mark_point())
+        self.jchart = alt.JupyterChart(alt.Chart().mark_point(), layout=W.Layout(display="none"))
         self.note = W.HTML()
         self.widget = W.VBox([self.note, self.jchart])
 
@@ -450,8 +387,12 @@ class ChartView(View):
         if key == self._key:
             return  # nothing the chart shows has changed (a spec edit waits for the next sync)
         self._key = key
+        if not rows["syncs"]:
+            self.note.value = "<p class='stsedu-note'>No syncs yet: the chart appears after the first sync.</p>"
+            self.jchart.layout.display = "none"
+            return
         try:
-            chart = self.chart_fn(trace)
+            chart = self.chart_fn(trace, pg.name) if self._with_name else self.chart_fn(trace)
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
             self.note.value = f"<div class='stsedu-error'>chart failed: {_esc(type(e).__name__)}: {_esc(e)}</div>"
             return
@@ -463,6 +404,15 @@ class ChartView(View):
         with self.jchart.hold_sync():
             self.jchart.chart = None
             self.jchart.chart = chart
+        self.jchart.layout.display = None
+
+
+def _chart(name: str, title: str) -> Callable[[], ChartView]:
+    def make() -> ChartView:
+        from . import charts
+        return ChartView(getattr(charts, name), title=title)
+    make.__doc__ = f"A ChartView of stsedu.charts.{name}."
+    return make
 
 
 class LogView(View):
@@ -523,9 +473,15 @@ class LogView(View):
 
 
 _VIEW_CLASSES: dict[str, Callable[[], View]] = {
-    "decisions": DecisionsView, "pods": PodsView, "status": StatusView, "charts": ChartView,
+    "decisions": DecisionsView, "pods": PodsView, "status": StatusView,
+    "timeline": _chart("pod_timeline", "Pod timeline"),
+    "revisions": _chart("revision_map", "Revisions"),
+    "strip": _chart("decision_strip", "Decisions per sync"),
+    "counters": _chart("status_counters", "Status counters"),
+    "overview": _chart("overview", "Overview"),
     "log": LogView,
 }
+_VIEW_ALIASES = {"charts": ("timeline", "revisions", "strip")}
 
 
 # ========================================================================== Playground
@@ -597,7 +553,9 @@ class Playground:
         self.max_syncs = max_syncs
         self.controls_shown = _choose(controls, CONTROLS, "controls")
         self.actions_shown = _choose(actions, ACTIONS, "actions")
-        view_list = list(VIEWS) if views is None else ([views] if isinstance(views, (str, View)) else list(views))
+        view_list = list(DEFAULT_VIEWS) if views is None else (
+            [views] if isinstance(views, (str, View)) else list(views))
+        view_list = [a for v in view_list for a in (_VIEW_ALIASES.get(v, (v,)) if isinstance(v, str) else (v,))]
         self.views: list[View] = []
         for v in view_list:
             if isinstance(v, View):
@@ -605,7 +563,7 @@ class Playground:
             elif v in _VIEW_CLASSES:
                 self.views.append(_VIEW_CLASSES[v]())
             else:
-                raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, or a View instance")
+                raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, charts, or a View instance")
         self.last_result: SyncResult | None = None
         self.last_error: BaseException | None = None
         self._loading = False
@@ -1383,6 +1341,7 @@ class SyncStepper:
         self.steps = W.HTML(layout=W.Layout(width="470px"))
         self.card = W.HTML(layout=W.Layout(flex="1 1 0%"))
         self.table = W.HTML()
+        self.table.add_class("stsedu-stepper-table")
         self.prev_button.on_click(lambda _b: self.previous())
         self.next_button.on_click(lambda _b: self.next())
         self.sync_button.on_click(lambda _b: self.sync())
@@ -1471,7 +1430,14 @@ class SyncStepper:
                 f"<span class='stsedu-note'>reason <code>{_esc(d.reason)}</code> · {done}</span></div>"
                 f"<div style='margin:4px 0'>{_esc(d.message)}</div>"
                 f"<div class='stsedu-note'>upstream: {_esc(d.rule)}</div></div>")
-        self.table.value = _decisions_html(r.decisions, current=self.index if n else None)
+        if not n:
+            self.table.value = ""
+            return
+        i = self.index
+        styler = tables.decisions_table(r).apply(
+            lambda row: ["outline: 2px solid #bf8700; font-weight: 600" if row.name == i else "" for _ in row],
+            axis=1)
+        self.table.value = styler.hide(subset=["sync", "time"], axis="columns").to_html()
 
     @staticmethod
     def _steps_html(current: Decision | None, decisions: Sequence[Decision]) -> str:

@@ -98,6 +98,8 @@ def test_unknown_control_action_or_view_names_raise():
         sw.Playground(controls=["replicaz"])
     with pytest.raises(ValueError, match="unknown view"):
         sw.Playground(views=["nope"])
+    assert [v.title for v in sw.Playground(views=["charts"]).views] == \
+        ["Pod timeline", "Revisions", "Decisions per sync"]
 
 
 def test_bare_playground_displays_as_its_widget():
@@ -422,16 +424,41 @@ def test_log_view_lists_every_sync_incrementally():
     assert log._seen == n + 1
 
 
-def test_chart_view_updates_its_jupyter_chart(pg):
-    pg.tabs.selected_index = [v.title for v in pg._tabbed].index("Charts")
-    chart_view = view(pg, sw.ChartView)
-    before, chart = chart_view.jchart.spec, chart_view.chart
-    assert before is not None
+def test_chart_views_update_their_jupyter_charts_in_place(pg):
+    """The default chart tabs are stsedu.charts' pod timeline, revision map and decision strip;
+    the shown one gets a new spec after syncs, in the same JupyterChart widget."""
+    titles = [v.title for v in pg._tabbed]
+    assert titles == ["Pod timeline", "Revisions", "Decisions per sync", "Sync log"]
+    timeline = pg._tabbed[0]
+    assert pg.tabs.selected_index == 0 and timeline.chart_fn is stsedu.charts.pod_timeline
+    widget, before, chart = timeline.jchart, timeline.jchart.spec, timeline.chart
+    assert before is not None and timeline.jchart.layout.display is None
     pg.replicas.value = 5
-    assert chart_view.chart is chart  # a spec edit alone changes nothing the chart shows
+    assert timeline.chart is chart  # a spec edit alone changes nothing the chart shows
     pg.run_until_stable()
-    assert chart_view.jchart.spec is not None and chart_view.jchart.spec != before
-    assert chart_view.jchart.chart is chart_view.chart
+    assert timeline.jchart is widget and timeline.jchart.spec != before
+    assert timeline.chart is not chart
+    pods_in_chart = {row["pod"] for rows in timeline.chart.to_dict()["datasets"].values()
+                     for row in rows if "pod" in row}
+    assert {"web-3", "web-4"} <= pods_in_chart
+    revisions = pg._tabbed[1]
+    assert revisions.chart is None  # hidden tabs are not drawn
+    pg.tabs.selected_index = 1
+    assert revisions.chart is not None
+
+
+def test_chart_view_waits_for_the_first_sync_and_takes_any_chart_function():
+    calls = []
+
+    def my_chart(trace):
+        import altair as alt
+        calls.append(len(trace))
+        return alt.Chart(trace.syncs()).mark_tick().encode(x="sync:Q")
+    view_ = sw.ChartView(my_chart, title="Mine")
+    pg = sw.Playground(views=[view_])
+    assert calls == [] and "No syncs yet" in view_.note.value
+    pg.sync_once()
+    assert calls == [1] and view_.jchart.spec["mark"]["type"] == "tick"
 
 
 def test_tab_views_redraw_only_when_shown_and_custom_views_plug_in():
@@ -549,3 +576,11 @@ def test_iter_run_is_run_one_sync_at_a_time_and_stops_when_the_caller_stops():
 def test_settle_in_manual_mode_plays_the_kubelet():
     pg = sw.Playground(kubelet="manual", settle=True)
     assert [(p.name, p.ready) for p in pg.cluster.pods("web")] == [(f"web-{i}", True) for i in range(3)]
+
+
+def test_a_sync_that_decides_nothing_says_so(pg):
+    r = pg.sync_once()
+    assert r.decisions == ()
+    assert f"Sync {r.sync} decided nothing" in decisions_html(pg)
+    s = sw.SyncStepper(r)
+    assert "decided nothing" in s.card.value and s.table.value == ""

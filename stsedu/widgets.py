@@ -130,7 +130,7 @@ _CSS = """
 .stsedu-pg table.stsedu-steps tr.current td { background: #fff8c5; font-weight: 600; }
 .stsedu-pg table.stsedu-steps tr.current td.step { border-left-color: #bf8700; }
 .stsedu-pg table.stsedu-steps tr.empty td { color: #8c959f; }
-.stsedu-pg .stsedu-card { border: 1px solid #d0d7de; border-radius: 4px; padding: 6px 10px; }
+.stsedu-pg .stsedu-card { border: 1px solid #d0d7de; border-radius: 4px; padding: 6px 10px; line-height: 1.4; }
 .stsedu-pg tr.current td { background: #fff8c5; }
 </style>
 """
@@ -1435,7 +1435,8 @@ class SyncStepper:
             return
         i = self.index
         styler = tables.decisions_table(r).apply(
-            lambda row: ["outline: 2px solid #bf8700; font-weight: 600" if row.name == i else "" for _ in row],
+            lambda row: ["box-shadow: inset 0 2px 0 #bf8700, inset 0 -2px 0 #bf8700; font-weight: 600"
+                         if row.name == i else "" for _ in row],
             axis=1)
         self.table.value = styler.hide(subset=["sync", "time"], axis="columns").to_html()
 

@@ -17,7 +17,7 @@ from . import controller as _controller
 from .clock import LATE, Clock
 from .decisions import SyncResult
 from .errors import APIError, ValidationError
-from .gc import FOREGROUND, GarbageCollector
+from .gc import FOREGROUND, ORPHAN, GarbageCollector
 from .kubelet import Kubelet, StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus, selector_matches)
@@ -80,7 +80,8 @@ class Cluster:
         self.store = Store(self.clock)
         from . import __version__
         self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
-                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)})
+                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)},
+                           clock=self.clock)
         self.kubelet = Kubelet(self, kubelet, stages, seed)
         if gc_delay is None:
             gc_delay = 0.0 if kubelet == "manual" else 1.0
@@ -133,10 +134,18 @@ class Cluster:
         return self._with_availability(pod)
 
     def pvcs(self, set_name: str | None = None, namespace: str = "default") -> list[PersistentVolumeClaim]:
-        """Claims (of one set's volumeClaimTemplates if *set_name*), sorted by name."""
+        """Claims, sorted by template then ordinal; of one set's volumeClaimTemplates if *set_name*.
+
+        A set's claims are those named ``<template>-<set>-<ordinal>`` for one
+        of its templates (claims outlive pods, so this includes claims of
+        scaled-down pods).  If the set is gone, any ``<something>-<set>-<ordinal>``.
+        """
         claims = self.store.list("PersistentVolumeClaim", namespace)
         if set_name is not None:
-            claims = [c for c in claims if _claim_of(c.name, set_name)]
+            sts = self.store.get("StatefulSet", namespace, set_name)
+            templates = None if sts is None else [t.get("metadata", {}).get("name", "")
+                                                  for t in sts.spec.volume_claim_templates]
+            claims = [c for c in claims if _claim_of(c.name, set_name, templates)]
         return sorted(claims, key=lambda c: _claim_sort_key(c.name))
 
     def revisions(self, set_name: str, namespace: str = "default") -> list[ControllerRevision]:
@@ -189,7 +198,8 @@ class Cluster:
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
 
-        A sync follows every change the controller made itself; when a sync
+        A sync follows every change the controller made itself (its own status
+        writes included, as the set's update event queues one); when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
         stage, the garbage collector, an availability requeue).  Stops when a
         sync changes nothing and nothing is scheduled (stable, or stuck with
@@ -197,17 +207,50 @@ class Cluster:
         """
         if not isinstance(max_syncs, int) or max_syncs < 1:
             raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
+        self.statefulset(name, namespace)  # KeyError before anything happens
         results: list[SyncResult] = []
+        failures = 0
         while len(results) < max_syncs:
             self.clock.advance_to(self.now)
+            if self.store.get("StatefulSet", namespace, name) is None:
+                break  # deleted meanwhile (e.g. foreground deletion finished)
             result = self.sync(name, namespace)
             results.append(result)
-            if result.changed or result.error:
+            if result.error:
+                # The workqueue requeues a failed key with exponential backoff
+                # (DefaultControllerRateLimiter: 5 ms doubling, at most 1000 s);
+                # any event the controller watches syncs it earlier.
+                failures += 1
+                retry = self.now + min(0.005 * 2 ** (failures - 1), 1000.0)
+                nxt = self.clock.peek()
+                self.clock.advance_to(min(retry, nxt) if nxt is not None else retry)
+                continue
+            failures = 0
+            # A status write is an update of the set: its informer event queues
+            # another sync (which is when truncateHistory sees a promotion).
+            if result.changed or any(d.action == "status" and d.applied for d in result.decisions):
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):
                 break
             self.clock.advance_to(nxt)
+        return results
+
+    def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
+        """Play the kubelet by hand until the set is stable (for manual mode).
+
+        Like upstream's test harness: sync, then move ONE pod one stage (a
+        terminating pod disappears, a Pending pod starts, a Running pod turns
+        Ready), lowest ordinal first, and repeat until a sync changes nothing
+        and no pod can move.  Pods made never-ready stay as they are.
+        Returns the SyncResults.
+        """
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            result = self.sync(name, namespace)
+            results.append(result)
+            if self.kubelet.step(namespace) is None and not result.changed:
+                break
         return results
 
     # ============================================================== user actions
@@ -249,11 +292,16 @@ class Cluster:
                                       kind=str(kind or "object"), name=name)
         stored = None
         last_sts = None
+        created = []
         for kind, new, old in planned:
             if kind == "StatefulSet":
                 stored = last_sts = self._store_statefulset(new, old, "user: apply")
+                if old is None:
+                    created.append(stored)
             else:
                 stored = self._store_service(new)
+        for sts in created:  # after the whole batch: a Service may follow its set in the file
+            self._warn_missing_service(sts)
         self.last_warnings = warnings
         for w in warnings:
             self.trace.add_event("Warning", "UnknownField", "manifest", w)
@@ -278,7 +326,6 @@ class Cluster:
         if old is None:
             stored = self.store.create("StatefulSet", sts)
             self.trace.add_event("Normal", "User", f"statefulset/{sts.name}", f"{cause}: created")
-            self._warn_missing_service(stored)
             return stored
         spec_changed = dict(old.spec.raw) != dict(sts.spec.raw)
         stored = self.store.update("StatefulSet", replace(
@@ -290,6 +337,12 @@ class Cluster:
         return stored
 
     def _warn_missing_service(self, sts: StatefulSet) -> None:
+        """Warn when the governing Service (``spec.serviceName``) is missing or not headless.
+
+        Not an upstream event: the controller never looks at the Service.  The
+        concept page says the user must create the headless Service; without
+        it the pods still get their hostname and subdomain, but no DNS records.
+        """
         name = sts.spec.service_name
         if not name:
             return
@@ -297,8 +350,8 @@ class Cluster:
         if svc is None or not svc.headless:
             why = "does not exist" if svc is None else "is not headless (clusterIP: None)"
             self.trace.add_event("Warning", "ServiceMissing", f"statefulset/{sts.name}",
-                                 f'the governing Service "{name}" {why}: create a headless Service '
-                                 "so each pod gets its DNS name")
+                                 f'the governing Service "{sts.namespace}/{name}" {why}: create a headless '
+                                 "Service so each pod gets its DNS name")
 
     def _store_service(self, new: dict) -> Service:
         meta = new["metadata"]
@@ -346,20 +399,30 @@ class Cluster:
 
     def set_image(self, name: str, image: str, container: str | None = None,
                   namespace: str = "default") -> StatefulSet:
-        """Change a container image (all containers if *container* is None), like ``kubectl set image``."""
+        """Change a container image, like ``kubectl set image statefulset/<name> <container>=<image>``.
+
+        *container* None (or ``"*"``) changes every container and init
+        container, as kubectl's ``*=<image>`` does.  A changed image is a new
+        pod template, so the next sync makes (or reuses) a revision.  Raise
+        :class:`ValidationError` (and change nothing) if no container has that
+        name or the image is empty; KeyError if the set is absent.
+        """
+        from .errors import RolloutError
         sts = self.statefulset(name, namespace)
-        names = [c.get("name") for c in sts.spec.template.get("spec", {}).get("containers", [])]
-        if container is not None and container not in names:
-            raise ValidationError([("spec.template.spec.containers",
-                                    f'Not found: "{container}": containers are {", ".join(map(str, names))}')],
-                                  name=name)
         if not isinstance(image, str) or not image.strip():
             raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
+        pod_spec = sts.spec.template.get("spec", {})
+        names = [c.get("name") for key in ("initContainers", "containers")
+                 for c in pod_spec.get(key, None) or ()]
+        every = container in (None, "*")
+        if not every and container not in names:
+            raise RolloutError(f'unable to find container named "{container}"', name=name)
 
         def go(m):
-            for c in m["spec"]["template"]["spec"]["containers"]:
-                if container is None or c.get("name") == container:
-                    c["image"] = image
+            for key in ("initContainers", "containers"):
+                for c in m["spec"]["template"]["spec"].get(key, None) or ():
+                    if every or c.get("name") == container:
+                        c["image"] = image
             return m
         return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
 
@@ -370,7 +433,15 @@ class Cluster:
         return self._delete_pod(namespace, name, "user: delete_pod") or pod
 
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
-        """JSON merge patch on a pod's labels or annotations (other fields are immutable here)."""
+        """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
+
+        ``None`` deletes a key (``{"metadata": {"labels": {"app": None}}}``).
+        Edit the ``statefulset.kubernetes.io/pod-name`` label to see the
+        controller restore it (``identityMatches``), or a selector label to see
+        the pod released (``ClaimPods``).  Raise ValidationError, and change
+        nothing, for any other field or an invalid label; KeyError if there is
+        no such pod.
+        """
         pod = self.pod(name, namespace)
         if not isinstance(patch, Mapping):
             raise ValidationError([("", "patch must be a JSON object")], kind="Pod", name=name)
@@ -380,76 +451,130 @@ class Cluster:
                 errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels and "
                              "metadata.annotations of a pod"))
         meta = patch.get("metadata") or {}
+        if not isinstance(meta, Mapping):
+            raise ValidationError([("metadata", "Invalid value: must be a JSON object")], kind="Pod", name=name)
         for key in meta:
             if key not in ("labels", "annotations"):
                 errs.append((f"metadata.{key}", "Forbidden: field is immutable here"))
-        labels = merge_patch(dict(pod.labels), meta.get("labels") or {})
-        annotations = merge_patch(dict(pod.annotations), meta.get("annotations") or {})
-        errs += _manifests().validate_labels(labels, "metadata.labels") if hasattr(_manifests(), "validate_labels") else []
+        merged = {}
+        for field in ("labels", "annotations"):
+            current = dict(getattr(pod, field))
+            if field not in meta:
+                merged[field] = current
+                continue
+            change = meta[field]
+            if change is not None and not isinstance(change, Mapping):
+                errs.append((f"metadata.{field}", "Invalid value: must be a JSON object"))
+                merged[field] = current
+                continue
+            value = merge_patch(current, change) if change is not None else {}
+            for k, v in value.items():
+                if not isinstance(v, str):
+                    errs.append((f"metadata.{field}.{k}", f"Invalid value: {v!r}: must be a string"))
+            merged[field] = value
+        if not errs:
+            errs += _manifests().validate_labels(merged["labels"], "metadata.labels")
+            errs += _manifests().validate_annotations(merged["annotations"], "metadata.annotations")
         if errs:
             raise ValidationError(errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return self._write_pod(replace(pod, labels=labels, annotations=annotations), "user: patch_pod")
+        return self._write_pod(replace(pod, labels=merged["labels"], annotations=merged["annotations"]),
+                               "user: patch_pod")
+
+    def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
+        """Delete a claim (like ``kubectl delete pvc``).
+
+        While a pod mounts it, the claim stays, marked deleting
+        (``kubernetes.io/pvc-protection``); it goes once no pod uses it.
+        Returns the claim if it is still there, None if it went at once.
+        Raise KeyError if there is no such claim.
+        """
+        claim = self.store.get("PersistentVolumeClaim", namespace, name)
+        if claim is None:
+            raise KeyError(f'persistentvolumeclaims "{name}" not found')
+        self.trace.add_event("Normal", "User", f"persistentvolumeclaim/{name}", "user: delete pvc")
+        if claim.deletion_timestamp is None:
+            self.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=self.now))
+            self.gc.trigger()
+        return self.store.get("PersistentVolumeClaim", namespace, name)
 
     def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
-        """Delete the set (like ``kubectl delete sts --cascade=...``).
+        """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.
 
-        * ``background``: the set goes now; the garbage collector then deletes its pods
-          (all at once, in no order) and the claims it owns;
-        * ``foreground``: the set stays, marked deleting, until its pods are gone;
-        * ``orphan``: the set goes; its pods keep running without an owner.
+        * ``background`` (kubectl's default): the set goes now; the garbage
+          collector then deletes its pods (all at once, in no order), its
+          revisions, and the claims it owns (whenDeleted=Delete);
+        * ``foreground``: the set stays, with a deletion timestamp, until the
+          garbage collector has deleted every dependent that blocks it (its
+          pods, and claims it owns); meanwhile its syncs only write status;
+        * ``orphan``: the garbage collector removes the set's refs from its
+          pods, revisions and claims, then the set goes; the pods keep running
+          and a new set with the same name and selector adopts them.
+
+        For an ordered shutdown, scale to 0 first and wait (the docs' advice).
+        Raise ValidationError for another *cascade*, KeyError if there is no such set.
         """
         if cascade not in CASCADES:
             raise ValidationError([("propagationPolicy", f'Unsupported value: "{cascade}": supported values: '
                                     + ", ".join(f'"{c}"' for c in CASCADES))], name=name)
         sts = self.statefulset(name, namespace)
-        self.trace.add_event("Normal", "User", f"statefulset/{name}", f"user: delete --cascade={cascade}")
-        if cascade == "orphan":
-            for kind in ("Pod", "PersistentVolumeClaim", "ControllerRevision"):
-                for obj in self.store.list(kind, namespace):
-                    if any(r.uid == sts.uid for r in obj.owner_references):
-                        kept = tuple(r for r in obj.owner_references if r.uid != sts.uid)
-                        if kind == "Pod":
-                            self._write_pod(replace(obj, owner_references=kept), "garbage collector: orphan")
-                        else:
-                            self.store.update(kind, replace(obj, owner_references=kept))
-            self.store.remove("StatefulSet", namespace, name)
-        elif cascade == "foreground":
-            self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
-                                                     finalizers=sts.finalizers + (FOREGROUND,)))
-            self.gc.collect()
-        else:
-            self.store.remove("StatefulSet", namespace, name)
-            self.gc.trigger()
+        self.trace.add_event("Normal", "User", f"statefulset/{name}",
+                             f'user: delete --cascade={cascade}: statefulset.apps "{name}" deleted')
+        if sts.deletion_timestamp is not None:  # already being deleted: nothing more to do
+            return
+        if cascade == "background":
+            self.store.remove("StatefulSet", namespace, name)  # removal triggers the collector
+            return
+        finalizer = FOREGROUND if cascade == "foreground" else ORPHAN
+        self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
+                                                 finalizers=sts.finalizers + (finalizer,)))
+        self.gc.trigger()
 
     def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:
-        """Put back an earlier template (like ``kubectl rollout undo``); returns kubectl's message.
+        """Put back an earlier pod template, like ``kubectl rollout undo statefulset/<name>``.
 
-        *to_revision* None means the revision before the newest.  Raise
-        ValidationError if that revision is not in the history.
+        Mirrors kubectl's ``StatefulSetRollbacker``: the history is the set's
+        ControllerRevisions that match its selector and that it controls;
+        *to_revision* None (or 0) means the revision before the newest (the
+        second highest number), otherwise the revision with that number.  The
+        set's ``spec.template`` is replaced by the revision's; the controller
+        then finds that template equal to the old revision and renumbers it
+        (no new revision).  Returns kubectl's line:
+        ``statefulset.apps/<name> rolled back``, or ``statefulset.apps/<name>
+        skipped rollback (current template already matches revision N)`` (N as
+        given, so 0 when *to_revision* is None, as kubectl prints it).
+
+        Raise :class:`~stsedu.errors.RolloutError` (and change nothing) with
+        kubectl's message: ``unable to find specified revision N in history``
+        or ``no last revision to roll back to``; KeyError if the set is absent.
         """
+        from .errors import RolloutError
+        from .revisions import controlled_history, find_history, revision_data
         sts = self.statefulset(name, namespace)
-        revs = self.revisions(name, namespace)
-        if to_revision in (None, 0):
-            if len(revs) < 2:
-                raise ValidationError([("", "no rollout history found for statefulset " + repr(name))],
-                                      name=name)
-            target = revs[-2]
-        else:
-            found = [r for r in revs if r.revision == to_revision]
-            if not found:
-                raise ValidationError([("", f"unable to find specified revision {to_revision} in history")],
-                                      name=name)
-            target = found[-1]
+        if to_revision is None:
+            to_revision = 0
+        if isinstance(to_revision, bool) or not isinstance(to_revision, int):
+            raise RolloutError(f'invalid argument "{to_revision}" for "--to-revision" flag: '
+                               f'strconv.ParseInt: parsing "{to_revision}": invalid syntax', name=name)
+        if to_revision < 0:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        history = controlled_history(sts, self.store.list("ControllerRevision", namespace))
+        if to_revision == 0 and len(history) <= 1:
+            raise RolloutError("no last revision to roll back to", name=name)
+        target = find_history(to_revision, history)
+        if target is None:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        if revision_data(sts.spec.template) == target.data:
+            return (f"statefulset.apps/{name} skipped rollback (current template already matches "
+                    f"revision {to_revision})")
         template = target.template
         template.pop("$patch", None)
-        if json.dumps(template, sort_keys=True) == json.dumps(dict(sts.spec.template), sort_keys=True):
-            return f"statefulset.apps/{name} skipped rollback (current template already matches revision {target.revision})"
 
         def go(m):
             m["spec"]["template"] = template
             return m
-        self._edit(name, namespace, go, f"user: rollout undo --to-revision={target.revision}")
+        self._edit(name, namespace, go, f"user: rollout undo --to-revision={to_revision} "
+                                        f"(revision {target.revision}, {target.name})")
         return f"statefulset.apps/{name} rolled back"
 
     def rollout_status(self, name: str, namespace: str = "default") -> str:
@@ -552,9 +677,12 @@ class Cluster:
                             label=f"controller: requeue {owner} ({pod.name} Available)")
 
 
-def _claim_of(claim: str, set_name: str) -> bool:
+def _claim_of(claim: str, set_name: str, templates: list[str] | None = None) -> bool:
+    """True if *claim* is named ``<template>-<set_name>-<ordinal>`` (for one of *templates* if given)."""
     head, _, ordinal = claim.rpartition("-")
-    return ordinal.isdigit() and head.endswith("-" + set_name)
+    if not ordinal.isdigit() or not head.endswith("-" + set_name):
+        return False
+    return templates is None or head[:-len(set_name) - 1] in templates
 
 
 def _claim_sort_key(name: str):

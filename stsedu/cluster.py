@@ -21,7 +21,7 @@ from .gc import FOREGROUND, ORPHAN, GarbageCollector
 from .kubelet import Kubelet, StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus, selector_matches)
-from .profiles import KNOWN_GATES, Profile, get_profile
+from .profiles import GATE_ADDED_IN, Profile, get_profile
 from .store import Store
 from .trace import Trace
 
@@ -68,9 +68,12 @@ class Cluster:
                  cluster_domain: str = "cluster.local", gc_delay: float | None = None) -> None:
         self.profile = get_profile(profile)
         gates = dict(feature_gates or {})
-        unknown = set(gates) - set(KNOWN_GATES)
+        unknown = set(gates) - set(self.profile.known_gates)
         if unknown:
-            raise ValueError(f"unknown feature gate(s) {sorted(unknown)}; known: {', '.join(KNOWN_GATES)}")
+            added = "".join(f" ({g} was added in {GATE_ADDED_IN[g]})" for g in sorted(unknown)
+                            if g in GATE_ADDED_IN)
+            raise ValueError(f"unknown feature gate(s) {sorted(unknown)} for profile {self.profile.name}"
+                             f"{added}; known: {', '.join(self.profile.known_gates) or 'none'}")
         self.feature_gates = {**self.profile.gates, **gates}
         if not isinstance(stages, StageProfile):
             stages = StageProfile.from_dict(dict(stages) if stages else None)
@@ -90,6 +93,8 @@ class Cluster:
         self._seq = 0
         self._memo: dict = {}
         self._planner: Callable = _planner_for(self.profile)
+        self.last_warnings: list[str] = []
+        """Warnings of the last apply or edit (unknown fields, fields the profile's release drops)."""
         self.store.listeners.append(self._on_write)
 
     # ================================================================ reads
@@ -274,9 +279,11 @@ class Cluster:
                 new = _manifests().default_statefulset(
                     doc, max_unavailable_gate=self._max_unavailable_gate,
                     old=self._defaulted(old) if old is not None else None)
+                new, dropped = self._profile_prune(doc, new)
+                warnings += dropped
                 errs = (_manifests().validate_statefulset_update(new, self._defaulted(old)) if old is not None
                         else _manifests().validate_statefulset(new))
-                errs += self._profile_errors(new)
+                errs += self._profile_errors(new, self._defaulted(old) if old is not None else None)
                 if errs:
                     raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
                 planned.append(("StatefulSet", new, old))
@@ -302,9 +309,7 @@ class Cluster:
                 stored = self._store_service(new)
         for sts in created:  # after the whole batch: a Service may follow its set in the file
             self._warn_missing_service(sts)
-        self.last_warnings = warnings
-        for w in warnings:
-            self.trace.add_event("Warning", "UnknownField", "manifest", w)
+        self._warn(warnings)
         return last_sts if last_sts is not None else stored
 
     @property
@@ -317,9 +322,19 @@ class Cluster:
         m.pop("status", None)
         return m
 
-    def _profile_errors(self, new: dict) -> list[tuple[str, str]]:
+    def _profile_errors(self, new: dict, old: dict | None = None) -> list[tuple[str, str]]:
         hook = getattr(_manifests(), "profile_errors", None)
-        return list(hook(new, self.profile)) if hook else []
+        return list(hook(new, self.profile, old)) if hook else []
+
+    def _profile_prune(self, doc: dict, new: dict) -> tuple[dict, list[str]]:
+        """Drop the spec fields the profile's API server does not know; warn for those *doc* wrote."""
+        from .profile_rules import prune_fields
+        return prune_fields(doc, new, self.profile)
+
+    def _warn(self, warnings: list[str]) -> None:
+        self.last_warnings = list(warnings)
+        for w in warnings:
+            self.trace.add_event("Warning", "UnknownField", "manifest", w)
 
     def _store_statefulset(self, new: dict, old: StatefulSet | None, cause: str) -> StatefulSet:
         sts = StatefulSet.from_manifest(new)
@@ -371,12 +386,16 @@ class Cluster:
         if (new.get("metadata") or {}).get("name") != name:
             raise ValidationError([("metadata.name", f'Invalid value: "{(new.get("metadata") or {}).get("name")}": '
                                     "field is immutable")], name=name)
+        edited = new
         new = _manifests().default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate,
                                                old=current)
-        errs = _manifests().validate_statefulset_update(new, current) + self._profile_errors(new)
+        new, warnings = self._profile_prune(edited, new)
+        errs = _manifests().validate_statefulset_update(new, current) + self._profile_errors(new, current)
         if errs:
-            raise ValidationError(errs, kind="StatefulSet.apps", name=name)
-        return self._store_statefulset(new, old, cause)
+            raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
+        stored = self._store_statefulset(new, old, cause)
+        self._warn(warnings)
+        return stored
 
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
         """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``)."""

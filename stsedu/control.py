@@ -583,8 +583,6 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     gates = gates or {}
     sts, now = snap.sts, snap.now
     rev_decisions, current, update, collisions, update_rev = plan_revisions(snap)
-    revisions_by_name = {r.name: r for r in snap.revisions}
-    revisions_by_name[update_rev.name] = update_rev
     decisions: list[Decision] = list(rev_decisions)
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     start = sts.spec.start_ordinal if profile.start_ordinal else 0
@@ -609,27 +607,28 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         conf_cache = {} if snap.memo is None else _conformance_cache(sts, snap.memo, profile)
         conf_get, claims_get = conf_cache.get, snap.claims.get
     low = max(start, 0)
+    rev_label, name_label = REVISION_LABEL, POD_NAME_LABEL
     for pod in snap.pods:
-        labels = pod.labels
-        rev = labels.get(REVISION_LABEL, "")
         o = pod.ordinal
         if (low <= o < end and pod.phase == "Running" and pod.ready and pod.deletion_timestamp is None
                 and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now))):
             # The common case, an in-range healthy pod (not isUnavailable): count it, and
             # settle its slot if it conforms (identityMatches, storage and claim checks).
+            labels = pod.labels
             i = o - start
             replicas[i] = pod
-            if rev == update:
+            if labels.get(rev_label) == update:
                 healthy_updated += 1
                 mark = _SETTLED_UPDATED
             else:
+                rev = labels.get(rev_label, "")
                 healthy_other += 1
                 live_add(rev)
                 if rev == current:
                     cur += 1
                 mark = _SETTLED_OLD
             if plain_storage:
-                if pod.parent == set_name and pod.namespace == set_ns and labels.get(POD_NAME_LABEL) == pod.name:
+                if labels.get(name_label) == pod.name and pod.parent == set_name and pod.namespace == set_ns:
                     settled[i] = mark
                 else:
                     settled[i] = _UNSETTLED
@@ -644,6 +643,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                     hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
                 settled[i] = mark if hit[1] and hit[2] and hit[5] else _UNSETTLED
             continue
+        rev = pod.labels.get(rev_label, "")
         live_add(rev)
         if start <= o < end:
             i = o - start
@@ -684,7 +684,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                                             versioned_revision(sts, current, update, start + i, profile))
         return pod
 
-    condemned.sort(key=lambda p: p.ordinal, reverse=True)
+    if len(condemned) > 1:
+        condemned.sort(key=lambda p: p.ordinal, reverse=True)
     monotonic = sts.spec.pod_management_policy != "Parallel"
 
     def finish(final_status) -> SyncPlan:
@@ -705,6 +706,9 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     # processReplica over the slots in order, jumping from one unsettled slot (empty,
     # unhealthy or not conforming) to the next: a settled slot would give ([], False).
     i = settled.find(_UNSETTLED)
+    if i >= 0:  # the templates new pods are made from
+        revisions_by_name = {r.name: r for r in snap.revisions}
+        revisions_by_name[update_rev.name] = update_rev
     while i >= 0:
         ds, stop = process_replica(sts, slot(i), i, monotonic, snap, profile, revisions_by_name)
         if ds:

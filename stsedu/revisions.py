@@ -103,7 +103,11 @@ def _new_revision(sts: StatefulSet, number: int, collision_count: int) -> Contro
 
 def _hash_label_value(rev: ControllerRevision) -> int | None:
     """The hash label read as Go's ``strconv.ParseInt(s, 10, 32)`` would, or None if that fails."""
-    text = rev.labels.get(HASH_LABEL)
+    return _parse_int32(rev.labels.get(HASH_LABEL))
+
+
+@lru_cache(maxsize=1024)  # every sync compares the same few labels
+def _parse_int32(text: str | None) -> int | None:
     if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
         return None
     value = int(text)

@@ -92,8 +92,10 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
         while True:
             existing = snap.namespace_revisions.get(candidate.name)
             if existing is None:
+                what = ("The pod template changed" if revisions
+                        else "No revision records this pod template yet")
                 decisions.append(_d("create-revision", None, "new-template",
-                                    f"The pod template changed: create revision {candidate.name} "
+                                    f"{what}: create revision {candidate.name} "
                                     f"(number {candidate.revision}).",
                                     "create-revision", target=candidate.name, step=STEP_REVISIONS,
                                     payload=candidate))

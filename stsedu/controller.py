@@ -44,24 +44,32 @@ def plan_claims(sts: StatefulSet, pods, revisions, memo: dict | None = None
                 out.append(Decision("adopt", None, "orphan-revision",
                                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
                                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
-    # One lean pass over every pod of the namespace (it runs on every sync): each pod's
-    # standing towards the set (_OTHER, _CLAIMED, ...) is cached with the pod object it
-    # was worked out from, and reused while the store still lists that very object.
-    cache = _claim_cache(sts, memo)
-    cached = cache.get
+    # One lean pass over every pod of the namespace (it runs on every sync).  Each pod's
+    # standing towards the set is cached with the pod object it was worked out from and
+    # reused while the store still lists that very object; claimed pods are cached
+    # apart, so the common case costs one lookup.
+    claimed_cache, others = _claim_cache(sts, memo)
+    was_claimed, other = claimed_cache.get, others.get
     append = claimed.append
     for pod in pods:
-        hit = cached(pod.name)
+        if was_claimed(pod.name) is pod:
+            append(pod)
+            continue
+        hit = other(pod.name)
         if hit is not None and hit[0] is pod:
             standing = hit[1]
         else:
             standing = _standing(sts, pod)
-            cache[pod.name] = (pod, standing)
-        if standing is _CLAIMED:
-            append(pod)
-        elif standing is _OTHER or deleting:
+            if standing is _CLAIMED:
+                claimed_cache[pod.name] = pod
+                others.pop(pod.name, None)
+                append(pod)
+                continue
+            others[pod.name] = (pod, standing)
+            claimed_cache.pop(pod.name, None)
+        if standing is _OTHER or deleting:
             continue
-        elif standing is _MISMATCHED:
+        if standing is _MISMATCHED:
             out.append(Decision("release", pod.name, "selector-mismatch",
                                 f"{pod.name} no longer matches the selector or name of {sts.name}: "
                                 "release it (it keeps running, without an owner).",
@@ -89,20 +97,20 @@ def _standing(sts: StatefulSet, pod: Pod) -> str:
     return _ORPHAN if match else _OTHER
 
 
-def _claim_cache(sts: StatefulSet, memo: dict | None) -> dict:
-    """The set's cache of pod name -> (pod, standing).
+def _claim_cache(sts: StatefulSet, memo: dict | None) -> tuple[dict, dict]:
+    """The set's caches: claimed pods by name, and (pod, standing) of the others by name.
 
     Stored objects are frozen and replaced on every write, so an entry whose
-    pod ``is`` the listed pod is still right; the cache is dropped when the
+    pod ``is`` the listed pod is still right; the caches are dropped when the
     set's selector object or name changes (a new spec is a new object).
     """
     if memo is None:
-        return {}
+        return {}, {}
     key = ("claims", sts.uid)
     entry = memo.get(key)
     if entry is None or entry[0] is not sts.spec.selector or entry[1] != sts.name:
-        entry = memo[key] = (sts.spec.selector, sts.name, {})
-    return entry[2]
+        entry = memo[key] = (sts.spec.selector, sts.name, {}, {})
+    return entry[2], entry[3]
 
 
 def claimed_pods(sts: StatefulSet, pods, memo: dict | None = None) -> list[Pod]:

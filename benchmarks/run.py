@@ -124,6 +124,18 @@ def verdict(ok: bool) -> str:
     return PASS if ok else MISS
 
 
+def checkout_module(name: str):
+    """``stsedu.<name>`` from this checkout, or None if the checkout has no such module.
+
+    (An editable install of another checkout could otherwise supply a module
+    this one lacks: its import finder is asked when the package path fails.)
+    """
+    if not (ROOT / "stsedu" / f"{name}.py").exists():
+        return None
+    import importlib
+    return importlib.import_module(f"stsedu.{name}")
+
+
 def rollout(n: int, *, claims: bool = False):
     """A fresh auto cluster rolled out from 0 to *n* Ready pods: (seconds, cluster, syncs)."""
     c = stsedu.Cluster(kubelet="auto", seed=0)
@@ -285,9 +297,8 @@ def _overview_chart(charts, trace):
 
 def item_trace(table: Table, n: int, rounds: int) -> None:
     label = f"3. trace → tables + overview chart, N={n:,}"
-    try:
-        from stsedu import charts
-    except ImportError:
+    charts = checkout_module("charts")
+    if charts is None:
         table.add(label, "n/a (module stsedu.charts missing)", "< 1 s", NA)
         return
     _dt0, c, _k = rollout(n)
@@ -330,9 +341,8 @@ def item_widget(table: Table, n: int, rounds: int) -> None:
     """
     label = f"4. widget round-trip, {n} replicas (median)"
     target = "< 100 ms"
-    try:
-        from stsedu import widgets
-    except ImportError:
+    widgets = checkout_module("widgets")
+    if widgets is None:
         table.add(label, "n/a (module stsedu.widgets missing)", target, NA)
         return
     import statistics
@@ -396,6 +406,14 @@ import stsedu
 from run import manifest
 n, trace_py = int(sys.argv[3]), sys.argv[4] == "1"
 def rss_mb():
+    # VmHWM: this process's peak RSS (ru_maxrss may carry the parent's peak over exec)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 base = rss_mb()
 if trace_py:

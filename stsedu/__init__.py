@@ -26,3 +26,10 @@ PUBLIC = (
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
 )
 __all__ = list(PUBLIC)
+
+
+def __getattr__(name):  # ``stsedu.charts`` without importing Altair at ``import stsedu``
+    if name == "charts":
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

@@ -368,7 +368,9 @@ def _finish(cluster, sts, n, decisions, status, error) -> SyncResult:
         trace.add_decision(sts.name, seq, d)
     if status is not None:
         written = any(d.action == "status" and d.applied for d in decisions)
-        trace.add_status(sts.name, sts.spec.replicas, status, written)
+        trace.add_status(sts.name, sts.spec.replicas, status, written,
+                         min_ready_seconds=sts.spec.min_ready_seconds if cluster.profile.min_ready_seconds else 0,
+                         partition=sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
     result = SyncResult(sync=n, time=cluster.clock.now, set_name=sts.name,
                         decisions=tuple(decisions), status=status, error=error)
     trace.add_sync(sts.name, len(decisions), result.changed, error)

@@ -315,3 +315,34 @@ def test_a_pod_becoming_available_later_is_seen():
     assert [d.as_tuple() for d in check_sync_paths(c).decisions] == [("wait", "web-0", "not-available")]
     c.advance(11)
     assert [d.as_tuple() for d in check_sync_paths(c).decisions] == [("create", "web-1", "missing")]
+
+
+def test_overview_sync_summary_matches_a_groupby_per_sync():
+    """charts._sync_summary (one pass over the decision columns) words each sync as a groupby would."""
+    import math
+
+    import pandas as pd
+
+    charts = pytest.importorskip("stsedu.charts")
+    from stsedu import tables
+
+    c = stsedu.Cluster(seed=1)
+    c.apply(web(7, "Parallel"))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    c.scale("web", 2)
+    c.run("web")
+    syncs = c.trace.syncs()[["sync", "time"]]
+    dec = c.trace.decisions()
+    dec = dec[dec["action"].isin(tables.POD_ACTIONS)]
+    words = {}
+    for s, g in dec.groupby("sync"):
+        parts = [f"{a} {p}" + (f" ({r})" if a == "wait" else "") for a, p, r in zip(g["action"], g["pod"], g["reason"])]
+        words[int(s)] = "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+    want = syncs.assign(decided=[words.get(int(s), "nothing about pods") for s in syncs["sync"]])
+    assert any(w.endswith("more") for w in words.values())
+    for max_points in (400, 10):
+        got = charts._sync_summary(c.trace, "web", max_points=max_points)
+        thinned = want.iloc[:: math.ceil(len(want) / max_points)] if len(want) > max_points else want
+        pd.testing.assert_frame_equal(got, thinned.reset_index(drop=True))

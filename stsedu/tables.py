@@ -331,7 +331,7 @@ def get_pvc_text(cluster, set_name: str | None = None, wide: bool = False) -> st
 
 # ===================================================================== decisions
 
-DECISION_TABLE_COLUMNS = ("sync", "time", "action", "pod", "reason", "rule", "message", "outcome")
+DECISION_TABLE_COLUMNS = ("sync", "time", "action", "pod", "target", "reason", "rule", "message", "outcome")
 """Columns of :func:`decisions_frame`."""
 
 POD_ACTIONS = ("create", "delete", "update", "wait")
@@ -347,7 +347,9 @@ def _outcome(action: str, applied, error) -> str:
 
 def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | None = None,
                     pod_actions: bool = False):
-    """The decisions as a table: sync, time, action, pod, reason, rule, message, outcome.
+    """The decisions as a table: sync, time, action, pod, target, reason, rule, message, outcome.
+
+    ``target`` names the object acted on when it is not the pod (a claim, a revision).
 
     Accepts a :class:`~stsedu.trace.Trace` (every sync, or only *sync*), its
     ``decisions()`` DataFrame, a :class:`~stsedu.decisions.SyncResult`, or a
@@ -369,18 +371,21 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
             time = obj.time if time is None else time
             obj = obj.decisions
         rows = pd.DataFrame([{"sync": sync, "time": time, "action": d.action, "pod": d.pod,
-                              "reason": d.reason, "rule": d.rule, "message": d.message,
-                              "applied": d.applied, "error": d.error} for d in obj],
-                            columns=["sync", "time", "action", "pod", "reason", "rule", "message",
-                                     "applied", "error"])
+                              "target": d.target, "reason": d.reason, "rule": d.rule,
+                              "message": d.message, "applied": d.applied, "error": d.error}
+                             for d in obj],
+                            columns=["sync", "time", "action", "pod", "target", "reason", "rule",
+                                     "message", "applied", "error"])
     out = pd.DataFrame({
         "sync": rows["sync"].to_numpy(), "time": rows["time"].to_numpy(),
         "action": rows["action"].to_numpy(), "pod": rows["pod"].to_numpy(),
+        "target": rows["target"].to_numpy(),
         "reason": rows["reason"].to_numpy(), "rule": rows["rule"].to_numpy(),
         "message": rows["message"].to_numpy(),
         "outcome": [_outcome(a, ap, e) for a, ap, e in zip(rows["action"], rows["applied"], rows["error"])],
     }, columns=list(DECISION_TABLE_COLUMNS))
     out["pod"] = out["pod"].astype(object).where(out["pod"].notna(), None)
+    out["target"] = out["target"].astype(object).where(out["target"].notna(), None)
     if pod_actions:
         out = out[out["action"].isin(POD_ACTIONS)].reset_index(drop=True)
     return out

@@ -197,8 +197,10 @@ def test_decisions_frame_of_a_run_and_pod_actions_only(rollout):
     pods = tables.decisions_frame(rollout.trace, pod_actions=True)
     assert len(all_rows) == len(rollout.trace.decisions())
     assert set(pods.action) == {"create", "delete", "wait"}
-    assert list(pods[pods.action != "wait"].itertuples(index=False, name=None))[0][:6] == (
-        1, 0.0, "create", "web-0", "missing", "processReplica: create missing pod")
+    assert list(pods[pods.action != "wait"].itertuples(index=False, name=None))[0][:7] == (
+        1, 0.0, "create", "web-0", None, "missing", "processReplica: create missing pod")
+    claims = all_rows[all_rows.action == "create-pvc"]
+    assert list(claims.target[:1]) == ["www-web-0"] and list(claims.pod[:1]) == ["web-0"]
     assert (pods.outcome[pods.action == "wait"] == "").all()
 
 

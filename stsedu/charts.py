@@ -549,10 +549,12 @@ def _sync_summary(trace, set_name: str, max_points: int = 400) -> pd.DataFrame:
     syncs = syncs[syncs["set"] == set_name][["sync", "time"]]
     dec = trace.decisions()
     dec = dec[(dec["set"] == set_name) & dec["action"].isin(tables.POD_ACTIONS)]
-    words = {}
-    for s, g in dec.groupby("sync"):
-        parts = [f"{a} {p}" + (f" ({r})" if a == "wait" else "") for a, p, r in zip(g["action"], g["pod"], g["reason"])]
-        words[int(s)] = "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+    by_sync: dict[int, list[str]] = {}  # one pass over plain columns (a groupby per sync is slow)
+    for s, a, p, r in zip(dec["sync"].tolist(), dec["action"].tolist(), dec["pod"].tolist(),
+                          dec["reason"].tolist()):
+        by_sync.setdefault(int(s), []).append(f"{a} {p}" + (f" ({r})" if a == "wait" else ""))
+    words = {s: "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")
+             for s, parts in by_sync.items()}
     out = syncs.assign(decided=[words.get(int(s), "nothing about pods") for s in syncs["sync"]])
     if len(out) > max_points:
         out = out.iloc[:: math.ceil(len(out) / max_points)]

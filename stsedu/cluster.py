@@ -254,16 +254,24 @@ class Cluster:
 
         Like upstream's test harness: sync, then move ONE pod one stage (a
         terminating pod disappears, a Pending pod starts, a Running pod turns
-        Ready), lowest ordinal first, and repeat until a sync changes nothing
-        and no pod can move.  Pods made never-ready stay as they are.
-        Returns the SyncResults.
+        Ready), lowest ordinal first, and repeat.  When no pod can move and
+        the sync changed nothing, the clock jumps to the next scheduled event
+        (a minReadySeconds requeue, the garbage collector), as in :meth:`run`;
+        it stops when nothing is scheduled.  Pods made never-ready stay as
+        they are.  Returns the SyncResults.
         """
         results: list[SyncResult] = []
         while len(results) < max_syncs:
             result = self.sync(name, namespace)
             results.append(result)
-            if self.kubelet.step(namespace) is None and not result.changed:
+            moved = self.kubelet.step(namespace) is not None
+            if moved or result.changed or any(d.action == "status" and d.applied
+                                              for d in result.decisions):
+                continue
+            nxt = self.clock.peek()
+            if nxt is None:
                 break
+            self.clock.advance_to(nxt)
         return results
 
     # ============================================================== user actions

@@ -143,6 +143,11 @@ class Pod:
         """True once the pod has a deletion timestamp."""
         return self.deletion_timestamp is not None
 
+    def __repr__(self) -> str:
+        ready = "ready" if self.ready else "not ready"
+        term = ", terminating" if self.deletion_timestamp is not None else ""
+        return f"<Pod {self.name}: {self.phase or 'planned'}, {ready}{term}, revision {self.revision or '-'}>"
+
     @property
     def revision(self) -> str:
         """The pod's ``controller-revision-hash`` label (``getPodRevision``)."""
@@ -211,6 +216,10 @@ class PersistentVolumeClaim:
         """True once the claim has a deletion timestamp (kept while a pod uses it)."""
         return self.deletion_timestamp is not None
 
+    def __repr__(self) -> str:
+        owners = ", ".join(f"{r.kind} {r.name}" for r in self.owner_references) or "no owner"
+        return f"<PersistentVolumeClaim {self.name}: {self.phase}{', deleting' if self.deleting else ''}, {owners}>"
+
     @property
     def storage(self) -> str:
         return str(self.spec.get("resources", {}).get("requests", {}).get("storage", ""))
@@ -244,6 +253,9 @@ class ControllerRevision:
     revision: int = 0
     seq: int = 0
     """Creation order, used to break ties the way creationTimestamp does upstream."""
+
+    def __repr__(self) -> str:
+        return f"<ControllerRevision {self.name}: revision {self.revision}>"
 
     @property
     def template(self) -> dict:
@@ -410,6 +422,13 @@ class StatefulSet:
                    spec=StatefulSetSpec.from_manifest(copy.deepcopy(d.get("spec") or {})),
                    labels=dict(meta.get("labels") or {}),
                    annotations=dict(meta.get("annotations") or {}))
+
+    def __repr__(self) -> str:
+        st, sp = self.status, self.spec
+        deleting = ", deleting" if self.deletion_timestamp is not None else ""
+        return (f"<StatefulSet {self.namespace}/{self.name}: replicas {sp.replicas}, ready "
+                f"{st.ready_replicas}/{sp.replicas}, generation {self.generation}, revisions "
+                f"{st.current_revision or '-'} -> {st.update_revision or '-'}{deleting}>")
 
     def to_manifest(self) -> dict:
         return {"apiVersion": "apps/v1", "kind": "StatefulSet",

@@ -509,7 +509,7 @@ def trace_end(trace) -> tuple[float, int]:
     return max(times), int(trace.sync)
 
 
-def pod_intervals(trace, set_name: str | None = None, until: float | None = None):
+def _pod_intervals(trace, set_name: str | None = None, until: float | None = None):
     """Each pod's life as state segments: one row per stretch of one state (and revision).
 
     Built from the trace's pod changes.  Available is derived: a pod Ready
@@ -623,6 +623,23 @@ def pod_intervals(trace, set_name: str | None = None, until: float | None = None
 
 # ===================================================================== rollout
 
+
+
+def pod_intervals(trace, set_name: str | None = None, until: float | None = None):
+    """Each pod's life as state segments (see :func:`_pod_intervals`), cached per trace state.
+
+    Several charts of one trace need the same segments; the result is kept
+    on the trace until it grows (a copy is returned, so callers may change it).
+    """
+    key = ("pod_intervals", set_name, until, *trace.counts()) if hasattr(trace, "counts") else None
+    cache = getattr(trace, "_view_cache", None) if key else None
+    if cache is not None and cache.get("key") == key:
+        return cache["value"].copy()
+    value = _pod_intervals(trace, set_name, until)
+    if key:
+        trace._view_cache = {"key": key, "value": value}
+        return value.copy()
+    return value
 
 def rollout_status_text(sts: StatefulSet) -> str:
     """The line ``kubectl rollout status statefulset/<name>`` prints for *sts* now.

@@ -133,6 +133,11 @@ class Trace:
     def __len__(self) -> int:
         return len(self._syncs)
 
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """Row counts of (decisions, pods, status, events, syncs): changes whenever the trace grows."""
+        return (len(self._decisions), len(self._pods), len(self._status), len(self._events),
+                len(self._syncs))
+
     def rows(self) -> dict[str, list[tuple]]:
         """The raw rows of every table (for saving and comparing traces)."""
         return {"decisions": list(self._decisions), "pods": list(self._pods),

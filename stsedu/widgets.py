@@ -228,8 +228,16 @@ class DecisionsView(View):
         self.table.add_class("stsedu-decisions-view")
         self.widget = W.VBox([self.heading, self.table], layout=W.Layout(width="100%"))
 
+    _shown: Any = None
+
+    def reset(self) -> None:
+        self._shown = None
+
     def update(self, pg: "Playground") -> None:
         r = pg.last_result
+        if r is not None and r is self._shown:
+            return  # still the same sync: the Styler is not rebuilt for a spec edit
+        self._shown = r
         if r is None:
             self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
                                   "<span class='stsedu-sub'>(no sync yet: click Sync once)</span></div>")
@@ -261,12 +269,22 @@ class PodsView(View):
         self.table.add_class("stsedu-pods-view")
         self.widget = W.VBox([self.heading, self.table], layout=W.Layout(flex="0 0 auto"))
 
+    _key: Any = None
+
+    def reset(self) -> None:
+        self._key = None
+
     def update(self, pg: "Playground") -> None:
         c = pg.cluster
         try:
             update_rev = c.statefulset(pg.name).status.update_revision
         except KeyError:
             update_rev = ""
+        # every pod change is traced, and AGE follows the clock
+        key = (id(c), c.now, len(c.trace.rows()["pods"]), update_rev)
+        if key == self._key:
+            return
+        self._key = key
         rev = f" · update revision <code>{_esc(update_rev)}</code>" if update_rev else ""
         self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
                               f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")

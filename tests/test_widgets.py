@@ -584,3 +584,16 @@ def test_a_sync_that_decides_nothing_says_so(pg):
     assert f"Sync {r.sync} decided nothing" in decisions_html(pg)
     s = sw.SyncStepper(r)
     assert "decided nothing" in s.card.value and s.table.value == ""
+
+
+def test_pods_view_follows_pod_changes_at_the_same_instant(pg):
+    """The pods table is cached per (clock, pod changes): a kubelet change at the same time still shows."""
+    pods = view(pg, sw.PodsView)
+    before = pods.table.value
+    pg.replicas.value = 4  # a spec edit: no pod changed
+    assert pods.table.value == before
+    t = pg.cluster.now
+    pg.fail_pod("web-1")
+    assert pg.cluster.now == t
+    line = next(ln for ln in pods.table.value.splitlines() if ln.startswith("web-1 "))
+    assert "Error" in line

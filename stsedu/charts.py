@@ -30,6 +30,7 @@ import math
 from pathlib import Path
 
 import altair as alt
+from altair.utils.schemapi import debug_mode
 import numpy as np
 import pandas as pd
 
@@ -591,6 +592,38 @@ class _Stacked(alt.VConcatChart):
         alt.TopLevelVConcatSpec.__init__(self, data=data, vconcat=list(vconcat), **kwargs)
 
 
+class _TablesOnce:
+    """*trace* for the length of one chart: its whole tables (``syncs()``, ``pods()``, ``status()``,
+    ``decisions()``) are built once and handed out as copies; everything else is the trace's own."""
+
+    def __init__(self, trace) -> None:
+        object.__setattr__(self, "_trace", trace)
+        object.__setattr__(self, "_tables", {})
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._tables:
+            self._tables[name] = getattr(self._trace, name)()
+        return self._tables[name].copy()
+
+    def syncs(self):
+        return self._table("syncs")
+
+    def pods(self):
+        return self._table("pods")
+
+    def status(self):
+        return self._table("status")
+
+    def decisions(self, sync: int | None = None):
+        return self._table("decisions") if sync is None else self._trace.decisions(sync)
+
+    def __getattr__(self, name):
+        return getattr(self._trace, name)
+
+    def __setattr__(self, name, value) -> None:  # e.g. the cache tables.pod_intervals keeps on the trace
+        setattr(self._trace, name, value)
+
+
 def _without(chart, *props: str):
     """A shallow copy of *chart* without *props* (what a LayerChart does to a layer's width and height)."""
     chart = chart.copy(deep=False)
@@ -607,6 +640,13 @@ def overview(trace, set_name: str | None = None):
     number, its time and what it decided.
     """
     set_name = _pick_set(trace, set_name)
+    # Built without Altair's check of each part as it is made: these parts are fixed by this code, and
+    # to_dict() (which every display runs) validates the whole spec anyway.
+    with debug_mode(False):
+        return _overview(_TablesOnce(trace), set_name)
+
+
+def _overview(trace, set_name: str):
     lo, hi = _x_extent(trace, "sync")
     marks = _sync_summary(trace, set_name)
     # converted once (as Altair would convert it for each layer that shows it: same rows, same dataset name)

@@ -67,7 +67,7 @@ def _pick_set(trace, set_name: str | None) -> str:
     names = []
     for frame in (trace.syncs(), trace.pods()):
         if not frame.empty:
-            for n in frame["set"].dropna():
+            for n in frame["set"].dropna().tolist():
                 if n not in names:
                     names.append(n)
     if set_name is not None:
@@ -110,11 +110,11 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
     order: list[tuple[int, int, str]] = []
     pods = trace.pods()
     pods = pods[(pods["set"] == set_name) & (pods["revision"] != "")]
-    for i, (s, r) in enumerate(zip(pods["sync"], pods["revision"])):
+    for s, r in zip(pods["sync"].tolist(), pods["revision"].tolist()):
         order.append((int(s), 1, r))
     st = trace.status()
     st = st[st["set"] == set_name]
-    for s, cur, upd in zip(st["sync"], st["current_revision"], st["update_revision"]):
+    for s, cur, upd in zip(st["sync"].tolist(), st["current_revision"].tolist(), st["update_revision"].tolist()):
         order += [(int(s), 0, cur), (int(s), 0, upd)]
     names: list[str] = []
     for _, _, r in sorted(order, key=lambda x: (x[0], x[1])):
@@ -248,7 +248,8 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
     _check_x(x)
     seg = _segments(trace, set_name, x)
     lo, hi = _x_extent(trace, x)
-    present = [s for s in tables.STATES if s in set(seg["state"])] or ["Pending"]
+    seen = set(seg["state"].tolist())
+    present = [s for s in tables.STATES if s in seen] or ["Pending"]
     color = alt.Color("state:N", title="pod state",
                       scale=alt.Scale(domain=present, range=[STATE_COLORS[s] for s in present]),
                       legend=alt.Legend(orient="right"))
@@ -270,7 +271,7 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.38, y1=seg["ordinal"] + 0.38,
                           syncs=[f"{a}" if a == b else f"{a}–{b}" if b >= a else "–"
-                                 for a, b in zip(seg["first_sync"], seg["last_sync"])],
+                                 for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())],
                           decision=seg["decision"].fillna(""), rule=seg["rule"].fillna(""))
         data = data[["pod", "ordinal", "state", "revision", "x0", "x1", "y0", "y1", "start", "end", "syncs",
                      "cause", "decision", "rule"]]
@@ -350,7 +351,8 @@ def _revision_map(trace, set_name: str):
         subtitle = [how]
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.45, y1=seg["ordinal"] + 0.45,
-                          syncs=[f"{a}" if a == b else f"{a}–{b}" for a, b in zip(seg["first_sync"], seg["last_sync"])])
+                          syncs=[f"{a}" if a == b else f"{a}–{b}"
+                                 for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())])
         data = data.reindex(columns=["pod", "ordinal", "revision", "look", "x0", "x1", "y0", "y1", "syncs"])
         layer = alt.Chart(data).mark_rect(stroke="white", strokeWidth=1).encode(
             x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", color=color,
@@ -480,8 +482,9 @@ def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
     dec = dec[dec["set"] == set_name]
     df = tables.decisions_frame(dec, pod_actions=not include_other)
     df = df[df["pod"].notna()].copy()
-    df["ordinal"] = [int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[-1].isdigit() else -1 for p in df["pod"]]
-    df["kind"] = [tables.action_kind(a) for a in df["action"]]
+    df["ordinal"] = [int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[-1].isdigit() else -1
+                     for p in df["pod"].tolist()]
+    df["kind"] = [tables.action_kind(a) for a in df["action"].tolist()]
     return df[df["ordinal"] >= 0].reset_index(drop=True)
 
 
@@ -489,7 +492,8 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
     _check_x(x)
     df = _decision_data(trace, set_name, include_other)
     lo, hi = _x_extent(trace, x)
-    kinds = [k for k in ACTION_COLORS if k in set(df["kind"])] or ["create"]
+    seen = set(df["kind"].tolist())
+    kinds = [k for k in ACTION_COLORS if k in seen] or ["create"]
     kscale = dict(domain=kinds)
     stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
     shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))

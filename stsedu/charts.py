@@ -628,6 +628,12 @@ class _TablesOnce:
         setattr(self._trace, name, value)
 
 
+def _rows(data):
+    """*data* (a DataFrame) converted as Altair converts a chart's data in ``to_dict()``: the same rows,
+    the same dataset name; converted once here for data several layers show."""
+    return alt.data_transformers.get()(data) if isinstance(data, pd.DataFrame) else data
+
+
 def _without(chart, *props: str):
     """A shallow copy of *chart* without *props* (what a LayerChart does to a layer's width and height)."""
     chart = chart.copy(deep=False)
@@ -653,8 +659,7 @@ def overview(trace, set_name: str | None = None):
 def _overview(trace, set_name: str):
     lo, hi = _x_extent(trace, "sync")
     marks = _sync_summary(trace, set_name)
-    # converted once (as Altair would convert it for each layer that shows it: same rows, same dataset name)
-    marks = alt.data_transformers.get()(marks)
+    marks = _rows(marks)
     xs = alt.X("sync:Q", scale=_x_scale(lo, hi))
     # One hover selection per panel (Altair warns when one selection is shared by several views),
     # each in a view with its own name; every panel highlights when any of them holds a sync.
@@ -686,7 +691,11 @@ def _overview(trace, set_name: str):
 
     def linked(panel, k: int, view: int, with_label: bool = False):
         props = {p: panel[p] for p in ("data", "width", "height", "title") if panel[p] is not alt.Undefined}
-        layers = list(panel.layer) if isinstance(panel, alt.LayerChart) else [_without(panel, "width", "height")]
+        if isinstance(panel, alt.LayerChart):
+            layers = list(panel.layer)
+        else:  # the panel's data is shown twice (panel and layer): converted once
+            layers = [_without(panel, "width", "height")]
+            props["data"] = layers[0].data = _rows(panel.data)
         layers += [rule, label, selector(k, view)] if with_label else [rule, selector(k, view)]
         return _Layered(layer=layers, **props)  # data hoisted onto *panel* stays with its layers
 

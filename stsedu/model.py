@@ -93,11 +93,26 @@ def _meta(obj, extra: Mapping | None = None) -> dict:
     return meta
 
 
+@dataclass(frozen=True, slots=True)
+class ObjectMeta:
+    """The ``metadata`` every stored object has; the kinds below add their own fields."""
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+
+
 # --------------------------------------------------------------------------- Pod
 
 
 @dataclass(frozen=True, slots=True)
-class Pod:
+class Pod(ObjectMeta):
     """A pod, with only the status the controller reads.
 
     Lifecycle, as the simulated kubelet drives it:
@@ -112,15 +127,6 @@ class Pod:
     in-memory pod that ``isCreated`` rejects).
     """
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     grace_period_seconds: float = 30.0
     spec: Mapping[str, Any] = field(default_factory=dict)
     phase: str = ""
@@ -196,18 +202,9 @@ class Pod:
 
 
 @dataclass(frozen=True, slots=True)
-class PersistentVolumeClaim:
+class PersistentVolumeClaim(ObjectMeta):
     """A PersistentVolumeClaim made from a volumeClaimTemplate."""
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     spec: Mapping[str, Any] = field(default_factory=dict)
     phase: str = "Bound"
 
@@ -233,22 +230,13 @@ class PersistentVolumeClaim:
 
 
 @dataclass(frozen=True, slots=True)
-class ControllerRevision:
+class ControllerRevision(ObjectMeta):
     """A snapshot of a StatefulSet's pod template (``apps/v1`` ControllerRevision).
 
     *data* is the JSON text of the patch that a rollout compares (only
     ``spec.template``); *revision* is its number in the set's history.
     """
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     data: str = ""
     revision: int = 0
     seq: int = 0
@@ -272,18 +260,9 @@ class ControllerRevision:
 
 
 @dataclass(frozen=True, slots=True)
-class Service:
+class Service(ObjectMeta):
     """A Service, stored and shown; ``headless`` when ``clusterIP: None``."""
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     spec: Mapping[str, Any] = field(default_factory=dict)
 
     @property

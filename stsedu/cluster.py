@@ -29,6 +29,10 @@ from .trace import Trace
 __all__ = ["Cluster"]
 
 CASCADES = ("background", "foreground", "orphan")
+REQUEUE_BASE = 0.005
+"""First retry delay after a failed sync, in seconds (workqueue's exponential failure rate limiter)."""
+REQUEUE_MAX = 1000.0
+"""Longest retry delay after repeated failures, in seconds."""
 FAULT_VERBS = ("create", "update", "delete")
 FAULT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
 
@@ -203,7 +207,10 @@ class Cluster:
 
         A sync follows every change the controller made itself; when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
-        stage, the garbage collector, an availability requeue).  Stops when a
+        stage, the garbage collector, an availability requeue).  A sync that
+        failed (an API error) is retried after the controller's rate-limited
+        requeue delay: 5 ms, then 10 ms, 20 ms, ... (at most 1000 s), reset by
+        a sync that succeeds (``DefaultControllerRateLimiter``).  Stops when a
         sync changes nothing and nothing is scheduled (stable, or stuck with
         nothing left to happen), after *max_syncs* syncs, or at time *until*.
 
@@ -215,11 +222,21 @@ class Cluster:
         arguments.check("run", arguments.integer(max_syncs, "max_syncs", minimum=1)
                         + arguments.number(until, "until", minimum=None, allow_none=True))
         results: list[SyncResult] = []
+        failures = 0
         while len(results) < max_syncs:
             self.clock.advance_to(self.now)
             result = self.sync(name, namespace)
             results.append(result)
-            if result.changed or result.error:
+            if result.error:
+                # requeue with rate limiting: the workqueue's per-item exponential backoff
+                delay = min(REQUEUE_BASE * 2 ** failures, REQUEUE_MAX)
+                failures += 1
+                if until is not None and self.now + delay > until:
+                    break
+                self.clock.advance_to(self.now + delay)
+                continue
+            failures = 0
+            if result.changed:
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):

@@ -8,16 +8,21 @@ __version__ = "0.1.0"
 
 from .cluster import Cluster
 from .decisions import Decision, SyncPlan, SyncResult
-from .errors import APIError, ValidationError
+from .errors import APIError, RolloutError, ValidationError
+from .identity import claim_table, dns_table, pod_identity_table
 from .kubelet import StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus)
 from .profiles import PROFILES, Profile
 from .trace import Trace
+from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
+from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
+from . import compare  # noqa: E402  (stsedu.compare.compare: one scenario under two profiles)
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
-    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "__version__",
+    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "__version__",
+    "RolloutError", "dns_table", "pod_identity_table", "claim_table",
 )
 __all__ = list(PUBLIC)

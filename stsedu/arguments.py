@@ -146,7 +146,7 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
     """Problems with the arguments of ``Cluster(...)``, in argument order."""
     from .kubelet import StageProfile
     from .manifests import is_dns1123_subdomain
-    from .profiles import KNOWN_GATES, PROFILES, Profile, get_profile
+    from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
     if isinstance(seed, bool) or as_integer(seed) is None:
@@ -164,17 +164,16 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
             errs.append(invalid("feature_gates", feature_gates,
                                 f"must be a mapping of gate name to true/false, not {_type_name(feature_gates)}"))
         else:
+            known = prof.known_gates if prof is not None else KNOWN_GATES
             for gate, value in feature_gates.items():
                 path = f"feature_gates[{gate}]"
-                if gate not in KNOWN_GATES:
-                    errs.append((path, f"unrecognized feature gate: {gate}; stsedu knows "
-                                       + ", ".join(KNOWN_GATES)))
+                if gate not in known:
+                    added = f" ({gate} was added in {GATE_ADDED_IN[gate]})" if gate in GATE_ADDED_IN else ""
+                    release = f" of {prof.version}" if prof is not None else ""
+                    errs.append((path, f"unrecognized feature gate: {gate}{added}; the gates{release} "
+                                       f"stsedu knows: {', '.join(known) or 'none'}"))
                     continue
                 errs += boolean(value, path)
-                if (gate == "MaxUnavailableStatefulSet" and prof is not None
-                        and not prof.max_unavailable_supported and value is True):
-                    errs.append((path, f"unrecognized feature gate: {gate} (it does not exist in "
-                                       f"{prof.version}; it was added in v1.24)"))
     if stages is not None:
         if isinstance(stages, StageProfile):
             values = {k: getattr(stages, k) for k in STAGES}

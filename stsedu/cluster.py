@@ -18,21 +18,17 @@ from . import controller as _controller
 from .clock import LATE, Clock
 from .decisions import SyncResult
 from .errors import APIError, ValidationError
-from .gc import FOREGROUND, GarbageCollector
+from .gc import FOREGROUND, ORPHAN, GarbageCollector
 from .kubelet import Kubelet, StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus, selector_matches)
-from .profiles import KNOWN_GATES, Profile, get_profile
+from .profiles import GATE_ADDED_IN, Profile, get_profile
 from .store import Store
 from .trace import Trace
 
 __all__ = ["Cluster"]
 
 CASCADES = ("background", "foreground", "orphan")
-REQUEUE_BASE = 0.005
-"""First retry delay after a failed sync, in seconds (workqueue's exponential failure rate limiter)."""
-REQUEUE_MAX = 1000.0
-"""Longest retry delay after repeated failures, in seconds."""
 FAULT_VERBS = ("create", "update", "delete")
 FAULT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
 
@@ -89,7 +85,8 @@ class Cluster:
         self.store = Store(self.clock)
         from . import __version__
         self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
-                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)})
+                            "kubelet": kubelet, "feature_gates": dict(self.feature_gates)},
+                           clock=self.clock)
         self.kubelet = Kubelet(self, kubelet, stages, seed)
         if gc_delay is None:
             gc_delay = 0.0 if kubelet == "manual" else 1.0
@@ -100,7 +97,8 @@ class Cluster:
         self._planner: Callable = _planner_for(self.profile)
         self.store.listeners.append(self._on_write)
         self.last_warnings: list[str] = []
-        """Warnings of the last successful ``apply``/``patch`` (unknown fields, skipped documents)."""
+        """Warnings of the last successful apply or edit (unknown fields, fields the profile's release
+        drops, skipped documents), as kubectl prints them."""
         self.last_skipped: list[tuple[str, str]] = []
         """``(kind, name)`` of the documents the last ``apply`` did not apply (kinds stsedu does not simulate)."""
 
@@ -146,10 +144,18 @@ class Cluster:
         return self._with_availability(pod)
 
     def pvcs(self, set_name: str | None = None, namespace: str = "default") -> list[PersistentVolumeClaim]:
-        """Claims (of one set's volumeClaimTemplates if *set_name*), sorted by name."""
+        """Claims, sorted by template then ordinal; of one set's volumeClaimTemplates if *set_name*.
+
+        A set's claims are those named ``<template>-<set>-<ordinal>`` for one
+        of its templates (claims outlive pods, so this includes claims of
+        scaled-down pods).  If the set is gone, any ``<something>-<set>-<ordinal>``.
+        """
         claims = self.store.list("PersistentVolumeClaim", namespace)
         if set_name is not None:
-            claims = [c for c in claims if _claim_of(c.name, set_name)]
+            sts = self.store.get("StatefulSet", namespace, set_name)
+            templates = None if sts is None else [t.get("metadata", {}).get("name", "")
+                                                  for t in sts.spec.volume_claim_templates]
+            claims = [c for c in claims if _claim_of(c.name, set_name, templates)]
         return sorted(claims, key=lambda c: _claim_sort_key(c.name))
 
     def revisions(self, set_name: str, namespace: str = "default") -> list[ControllerRevision]:
@@ -205,7 +211,8 @@ class Cluster:
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
 
-        A sync follows every change the controller made itself; when a sync
+        A sync follows every change the controller made itself (its own status
+        writes included, as the set's update event queues one); when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
         stage, the garbage collector, an availability requeue).  A sync that
         failed (an API error) is retried after the controller's rate-limited
@@ -225,23 +232,45 @@ class Cluster:
         failures = 0
         while len(results) < max_syncs:
             self.clock.advance_to(self.now)
+            if self.store.get("StatefulSet", namespace, name) is None:
+                break  # deleted meanwhile (e.g. foreground deletion finished)
             result = self.sync(name, namespace)
             results.append(result)
             if result.error:
-                # requeue with rate limiting: the workqueue's per-item exponential backoff
-                delay = min(REQUEUE_BASE * 2 ** failures, REQUEUE_MAX)
+                # The workqueue requeues a failed key with exponential backoff
+                # (DefaultControllerRateLimiter: 5 ms doubling, at most 1000 s);
+                # any event the controller watches syncs it earlier.
                 failures += 1
-                if until is not None and self.now + delay > until:
-                    break
-                self.clock.advance_to(self.now + delay)
+                retry = self.now + min(0.005 * 2 ** (failures - 1), 1000.0)
+                nxt = self.clock.peek()
+                self.clock.advance_to(min(retry, nxt) if nxt is not None else retry)
                 continue
             failures = 0
-            if result.changed:
+            # A status write is an update of the set: its informer event queues
+            # another sync (which is when truncateHistory sees a promotion).
+            if result.changed or any(d.action == "status" and d.applied for d in result.decisions):
                 continue
             nxt = self.clock.peek()
             if nxt is None or (until is not None and nxt > until):
                 break
             self.clock.advance_to(nxt)
+        return results
+
+    def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
+        """Play the kubelet by hand until the set is stable (for manual mode).
+
+        Like upstream's test harness: sync, then move ONE pod one stage (a
+        terminating pod disappears, a Pending pod starts, a Running pod turns
+        Ready), lowest ordinal first, and repeat until a sync changes nothing
+        and no pod can move.  Pods made never-ready stay as they are.
+        Returns the SyncResults.
+        """
+        results: list[SyncResult] = []
+        while len(results) < max_syncs:
+            result = self.sync(name, namespace)
+            results.append(result)
+            if self.kubelet.step(namespace) is None and not result.changed:
+                break
         return results
 
     # ============================================================== user actions
@@ -286,7 +315,6 @@ class Cluster:
                 continue
             obj = f"{kind.lower()}/{name}"
             doc_warnings = m.unknown_fields(doc)
-            warnings += [(obj, w) for w in doc_warnings]
             errs = m._api_version_errors(doc)
             key = (kind, ns, name)
             if errs:  # the API server has no such resource: nothing else is looked at
@@ -297,11 +325,14 @@ class Cluster:
                     stored = self.store.get("StatefulSet", ns, name)
                     old = self._defaulted(stored) if stored is not None else None
                 new = m.default_statefulset(doc, max_unavailable_gate=self._max_unavailable_gate, old=old)
+                new, dropped = self._profile_prune(doc, new)
+                doc_warnings += dropped
                 errs += m.validate_statefulset_update(new, old) if old is not None else m.validate_statefulset(new)
-                errs += self._profile_errors(new)
+                errs += self._profile_errors(new, old)
             else:
                 new = m.default_service(doc)
                 errs += m.validate_service(new)
+            warnings += [(obj, w) for w in doc_warnings]
             if errs:
                 invalid.append(m.validation_error(kind, name, errs, doc_warnings))
                 continue
@@ -316,21 +347,23 @@ class Cluster:
             raise ValidationError([("kind", f'Unsupported value: "{kind}": stsedu simulates '
                                     'StatefulSet and Service objects only')], kind=kind or "object", name=name)
         stored = last_sts = None
+        created = []
         for kind, new in planned:
             if kind == "StatefulSet":
                 meta = new["metadata"]
                 old_sts = self.store.get("StatefulSet", meta.get("namespace") or "default", meta["name"])
                 stored = last_sts = self._store_statefulset(new, old_sts, "user: apply")
+                if old_sts is None:
+                    created.append(stored)
             else:
                 stored = self._store_service(new)
-        notes = [(obj, w) for obj, w in warnings]
+        for sts in created:  # after the whole batch: a Service may follow its set in the file
+            self._warn_missing_service(sts)
         for kind, name, version in skipped:
-            notes.append((f"{kind.lower()}/{name}", f'skipped {kind} "{name}": no matches for kind "{kind}" in '
-                          f'version "{version}" (stsedu simulates StatefulSet and Service objects only)'))
-        self.last_warnings = [w for _, w in notes]
+            warnings.append((f"{kind.lower()}/{name}", f'skipped {kind} "{name}": no matches for kind "{kind}" '
+                             f'in version "{version}" (stsedu simulates StatefulSet and Service objects only)'))
         self.last_skipped = [(kind, name) for kind, name, _ in skipped]
-        for obj, w in notes:
-            self.trace.add_event("Warning", "UnknownField" if w.startswith("unknown field") else "Skipped", obj, w)
+        self._warn(warnings)
         return last_sts if last_sts is not None else stored
 
     @property
@@ -343,16 +376,29 @@ class Cluster:
         m.pop("status", None)
         return m
 
-    def _profile_errors(self, new: dict) -> list[tuple[str, str]]:
+    def _profile_errors(self, new: dict, old: dict | None = None) -> list[tuple[str, str]]:
         hook = getattr(_manifests(), "profile_errors", None)
-        return list(hook(new, self.profile)) if hook else []
+        return list(hook(new, self.profile, old)) if hook else []
+
+    def _profile_prune(self, doc: dict, new: dict) -> tuple[dict, list[str]]:
+        """Drop the spec fields the profile's API server does not know; warn for those *doc* wrote."""
+        from .profile_rules import prune_fields
+        return prune_fields(doc, new, self.profile)
+
+    def _warn(self, warnings: list) -> None:
+        """Keep *warnings* (texts, or ``(object, text)`` pairs) in :attr:`last_warnings` and the trace."""
+        self.last_warnings = []
+        for w in warnings:
+            obj, text = w if isinstance(w, tuple) else ("manifest", w)
+            self.last_warnings.append(text)
+            self.trace.add_event("Warning", "Skipped" if text.startswith("skipped ") else "UnknownField",
+                                 obj, text)
 
     def _store_statefulset(self, new: dict, old: StatefulSet | None, cause: str) -> StatefulSet:
         sts = StatefulSet.from_manifest(new)
         if old is None:
             stored = self.store.create("StatefulSet", sts)
             self.trace.add_event("Normal", "User", f"statefulset/{sts.name}", f"{cause}: created")
-            self._warn_missing_service(stored)
             return stored
         spec_changed = dict(old.spec.raw) != dict(sts.spec.raw)
         stored = self.store.update("StatefulSet", replace(
@@ -364,6 +410,12 @@ class Cluster:
         return stored
 
     def _warn_missing_service(self, sts: StatefulSet) -> None:
+        """Warn when the governing Service (``spec.serviceName``) is missing or not headless.
+
+        Not an upstream event: the controller never looks at the Service.  The
+        concept page says the user must create the headless Service; without
+        it the pods still get their hostname and subdomain, but no DNS records.
+        """
         name = sts.spec.service_name
         if not name:
             return
@@ -371,8 +423,8 @@ class Cluster:
         if svc is None or not svc.headless:
             why = "does not exist" if svc is None else "is not headless (clusterIP: None)"
             self.trace.add_event("Warning", "ServiceMissing", f"statefulset/{sts.name}",
-                                 f'the governing Service "{name}" {why}: create a headless Service '
-                                 "so each pod gets its DNS name")
+                                 f'the governing Service "{sts.namespace}/{name}" {why}: create a headless '
+                                 "Service so each pod gets its DNS name")
 
     def _store_service(self, new: dict) -> Service:
         meta = new["metadata"]
@@ -397,15 +449,16 @@ class Cluster:
             errs.append(m.invalid("metadata.name", meta.get("name") or "", "field is immutable"))
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name)
-        warnings = m.unknown_fields(new)
+        edited = new
+        warnings = m.unknown_fields(edited)
         new = m.default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate, old=current)
-        errs = m.validate_statefulset_update(new, current) + self._profile_errors(new)
+        new, dropped = self._profile_prune(edited, new)
+        warnings += dropped
+        errs = m.validate_statefulset_update(new, current) + self._profile_errors(new, current)
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
         stored = self._store_statefulset(new, old, cause)
-        self.last_warnings = list(warnings)
-        for w in warnings:
-            self.trace.add_event("Warning", "UnknownField", f"statefulset/{name}", w)
+        self._warn([(f"statefulset/{name}", w) for w in warnings])
         return stored
 
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
@@ -440,20 +493,32 @@ class Cluster:
 
     def set_image(self, name: str, image: str, container: str | None = None,
                   namespace: str = "default") -> StatefulSet:
-        """Change a container image (all containers if *container* is None), like ``kubectl set image``."""
+        """Change a container image, like ``kubectl set image statefulset/<name> <container>=<image>``.
+
+        *container* None (or ``"*"``) changes every container and init
+        container, as kubectl's ``*=<image>`` does.  A changed image is a new
+        pod template, so the next sync makes (or reuses) a revision.  Raise
+        :class:`ValidationError` (and change nothing) if no container has that
+        name or the image is empty; KeyError if the set is absent.
+        """
+        from .errors import RolloutError
         sts = self.statefulset(name, namespace)
-        names = [c.get("name") for c in sts.spec.template.get("spec", {}).get("containers", [])]
         if container is not None and not isinstance(container, str):
             raise ValidationError(arguments.string(container, "container"), name=name)
-        if container is not None and container not in names:
-            raise ValidationError([("spec.template.spec.containers",
-                                    f'Not found: "{container}": containers are {", ".join(map(str, names))}')],
-                                  name=name)
+        if not isinstance(image, str) or not image.strip():
+            raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
+        pod_spec = sts.spec.template.get("spec", {})
+        names = [c.get("name") for key in ("initContainers", "containers")
+                 for c in pod_spec.get(key, None) or ()]
+        every = container in (None, "*")
+        if not every and container not in names:
+            raise RolloutError(f'unable to find container named "{container}"', name=name)
 
         def go(m):
-            for c in m["spec"]["template"]["spec"]["containers"]:
-                if container is None or c.get("name") == container:
-                    c["image"] = image
+            for key in ("initContainers", "containers"):
+                for c in m["spec"]["template"]["spec"].get(key, None) or ():
+                    if every or c.get("name") == container:
+                        c["image"] = image
             return m
         return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
 
@@ -464,82 +529,118 @@ class Cluster:
         return self._delete_pod(namespace, name, "user: delete_pod") or pod
 
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
-        """JSON merge patch on a pod's labels or annotations (other fields are immutable here)."""
+        """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
+
+        ``None`` deletes a key (``{"metadata": {"labels": {"app": None}}}``).
+        Edit the ``statefulset.kubernetes.io/pod-name`` label to see the
+        controller restore it (``identityMatches``), or a selector label to see
+        the pod released (``ClaimPods``).  Raise ValidationError, and change
+        nothing, for any other field or an invalid label; KeyError if there is
+        no such pod.
+        """
         pod = self.pod(name, namespace)
         patch = arguments.load_patch(patch, kind="Pod", name=name)
         labels, annotations, errs = arguments.pod_metadata_patch(patch, pod.labels, pod.annotations)
         if errs:
             raise ValidationError(errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return self._write_pod(replace(pod, labels=labels, annotations=annotations), "user: patch_pod")
+        return self._write_pod(replace(pod, labels=labels, annotations=annotations),
+                               "user: patch_pod")
+
+    def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
+        """Delete a claim (like ``kubectl delete pvc``).
+
+        While a pod mounts it, the claim stays, marked deleting
+        (``kubernetes.io/pvc-protection``); it goes once no pod uses it.
+        Returns the claim if it is still there, None if it went at once.
+        Raise KeyError if there is no such claim.
+        """
+        claim = self.store.get("PersistentVolumeClaim", namespace, name)
+        if claim is None:
+            raise KeyError(f'persistentvolumeclaims "{name}" not found')
+        self.trace.add_event("Normal", "User", f"persistentvolumeclaim/{name}", "user: delete pvc")
+        if claim.deletion_timestamp is None:
+            self.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=self.now))
+            self.gc.trigger()
+        return self.store.get("PersistentVolumeClaim", namespace, name)
 
     def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
-        """Delete the set (like ``kubectl delete sts --cascade=...``).
+        """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.
 
-        * ``background``: the set goes now; the garbage collector then deletes its pods
-          (all at once, in no order) and the claims it owns;
-        * ``foreground``: the set stays, marked deleting, until its pods are gone;
-        * ``orphan``: the set goes; its pods keep running without an owner.
+        * ``background`` (kubectl's default): the set goes now; the garbage
+          collector then deletes its pods (all at once, in no order), its
+          revisions, and the claims it owns (whenDeleted=Delete);
+        * ``foreground``: the set stays, with a deletion timestamp, until the
+          garbage collector has deleted every dependent that blocks it (its
+          pods, and claims it owns); meanwhile its syncs only write status;
+        * ``orphan``: the garbage collector removes the set's refs from its
+          pods, revisions and claims, then the set goes; the pods keep running
+          and a new set with the same name and selector adopts them.
+
+        For an ordered shutdown, scale to 0 first and wait (the docs' advice).
+        Raise ValidationError for another *cascade*, KeyError if there is no such set.
         """
         if cascade not in CASCADES:
             raise ValidationError([("propagationPolicy", f'Unsupported value: "{cascade}": supported values: '
                                     + ", ".join(f'"{c}"' for c in CASCADES))], name=name)
         sts = self.statefulset(name, namespace)
-        self.trace.add_event("Normal", "User", f"statefulset/{name}", f"user: delete --cascade={cascade}")
-        if cascade == "orphan":
-            for kind in ("Pod", "PersistentVolumeClaim", "ControllerRevision"):
-                for obj in self.store.list(kind, namespace):
-                    if any(r.uid == sts.uid for r in obj.owner_references):
-                        kept = tuple(r for r in obj.owner_references if r.uid != sts.uid)
-                        if kind == "Pod":
-                            self._write_pod(replace(obj, owner_references=kept), "garbage collector: orphan")
-                        else:
-                            self.store.update(kind, replace(obj, owner_references=kept))
-            self.store.remove("StatefulSet", namespace, name)
-        elif cascade == "foreground":
-            if sts.deletion_timestamp is None or FOREGROUND not in sts.finalizers:  # deleting twice changes nothing
-                self.store.update("StatefulSet", replace(
-                    sts, deletion_timestamp=self.now if sts.deletion_timestamp is None else sts.deletion_timestamp,
-                    finalizers=sts.finalizers + (FOREGROUND,)))
-            self.gc.collect()
-        else:
-            self.store.remove("StatefulSet", namespace, name)
-            self.gc.trigger()
+        self.trace.add_event("Normal", "User", f"statefulset/{name}",
+                             f'user: delete --cascade={cascade}: statefulset.apps "{name}" deleted')
+        if sts.deletion_timestamp is not None:  # already being deleted: nothing more to do
+            return
+        if cascade == "background":
+            self.store.remove("StatefulSet", namespace, name)  # removal triggers the collector
+            return
+        finalizer = FOREGROUND if cascade == "foreground" else ORPHAN
+        self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
+                                                 finalizers=sts.finalizers + (finalizer,)))
+        self.gc.trigger()
 
     def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:
-        """Put back an earlier template (like ``kubectl rollout undo``); returns kubectl's message.
+        """Put back an earlier pod template, like ``kubectl rollout undo statefulset/<name>``.
 
-        *to_revision* None (or 0) means the revision before the newest.  Raise
-        KeyError if the set does not exist; ValidationError (changing nothing)
-        with kubectl's message if *to_revision* is not an integer, if there is
-        no earlier revision, or if that revision is not in the history.
+        Mirrors kubectl's ``StatefulSetRollbacker``: the history is the set's
+        ControllerRevisions that match its selector and that it controls;
+        *to_revision* None (or 0) means the revision before the newest (the
+        second highest number), otherwise the revision with that number.  The
+        set's ``spec.template`` is replaced by the revision's; the controller
+        then finds that template equal to the old revision and renumbers it
+        (no new revision).  Returns kubectl's line:
+        ``statefulset.apps/<name> rolled back``, or ``statefulset.apps/<name>
+        skipped rollback (current template already matches revision N)`` (N as
+        given, so 0 when *to_revision* is None, as kubectl prints it).
+
+        Raise :class:`~stsedu.errors.RolloutError` (and change nothing) with
+        kubectl's message: ``unable to find specified revision N in history``
+        or ``no last revision to roll back to``; KeyError if the set is absent.
         """
+        from .errors import RolloutError
+        from .revisions import controlled_history, find_history, revision_data
         sts = self.statefulset(name, namespace)
-        if to_revision is not None:
-            errs = arguments.integer(to_revision, "to_revision")
-            if errs:
-                raise ValidationError(errs, name=name)
-            to_revision = arguments.as_integer(to_revision)
-        revs = self.revisions(name, namespace)
-        if to_revision in (None, 0):
-            if len(revs) < 2:
-                raise ValidationError([("", "no last revision to roll back to")], name=name)
-            target = revs[-2]
-        else:
-            found = [r for r in revs if r.revision == to_revision]
-            if not found:
-                raise ValidationError([("", f"unable to find specified revision {to_revision} in history")],
-                                      name=name)
-            target = found[-1]
+        if to_revision is None:
+            to_revision = 0
+        if isinstance(to_revision, bool) or not isinstance(to_revision, int):
+            raise RolloutError(f'invalid argument "{to_revision}" for "--to-revision" flag: '
+                               f'strconv.ParseInt: parsing "{to_revision}": invalid syntax', name=name)
+        if to_revision < 0:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        history = controlled_history(sts, self.store.list("ControllerRevision", namespace))
+        if to_revision == 0 and len(history) <= 1:
+            raise RolloutError("no last revision to roll back to", name=name)
+        target = find_history(to_revision, history)
+        if target is None:
+            raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
+        if revision_data(sts.spec.template) == target.data:
+            return (f"statefulset.apps/{name} skipped rollback (current template already matches "
+                    f"revision {to_revision})")
         template = target.template
         template.pop("$patch", None)
-        if json.dumps(template, sort_keys=True) == json.dumps(dict(sts.spec.template), sort_keys=True):
-            return f"statefulset.apps/{name} skipped rollback (current template already matches revision {target.revision})"
 
         def go(m):
             m["spec"]["template"] = template
             return m
-        self._edit(name, namespace, go, f"user: rollout undo --to-revision={target.revision}")
+        self._edit(name, namespace, go, f"user: rollout undo --to-revision={to_revision} "
+                                        f"(revision {target.revision}, {target.name})")
         return f"statefulset.apps/{name} rolled back"
 
     def rollout_status(self, name: str, namespace: str = "default") -> str:
@@ -665,9 +766,12 @@ class Cluster:
                             label=f"controller: requeue {owner} ({pod.name} Available)")
 
 
-def _claim_of(claim: str, set_name: str) -> bool:
+def _claim_of(claim: str, set_name: str, templates: list[str] | None = None) -> bool:
+    """True if *claim* is named ``<template>-<set_name>-<ordinal>`` (for one of *templates* if given)."""
     head, _, ordinal = claim.rpartition("-")
-    return ordinal.isdigit() and head.endswith("-" + set_name)
+    if not ordinal.isdigit() or not head.endswith("-" + set_name):
+        return False
+    return templates is None or head[:-len(set_name) - 1] in templates
 
 
 def _claim_sort_key(name: str):

@@ -60,7 +60,17 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 
 
 def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, ControllerRevision]:
-    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``)."""
+    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``).
+
+    The candidate revision holds the live ``spec.template``.  If the newest
+    revision holds the same template it stays the update revision; if an
+    older one does, that one is renumbered to the next number (a rollback,
+    same name); otherwise a new revision is created (``CreateControllerRevision``:
+    a name taken by different data bumps collisionCount and retries).  The
+    current revision is the one named by ``status.currentRevision``, or the
+    update revision when there is none.  Returns (decisions, current name,
+    update name, collisionCount, update revision).
+    """
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
     decisions: list[Decision] = []
@@ -76,7 +86,9 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                             f"it becomes the update revision again, renumbered {candidate.revision}.",
                             "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
     else:
-        # CreateControllerRevision: on a name clash with different data, count a collision and retry.
+        # CreateControllerRevision: on a name clash with different data, count a
+        # collision and retry under a new name.  Only the name changes: the hash
+        # label keeps the value newRevision computed with the starting count.
         while True:
             existing = snap.namespace_revisions.get(candidate.name)
             if existing is None:
@@ -88,6 +100,10 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                 update = candidate
                 break
             if existing.data == candidate.data:
+                decisions.append(_d("reuse-revision", None, "already-exists",
+                                    f"Revision {candidate.name} already exists with the same template; "
+                                    "use it as it is.", "reuse-revision", target=candidate.name,
+                                    step=STEP_REVISIONS))
                 update = existing
                 break
             collisions += 1
@@ -97,9 +113,7 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
                                 "collision", target=candidate.name, step=STEP_REVISIONS,
                                 applied=None))
             h = revision_hash(candidate.data, collisions)
-            labels = dict(candidate.labels)
-            labels["controller.kubernetes.io/hash"] = h
-            candidate = replace(candidate, name=revision_name(sts.name, h), labels=labels)
+            candidate = replace(candidate, name=revision_name(sts.name, h))
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
     if current is None:
         current = update
@@ -219,8 +233,12 @@ def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
 
 def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
                      rule_key: str, slot: int, step: str) -> tuple[list[Decision], bool]:
-    """Creates for missing claims of *pod*; second item True if a claim is being deleted."""
-    out, blocked = [], False
+    """Creates for missing claims of *pod*; second item True if a claim is being deleted.
+
+    Like ``createPersistentVolumeClaims``: every missing claim is created,
+    and a claim that is being deleted makes the whole call fail afterwards.
+    """
+    out, deleting = [], []
     for name, template in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
@@ -229,12 +247,11 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
                           rule_key, target=name, step=step, slot=slot,
                           payload=P.new_claim(sts, template, name)))
         elif claim.deleting:
-            blocked = True
-            out.append(_d("wait", pod.name, "claim-deleting",
-                          f"Claim {name} is being deleted; {pod.name} cannot be created until it is gone.",
-                          "claim-deleting", target=name, step=step, slot=slot,
-                          error=f"pvc {name} is being deleted"))
-    return out, blocked
+            deleting.append(_d("wait", pod.name, "claim-deleting",
+                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
+                               "claim-deleting", target=name, step=step, slot=slot,
+                               error=f"pvc {name} is being deleted"))
+    return out + deleting, bool(deleting)
 
 
 def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
@@ -249,9 +266,15 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
         if claim is None or P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
         refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
-        kinds = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        if P.has_unexpected_controller(claim, sts, pod):
+            out.append(_d("update-pvc", pod.name, "conflicting-controller",
+                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                          f"and ignore the retention policy for it (owners left: {owners}).",
+                          rule_key, target=name, step=step, slot=slot, payload=refs))
+            continue
         out.append(_d("update-pvc", pod.name, "retention-policy",
-                      f"Set the owner of claim {name} to {kinds} (whenScaled={sts.spec.when_scaled}, "
+                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
                       f"whenDeleted={sts.spec.when_deleted}).",
                       rule_key, target=name, step=step, slot=slot, payload=refs))
     return out
@@ -333,10 +356,13 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
             return out, True
         return out, False
     if pod.phase == "Pending" and profile.pvc_retention:
+        # createMissingPersistentVolumeClaims: missing claims, then their owner refs
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
         out.extend(claim_ds)
         if blocked:
             return out, True
+        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                          STEP_REPLICAS, profile))
     if pod.deletion_timestamp is not None and monotonic:
         out.append(_d("wait", name, "terminating",
                       f"{name} is terminating; wait until it is gone.", "terminating", **kw))
@@ -359,17 +385,22 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     if not retention_ok:
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
-    if not (identity_ok and storage_ok):
-        fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label),
-                        spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
-        what = []
-        if not identity_ok:
-            what.append(f"label {P.POD_NAME_LABEL}")
-        if not storage_ok:
-            what.append("claim volumes")
-        out.append(_d("update", name, "identity",
-                      f"{name} lost its identity ({' and '.join(what)}); restore it.",
-                      "identity", payload=fixed, **kw))
+    # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
+    # when only its claims' owner refs were fixed (the pod itself is unchanged).
+    fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
+                    if not identity_ok else pod.labels,
+                    spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
+    what = []
+    if not identity_ok:
+        what.append(f"label {P.POD_NAME_LABEL}")
+    if not storage_ok:
+        what.append("claim volumes")
+    if what:
+        message = f"{name} lost its identity ({' and '.join(what)}); restore it."
+    else:
+        message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
+                   f"they were fixed and {name} is updated (unchanged).")
+    out.append(_d("update", name, "identity", message, "identity", payload=fixed, **kw))
     return out, False
 
 
@@ -408,7 +439,14 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 
 def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
                         profile: Profile) -> list[Decision]:
-    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``)."""
+    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``).
+
+    The highest pod not at *update* and not terminating is deleted (one per
+    sync; the applier then takes one off ``status.currentReplicas``, whatever
+    that pod's revision was); an updated pod that is not Available stops the
+    walk with an ``update-unavailable`` wait.  Pods below the partition are
+    never looked at.
+    """
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
@@ -427,16 +465,36 @@ def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now:
 
 def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
                                 profile: Profile) -> list[Decision]:
-    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``)."""
+    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``).
+
+    *replicas* are the pods of the ordinal range by index (placeholders for
+    pods not created yet).  ``unavailable`` counts every slot, below the
+    partition too.  OrderedReady (and Parallel before v1.37): nothing is
+    deleted while ``unavailable >= maxUnavailable``; otherwise the old-revision,
+    non-terminating pods from the top down to the partition are deleted, up to
+    ``maxUnavailable - unavailable`` of them.  Parallel in v1.37 (PR #137666):
+    old pods that are already unavailable do not block; they are deleted first
+    (at most maxUnavailable), then healthy old pods within
+    ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
+    in range but none could be deleted.
+    """
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
     max_u = scaled_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
     unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
-    old = [i for i in range(len(replicas) - 1, update_min - 1, -1)
-           if replicas[i].revision != update and replicas[i].deletion_timestamp is None]
-    out: list[Decision] = []
+
+    def old(i: int) -> bool:
+        pod = replicas[i]
+        return pod.revision != update and pod.deletion_timestamp is None
+
+    in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
+    parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
+    # unavailablePodsNeedingUpdate: every slot, not only those above the partition
+    needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
+    if n_unavailable >= max_u and needing == 0:
+        return _budget_wait(replicas, in_range, n_unavailable, max_u)
 
     def delete(i: int, why: str) -> Decision:
         pod = replicas[i]
@@ -444,38 +502,34 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
                   f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
                   "mu-update", step=STEP_UPDATE, slot=i, payload=pod)
 
-    parallel = sts.spec.pod_management_policy == "Parallel"
-    if parallel and profile.parallel_max_unavailable_fix:
-        broken = [i for i in old if unavailable[i]]
-        if n_unavailable >= max_u and not broken:
-            return _budget_wait(replicas, old, n_unavailable, max_u)
-        for i in broken[:max_u]:
+    out: list[Decision] = []
+    if parallel:
+        # phase 1: old pods that are unavailable anyway, at most maxUnavailable of them
+        for i in [i for i in in_range if unavailable[i]][:max_u]:
             out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
+        # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
-        for i in old:
+        for i in in_range:
             if budget <= 0:
                 break
             if not unavailable[i]:
-                out.append(delete(i, f"{budget} of maxUnavailable={max_u} left"))
+                out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
                 budget -= 1
-        if not out:
-            return _budget_wait(replicas, old, n_unavailable, max_u)
-        return out
-    if n_unavailable >= max_u:
-        return _budget_wait(replicas, old, n_unavailable, max_u)
-    budget = max_u - n_unavailable
-    for i in old[:budget]:
-        out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
-    return out
+    else:
+        for i in in_range[:max_u - n_unavailable]:
+            out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
+    return out or _budget_wait(replicas, in_range, n_unavailable, max_u)
 
 
-def _budget_wait(replicas, old, n_unavailable, max_u) -> list[Decision]:
-    if not old:
+def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
+    """A ``max-unavailable`` wait on the highest old pod in range, or nothing if there is none."""
+    if not in_range:
         return []
-    pod = replicas[old[0]]
+    pod = replicas[in_range[0]]
     return [_d("wait", pod.name, "max-unavailable",
                f"{n_unavailable} pod(s) are unavailable and maxUnavailable is {max_u}: "
-               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE, slot=old[0])]
+               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE,
+               slot=in_range[0])]
 
 
 # ------------------------------------------------------------------- the sync

@@ -132,8 +132,15 @@ class ClusterObjects:
 
     def create_pod(self, d: Decision) -> None:
         pod: Pod = d.payload
-        self._guard("create", "Pod", pod.name, f"Pod {pod.name}",
-                    lambda: self.c._create_pod(pod, f"{self.cause}: create ({d.reason})"))
+        try:
+            self._check("create", "Pod", pod.name)
+            self.c._create_pod(pod, f"{self.cause}: create ({d.reason})")
+        except APIError as e:
+            # CreateStatefulPod returns AlreadyExists without recording an event
+            if e.reason != "AlreadyExists":
+                self._event(False, "create", f"Pod {pod.name}", str(e))
+            raise
+        self._event(True, "create", f"Pod {pod.name}")
 
     def delete_pod(self, d: Decision) -> None:
         pod: Pod = d.payload
@@ -141,17 +148,51 @@ class ClusterObjects:
                     lambda: self.c._delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
 
     def update_pod(self, d: Decision) -> None:
+        """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
         pod: Pod = d.payload
-        self._guard("update", "Pod", pod.name, f"Pod {pod.name}",
-                    lambda: self.c._update_pod_from(pod, f"{self.cause}: update ({d.reason})"))
+
+        def go():
+            stored = self.c.store.get("Pod", pod.namespace, pod.name)
+            if stored is not None and stored.uid == pod.uid and (
+                    dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
+                return  # the API server keeps the object (and its resourceVersion) as it was
+            self.c._update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+        self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
+
+    def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
+        """``recordClaimEvent``'s wording."""
+        if ok:
+            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+        else:
+            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:
         claim = d.payload
-        self._guard("create", "PersistentVolumeClaim", claim.name, f"Claim {claim.name} Pod {d.pod}",
-                    lambda: self.c.store.create("PersistentVolumeClaim", claim))
+        try:
+            self._check("create", "PersistentVolumeClaim", claim.name)
+            self.c.store.create("PersistentVolumeClaim", claim)
+        except APIError as e:
+            if e.reason != "AlreadyExists":
+                self._claim_event(False, "create", claim.name, d.pod, str(e))
+            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
+            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
+            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
+            if verb is not None:
+                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
+            raise
+        self._claim_event(True, "create", claim.name, d.pod)
 
     def update_claim(self, d: Decision) -> None:
-        def go():
+        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
+        if d.reason == "conflicting-controller":
+            self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
+                                   f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that "
+                                   "acts as a managing controller, the retention policy is ignored for this claim")
+        try:
+            self._check("update", "PersistentVolumeClaim", d.target)
             claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
             if claim is None:
                 raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
@@ -166,7 +207,10 @@ class ClusterObjects:
                     r = replace(r, uid=pod.uid)
                 fixed.append(r)
             self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
-        self._guard("update", "PersistentVolumeClaim", d.target, f"Claim {d.target} Pod {d.pod}", go)
+        except APIError as e:
+            self._event(False, "update", f"Pod {d.pod}",
+                        f"could not update claim {d.target} for delete policy ownerRefs: {e}")
+            raise
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -200,20 +244,31 @@ class ClusterObjects:
 
     # claiming
     def adopt(self, d: Decision) -> None:
+        """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
+
+        A pod or revision that vanished meanwhile is skipped (NotFound is ignored upstream).
+        """
         if d.pod is None:  # a revision
-            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
             self._check("update", "ControllerRevision", d.target)
+            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
+            if rev is None:
+                return
             self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
                                                               + (self.sts.ref(),)))
             return
         self._check("update", "Pod", d.pod)
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        if pod is None:
+            return
         self.c._write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
                           f"{self.cause}: adopt")
 
     def release(self, d: Decision) -> None:
+        """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
         self._check("update", "Pod", d.pod)
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        if pod is None:
+            return
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
         self.c._write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
 
@@ -259,6 +314,11 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
         now=cluster.clock.now, memo=cluster._memo)
     plan = cluster._planner(snap, cluster.profile, cluster.feature_gates)
     done, status, error = apply_plan(plan, sts, om, cluster.profile)
+    for d in done:
+        # CreateStatefulPod reports a claim that is being deleted as a failed pod create
+        if (d.reason == "claim-deleting" and d.applied is False and d.error and d.error.startswith("pvc ")
+                and store.get("Pod", namespace, d.pod) is None):
+            om._event(False, "create", f"Pod {d.pod}", d.error)
     decisions.extend(done)
     return _finish(cluster, sts, n, decisions, status, error)
 

@@ -17,7 +17,7 @@ from .model import StatefulSetStatus
 POD_ACTIONS = ("create", "delete", "update", "wait")
 # Other actions recorded in the same trace.
 OTHER_ACTIONS = ("create-pvc", "update-pvc", "create-revision", "update-revision",
-                 "delete-revision", "adopt", "release", "status", "error")
+                 "reuse-revision", "delete-revision", "adopt", "release", "status", "error")
 
 # Steps of one sync, in the order upstream runs them.
 STEP_CLAIM = "claim"            # getPodsForStatefulSet / adoptOrphanRevisions
@@ -57,6 +57,7 @@ RULES = {
     "create-revision": "getStatefulSetRevisions: create revision for new template",
     "rollback": "getStatefulSetRevisions: reuse earlier equal revision (rollback)",
     "collision": "CreateControllerRevision: name collision, collisionCount+1",
+    "reuse-revision": "CreateControllerRevision: name exists with equal data, reuse it",
     "status": "updateStatefulSetStatus: write changed status",
     "truncate": "truncateHistory: delete revisions beyond revisionHistoryLimit",
     "adopt": "ClaimPods: adopt orphan that matches selector and name",

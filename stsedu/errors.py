@@ -44,4 +44,31 @@ class APIError(RuntimeError):
 
     def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError"):
         self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
-        super().__init__(f"{reason}: simulated failure to {verb} {kind} {name!r}")
+        resource = _RESOURCES.get(kind, kind.lower() + "s")
+        if reason == "AlreadyExists":  # worded as the API server's StatusReasonAlreadyExists
+            message = f'{resource} "{name}" already exists'
+        elif reason == "NotFound":
+            message = f'{resource} "{name}" not found'
+        else:
+            message = f"{reason}: simulated failure to {verb} {kind} {name!r}"
+        super().__init__(message)
+
+
+class RolloutError(ValidationError):
+    """Raised by the ``kubectl rollout``-like calls when kubectl would print ``error: ...``.
+
+    A :class:`ValidationError` whose text is kubectl's own sentence, for
+    example ``unable to find specified revision 5 in history``; nothing has
+    been changed.
+    """
+
+    def __init__(self, message: str, name: str = ""):
+        super().__init__([("", message)], kind="StatefulSet.apps", name=name)
+
+    def _text(self) -> str:
+        return self.errors[0][1]
+
+
+_RESOURCES = {"Pod": "pods", "PersistentVolumeClaim": "persistentvolumeclaims",
+              "StatefulSet": "statefulsets.apps", "ControllerRevision": "controllerrevisions.apps",
+              "Service": "services"}

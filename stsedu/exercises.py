@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from . import examples
 from .cluster import Cluster
 
 _TEACHER = [os.environ.get("STSEDU_TEACHER", "") not in ("", "0", "false", "False")]
@@ -35,47 +36,17 @@ def teacher_mode(on: bool = True) -> None:
 
 
 def _web(replicas=3, policy="OrderedReady", image="nginx:1", **spec) -> dict:
-    m = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
-         "spec": {"replicas": replicas, "serviceName": "nginx", "podManagementPolicy": policy,
-                  "selector": {"matchLabels": {"app": "nginx"}},
-                  "template": {"metadata": {"labels": {"app": "nginx"}},
-                               "spec": {"containers": [{"name": "nginx", "image": image}]}}}}
-    m["spec"].update(spec)
-    return m
+    return examples.web(replicas, policy, image, **spec)
 
 
 def _claims(**spec) -> dict:
-    return _web(volumeClaimTemplates=[{"metadata": {"name": "www"},
-                                       "spec": {"accessModes": ["ReadWriteOnce"],
-                                                "resources": {"requests": {"storage": "1Gi"}}}}],
-                **spec)
+    return examples.web(claims=True, **spec)
 
 
-def _with_mount(m: dict) -> dict:
-    m["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [
-        {"name": "www", "mountPath": "/usr/share/nginx/html"}]
-    return m
-
-
-def settle(c: Cluster, name: str = "web", limit: int = 400) -> Cluster:
-    """Sync and move pods by hand (lowest ordinal first) until nothing changes."""
-    for _ in range(limit):
-        r = c.sync(name)
-        moved = False
-        for p in c.pods():
-            if p.terminating:
-                c.kubelet.finish_termination(p.name)
-            elif p.phase == "Pending":
-                c.kubelet.start(p.name)
-            elif p.phase == "Running" and not p.ready:
-                c.kubelet.set_ready(p.name)
-            else:
-                continue
-            moved = True
-            break
-        if not moved and not r.changed:
-            return c
-    raise RuntimeError("the cluster did not settle")
+def settle(c: Cluster, name: str = "web") -> Cluster:
+    """Play the kubelet until the set is stable (:meth:`Cluster.settle`); returns the cluster."""
+    c.settle(name)
+    return c
 
 
 def _up(manifest: dict, **cluster) -> Cluster:
@@ -303,7 +274,7 @@ EXERCISES: list[Exercise] = [
         {("web-0", "web-1", "web-2"): "ordinals.start moves the first ordinal."},
         example='["web-0", "web-1"]'),
     _ex("01.3", "01", "Pod web-2 mounts the volumeClaimTemplate 'www'. What is its PVC called?", "value",
-        lambda: _up(_with_mount(_claims(replicas=3))),
+        lambda: _up(_claims(replicas=3)),
         lambda c: [v["persistentVolumeClaim"]["claimName"] for v in c.pod("web-2").spec["volumes"]
                    if v["name"] == "www"][0],
         "Claims are named <template>-<set>-<ordinal> (getPersistentVolumeClaimName).",
@@ -445,15 +416,15 @@ EXERCISES: list[Exercise] = [
         example="3"),
     _ex("10.1", "10", "Three pods with a 'www' claim each; scale to 1 (retention Retain). When the pods are "
         "gone, how many PVCs are left?", "value",
-        lambda: _scaled(_up(_with_mount(_claims(replicas=3))), 1),
+        lambda: _scaled(_up(_claims(replicas=3)), 1),
         lambda c: len(settle(c).pvcs("web")),
         "By default (Retain) claims outlive their pods, so scaling back up finds the same data.",
         {1: "With the default Retain policy nothing deletes the claims."},
         example="3"),
     _ex("10.2", "10", "Same, but whenScaled: Delete. Which PVCs are left once the condemned pods are gone?",
         "pods",
-        lambda: _scaled(_up(_with_mount(_claims(replicas=3, persistentVolumeClaimRetentionPolicy={
-            "whenScaled": "Delete", "whenDeleted": "Retain"}))), 1),
+        lambda: _scaled(_up(_claims(replicas=3, persistentVolumeClaimRetentionPolicy={
+            "whenScaled": "Delete", "whenDeleted": "Retain"})), 1),
         lambda c: [p.name for p in settle(c).pvcs("web")],
         "whenScaled: Delete makes each condemned pod the owner of its claims; the garbage collector removes "
         "them after the pod is gone.",

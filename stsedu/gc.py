@@ -1,15 +1,29 @@
 """The garbage collector and the PVC protection controller of the cluster.
 
-* An object whose owners are all gone is deleted (pods gracefully, claims
-  marked deleting, revisions removed); dangling refs to gone owners are
-  dropped when other owners remain.
-* A set deleted with ``foreground`` propagation keeps existing until its
-  dependents that block owner deletion are gone.
-* ``orphan`` propagation removes the set's refs from its dependents.
-* A claim that is being deleted disappears once no pod uses it
-  (``kubernetes.io/pvc-protection``).
+What the real ``kube-controller-manager`` garbage collector
+(``pkg/controller/garbagecollector``) and ``pvc-protection`` controller do,
+for the kinds stsedu stores:
 
-Collection runs *delay* seconds after the change that triggers it (0: at once).
+* Each owner reference of a dependent (pod, claim, revision) is *solid*
+  (the owner exists), *dangling* (the owner is gone, or has another uid) or
+  *waiting* (the owner is being deleted in the foreground).  A dependent with
+  no solid owner is deleted: pods gracefully (they become terminating),
+  claims are marked deleting, revisions removed.  A dependent that still has
+  a solid owner loses its dangling and waiting refs
+  (``attemptToDeleteItem`` / ``classifyReferences``).
+* ``foreground`` deletion: the owner keeps existing, with a deletion
+  timestamp and the ``foregroundDeletion`` finalizer, until no dependent
+  with ``blockOwnerDeletion`` points at it any more
+  (``processDeletingDependentsItem``).
+* ``orphan`` deletion: the owner's refs are removed from its dependents,
+  then the owner goes (``attemptToOrphan``).
+* A claim that is being deleted disappears once no pod uses it (the
+  ``kubernetes.io/pvc-protection`` finalizer).  Every pod counts as
+  scheduled here, so any pod that mounts the claim keeps it.
+
+Collection runs *delay* seconds after the change that triggers it (0: at
+once).  The real collector works from informers and takes a moment; a delay
+makes windows such as a stale claim (``PodClaimIsStale``) visible.
 """
 
 from __future__ import annotations
@@ -23,7 +37,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .cluster import Cluster
 
 FOREGROUND = "foregroundDeletion"
+"""Finalizer of an owner deleted with ``propagationPolicy: Foreground``."""
+ORPHAN = "orphan"
+"""Finalizer of an owner deleted with ``propagationPolicy: Orphan``."""
 DEPENDENT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision")
+OWNER_KINDS = ("StatefulSet", "Pod", "PersistentVolumeClaim", "ControllerRevision", "Service")
+_RESOURCE = {"Pod": "pod", "PersistentVolumeClaim": "persistentvolumeclaim",
+             "ControllerRevision": "controllerrevision", "StatefulSet": "statefulset"}
 
 
 class GarbageCollector:
@@ -60,36 +80,73 @@ class GarbageCollector:
         finally:
             self._running = False
 
-    def _alive(self) -> set[str]:
+    # ----------------------------------------------------------------- a pass
+    def _owners(self) -> dict[str, object]:
         store = self.cluster.store
-        return {o.uid for kind in ("StatefulSet", "Pod", "PersistentVolumeClaim", "ControllerRevision",
-                                   "Service") for o in store.values(kind)}
+        return {o.uid: o for kind in OWNER_KINDS for o in store.values(kind)}
 
     def _pass(self) -> bool:
+        changed = self._orphan_dependents()
+        owners = self._owners()
+        waiting = {uid for uid, o in owners.items()
+                   if o.deletion_timestamp is not None and FOREGROUND in getattr(o, "finalizers", ())}
+        for kind in DEPENDENT_KINDS:
+            for obj in list(self.cluster.store.values(kind)):
+                if obj.owner_references:
+                    changed |= self._attempt_to_delete(kind, obj, owners, waiting)
+        changed |= self._finish_foreground()
+        changed |= self._protect_claims()
+        return changed
+
+    def _attempt_to_delete(self, kind: str, obj, owners: dict, waiting: set[str]) -> bool:
+        """Delete *obj* if no owner is solid, or drop its dangling/waiting refs (``attemptToDeleteItem``)."""
+        refs = obj.owner_references
+        dangling = [r for r in refs if r.uid not in owners]
+        waiting_refs = [r for r in refs if r.uid in waiting and r not in dangling]
+        solid = [r for r in refs if r not in dangling and r not in waiting_refs]
+        if solid:
+            if not dangling and not waiting_refs:
+                return False
+            gone = {id(r) for r in dangling + waiting_refs}
+            kept = tuple(r for r in refs if id(r) not in gone)
+            what = ", ".join(f"{r.kind.lower()}/{r.name}" for r in dangling + waiting_refs)
+            self._event(kind, obj, "OwnerRefRemoved",
+                        f"garbage collector: removed the ref to {what} (gone or being deleted); "
+                        f"{kind.lower()} {obj.name} keeps its other owner(s)")
+            self._write(kind, replace(obj, owner_references=kept), "garbage collector: drop dangling owner")
+            return True
+        if obj.deletion_timestamp is not None:
+            return False
+        why = ("its owner " + ", ".join(f"{r.kind.lower()}/{r.name}" for r in refs)
+               + (" is being deleted (foreground)" if waiting_refs and not dangling else " is gone"))
+        self._delete(kind, obj, why)
+        return True
+
+    def _orphan_dependents(self) -> bool:
+        """Owners deleted with ``orphan``: strip their refs from dependents, then remove them (``attemptToOrphan``)."""
         c, store = self.cluster, self.cluster.store
         changed = False
-        alive = self._alive()
-        foreground = {s.uid for s in store.values("StatefulSet") if FOREGROUND in s.finalizers}
-        for kind in DEPENDENT_KINDS:
-            for obj in list(store.values(kind)):
-                refs = obj.owner_references
-                if not refs:
-                    continue
-                gone = [r for r in refs if r.uid not in alive]
-                owner_deleting = [r for r in refs if r.uid in foreground]
-                if gone and len(gone) == len(refs) or owner_deleting and not [
-                        r for r in refs if r.uid in alive and r.uid not in foreground]:
-                    if obj.deletion_timestamp is None:
-                        self._delete(kind, obj)
-                        changed = True
-                elif gone:
-                    kept = tuple(r for r in refs if r.uid in alive)
-                    if kind == "Pod":
-                        c._write_pod(replace(obj, owner_references=kept), "garbage collector: drop dangling owner")
-                    else:
-                        store.update(kind, replace(obj, owner_references=kept))
-                    changed = True
-        # foreground: the owner goes once its blocking dependents are gone
+        for sts in list(store.values("StatefulSet")):
+            if sts.deletion_timestamp is None or ORPHAN not in sts.finalizers:
+                continue
+            for kind in DEPENDENT_KINDS:
+                for obj in list(store.values(kind)):
+                    if obj.namespace == sts.namespace and any(r.uid == sts.uid for r in obj.owner_references):
+                        kept = tuple(r for r in obj.owner_references if r.uid != sts.uid)
+                        self._write(kind, replace(obj, owner_references=kept), "garbage collector: orphan")
+                        self._event(kind, obj, "Orphaned",
+                                    f"garbage collector: removed the ref to statefulset/{sts.name}; "
+                                    f"{kind.lower()} {obj.name} stays, without that owner")
+            store.remove("StatefulSet", sts.namespace, sts.name)
+            c.trace.add_event("Normal", "Deleted", f"statefulset/{sts.name}",
+                              "orphan deletion finished: the set is gone, its dependents stay")
+            changed = True
+        return changed
+
+    def _finish_foreground(self) -> bool:
+        """Remove foreground-deleted owners once nothing blocks them (``processDeletingDependentsItem``)."""
+        c, store = self.cluster, self.cluster.store
+        changed = False
         for sts in list(store.values("StatefulSet")):
             if FOREGROUND not in sts.finalizers:
                 continue
@@ -100,32 +157,37 @@ class GarbageCollector:
                 c.trace.add_event("Normal", "Deleted", f"statefulset/{sts.name}",
                                   "foreground deletion finished: every dependent is gone")
                 changed = True
-        changed |= self._protect_claims()
         return changed
 
-    def _delete(self, kind: str, obj) -> None:
+    # ---------------------------------------------------------------- writes
+    def _write(self, kind: str, obj, cause: str) -> None:
+        if kind == "Pod":
+            self.cluster._write_pod(obj, cause)
+        else:
+            self.cluster.store.update(kind, obj)
+
+    def _event(self, kind: str, obj, reason: str, message: str) -> None:
+        self.cluster.trace.add_event("Normal", reason, f"{_RESOURCE[kind]}/{obj.name}", message)
+
+    def _delete(self, kind: str, obj, why: str) -> None:
         c = self.cluster
         if kind == "Pod":
+            self._event(kind, obj, "GarbageCollected", f"garbage collector deletes pod {obj.name}: {why}")
             c._delete_pod(obj.namespace, obj.name, "garbage collector")
         elif kind == "PersistentVolumeClaim":
             c.store.update(kind, replace(obj, deletion_timestamp=c.clock.now))
-            c.trace.add_event("Normal", "ClaimDeleting", f"persistentvolumeclaim/{obj.name}",
-                              f"garbage collector deletes claim {obj.name}: its owner is gone")
+            self._event(kind, obj, "ClaimDeleting", f"garbage collector deletes claim {obj.name}: {why}")
         else:
             c.store.remove(kind, obj.namespace, obj.name)
+            self._event(kind, obj, "GarbageCollected", f"garbage collector deletes {kind} {obj.name}: {why}")
 
     def _protect_claims(self) -> bool:
-        """Remove deleting claims that no pod uses any more."""
+        """Remove deleting claims that no pod uses any more (``pvc-protection``)."""
         store = self.cluster.store
         deleting = [p for p in store.values("PersistentVolumeClaim") if p.deletion_timestamp is not None]
         if not deleting:
             return False
-        used = set()
-        for pod in store.values("Pod"):
-            for v in pod.spec.get("volumes", ()) or ():
-                pvc = v.get("persistentVolumeClaim")
-                if pvc:
-                    used.add((pod.namespace, pvc.get("claimName")))
+        used = claims_in_use(store.values("Pod"))
         changed = False
         for claim in deleting:
             if (claim.namespace, claim.name) not in used:
@@ -134,3 +196,14 @@ class GarbageCollector:
                                              f"claim {claim.name} is gone (no pod uses it)")
                 changed = True
         return changed
+
+
+def claims_in_use(pods) -> set[tuple[str, str]]:
+    """(namespace, claim name) of every claim mounted by one of *pods* (``podUsesPVC``)."""
+    used = set()
+    for pod in pods:
+        for v in pod.spec.get("volumes", ()) or ():
+            pvc = v.get("persistentVolumeClaim")
+            if pvc:
+                used.add((pod.namespace, pvc.get("claimName")))
+    return used

@@ -192,6 +192,25 @@ class Kubelet:
             raise ValueError(f'pod "{p.name}" is not terminating; delete it first')
         self._cluster._remove_pod(p, "kubelet: terminated")
 
+    def step(self, namespace: str = "default") -> str | None:
+        """Move ONE pod one stage, lowest ordinal first; say what moved (None if nothing could).
+
+        A terminating pod disappears; else a Pending pod starts; else a Running
+        pod turns Ready (unless made never-ready).  Upstream's test harness
+        advances pods the same way between syncs.
+        """
+        for pod in self._cluster.pods(namespace=namespace):
+            if pod.terminating:
+                self.finish_termination(pod.name, namespace)
+                return f"{pod.name} is gone"
+            if pod.phase == "Pending":
+                self.start(pod.name, namespace)
+                return f"{pod.name} started (Running)"
+            if pod.phase == "Running" and not pod.ready and not self._is_never_ready(pod):
+                self.set_ready(pod.name, namespace)
+                return f"{pod.name} is Ready"
+        return None
+
     # ------------------------------------------------------------ auto hooks
     def on_created(self, pod: "Pod") -> None:
         """Called by the cluster when a pod is created."""

@@ -1881,3 +1881,14 @@ def check(source: str | bytes | dict | list, *, max_unavailable_gate: bool = Tru
         out.append(Checked(kind, name, namespace, manifest, tuple(errs),
                            tuple(unknown_fields(doc))))
     return out
+
+
+# ---------------------------------------------------------------------------
+# Behaviour profiles (what an older API server accepts): see stsedu/profile_rules.py
+# ---------------------------------------------------------------------------
+
+def profile_errors(new: dict, profile, old: dict | None = None) -> list[Error]:
+    """Errors the *profile*'s release reports for *new* (an update of *old* if given) beyond
+    the newest rules; delegates to :func:`stsedu.profile_rules.profile_errors`."""
+    from stsedu.profile_rules import profile_errors as rules
+    return rules(new, profile, old)

@@ -146,7 +146,9 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         if error is not None:
             done += skip(steps.get(step, []))
             continue
-        ds, failed = _run_slots(steps.get(step, []), n, plan.monotonic, om)
+        # v1.16 had no slowStartBatch: even Parallel sets stop at the first failed request
+        ds, failed = _run_slots(steps.get(step, []), n,
+                                plan.monotonic or not profile.slow_start_batches, om)
         done += ds
         if failed:
             error = next(d.error for d in ds if _failed(d) and d.error != NOT_REACHED)

@@ -159,14 +159,19 @@ def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True)
 
 
 def update_storage(sts: StatefulSet, pod: Pod) -> dict:
-    """The pod's spec with its claim volumes rebuilt (``updateStorage``)."""
+    """The pod's spec with its claim volumes rebuilt (``updateStorage``).
+
+    One volume per claim template, named after the template and pointing at
+    ``<template>-<set>-<ordinal>``, comes first; the pod's other volumes are
+    kept after them; a volume with a template's name is replaced.
+    """
     spec = copy.deepcopy(dict(pod.spec))
-    wanted = {t.get("metadata", {}).get("name", ""): name
-              for name, t in ((claim_name(t.get("metadata", {}).get("name", ""), sts.name, pod.ordinal), t)
-                              for t in sts.spec.volume_claim_templates)}
-    volumes = [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]
-    for vname, cname in wanted.items():
-        volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": cname}})
+    wanted = {t.get("metadata", {}).get("name", ""): claim_name(t.get("metadata", {}).get("name", ""),
+                                                                 sts.name, pod.ordinal)
+              for t in sts.spec.volume_claim_templates}
+    volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
+               for vname, cname in wanted.items()]
+    volumes += [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]
     spec["volumes"] = volumes
     return spec
 
@@ -209,73 +214,159 @@ def dns_name(pod: Pod, service: str, cluster_domain: str = "cluster.local") -> s
 
 
 # ------------------------------------------------------------- claim retention
+#
+# The PVC retention policy (persistentVolumeClaimRetentionPolicy) works through
+# owner references on the claims; the garbage collector does the deleting.
+# These mirror the helpers of upstream's stateful_set_utils.go and
+# stateful_pod_control.go one by one (BEHAVIOUR.md section 4).
+
+SET_KIND = ("apps/v1", "StatefulSet")
+POD_KIND = ("v1", "Pod")
 
 
-def _refers_to(ref: OwnerReference, kind: str, name: str, api_version: str) -> bool:
-    return ref.kind == kind and ref.name == name and ref.api_version == api_version
+def matches_ref(ref: OwnerReference, kind: tuple[str, str], name: str) -> bool:
+    """True if *ref* names an object of *kind* ``(apiVersion, kind)`` called *name* (``matchesRef``)."""
+    return ref.api_version == kind[0] and ref.kind == kind[1] and ref.name == name
 
 
-def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool) -> tuple[bool, bool]:
-    """(set ref wanted, pod ref wanted) on a claim of *pod* (``isClaimOwnerUpToDate`` table)."""
+def has_owner_ref(obj, owner_uid: str) -> bool:
+    """True if *obj* has an owner reference with uid *owner_uid*, controller or not (``hasOwnerRef``)."""
+    return any(r.uid == owner_uid for r in obj.owner_references)
+
+
+def has_stale_owner_ref(claim: PersistentVolumeClaim, kind: tuple[str, str], name: str, uid: str) -> bool:
+    """True if the claim's first ref to *kind*/*name* has another uid than *uid* (``hasStaleOwnerRef``).
+
+    The ref then points at an earlier object of the same name.  A pod that
+    is not created yet has uid ``""``, so any ref to its name is stale.
+    """
+    for r in claim.owner_references:
+        if matches_ref(r, kind, name):
+            return r.uid != uid
+    return False
+
+
+def retention_is_retain(sts: StatefulSet) -> bool:
+    """True if both halves of the retention policy are Retain (the default)."""
+    return sts.spec.when_scaled == "Retain" and sts.spec.when_deleted == "Retain"
+
+
+def has_unexpected_controller(claim: PersistentVolumeClaim, sts: StatefulSet, pod: Pod) -> bool:
+    """True if another controller manages the claim under a non-Retain policy (``hasUnexpectedController``).
+
+    A ref to this set's or this pod's name with another uid counts as
+    unexpected too (the claim was orphaned from an earlier object).
+    """
+    if retention_is_retain(sts):
+        return False
+    for r in claim.owner_references:
+        if matches_ref(r, SET_KIND, sts.name):
+            if r.uid != sts.uid:
+                return True
+            continue
+        if matches_ref(r, POD_KIND, pod.name):
+            if r.uid != pod.uid:
+                return True
+            continue
+        if r.controller:
+            return True
+    return False
+
+
+def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod: Pod) -> bool:
+    """True if the set or the pod owns the claim without being its controller (``hasNonControllerOwner``)."""
+    return any((r.uid == sts.uid or r.uid == pod.uid) and not r.controller for r in claim.owner_references)
+
+
+def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
+    """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
+    start = start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
+    return start <= pod.ordinal < start + sts.spec.replicas
+
+
+def _scaled_down(sts: StatefulSet, pod: Pod, condemned: bool | None) -> bool:
+    return (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
+
+
+def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | None = None) -> tuple[bool, bool]:
+    """(set ref wanted, pod ref wanted) on a claim of *pod* under the set's policy.
+
+    ============================  =============  ==================
+    whenScaled / whenDeleted      pod in range   pod condemned
+    ============================  =============  ==================
+    Retain / Retain               none           none
+    Retain / Delete               set            set
+    Delete / Retain               none           pod
+    Delete / Delete               set            pod
+    ============================  =============  ==================
+
+    *condemned* None means "outside the ordinal range" (``podInOrdinalRange``).
+    """
     scaled, deleted = sts.spec.when_scaled, sts.spec.when_deleted
-    if scaled == "Retain" and deleted == "Retain":
-        return False, False
+    down = _scaled_down(sts, pod, condemned)
     if scaled == "Retain" and deleted == "Delete":
         return True, False
     if scaled == "Delete" and deleted == "Retain":
-        return False, condemned
-    # Delete / Delete
-    return (not condemned), condemned
+        return False, down
+    if scaled == "Delete" and deleted == "Delete":
+        return (not down), down
+    return False, False  # Retain/Retain, and unknown values are treated as Retain
 
 
 def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
-                           condemned: bool) -> bool:
-    """True if the claim's owner refs already fit the retention policy (``isClaimOwnerUpToDate``)."""
-    set_refs = [r for r in claim.owner_references if _refers_to(r, "StatefulSet", sts.name, "apps/v1")]
-    pod_refs = [r for r in claim.owner_references if _refers_to(r, "Pod", pod.name, "v1")]
-    # A ref to an earlier object with the same name: leave the claim alone.
-    if any(r.uid != sts.uid for r in set_refs) or any(pod.uid and r.uid != pod.uid for r in pod_refs):
+                           condemned: bool | None = None) -> bool:
+    """True if the claim's owner refs already fit the retention policy (``isClaimOwnerUpToDate``).
+
+    Claims in a state the controller does not understand are reported up to
+    date so they are left alone: a stale ref (this set's or pod's name, other
+    uid), or another controller when none of our refs is there.
+    """
+    if (has_stale_owner_ref(claim, SET_KIND, sts.name, sts.uid)
+            or has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid)):
         return True
-    policy_retain = sts.spec.when_scaled == "Retain" and sts.spec.when_deleted == "Retain"
-    others = [r for r in claim.owner_references if r.controller and r not in set_refs and r not in pod_refs]
-    if others and not policy_retain:
-        return True
-    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
-    has_set = any(r.controller for r in set_refs)
-    has_pod = any(r.controller for r in pod_refs)
-    if any(not r.controller for r in set_refs + pod_refs):
+    if has_unexpected_controller(claim, sts, pod):
+        # our refs beside another controller must be cleaned up; otherwise leave it be
+        return not (has_owner_ref(claim, sts.uid) or has_owner_ref(claim, pod.uid))
+    if has_non_controller_owner(claim, sts, pod):
         return False
-    return has_set == want_set and has_pod == want_pod
+    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
+    return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
 
 
 def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
-                     condemned: bool) -> tuple[OwnerReference, ...]:
-    """The claim's owner refs after ``updateClaimOwnerRefForSetAndPod``."""
-    keep = tuple(r for r in claim.owner_references
-                 if not _refers_to(r, "StatefulSet", sts.name, "apps/v1")
-                 and not _refers_to(r, "Pod", pod.name, "v1"))
+                     condemned: bool | None = None) -> tuple[OwnerReference, ...]:
+    """The claim's owner refs after ``updateClaimOwnerRefForSetAndPod``.
+
+    Every ref to this set's or pod's name is removed; then, unless another
+    controller manages the claim, controller refs are added as the policy
+    wants (see :func:`claim_owner_refs_wanted`).
+    """
+    unexpected = has_unexpected_controller(claim, sts, pod)
+    refs = tuple(r for r in claim.owner_references
+                 if not matches_ref(r, SET_KIND, sts.name) and not matches_ref(r, POD_KIND, pod.name))
+    if unexpected:
+        return refs
     want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
     if want_set:
-        keep += (sts.ref(),)
+        refs += (sts.ref(),)
     if want_pod and pod.uid:
-        keep += (OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, api_version="v1"),)
-    return keep
+        refs += (OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, api_version="v1"),)
+    return refs
 
 
 def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
-    """True if a claim still carries a ref to an earlier pod of this name (``PodClaimIsStale``).
+    """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``).
 
-    Only for whenScaled=Delete; a missing claim is not stale.
+    Only under whenScaled=Delete (with Retain claims are meant to be reused).
+    A missing claim is not stale.  While stale, the pod is not created: the
+    garbage collector is about to delete the claim.
     """
-    if sts.spec.when_scaled != "Delete":
+    if sts.spec.when_scaled == "Retain":
         return False
     for name, _ in claim_names(sts, pod.ordinal):
         claim = claims.get(name)
-        if claim is None:
-            continue
-        for r in claim.owner_references:
-            if r.kind == "Pod" and r.api_version == "v1" and r.name == pod.name and r.uid != pod.uid:
-                return True
+        if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
+            return True
     return False
 
 

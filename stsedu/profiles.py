@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 KNOWN_GATES = ("MaxUnavailableStatefulSet",)
+GATE_ADDED_IN = {"MaxUnavailableStatefulSet": "v1.24"}
+"""The release that introduced each gate in :data:`KNOWN_GATES`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,14 @@ class Profile:
     """The status is written even when the sync failed (newest)."""
     max_unavailable_supported: bool = True
     """``rollingUpdate.maxUnavailable`` exists (alpha 1.24)."""
+    slow_start_batches: bool = True
+    """Parallel syncs run their slots in ``slowStartBatch`` batches (1, 2, 4, ...); v1.16 walked
+    them one by one and stopped at the first failed request."""
+    history_limit_mutable: bool = True
+    """An update may change ``spec.revisionHistoryLimit``; v1.16 allowed only replicas,
+    template and updateStrategy to change."""
+    known_gates: tuple[str, ...] = KNOWN_GATES
+    """Feature gates the release's controller manager accepts (v1.16 knows none of stsedu's)."""
 
     def gate(self, gates: Mapping[str, bool], name: str) -> bool:
         return bool(gates.get(name, self.gates.get(name, False)))
@@ -50,7 +60,8 @@ V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet
 V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
-                status_on_error=False, max_unavailable_supported=False)
+                status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
+                history_limit_mutable=False, known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
 

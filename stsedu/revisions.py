@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from .model import HASH_LABEL, ControllerRevision, StatefulSet
+from .model import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
 
 _SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_PREFIX = 223
@@ -77,10 +78,23 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int) -> Control
                               owner_references=(sts.ref(),), data=data, revision=number)
 
 
+def _hash_label_value(rev: ControllerRevision) -> int | None:
+    """The hash label read as Go's ``strconv.ParseInt(s, 10, 32)`` would, or None if that fails."""
+    text = rev.labels.get(HASH_LABEL)
+    if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -(2 ** 31) <= value < 2 ** 31 else None
+
+
 def equal_revision(a: ControllerRevision, b: ControllerRevision) -> bool:
-    """True if both hold the same template (``EqualRevision``)."""
-    ha, hb = a.labels.get(HASH_LABEL), b.labels.get(HASH_LABEL)
-    if ha and hb and ha.isdigit() and hb.isdigit() and ha != hb:
+    """True if both hold the same template (``EqualRevision``).
+
+    The hash labels are compared first, but only when both parse as 32-bit
+    integers (most hashes contain letters and are skipped); then the data.
+    """
+    ha, hb = _hash_label_value(a), _hash_label_value(b)
+    if ha is not None and hb is not None and ha != hb:
         return False
     return a.data == b.data
 
@@ -88,6 +102,36 @@ def equal_revision(a: ControllerRevision, b: ControllerRevision) -> bool:
 def find_equal(revisions: Sequence[ControllerRevision], candidate: ControllerRevision) -> list[ControllerRevision]:
     """Revisions equal to *candidate*, in the given order (``FindEqualRevisions``)."""
     return [r for r in revisions if equal_revision(r, candidate)]
+
+
+def controlled_history(sts: StatefulSet, revisions: Iterable[ControllerRevision]
+                       ) -> list[ControllerRevision]:
+    """Revisions that match the set's selector AND are controlled by it, by name.
+
+    What ``kubectl rollout history`` / ``rollout undo`` read
+    (``controlledHistoryV1``): unlike the controller's own list, orphans that
+    the controller has not adopted yet are left out.
+    """
+    out = []
+    for r in revisions:
+        ref = controller_of(r.owner_references)
+        if ref is not None and ref.uid == sts.uid and selector_matches(sts.spec.selector, r.labels):
+            out.append(r)
+    return sorted(out, key=lambda r: r.name)
+
+
+def find_history(to_revision: int, history: Sequence[ControllerRevision]) -> ControllerRevision | None:
+    """The revision ``kubectl rollout undo`` goes back to (``findHistory``).
+
+    *to_revision* 0 means the one before the newest (the second highest
+    number); otherwise the first revision, in *history*'s order, with that
+    number.  None if there is no such revision.
+    """
+    if to_revision == 0:
+        if len(history) <= 1:
+            return None
+        return sorted(history, key=lambda r: r.revision)[-2]
+    return next((r for r in history if r.revision == to_revision), None)
 
 
 def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],

@@ -8,6 +8,8 @@ turned into pandas DataFrames on demand.  Every frame has a ``sync`` column
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 DECISION_COLUMNS = ("sync", "time", "set", "seq", "action", "pod", "reason", "target",
@@ -41,6 +43,13 @@ Normal or Warning, plus the user's own actions (reason ``User``)."""
 SYNC_COLUMNS = ("sync", "time", "set", "decisions", "changed", "error")
 """Columns of :meth:`Trace.syncs`: one row per sync."""
 
+TABLES = {"decisions": DECISION_COLUMNS, "pods": POD_COLUMNS, "status": STATUS_COLUMNS,
+          "events": EVENT_COLUMNS, "syncs": SYNC_COLUMNS}
+"""Every table of a trace and its columns, in the order :meth:`Trace.save` writes them."""
+
+FORMAT = "stsedu-trace"
+FORMAT_VERSION = 1
+
 
 class Trace:
     """Everything a cluster did, in order.
@@ -49,8 +58,11 @@ class Trace:
     return DataFrames with the columns documented in this module.
     """
 
-    def __init__(self, meta: dict[str, Any] | None = None) -> None:
+    def __init__(self, meta: dict[str, Any] | None = None, clock=None) -> None:
         self.meta: dict[str, Any] = dict(meta or {})
+        self.clock = clock
+        """The cluster's clock (anything with ``now``): pod changes and events are
+        stamped with it; without one they get the time of the last sync."""
         self.sync = 0
         self.time = 0.0
         self._decisions: list[tuple] = []
@@ -64,8 +76,11 @@ class Trace:
         self._decisions.append((self.sync, self.time, set_name, seq, d.action, d.pod, d.reason,
                                 d.target, d.message, d.rule, d.step, d.applied, d.error))
 
+    def _now(self) -> float:
+        return self.clock.now if self.clock is not None else self.time
+
     def add_pod(self, pod, event: str, cause: str) -> None:
-        self._pods.append((self.sync, self.time, pod.name, pod.owner or pod.parent, pod.ordinal, event,
+        self._pods.append((self.sync, self._now(), pod.name, pod.owner or pod.parent, pod.ordinal, event,
                            pod.phase, pod.ready, pod.deletion_timestamp is not None, pod.revision,
                            cause))
 
@@ -76,7 +91,7 @@ class Trace:
                              st.observed_generation, written))
 
     def add_event(self, type_: str, reason: str, obj: str, message: str) -> None:
-        self._events.append((self.sync, self.time, type_, reason, obj, message))
+        self._events.append((self.sync, self._now(), type_, reason, obj, message))
 
     def add_sync(self, set_name: str, n_decisions: int, changed: bool, error: str | None) -> None:
         self._syncs.append((self.sync, self.time, set_name, n_decisions, changed, error))
@@ -116,3 +131,103 @@ class Trace:
         return {"decisions": list(self._decisions), "pods": list(self._pods),
                 "status": list(self._status), "events": list(self._events),
                 "syncs": list(self._syncs)}
+
+    # ----------------------------------------------------------- save / load
+    def save(self, path: str | Path) -> Path:
+        """Write the trace to *path*: JSON lines, or Parquet if *path* ends in ``.parquet``.
+
+        JSON lines: the first line is a header (``format``, ``format_version``,
+        ``meta`` with the kit version, profile and seed, and the trace's
+        ``sync``/``time`` counters); every other line is one row,
+        ``{"table": "pods", "sync": 1, "time": 0.0, ...}`` with the columns of
+        that table.  Parquet (needs pyarrow, which stsedu does not install):
+        one table holding every row, a ``table`` column saying which table it
+        belongs to, and the header in the file's key-value metadata.
+
+        :meth:`load` gives back a trace whose DataFrames equal this one's.
+        Raise ImportError for Parquet without pyarrow.  Returns the path.
+        """
+        path = Path(path)
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "meta": self.meta,
+                  "sync": self.sync, "time": self.time}
+        rows = self.rows()
+        if path.suffix == ".parquet":
+            pa, pq = _pyarrow()
+            records = [{"table": t, **dict(zip(cols, r))} for t, cols in TABLES.items() for r in rows[t]]
+            columns = ["table"] + list(dict.fromkeys(c for cols in TABLES.values() for c in cols))
+            table = pa.Table.from_pylist(records, schema=_parquet_schema(pa, records, columns))
+            table = table.replace_schema_metadata({"stsedu": json.dumps(header)})
+            pq.write_table(table, path)
+            return path
+        with path.open("w", encoding="utf-8") as f:
+            f.write(json.dumps(header) + "\n")
+            for t, cols in TABLES.items():
+                for r in rows[t]:
+                    f.write(json.dumps({"table": t, **dict(zip(cols, r))}) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Trace":
+        """Read a trace written by :meth:`save` (JSON lines, or Parquet by the ``.parquet`` suffix).
+
+        Raise ValueError if the file is not an stsedu trace or was written by
+        a newer format version.
+        """
+        path = Path(path)
+        if path.suffix == ".parquet":
+            pa, pq = _pyarrow()
+            table = pq.read_table(path)
+            raw = (table.schema.metadata or {}).get(b"stsedu")
+            if raw is None:
+                raise ValueError(f"{path}: not an stsedu trace (no stsedu metadata)")
+            header = json.loads(raw)
+            records = table.to_pylist()
+        else:
+            with path.open(encoding="utf-8") as f:
+                first = f.readline()
+                try:
+                    header = json.loads(first) if first.strip() else {}
+                except json.JSONDecodeError:
+                    header = {}
+                if not isinstance(header, dict) or header.get("format") != FORMAT:
+                    raise ValueError(f"{path}: not an stsedu trace (the first line is not its header)")
+                records = [json.loads(line) for line in f if line.strip()]
+        if header.get("format_version", 0) > FORMAT_VERSION:
+            raise ValueError(f"{path}: trace format version {header['format_version']} is newer than "
+                             f"this stsedu reads ({FORMAT_VERSION}); upgrade stsedu")
+        trace = cls(header.get("meta"))
+        trace.sync = header.get("sync", 0)
+        trace.time = header.get("time", 0.0)
+        tables = {t: getattr(trace, "_" + t) for t in TABLES}
+        for rec in records:
+            t = rec.get("table")
+            if t not in TABLES:
+                raise ValueError(f"{path}: unknown table {t!r} in a row")
+            tables[t].append(tuple(rec.get(c) for c in TABLES[t]))
+        return trace
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ImportError("writing or reading a .parquet trace needs pyarrow (pip install pyarrow); "
+                          "stsedu itself does not install it: use a .jsonl path instead") from None
+    return pa, pq
+
+
+def _parquet_schema(pa, records, columns):
+    """One nullable type per column, taken from its first non-null value (time columns are floats)."""
+    types = {}
+    for c in columns:
+        sample = next((r[c] for r in records if r.get(c) is not None), None)
+        if c == "time" or isinstance(sample, float):
+            types[c] = pa.float64()
+        elif isinstance(sample, bool):
+            types[c] = pa.bool_()
+        elif isinstance(sample, int):
+            types[c] = pa.int64()
+        else:
+            types[c] = pa.string()
+    return pa.schema([(c, types[c]) for c in columns])

@@ -35,8 +35,8 @@ from invariants import (SyncChecker, assert_burst_invariants, assert_monotonic_i
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                      HealthCheck.filter_too_much])
-settings.register_profile("stsedu-ci", max_examples=12, derandomize=True, **_COMMON)
-settings.register_profile("stsedu-long", max_examples=400, **_COMMON)
+settings.register_profile("stsedu-ci", max_examples=50, derandomize=True, **_COMMON)
+settings.register_profile("stsedu-long", max_examples=1000, **_COMMON)
 PROFILE = os.environ.get("STSEDU_HYPOTHESIS_PROFILE", "ci")
 if PROFILE not in ("ci", "long"):
     raise ValueError(f"STSEDU_HYPOTHESIS_PROFILE must be 'ci' or 'long', not {PROFILE!r}")
@@ -169,6 +169,10 @@ def _act(c: stsedu.Cluster, action, data, retention) -> None:
         c.patch("web", {"spec": {"updateStrategy": {"type": action[1], **rolling}}})
     elif kind == "recreate":
         c.delete("web", cascade=action[2])
+        for _ in range(100):  # like kubectl delete --wait: until the collector has removed the set
+            if c.store.get("StatefulSet", "default", "web") is None:
+                break
+            c.advance(0.5)
         c.apply(_manifest(data, action[1], retention))
     elif kind == "step":
         pods = c.pods("web")

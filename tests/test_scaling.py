@@ -317,3 +317,41 @@ def test_same_seed_same_trace(nginx_manifest):
     other.apply(nginx_manifest)
     other.run("web")
     assert not other.trace.pods().time.equals(frames[0][1].time.iloc[: len(other.trace.pods())])
+
+
+def test_settle_plays_the_kubelet_until_stable(manual_cluster):
+    """Cluster.settle moves one pod a step per sync (upstream's test harness) until nothing changes."""
+    c = manual_cluster
+    c.apply(web(3))
+    results = c.settle("web")
+    assert st(c.statefulset("web")) == (3, 3, 3, 3, 3)
+    creates = [d.pod for r in results for d in r.decisions if d.action == "create"]
+    assert creates == ["web-0", "web-1", "web-2"]
+    c.kubelet.never_ready(pod="web-1")
+    c.kubelet.set_unready("web-1")
+    results = c.settle("web")
+    assert results[-1].actions == [("wait", "web-1", "not-running-ready")]
+
+
+def test_run_backs_off_after_errors_like_the_workqueue():
+    """A failing sync is requeued with exponential backoff (DefaultControllerRateLimiter: 5 ms, doubling)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.inject_error("create", "Pod", count=3)
+    results = c.run("web", max_syncs=10)
+    assert [r.error is not None for r in results[:4]] == [True, True, True, False]
+    assert [r.time for r in results[:4]] == pytest.approx([0, 0.005, 0.015, 0.035])
+    assert ("create", "web-0", "missing") in results[3].actions
+
+
+def test_run_stops_when_the_set_is_deleted_meanwhile():
+    """run() ends cleanly when a foreground deletion removes the set during the run."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(2))
+    c.run("web")
+    c.delete("web", cascade="foreground")
+    results = c.run("web", max_syncs=200)
+    assert len(results) < 200
+    with pytest.raises(KeyError):
+        c.statefulset("web")
+    assert c.pods() == []

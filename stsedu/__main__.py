@@ -1,0 +1,297 @@
+"""The terminal entry point: ``python -m stsedu`` or the ``stsedu`` command.
+
+* ``stsedu`` (no arguments): the concept page's web/nginx example, run to
+  stability with the auto kubelet, printed as it happens;
+* ``stsedu run SCENARIO [--trace FILE]``: replay a scenario file (or a
+  shipped scenario by name), print it, check its expectations; the exit
+  status is 1 if any expectation failed, 2 if the scenario is invalid;
+* ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML.
+
+What is printed for each step: the step, then, in the order they happened,
+each sync's decisions (``sync 3 at 14s``) and the pods' changes as
+``kubectl get pods --watch`` lines; at the end
+``kubectl get sts``, ``get pods`` and ``get pvc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import TextIO
+
+from . import __version__
+from . import scenarios as _scenarios
+from .trace import POD_COLUMNS
+
+DEMO = "first-statefulset"
+"""The shipped scenario ``stsedu`` runs without arguments (web.yaml, auto kubelet, until stable)."""
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line *argv* (default ``sys.argv[1:]``), printing to *out*; returns the exit status."""
+    out = out or sys.stdout
+    parser = argparse.ArgumentParser(
+        prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "
+        "Without a command: run the concept page's web/nginx example until it settles.")
+    parser.add_argument("--version", action="version", version=f"stsedu {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    run = sub.add_parser("run", help="replay a scenario file (or a shipped scenario by name)")
+    run.add_argument("scenario", help="path to a scenario .yaml, or the name of a shipped one")
+    run.add_argument("--trace", metavar="FILE", help="write the trace to FILE (.jsonl, or .parquet with pyarrow)")
+    run.add_argument("-q", "--quiet", action="store_true", help="print only the steps and expectation results")
+    sub.add_parser("list", help="list the shipped scenarios")
+    show = sub.add_parser("show", help="print a shipped scenario's YAML (to copy and edit)")
+    show.add_argument("name")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "list":
+            return _list(out)
+        if args.command == "show":
+            text = _scenarios.load(args.name).to_text()
+            out.write(text if text.endswith("\n") else text + "\n")
+            return 0
+        if args.command == "run":
+            return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet)
+        return run_scenario(DEMO, out)
+    except _scenarios.ScenarioError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _list(out: TextIO) -> int:
+    lib = _scenarios.library()
+    width = max(len(n) for n in lib["name"]) + 2
+    for row in lib.itertuples():
+        out.write(f"{row.name:<{width}}{row.title}\n")
+    out.write("\nRun one with: stsedu run NAME   (see its YAML: stsedu show NAME)\n")
+    return 0
+
+
+def run_scenario(what: str, out: TextIO, trace_path: str | None = None, quiet: bool = False) -> int:
+    """Load, print and run one scenario; returns 0 if every expectation held, else 1."""
+    sc = _scenarios.load(what)
+    printer = Printer(out, quiet=quiet)
+    printer.header(sc)
+    result = sc.run(strict=False, observer=printer.step)
+    printer.footer(result)
+    if trace_path:
+        try:
+            path = result.trace.save(trace_path)
+        except ImportError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        out.write(f"trace written to {path}\n")
+    return 0 if result.ok else 1
+
+
+# ================================================================= printing
+
+
+class Printer:
+    """Prints a scenario run step by step (used as ``Scenario.run``'s observer)."""
+
+    def __init__(self, out: TextIO, quiet: bool = False, width: int = 100) -> None:
+        self.out, self.quiet, self.width = out, quiet, width
+        self.watch_header = False
+
+    def w(self, line: str = "") -> None:
+        self.out.write(line + "\n")
+
+    def header(self, sc: "_scenarios.Scenario") -> None:
+        self.w(f"stsedu {__version__} | scenario {sc.name}: {sc.title}")
+        opts = sc.cluster_options
+        gates = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in (opts.get("feature_gates") or {}).items())
+        self.w(f"cluster: kubelet {opts.get('kubelet', 'auto')}, seed {opts.get('seed', 0)}, "
+               f"profile {opts.get('profile', 'current')}" + (f", gates {gates}" if gates else ""))
+        if sc.description and not self.quiet:
+            self.w()
+            for para in sc.description.split("\n\n"):
+                self.w(textwrap.fill(" ".join(para.split()), self.width))
+        self.w()
+
+    def step(self, rec: "_scenarios.StepRecord", result: "_scenarios.RunResult") -> None:
+        s = rec.step
+        label = "objects" if s.number == 0 else f"step {s.number}"
+        self.w(f"-- {label}: {s.describe()}  (t={_secs(rec.start_time)})")
+        if s.note:
+            for line in textwrap.wrap(" ".join(s.note.split()), self.width - 4):
+                self.w(f"   {line}")
+        if s.action in ("objects", "apply"):
+            verb = "created" if s.number == 0 else "applied"
+            for _, docs in s.args["entries"]:
+                for d in docs:
+                    kind = str(d.get("kind", "object")).lower() + (".apps" if d.get("kind") == "StatefulSet" else "")
+                    self.w(f"   {kind}/{(d.get('metadata') or {}).get('name', '?')} {verb}")
+        if rec.error is not None:
+            self.w(f"   error (expected): {rec.error}")
+        if not self.quiet:
+            self._happenings(rec, result)
+        if rec.checked:
+            if rec.failures:
+                for f in rec.failures:
+                    self.w(f"   expect FAILED {f.field}: expected {_scenarios._fmt(f.expected)}, "
+                           f"got {_scenarios._fmt(f.actual)}" + (f" ({f.detail})" if f.detail else ""))
+            else:
+                self.w(f"   expect ok: {', '.join(rec.checked)}")
+        self.w()
+
+    def _happenings(self, rec, result) -> None:
+        """Each sync's decisions and the pods' watch lines, in the order they happened."""
+        trace = result.trace
+        rows = trace.rows()
+        p0, p1 = rec.rows["pods"]
+        if p0 == p1:
+            header, body = "", []
+        else:
+            lines = _text("watch_lines")(trace)
+            if len(lines) != len(rows["pods"]) + 1:  # not a header plus one line per pod change
+                lines = _watch_lines(trace)
+            header, body = lines[0], lines[1:]
+        pods = list(zip(rows["pods"][p0:p1], body[p0:p1]))
+        ev0, ev1 = rec.rows["events"]
+        warnings = [r for r in rows["events"][ev0:ev1] if r[2] == "Warning"]
+        syncs = {s.sync: s for s in rec.syncs}
+        first = min(syncs) if syncs else None
+        # pod changes before this step's first sync (the user's or the kubelet's) come first
+        self._watch(header, [line for row, line in pods if first is None or row[0] < first])
+        for n in sorted(syncs):
+            self._sync(syncs[n])
+            self._watch(header, [line for row, line in pods if row[0] == n])
+        for w in warnings:
+            self.w(f"   Warning {w[3]} {w[4]}: {w[5]}")
+
+    def _sync(self, s) -> None:
+        st = s.status
+        counts = (f"replicas {st.replicas}, ready {st.ready_replicas}, available {st.available_replicas}, "
+                  f"current {st.current_replicas}, updated {st.updated_replicas}") if st else "no status"
+        self.w(f"   sync {s.sync} at {_secs(s.time)} (status: {counts})" + (f"  ERROR {s.error}" if s.error else ""))
+        lines = decision_lines(s)
+        if not lines:
+            self.w("      (nothing to do)")
+        for line in lines:
+            self.w("      " + line)
+
+    def _watch(self, header: str, lines: list[str]) -> None:
+        if not lines:
+            return
+        if not self.watch_header:
+            self.w("      " + header)
+            self.watch_header = True
+        for line in lines:
+            self.w("      " + line)
+
+    def footer(self, result: "_scenarios.RunResult") -> None:
+        c = result.cluster
+        if not self.quiet:
+            for title, fn in (("kubectl get sts", "get_sts_text"), ("kubectl get pods", "get_pods_text"),
+                              ("kubectl get pvc", "get_pvc_text")):
+                text = _text(fn)(c)
+                self.w(f"$ {title}")
+                self.w(text.rstrip("\n") or "No resources found in default namespace.")
+                self.w()
+        n_checked = sum(len(r.checked) for r in result.steps)
+        fails = result.failures
+        n_steps, n_syncs = len(result.steps) - 1, len(result.syncs)
+        summary = (f"{n_steps} step{'s' * (n_steps != 1)}, {n_syncs} sync{'s' * (n_syncs != 1)}, "
+                   f"{_secs(c.now)} simulated; ")
+        if fails:
+            self.w(summary + f"{len(fails)} expectation(s) FAILED:")
+            for f in fails:
+                self.w(f"  {f}")
+        elif n_checked:
+            self.w(summary + f"all {n_checked} expectations met")
+        else:
+            self.w(summary + "no expectations")
+
+
+def _secs(t: float) -> str:
+    return f"{t:g}s"
+
+
+def decision_lines(sync) -> list[str]:
+    """One line per decision of a SyncResult: action, pod (or target), reason, message."""
+    out = []
+    for d in sync.decisions:
+        if d.action == "status":
+            continue
+        who = d.pod if d.pod and d.action in ("create", "delete", "update", "wait", "adopt", "release") \
+            else (d.target or d.pod or "")
+        flag = "" if d.applied is not False else "  [not applied" + (f": {d.error}]" if d.error else "]")
+        out.append(f"{d.action:<16}{who:<16}{d.reason:<20}{d.message}{flag}")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# kubectl-style text comes from stsedu.tables (watch_lines, get_sts_text,
+# get_pods_text, get_pvc_text, written by the "charts" helper).  Until those
+# land on main, the small private fallbacks below stand in for them, with the
+# same signatures.  TODO(scenarios): delete the fallbacks once tables has them.
+# ---------------------------------------------------------------------------
+
+
+def _text(name: str):
+    """``stsedu.tables.<name>`` if it exists, else the private fallback of the same name."""
+    from . import tables
+    return getattr(tables, name, None) or _FALLBACKS[name]
+
+
+def _age(seconds: float) -> str:
+    s = int(max(0.0, seconds))
+    if s < 120:
+        return f"{s}s"
+    if s < 600:
+        return f"{s // 60}m{s % 60}s" if s % 60 else f"{s // 60}m"
+    return f"{s // 60}m" if s < 3 * 3600 else f"{s // 3600}h"
+
+
+def _watch_lines(trace, set_name: str | None = None) -> list[str]:
+    """``kubectl get pods -w --output-watch-events``: a header, then one line per pod change."""
+    out = [f"{'EVENT':<10}{'NAME':<10}{'READY':<8}{'STATUS':<14}{'RESTARTS':<10}AGE"]
+    created: dict[str, float] = {}
+    for r in trace.rows()["pods"]:
+        row = dict(zip(POD_COLUMNS, r))
+        if row["event"] == "created":
+            created[row["pod"]] = row["time"]
+        status = "Terminating" if row["terminating"] else {"Failed": "Error", "Succeeded": "Completed"}.get(
+            row["phase"], row["phase"])
+        event = {"created": "ADDED", "updated": "MODIFIED", "deleted": "DELETED"}[row["event"]]
+        out.append(f"{event:<10}{row['pod']:<10}{('1/1' if row['ready'] else '0/1'):<8}{status:<14}{0:<10}"
+                   + _age(row["time"] - created.get(row["pod"], row["time"])))
+    return out
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) + 3 for col in zip(header, *rows)]
+    return "\n".join("".join(f"{str(x):<{w}}" for x, w in zip(line, widths)).rstrip()
+                     for line in [header] + rows) if rows else "No resources found in default namespace."
+
+
+def _get_sts_text(cluster) -> str:
+    return _table(["NAME", "READY", "AGE"], [[s.name, f"{s.status.ready_replicas}/{s.spec.replicas}",
+                                              _age(cluster.now - s.creation_timestamp)]
+                                             for s in cluster.statefulsets("default")])
+
+
+def _get_pods_text(cluster) -> str:
+    return _table(["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+                  [[p.name, f"{int(p.ready)}/1", p.status_text, str(p.restarts),
+                    _age(cluster.now - p.creation_timestamp)] for p in cluster.pods()])
+
+
+def _get_pvc_text(cluster) -> str:
+    modes = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
+    return _table(["NAME", "STATUS", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "AGE"],
+                  [[c.name, "Terminating" if c.deleting else c.phase, c.storage,
+                    ",".join(modes.get(m, m) for m in c.spec.get("accessModes", [])),
+                    c.spec.get("storageClassName", "") or "<unset>", _age(cluster.now - c.creation_timestamp)]
+                   for c in cluster.pvcs()])
+
+
+_FALLBACKS = {"watch_lines": _watch_lines, "get_sts_text": _get_sts_text,
+              "get_pods_text": _get_pods_text, "get_pvc_text": _get_pvc_text}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1107 @@
+"""Scenario files: teacher-written, replayable runs of a cluster.
+
+A scenario is a YAML file (documented in ``docs/scenarios.md``): the objects
+to apply, the cluster's options, and a list of steps that mirror the
+:class:`~stsedu.Cluster` API (``sync``, ``run``, ``advance``, ``scale``,
+``patch``, ``set_image``, ``delete_pod``, ``fail``, ``start``, ``set_ready``,
+``rollout_undo``, ``delete``, ``inject_error``, ...), each optionally followed
+by expectations (``expect:``) so that a scenario is also a test.
+
+* :func:`load` reads a scenario from a path or, by name, from the library
+  shipped with the package; :func:`library` lists that library.
+* :meth:`Scenario.run` replays it on a fresh cluster and returns a
+  :class:`RunResult` (``cluster, trace = scenario.run()``).
+* Bad files raise :class:`ScenarioError` naming the file, the step and the
+  field; expectations that do not hold raise :class:`ExpectationFailed`
+  (or are collected, with ``strict=False``).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from .cluster import CASCADES, Cluster, merge_patch
+from .decisions import POD_ACTIONS, SyncResult
+from .errors import APIError, ValidationError
+from .trace import Trace
+
+__all__ = ["Scenario", "Step", "StepRecord", "RunResult", "Failure", "ScenarioError",
+           "ExpectationFailed", "load", "loads", "library", "library_path", "LIBRARY_DIR"]
+
+LIBRARY_DIR = Path(__file__).parent / "scenarios"
+"""Where the shipped scenarios live (``stsedu/scenarios/*.yaml``)."""
+DATA_DIR = Path(__file__).parent / "data"
+"""Manifests shipped with the package; a scenario names them ``stsedu:web.yaml``."""
+PACKAGE_PREFIX = "stsedu:"
+
+TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")
+CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay")
+STEP_KEYS = ("expect", "note", "set")
+EXPECT_KEYS = ("pods", "status", "decisions", "rollout_status", "pvcs", "revisions", "exists", "error")
+POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner")
+PVC_KEYS = ("name", "deleting", "owners")
+STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
+                 "updated_replicas", "current_revision", "update_revision",
+                 "observed_generation", "collision_count")
+_CAMEL = {"readyReplicas": "ready_replicas", "availableReplicas": "available_replicas",
+          "currentReplicas": "current_replicas", "updatedReplicas": "updated_replicas",
+          "currentRevision": "current_revision", "updateRevision": "update_revision",
+          "observedGeneration": "observed_generation", "collisionCount": "collision_count"}
+PHASES = ("Pending", "Running", "Succeeded", "Failed")
+EXPECTED_DECISION_ACTIONS = POD_ACTIONS + ("adopt", "release")
+"""Actions an ``expect.decisions`` list is compared with (a sync's pod decisions)."""
+
+
+# ================================================================== errors
+
+
+class ScenarioError(ValueError):
+    """A scenario file is invalid, or a step could not be carried out.
+
+    The message names the file, the step (numbered from 1; the objects are
+    step 0) and the field, for example
+    ``scenarios/foo.yaml: step 3 (scale): replicas: must be an integer``.
+    *source*, *step*, *action*, *field* and *problem* hold the parts.
+    """
+
+    def __init__(self, problem: str, source: str = "<scenario>", step: int | None = None,
+                 action: str | None = None, field: str | None = None) -> None:
+        self.source, self.step, self.action, self.field, self.problem = source, step, action, field, problem
+        super().__init__(_where(source, step, action) + (f"{field}: " if field else "") + problem)
+
+
+def _where(source: str, step: int | None, action: str | None) -> str:
+    out = f"{source}: "
+    if step is not None:
+        out += f"step {step}" + (f" ({action})" if action else "") + ": "
+    elif action:
+        out += f"{action}: "
+    return out
+
+
+class _Bad(Exception):
+    """Internal: a field of a scenario is wrong (turned into a ScenarioError with its place)."""
+
+    def __init__(self, field: str | None, problem: str) -> None:
+        super().__init__(problem)
+        self.field, self.problem = field, problem
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One expectation that did not hold: where (step, field), what was expected and what was found."""
+
+    source: str
+    step: int
+    action: str
+    field: str
+    expected: Any
+    actual: Any
+    detail: str = ""
+
+    def __str__(self) -> str:
+        text = f"expected {_fmt(self.expected)}, got {_fmt(self.actual)}"
+        if self.detail:
+            text += f" ({self.detail})"
+        return _where(self.source, self.step, self.action) + f"{self.field}: {text}"
+
+
+class ExpectationFailed(AssertionError):
+    """Expectations of a scenario did not hold.  *failures* lists them; *result* is the run so far."""
+
+    def __init__(self, failures: list[Failure], result: "RunResult") -> None:
+        self.failures = list(failures)
+        self.result = result
+        lines = [str(f) for f in self.failures]
+        super().__init__(lines[0] if len(lines) == 1 else
+                         f"{len(lines)} expectations failed:\n" + "\n".join("  " + s for s in lines))
+
+
+# ================================================================ records
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a scenario: *action* with its parsed *args*, optional *expect*, *note* and set."""
+
+    number: int
+    action: str
+    args: Mapping[str, Any]
+    set_name: str
+    expect: Mapping[str, Any] | None = None
+    note: str | None = None
+
+    def describe(self) -> str:
+        """A short line saying what the step does (``scale web to 5 replicas``)."""
+        return _DESCRIBE.get(self.action, lambda s: s.action)(self)
+
+
+@dataclass
+class StepRecord:
+    """What one step did: its syncs, the trace rows it added, its error (if expected) and failures.
+
+    *rows* maps each trace table to the ``(start, stop)`` slice of rows the
+    step added.  Record 0 is the objects being applied.
+    """
+
+    step: Step
+    syncs: list[SyncResult] = field(default_factory=list)
+    rows: dict[str, tuple[int, int]] = field(default_factory=dict)
+    start_time: float = 0.0
+    end_time: float = 0.0
+    error: str | None = None
+    failures: list[Failure] = field(default_factory=list)
+    checked: tuple[str, ...] = ()
+    """The expectation keys that were checked (``("pods", "status")``)."""
+
+
+@dataclass
+class RunResult:
+    """A finished (or stopped) run: the cluster, its trace and one record per step.
+
+    Unpacks as ``cluster, trace = scenario.run()``.
+    """
+
+    scenario: "Scenario"
+    cluster: Cluster
+    steps: list[StepRecord] = field(default_factory=list)
+
+    @property
+    def trace(self) -> Trace:
+        return self.cluster.trace
+
+    @property
+    def failures(self) -> list[Failure]:
+        return [f for rec in self.steps for f in rec.failures]
+
+    @property
+    def ok(self) -> bool:
+        """True if every expectation held."""
+        return not self.failures
+
+    @property
+    def syncs(self) -> list[SyncResult]:
+        return [s for rec in self.steps for s in rec.syncs]
+
+    def __iter__(self):
+        return iter((self.cluster, self.trace))
+
+
+# ================================================================ scenario
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded, validated scenario.  :meth:`run` replays it on a fresh cluster."""
+
+    name: str
+    title: str
+    description: str
+    source: str
+    cluster_options: Mapping[str, Any]
+    objects: tuple[tuple[str, tuple[dict, ...]], ...]
+    """(label, documents) per entry of ``objects:``, documents as plain manifest dicts."""
+    set_name: str
+    steps: tuple[Step, ...]
+    path: Path | None = None
+    """The file the scenario was read from (None when it came from text)."""
+
+    def make_cluster(self) -> Cluster:
+        """A new cluster with the scenario's options (nothing applied yet)."""
+        try:
+            c = Cluster(**dict(self.cluster_options))
+        except ValueError as e:
+            raise ScenarioError(str(e), self.source, field="cluster") from None
+        c.trace.meta["scenario"] = self.name
+        return c
+
+    def run(self, strict: bool = True, stop_after: int | None = None,
+            observer: Callable[[StepRecord, RunResult], None] | None = None) -> RunResult:
+        """Replay the scenario on a fresh cluster; returns a :class:`RunResult`.
+
+        *strict* True raises :class:`ExpectationFailed` at the first step
+        whose expectations do not hold; False records the failures and goes
+        on (``result.ok``, ``result.failures``).  *stop_after* stops after
+        that step number (the cluster is then yours to explore).
+        *observer(record, result)* is called after the objects (record 0) and
+        after every step.  Raise :class:`ScenarioError` if the cluster refuses
+        a step (a ValidationError, an unknown pod, ...) that the step did not
+        expect (``expect: {error: ...}``).
+        """
+        cluster = self.make_cluster()
+        result = RunResult(self, cluster)
+        state = _RunState(cluster)
+        objects_step = Step(0, "objects", {"entries": self.objects}, self.set_name)
+        rec = self._record(objects_step, cluster)
+        for label, docs in self.objects:
+            try:
+                cluster.apply(list(docs))
+            except ValidationError as e:
+                raise ScenarioError(str(e), self.source, 0, "objects", label) from e
+        self._close(rec, cluster)
+        result.steps.append(rec)
+        if observer is not None:
+            observer(rec, result)
+        for step in self.steps:
+            if stop_after is not None and step.number > stop_after:
+                break
+            rec = self._record(step, cluster)
+            expected_error = (step.expect or {}).get("error")
+            try:
+                rec.syncs = list(_ACTIONS[step.action](cluster, step, self) or [])
+            except (ValidationError, KeyError, ValueError, APIError) as e:
+                if isinstance(e, ScenarioError):
+                    raise
+                text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+                if expected_error is None:
+                    raise ScenarioError(f"{type(e).__name__}: {text}", self.source, step.number,
+                                        step.action) from e
+                rec.error = str(text)
+            for s in rec.syncs:
+                state.last_sync[s.set_name] = s
+            if step.expect:
+                rec.failures = _check(step, step.expect, cluster, state, rec, self.source)
+                rec.checked = tuple(step.expect)
+            self._close(rec, cluster)
+            result.steps.append(rec)
+            if observer is not None:
+                observer(rec, result)
+            if strict and rec.failures:
+                raise ExpectationFailed(rec.failures, result)
+        return result
+
+    @staticmethod
+    def _record(step: Step, cluster: Cluster) -> StepRecord:
+        rec = StepRecord(step, start_time=cluster.now)
+        rec.rows = {t: (n, n) for t, n in _counts(cluster.trace).items()}
+        return rec
+
+    @staticmethod
+    def _close(rec: StepRecord, cluster: Cluster) -> None:
+        rec.end_time = cluster.now
+        rec.rows = {t: (rec.rows[t][0], n) for t, n in _counts(cluster.trace).items()}
+
+    def to_text(self) -> str:
+        """The scenario file's text (what ``stsedu show NAME`` prints); "" if it came from text."""
+        return self.path.read_text(encoding="utf-8") if self.path is not None else ""
+
+
+def _counts(trace: Trace) -> dict[str, int]:
+    return {t: len(rows) for t, rows in trace.rows().items()}
+
+
+@dataclass
+class _RunState:
+    """What expectations need beyond the cluster: the last sync of each set."""
+
+    cluster: Cluster
+    last_sync: dict[str, SyncResult] = field(default_factory=dict)
+
+
+# ================================================================ loading
+
+
+def library_path(name: str) -> Path:
+    """The file of the shipped scenario *name*.  Raise ScenarioError naming the known ones."""
+    p = LIBRARY_DIR / f"{name}.yaml"
+    if p.is_file():
+        return p
+    names = [q.stem for q in sorted(LIBRARY_DIR.glob("*.yaml"))]
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ScenarioError(f"no such file, and no shipped scenario of that name{hint} "
+                        f"(shipped: {', '.join(names)})", name)
+
+
+def library():
+    """The shipped scenarios as a DataFrame: ``name``, ``title``, ``description`` (one per notebook idea)."""
+    import pandas as pd
+    rows = []
+    for p in sorted(LIBRARY_DIR.glob("*.yaml")):
+        s = load(p)
+        rows.append({"name": s.name, "title": s.title, "description": s.description})
+    return pd.DataFrame(rows, columns=["name", "title", "description"])
+
+
+def load(what: str | Path) -> Scenario:
+    """Load a scenario from a file path, or by name from the shipped library (``load("partition-canary")``).
+
+    Raise :class:`ScenarioError` if the file is missing or invalid.
+    """
+    p = Path(what)
+    source = str(what)
+    if not p.is_file():
+        if isinstance(what, str) and "/" not in what and not what.endswith((".yaml", ".yml")):
+            p = library_path(what)
+            source = f"stsedu/scenarios/{p.name}"
+        else:
+            raise ScenarioError("no such file", str(what))
+    elif p.resolve().parent == LIBRARY_DIR.resolve():
+        source = f"stsedu/scenarios/{p.name}"
+    sc = loads(p.read_text(encoding="utf-8"), source=source, base=p.parent, default_name=p.stem)
+    return replace(sc, path=p)
+
+
+def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
+          default_name: str = "scenario") -> Scenario:
+    """Load a scenario from YAML *text*; *base* is where relative object paths start (default: cwd)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise ScenarioError(f"{where}not valid YAML: {getattr(e, 'problem', None) or e}", source) from None
+    return from_dict(data, source=source, base=base, default_name=default_name)
+
+
+def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = None,
+              default_name: str = "scenario") -> Scenario:
+    """Validate a scenario given as a dict (the parsed YAML) and return it."""
+    base = Path(base) if base is not None else Path.cwd()
+    if not isinstance(data, Mapping):
+        raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(TOP_KEYS)}, "
+                            f"not {_kind(data)}", source)
+    _no_unknown(data, TOP_KEYS, source)
+    name = data.get("name", default_name)
+    title = data.get("title", name)
+    description = data.get("description", "")
+    for key, val in (("name", name), ("title", title), ("description", description)):
+        if not isinstance(val, str):
+            raise ScenarioError(f"must be a string, not {_kind(val)}", source, field=key)
+    options = _cluster_options(data.get("cluster") or {}, source)
+    if "objects" not in data:
+        raise ScenarioError("required: the objects to apply first (paths or manifests)", source,
+                            field="objects")
+    entries = data["objects"]
+    if not isinstance(entries, list) or not entries:
+        raise ScenarioError("must be a non-empty list of paths or manifests", source, field="objects")
+    objects = tuple(_object_entry(e, f"objects[{i}]", base, source, 0, "objects")
+                    for i, e in enumerate(entries))
+    sets = [d["metadata"]["name"] for _, docs in objects for d in docs
+            if d.get("kind") == "StatefulSet" and isinstance(d.get("metadata"), Mapping)
+            and isinstance(d["metadata"].get("name"), str)]
+    set_name = data.get("set")
+    if set_name is None:
+        if not sets:
+            raise ScenarioError("no StatefulSet among the objects: add one, or name the set with `set:`",
+                                source, field="objects")
+        set_name = sets[-1]
+    elif not isinstance(set_name, str):
+        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, field="set")
+    raw_steps = data.get("steps") or []
+    if not isinstance(raw_steps, list):
+        raise ScenarioError(f"must be a list of steps, not {_kind(raw_steps)}", source, field="steps")
+    steps = tuple(_step(raw, i + 1, set_name, base, source) for i, raw in enumerate(raw_steps))
+    description = "\n\n".join(" ".join(para.split()) for para in description.split("\n\n") if para.strip())
+    return Scenario(name=name, title=title, description=description, source=source,
+                    cluster_options=options, objects=objects, set_name=set_name, steps=steps)
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a mapping"}.get(type(v), type(v).__name__)
+
+
+def _no_unknown(d: Mapping, known: tuple[str, ...], source: str, step: int | None = None,
+                action: str | None = None, prefix: str = "") -> None:
+    for k in d:
+        if k not in known:
+            close = difflib.get_close_matches(str(k), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ScenarioError(f"unknown field{hint}; known: {', '.join(known)}", source, step, action,
+                                f"{prefix}{k}")
+
+
+def _cluster_options(d: Any, source: str) -> dict:
+    if not isinstance(d, Mapping):
+        raise ScenarioError(f"must be a mapping, not {_kind(d)}", source, field="cluster")
+    _no_unknown(d, CLUSTER_KEYS, source, prefix="cluster.")
+    out: dict[str, Any] = {}
+    kubelet = d.get("kubelet", "auto")
+    if kubelet not in ("auto", "manual"):
+        raise ScenarioError(f'must be "auto" or "manual", not {kubelet!r}', source, field="cluster.kubelet")
+    out["kubelet"] = kubelet
+    seed = d.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
+    out["seed"] = seed
+    profile = d.get("profile", "current")
+    from .profiles import PROFILES
+    if profile not in PROFILES:
+        raise ScenarioError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", source,
+                            field="cluster.profile")
+    out["profile"] = profile
+    gates = d.get("feature_gates") or {}
+    from .profiles import KNOWN_GATES
+    if not isinstance(gates, Mapping):
+        raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
+                            field="cluster.feature_gates")
+    for g, v in gates.items():
+        if g not in KNOWN_GATES:
+            raise ScenarioError(f"unknown feature gate; known: {', '.join(KNOWN_GATES)}", source,
+                                field=f"cluster.feature_gates.{g}")
+        if not isinstance(v, bool):
+            raise ScenarioError(f"must be true or false, not {_kind(v)}", source,
+                                field=f"cluster.feature_gates.{g}")
+    if gates:
+        out["feature_gates"] = dict(gates)
+    stages = d.get("stages")
+    if stages is not None:
+        if not isinstance(stages, Mapping):
+            raise ScenarioError(f"must be a mapping, not {_kind(stages)}", source, field="cluster.stages")
+        _no_unknown(stages, ("start", "ready", "terminate", "jitter"), source, prefix="cluster.stages.")
+        for k, v in stages.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source,
+                                    field=f"cluster.stages.{k}")
+        out["stages"] = dict(stages)
+    if "gc_delay" in d:
+        v = d["gc_delay"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source, field="cluster.gc_delay")
+        out["gc_delay"] = float(v)
+    return out
+
+
+def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
+                  action: str) -> tuple[str, tuple[dict, ...]]:
+    """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
+    from .manifests import load_documents
+    patch = None
+    if isinstance(e, str):
+        e = {"file": e}
+    if not isinstance(e, Mapping):
+        raise ScenarioError(f"must be a path, a manifest or {{file: path}}, not {_kind(e)}", source, step,
+                            action, label)
+    if "kind" in e or "apiVersion" in e:
+        text, what = dict(e), label
+    else:
+        _no_unknown(e, ("file", "yaml", "patch"), source, step, action, prefix=label + ".")
+        patch = e.get("patch")
+        if patch is not None and not isinstance(patch, Mapping):
+            raise ScenarioError(f"must be a mapping (a JSON merge patch), not {_kind(patch)}", source, step,
+                                action, label + ".patch")
+        if ("file" in e) == ("yaml" in e):
+            raise ScenarioError("give exactly one of file (a path) or yaml (manifest text)", source, step,
+                                action, label)
+        if "file" in e:
+            f = e["file"]
+            if not isinstance(f, str):
+                raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
+            p = DATA_DIR / f[len(PACKAGE_PREFIX):] if f.startswith(PACKAGE_PREFIX) else base / f
+            if not p.is_file():
+                raise ScenarioError(f"no such file: {p}", source, step, action, label + ".file")
+            text, what = p.read_text(encoding="utf-8"), f
+        else:
+            text, what = e["yaml"], label
+            if not isinstance(text, str):
+                raise ScenarioError(f"must be manifest text, not {_kind(text)}", source, step, action,
+                                    label + ".yaml")
+    try:
+        docs = load_documents(text)
+    except ValidationError as err:
+        raise ScenarioError(str(err), source, step, action, label) from None
+    if patch is not None:
+        docs = [merge_patch(d, patch) if d.get("kind") == "StatefulSet" else d for d in docs]
+    return what, tuple(docs)
+
+
+# ----------------------------------------------------------------- steps
+
+
+def _step(raw: Any, n: int, default_set: str, base: Path, source: str) -> Step:
+    if isinstance(raw, str):
+        raw = {raw: None}
+    if not isinstance(raw, Mapping):
+        raise ScenarioError(f"a step must be a mapping like {{scale: {{replicas: 5}}}}, not {_kind(raw)}",
+                            source, n)
+    actions = [k for k in raw if k not in STEP_KEYS]
+    if not actions:
+        if "expect" not in raw:
+            raise ScenarioError(f"no action; known actions: {', '.join(_PARSERS)}", source, n)
+        action = "expect"
+    elif len(actions) > 1:
+        raise ScenarioError(f"one action per step, found {', '.join(map(str, actions))}", source, n)
+    else:
+        action = actions[0]
+    if action not in _PARSERS:
+        close = difflib.get_close_matches(str(action), list(_PARSERS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ScenarioError(f"unknown action {action!r}{hint}; known: {', '.join(_PARSERS)}", source, n)
+    set_name = raw.get("set", default_set)
+    if not isinstance(set_name, str):
+        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, n, action, "set")
+    note = raw.get("note")
+    if note is not None and not isinstance(note, str):
+        raise ScenarioError(f"must be a string, not {_kind(note)}", source, n, action, "note")
+    try:
+        if action == "apply":
+            args = {"entries": tuple(_object_entry(e, f"apply[{i}]", base, source, n, action)
+                                     for i, e in enumerate(_as_list(raw["apply"])))}
+        else:
+            args = _PARSERS[action](raw.get(action) if action != "expect" else None)
+        expect = _parse_expect(raw["expect"]) if raw.get("expect") is not None else None
+    except _Bad as b:
+        raise ScenarioError(b.problem, source, n, action, b.field) from None
+    return Step(n, action, args, set_name, expect, note.strip() if note else None)
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else [v]
+
+
+def _int(v: Any, fld: str, minimum: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _Bad(fld, f"must be an integer, not {_kind(v)}")
+    if minimum is not None and v < minimum:
+        raise _Bad(fld, f"must be an integer >= {minimum}, not {v}")
+    return v
+
+
+def _seconds(v: Any, fld: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise _Bad(fld, f"must be a number of seconds >= 0, not {v!r}")
+    return float(v)
+
+
+def _str(v: Any, fld: str) -> str:
+    if not isinstance(v, str) or not v:
+        raise _Bad(fld, f"must be a non-empty string, not {_kind(v)}")
+    return v
+
+
+def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[str, ...] = (),
+             shown: tuple[str, ...] | None = None) -> Mapping:
+    if v is None:
+        v = {}
+    if not isinstance(v, Mapping):
+        raise _Bad(fld, f"must be a mapping, not {_kind(v)}")
+    for k in v:
+        if k not in known:
+            close = difflib.get_close_matches(str(k), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _Bad(k if fld is None else f"{fld}.{k}",
+                       f"unknown field{hint}; known: {', '.join(shown or known)}")
+    for k in required:
+        if k not in v:
+            raise _Bad(k if fld is None else f"{fld}.{k}", "required")
+    return v
+
+
+def _p_sync(v):
+    if v is None or v == {}:
+        return {"count": 1}
+    if isinstance(v, int) and not isinstance(v, bool):
+        return {"count": _int(v, "sync", 1)}
+    m = _mapping(v, None, ("count",))
+    return {"count": _int(m.get("count", 1), "count", 1)}
+
+
+def _p_run(v):
+    m = _mapping(v, None, ("max_syncs", "until"))
+    out = {}
+    if "max_syncs" in m:
+        out["max_syncs"] = _int(m["max_syncs"], "max_syncs", 1)
+    if "until" in m:
+        out["until"] = _seconds(m["until"], "until")
+    return out
+
+
+def _p_settle(v):
+    m = _mapping(v, None, ("max_syncs",))
+    return {"max_syncs": _int(m["max_syncs"], "max_syncs", 1)} if "max_syncs" in m else {}
+
+
+def _p_kubelet_step(v):
+    if v is None or v == {}:
+        return {"count": 1}
+    if isinstance(v, Mapping):
+        v = _mapping(v, None, ("count",)).get("count", 1)
+    return {"count": _int(v, "count", 1)}
+
+
+def _p_advance(v):
+    if isinstance(v, Mapping):
+        m = _mapping(v, None, ("seconds",), ("seconds",))
+        return {"seconds": _seconds(m["seconds"], "seconds")}
+    return {"seconds": _seconds(v, "seconds")}
+
+
+def _p_scale(v):
+    if isinstance(v, Mapping):
+        m = _mapping(v, None, ("replicas",), ("replicas",))
+        return {"replicas": _int(m["replicas"], "replicas")}
+    return {"replicas": _int(v, "replicas")}
+
+
+def _p_patch(v):
+    if not isinstance(v, Mapping) or not v:
+        raise _Bad("patch", f"must be a non-empty mapping (a JSON merge patch), not {_kind(v)}")
+    return {"patch": copy.deepcopy(dict(v))}
+
+
+def _p_set_image(v):
+    if isinstance(v, str):
+        return {"image": _str(v, "image"), "container": None}
+    m = _mapping(v, None, ("image", "container"), ("image",))
+    c = m.get("container")
+    return {"image": _str(m["image"], "image"), "container": None if c is None else _str(c, "container")}
+
+
+def _p_pods(name):
+    def parse(v):
+        if isinstance(v, Mapping):
+            m = _mapping(v, None, ("pod",), ("pod",))
+            v = m["pod"]
+        pods = _as_list(v)
+        if not pods:
+            raise _Bad(name, "needs a pod name (or a list of them)")
+        return {"pods": [_str(p, "pod" if len(pods) == 1 else f"pod[{i}]") for i, p in enumerate(pods)]}
+    return parse
+
+
+def _p_patch_pod(v):
+    m = _mapping(v, None, ("pod", "patch"), ("pod", "patch"))
+    if not isinstance(m["patch"], Mapping):
+        raise _Bad("patch", f"must be a mapping (a JSON merge patch), not {_kind(m['patch'])}")
+    return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
+
+
+def _p_pod_or_image(name, extra=()):
+    def parse(v):
+        m = _mapping(v, None, ("pod", "image") + extra)
+        if "pod" not in m and "image" not in m:
+            raise _Bad(None, f"{name} needs a pod (name) or an image")
+        out = {k: _str(m[k], k) for k in ("pod", "image") if k in m}
+        for k in extra:
+            if k in m:
+                out[k] = _seconds(m[k], k)
+            else:
+                raise _Bad(k, "required")
+        return out
+    return parse
+
+
+def _p_none(name):
+    def parse(v):
+        _mapping(v, None, ())
+        return {}
+    return parse
+
+
+def _p_inject_error(v):
+    m = _mapping(v, None, ("verb", "kind", "count", "reason"), ("verb",))
+    verb = m["verb"]
+    if verb not in ("create", "update", "delete"):
+        raise _Bad("verb", f"must be create, update or delete, not {verb!r}")
+    kinds = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
+    kind = m.get("kind", "Pod")
+    if kind not in kinds:
+        raise _Bad("kind", f"must be one of {', '.join(kinds)}, not {kind!r}")
+    out = {"verb": verb, "kind": kind, "count": _int(m.get("count", 1), "count", 1)}
+    if "reason" in m:
+        out["reason"] = _str(m["reason"], "reason")
+    return out
+
+
+def _p_rollout_undo(v):
+    if v is None or v == {}:
+        return {"to_revision": None}
+    if isinstance(v, int) and not isinstance(v, bool):
+        return {"to_revision": _int(v, "to_revision", 1)}
+    m = _mapping(v, None, ("to_revision",))
+    t = m.get("to_revision")
+    return {"to_revision": None if t is None else _int(t, "to_revision", 1)}
+
+
+def _p_delete(v):
+    if isinstance(v, str):
+        v = {"cascade": v}
+    m = _mapping(v, None, ("cascade",))
+    cascade = m.get("cascade", "background")
+    if cascade not in CASCADES:
+        raise _Bad("cascade", f"must be one of {', '.join(CASCADES)}, not {cascade!r}")
+    return {"cascade": cascade}
+
+
+_PARSERS: dict[str, Callable[[Any], dict]] = {
+    "sync": _p_sync, "run": _p_run, "settle": _p_settle, "advance": _p_advance,
+    "kubelet_step": _p_kubelet_step,
+    "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
+    "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
+    "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
+    "fail": _p_pods("fail"), "succeed": _p_pods("succeed"), "crash": _p_pods("crash"),
+    "finish_termination": _p_pods("finish_termination"),
+    "never_ready": _p_pod_or_image("never_ready"),
+    "fail_after": _p_pod_or_image("fail_after", ("seconds",)),
+    "clear_behaviours": _p_none("clear_behaviours"),
+    "inject_error": _p_inject_error, "rollout_undo": _p_rollout_undo, "delete": _p_delete,
+    "expect": lambda v: {},
+}
+
+
+# ------------------------------------------------------------ expectations
+
+
+def _revision_spec(v: Any, fld: str) -> int | str:
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or v == "":
+        raise _Bad(fld, f"must be a revision number or a template image, not {_kind(v)}")
+    return v
+
+
+def _bool(v: Any, fld: str) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad(fld, f"must be true or false, not {_kind(v)}")
+    return v
+
+
+def _parse_expect(v: Any) -> dict:
+    m = _mapping(v, "expect", EXPECT_KEYS)
+    out: dict[str, Any] = {}
+    if "pods" in m:
+        out["pods"] = _parse_pods(m["pods"])
+    if "status" in m:
+        st = _mapping(m["status"], "expect.status", STATUS_FIELDS + tuple(_CAMEL), shown=STATUS_FIELDS)
+        norm = {}
+        for k, val in st.items():
+            key = _CAMEL.get(k, k)
+            fld = f"expect.status.{k}"
+            if key in ("current_revision", "update_revision"):
+                norm[key] = _revision_spec(val, fld)
+            else:
+                norm[key] = _int(val, fld, 0)
+        out["status"] = norm
+    if "decisions" in m:
+        ds = m["decisions"]
+        if not isinstance(ds, list):
+            raise _Bad("expect.decisions", f"must be a list of [action, pod, reason], not {_kind(ds)}")
+        triples = []
+        for i, d in enumerate(ds):
+            fld = f"expect.decisions[{i}]"
+            if not isinstance(d, list) or len(d) != 3:
+                raise _Bad(fld, "must be [action, pod, reason] (pod may be null)")
+            action, pod, reason = d
+            if action not in EXPECTED_DECISION_ACTIONS:
+                raise _Bad(fld, f"action must be one of {', '.join(EXPECTED_DECISION_ACTIONS)}, "
+                                f"not {action!r}")
+            if pod is not None and not isinstance(pod, str):
+                raise _Bad(fld, f"pod must be a pod name or null, not {_kind(pod)}")
+            triples.append((action, pod, _str(reason, fld + " reason")))
+        out["decisions"] = triples
+    if "rollout_status" in m:
+        out["rollout_status"] = _str(m["rollout_status"], "expect.rollout_status")
+    if "pvcs" in m:
+        out["pvcs"] = _parse_pvcs(m["pvcs"])
+    if "revisions" in m:
+        rs = m["revisions"]
+        if not isinstance(rs, list):
+            raise _Bad("expect.revisions", f"must be a list of revision numbers, not {_kind(rs)}")
+        out["revisions"] = [_int(r, f"expect.revisions[{i}]", 1) for i, r in enumerate(rs)]
+    if "exists" in m:
+        out["exists"] = _bool(m["exists"], "expect.exists")
+    if "error" in m:
+        out["error"] = _str(m["error"], "expect.error")
+    return out
+
+
+def _parse_pods(v: Any) -> list[dict]:
+    if not isinstance(v, list):
+        raise _Bad("expect.pods", f"must be a list of pods ({{name: web-0, revision: 1}} or names), "
+                                  f"not {_kind(v)}")
+    out = []
+    for i, p in enumerate(v):
+        fld = f"expect.pods[{i}]"
+        if isinstance(p, str):
+            p = {"name": p}
+        p = dict(_mapping(p, fld, POD_KEYS, ("name",)))
+        _str(p["name"], fld + ".name")
+        if "revision" in p:
+            _revision_spec(p["revision"], fld + ".revision")
+        if "phase" in p and p["phase"] not in PHASES:
+            raise _Bad(fld + ".phase", f"must be one of {', '.join(PHASES)}, not {p['phase']!r}")
+        for k in ("ready", "available", "terminating"):
+            if k in p:
+                _bool(p[k], f"{fld}.{k}")
+        if "owner" in p and p["owner"] is not None:
+            _str(p["owner"], fld + ".owner")
+        out.append(p)
+    names = [p["name"] for p in out]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise _Bad("expect.pods", f"pod {sorted(dup)[0]} is listed twice")
+    return out
+
+
+def _parse_pvcs(v: Any) -> list[dict]:
+    if not isinstance(v, list):
+        raise _Bad("expect.pvcs", f"must be a list of claims (names or {{name, deleting, owners}}), "
+                                  f"not {_kind(v)}")
+    out = []
+    for i, c in enumerate(v):
+        fld = f"expect.pvcs[{i}]"
+        if isinstance(c, str):
+            c = {"name": c}
+        c = dict(_mapping(c, fld, PVC_KEYS, ("name",)))
+        _str(c["name"], fld + ".name")
+        if "deleting" in c:
+            _bool(c["deleting"], fld + ".deleting")
+        if "owners" in c:
+            if not isinstance(c["owners"], list):
+                raise _Bad(fld + ".owners", f"must be a list of owner names, not {_kind(c['owners'])}")
+            c["owners"] = [_str(o, f"{fld}.owners[{j}]") for j, o in enumerate(c["owners"])]
+        out.append(c)
+    return out
+
+
+def _revision_of(cluster: Cluster, name: str, namespace: str = "default") -> tuple[int | None, tuple[str, ...]]:
+    """(number, template images) of the ControllerRevision called *name* ((None, ()) if it is gone)."""
+    rev = cluster.store.get("ControllerRevision", namespace, name)
+    if rev is None:
+        return None, ()
+    images = tuple(c.get("image", "") for c in rev.template.get("spec", {}).get("containers", []))
+    return rev.revision, images
+
+
+def _revision_matches(cluster: Cluster, want: int | str, rev_name: str,
+                      fallback_images: tuple[str, ...] = ()) -> tuple[bool, str]:
+    number, images = _revision_of(cluster, rev_name)
+    images = images or fallback_images
+    shown = (f"{number}" if number is not None else "?") + (f" ({rev_name}: {', '.join(images)})"
+                                                          if rev_name else " (no revision)")
+    if isinstance(want, int):
+        return number == want, shown
+    return want in images, shown
+
+
+def _check(step: Step, expect: Mapping, cluster: Cluster, state: _RunState, rec: StepRecord,
+           source: str) -> list[Failure]:
+    fails: list[Failure] = []
+
+    def fail(fld, expected, actual, detail=""):
+        fails.append(Failure(source, step.number, step.action, fld, expected, actual, detail))
+
+    name = step.set_name
+    if "error" in expect:
+        if rec.error is None:
+            fail("expect.error", expect["error"], "no error")
+        elif expect["error"] not in rec.error:
+            fail("expect.error", f"an error containing {expect['error']!r}", rec.error)
+    sts = cluster.store.get("StatefulSet", "default", name)
+    if "exists" in expect and expect["exists"] != (sts is not None):
+        fail("expect.exists", expect["exists"], sts is not None,
+             f'statefulset "{name}" ' + ("exists" if sts is not None else "is gone"))
+    if "pods" in expect:
+        pods = {p.name: p for p in cluster.pods() if p.parent == name}
+        want = {p["name"]: p for p in expect["pods"]}
+        missing = [n for n in want if n not in pods]
+        extra = [n for n in sorted(pods, key=lambda n: pods[n].ordinal) if n not in want]
+        if missing or extra:
+            fail("expect.pods", list(want), sorted(pods, key=lambda n: pods[n].ordinal),
+                 "; ".join(filter(None, [missing and "missing " + ", ".join(missing),
+                                         extra and "unexpected " + ", ".join(extra)])))
+        for n, w in want.items():
+            p = pods.get(n)
+            if p is None:
+                continue
+            for k, v in w.items():
+                if k == "name":
+                    continue
+                fld = f"expect.pods.{n}.{k}"
+                if k == "revision":
+                    ok, shown = _revision_matches(cluster, v, p.revision, p.images())
+                    if not ok:
+                        fail(fld, v, shown)
+                elif k == "owner":
+                    if p.owner != v:
+                        fail(fld, v, p.owner)
+                elif getattr(p, k) != v:
+                    fail(fld, v, getattr(p, k))
+    if "status" in expect:
+        if sts is None:
+            fail("expect.status", expect["status"], None, f'statefulset "{name}" does not exist')
+        else:
+            for k, v in expect["status"].items():
+                actual = getattr(sts.status, k)
+                if k in ("current_revision", "update_revision"):
+                    ok, shown = _revision_matches(cluster, v, actual)
+                    if not ok:
+                        fail(f"expect.status.{k}", v, shown)
+                elif actual != v:
+                    fail(f"expect.status.{k}", v, actual)
+    if "decisions" in expect:
+        last = state.last_sync.get(name)
+        want = [list(t) for t in expect["decisions"]]
+        if last is None:
+            fail("expect.decisions", want, "no sync yet", f"no sync of {name} has run")
+        else:
+            got = [[d.action, d.pod, d.reason] for d in last.decisions
+                   if d.action in POD_ACTIONS or (d.action in ("adopt", "release") and d.pod)]
+            if got != want:
+                fail("expect.decisions", want, got, f"sync {last.sync}")
+    if "rollout_status" in expect:
+        try:
+            text = cluster.rollout_status(name)
+        except KeyError as e:
+            text = f"Error from server (NotFound): {e.args[0]}"
+        if text != expect["rollout_status"]:
+            fail("expect.rollout_status", expect["rollout_status"], text)
+    if "pvcs" in expect:
+        claims = {c.name: c for c in cluster.pvcs(name)}
+        want = {c["name"]: c for c in expect["pvcs"]}
+        if set(claims) != set(want):
+            missing = [n for n in want if n not in claims]
+            extra = [n for n in claims if n not in want]
+            fail("expect.pvcs", list(want), list(claims),
+                 "; ".join(filter(None, [missing and "missing " + ", ".join(missing),
+                                         extra and "unexpected " + ", ".join(extra)])))
+        for n, w in want.items():
+            c = claims.get(n)
+            if c is None:
+                continue
+            if "deleting" in w and c.deleting != w["deleting"]:
+                fail(f"expect.pvcs.{n}.deleting", w["deleting"], c.deleting)
+            if "owners" in w:
+                owners = sorted(r.name for r in c.owner_references)
+                if owners != sorted(w["owners"]):
+                    fail(f"expect.pvcs.{n}.owners", sorted(w["owners"]), owners)
+    if "revisions" in expect:
+        got = [r.revision for r in cluster.revisions(name)]
+        if got != expect["revisions"]:
+            fail("expect.revisions", expect["revisions"], got)
+    return fails
+
+
+def _fmt(v: Any) -> str:
+    """A value as a scenario file would spell it (flow-style YAML)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+# ================================================================ actions
+
+
+def _nothing(_result: Any) -> list:
+    """Steps other than sync and run make no syncs."""
+    return []
+
+
+def _each_pod(fn_name: str):
+    def act(c: Cluster, s: Step, sc: Scenario):
+        for p in s.args["pods"]:
+            getattr(c.kubelet, fn_name)(p)
+        return []
+    return act
+
+
+def _apply(c: Cluster, s: Step, sc: Scenario):
+    for label, docs in s.args["entries"]:
+        c.apply(list(docs))
+    return []
+
+
+def _delete_pods(c: Cluster, s: Step, sc: Scenario):
+    for p in s.args["pods"]:
+        c.delete_pod(p)
+    return []
+
+
+def _never_ready(c: Cluster, s: Step, sc: Scenario):
+    c.kubelet.never_ready(pod=s.args.get("pod"), image=s.args.get("image"))
+    return []
+
+
+def _fail_after(c: Cluster, s: Step, sc: Scenario):
+    c.kubelet.fail_after(s.args["seconds"], pod=s.args.get("pod"), image=s.args.get("image"))
+    return []
+
+
+_ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
+    "sync": lambda c, s, sc: [c.sync(s.set_name) for _ in range(s.args["count"])],
+    "run": lambda c, s, sc: c.run(s.set_name, **s.args),
+    "settle": lambda c, s, sc: c.settle(s.set_name, **s.args),
+    "kubelet_step": lambda c, s, sc: _nothing([c.kubelet.step() for _ in range(s.args["count"])]),
+    "advance": lambda c, s, sc: _nothing(c.advance(s.args["seconds"])),
+    "apply": _apply,
+    "scale": lambda c, s, sc: _nothing(c.scale(s.set_name, s.args["replicas"])),
+    "patch": lambda c, s, sc: _nothing(c.patch(s.set_name, s.args["patch"])),
+    "set_image": lambda c, s, sc: _nothing(c.set_image(s.set_name, s.args["image"], s.args["container"])),
+    "delete_pod": _delete_pods,
+    "patch_pod": lambda c, s, sc: _nothing(c.patch_pod(s.args["pod"], s.args["patch"])),
+    "start": _each_pod("start"), "set_ready": _each_pod("set_ready"),
+    "set_unready": _each_pod("set_unready"), "fail": _each_pod("fail"),
+    "succeed": _each_pod("succeed"), "crash": _each_pod("crash"),
+    "finish_termination": _each_pod("finish_termination"),
+    "never_ready": _never_ready, "fail_after": _fail_after,
+    "clear_behaviours": lambda c, s, sc: _nothing(c.kubelet.clear_behaviours()),
+    "inject_error": lambda c, s, sc: _nothing(c.inject_error(**s.args)),
+    "rollout_undo": lambda c, s, sc: _nothing(c.rollout_undo(s.set_name, s.args["to_revision"])),
+    "delete": lambda c, s, sc: _nothing(c.delete(s.set_name, s.args["cascade"])),
+    "expect": lambda c, s, sc: [],
+}
+
+
+def _pods_text(s: Step) -> str:
+    return ", ".join(s.args["pods"])
+
+
+def _verb(s: Step, singular: str) -> str:
+    """*singular* for one pod; the plural form ("turns" -> "turn", "finishes" -> "finish") for several."""
+    if len(s.args["pods"]) == 1:
+        return singular
+    return singular[:-2] if singular.endswith("shes") else singular[:-1]
+
+
+_DESCRIBE: dict[str, Callable[[Step], str]] = {
+    "objects": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
+    "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
+    "run": lambda s: f"run {s.set_name} until stable"
+                     + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+    "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
+    "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
+                                                          if s.args["count"] > 1 else ""),
+    "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
+    "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
+    "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "
+                       + ("replica" if s.args["replicas"] == 1 else "replicas"),
+    "patch": lambda s: f"patch {s.set_name} {_fmt(s.args['patch'])}",
+    "set_image": lambda s: f"set image of {s.set_name}"
+                           + (f" container {s.args['container']}" if s.args["container"] else "")
+                           + f" to {s.args['image']}",
+    "delete_pod": lambda s: f"delete pod {_pods_text(s)}",
+    "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
+    "start": lambda s: f"kubelet starts {_pods_text(s)}",
+    "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
+    "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
+    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'fails')}",
+    "succeed": lambda s: f"{_pods_text(s)} {_verb(s, 'succeeds')}",
+    "crash": lambda s: f"a container of {_pods_text(s)} crashes",
+    "finish_termination": lambda s: f"{_pods_text(s)} {_verb(s, 'finishes')} terminating",
+    "never_ready": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
+                                        else s.args["pod"]) + " never become Ready",
+    "fail_after": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
+                                       else s.args["pod"]) + f" fail {_fmt(s.args['seconds'])}s after starting",
+    "clear_behaviours": lambda s: "forget never_ready / fail_after",
+    "inject_error": lambda s: f"the API server fails the next {s.args['count']} "
+                              f"{s.args['verb']} {s.args['kind']} request(s)",
+    "rollout_undo": lambda s: f"rollout undo {s.set_name}"
+                              + (f" --to-revision={s.args['to_revision']}" if s.args["to_revision"] else ""),
+    "delete": lambda s: f"delete statefulset {s.set_name} --cascade={s.args['cascade']}",
+    "expect": lambda s: "check",
+}

@@ -1,0 +1,116 @@
+"""Build notebooks/*.ipynb from their sources in tools/notebooks/*.py (jupytext percent format).
+
+For each source: add the navigation cell (previous / index / next), fill the
+index of 00-Index, execute it in a fresh kernel (nbclient) from notebooks/,
+drop the widget state that execution stores (it holds ~1 MB of Vega
+JavaScript per chart), and write notebooks/<name>.ipynb.  The stored outputs
+are what nbval compares against, so re-run this after any change that alters
+what a notebook prints:
+
+    python tools/build_notebooks.py            # all notebooks
+    python tools/build_notebooks.py 04 05      # only those numbers
+    python tools/build_notebooks.py --no-execute
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "tools" / "notebooks"
+OUT = ROOT / "notebooks"
+INDEX_MARK = "<!-- index -->"
+
+
+def sources() -> list[Path]:
+    return sorted(SRC.glob("[0-9][0-9]-*.py"))
+
+
+def title_and_blurb(nb) -> tuple[str, str]:
+    """The notebook's title (first heading) and its one-line description (``# blurb:`` metadata)."""
+    first = nb.cells[0].source
+    title = re.search(r"^#\s+(.+)$", first, re.M).group(1).strip()
+    return title, nb.metadata.get("stsedu", {}).get("blurb", "")
+
+
+def nav_cell(i: int, names: list[str], titles: list[str]) -> nbformat.NotebookNode:
+    parts = []
+    if i > 0:
+        parts.append(f"← [{titles[i - 1]}]({names[i - 1]}.ipynb)")
+    if i != 0:
+        parts.append("[Index](00-Index.ipynb)")
+    if i + 1 < len(names):
+        parts.append(f"[{titles[i + 1]}]({names[i + 1]}.ipynb) →")
+    cell = nbformat.v4.new_markdown_cell("---\n" + " · ".join(parts))
+    cell.metadata["tags"] = ["navigation"]
+    return cell
+
+
+def index_text(names: list[str], titles: list[str], blurbs: list[str]) -> str:
+    lines = ["| # | Notebook | What it shows |", "|---|---|---|"]
+    for name, title, blurb in zip(names[1:], titles[1:], blurbs[1:]):
+        lines.append(f"| {name[:2]} | [{title}]({name}.ipynb) | {blurb} |")
+    return "\n".join(lines)
+
+
+def load(path: Path):
+    text = path.read_text()
+    m = re.search(r"^# blurb:\s*(.+)$", text, re.M)
+    nb = jupytext.reads(re.sub(r"^# blurb:.*\n", "", text, count=1, flags=re.M).lstrip(), fmt="py:percent")
+    nb.cells = [c for c in nb.cells if c.source.strip()]
+    nb.metadata["stsedu"] = {"blurb": m.group(1).strip() if m else ""}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata.pop("jupytext", None)
+    return nb
+
+
+def build(selected: set[str], execute: bool) -> None:
+    paths = sources()
+    nbs = [load(p) for p in paths]
+    names = [p.stem for p in paths]
+    info = [title_and_blurb(nb) for nb in nbs]
+    titles = [t for t, _ in info]
+    blurbs = [b for _, b in info]
+    for i, (path, nb) in enumerate(zip(paths, nbs)):
+        if selected and path.stem[:2] not in selected:
+            continue
+        for cell in nb.cells:
+            if cell.cell_type == "markdown" and INDEX_MARK in cell.source:
+                cell.source = cell.source.replace(INDEX_MARK, index_text(names, titles, blurbs))
+        nb.cells = [c for c in nb.cells if "navigation" not in c.metadata.get("tags", [])]
+        nb.cells.append(nav_cell(i, names, titles))
+        for n, cell in enumerate(nb.cells):
+            cell["id"] = f"{path.stem[:2]}-{n:02d}"
+            cell.metadata.pop("lines_to_next_cell", None)
+        if execute:
+            NotebookClient(nb, timeout=300, kernel_name="python3",
+                           resources={"metadata": {"path": str(OUT)}}).execute()
+            for cell in nb.cells:
+                cell.metadata.pop("execution", None)
+        nb.metadata.pop("widgets", None)
+        nbformat.validate(nb)
+        target = OUT / f"{path.stem}.ipynb"
+        nbformat.write(nb, target)
+        print(f"wrote {target.relative_to(ROOT)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("numbers", nargs="*", help="two-digit notebook numbers to build (default: all)")
+    ap.add_argument("--no-execute", action="store_true", help="write without running")
+    args = ap.parse_args(argv)
+    OUT.mkdir(exist_ok=True)
+    build(set(args.numbers), not args.no_execute)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

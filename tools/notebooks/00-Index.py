@@ -1,0 +1,99 @@
+# blurb: Welcome: what a StatefulSet guarantees, how the kit works, and the concept page's web example coming up.
+
+# %% [markdown]
+# # Welcome to stsedu: watch the StatefulSet controller decide
+#
+# In this notebook you will:
+#
+# - recall what a StatefulSet guarantees, in the words of the Kubernetes docs;
+# - meet the kit: a small simulated cluster whose controller behaves like the real one;
+# - apply the concept page's `web` example and watch it come up, one sync at a time;
+# - find the notebook for each idea.
+
+# %% [markdown]
+# ## What a StatefulSet promises
+#
+# The official StatefulSet concept page lists four guarantees. A StatefulSet is for
+# applications that need one or more of:
+#
+# - **stable, unique network identifiers** (`web-0`, `web-1`, ... and a DNS name each);
+# - **stable, persistent storage** (each pod gets its own PersistentVolumeClaim, kept across restarts);
+# - **ordered, graceful deployment and scaling**;
+# - **ordered, automated rolling updates**.
+#
+# The *StatefulSet controller* keeps these promises. Each time something changes it runs a
+# **sync**: it compares the pods it finds with the spec and decides what to create, delete,
+# or wait for. stsedu runs a faithful copy of that decision logic (Kubernetes
+# `pkg/controller/statefulset`, newest release) against an in-memory cluster, and records
+# every decision so you can read it.
+
+# %% [markdown]
+# ## The example from the docs
+#
+# This is the manifest from the concept page: a headless Service `nginx` and a StatefulSet
+# `web` with 3 replicas, `minReadySeconds: 10` and one volume claim template `www`.
+
+# %%
+import stsedu
+
+manifest = stsedu.examples.load("web")
+print(manifest)
+
+# %% [markdown]
+# We make a cluster whose simulated kubelet starts pods by itself as time passes (`auto`
+# mode, with a seed so every run is the same) and apply the manifest, as `kubectl apply`
+# would.
+
+# %%
+cluster = stsedu.Cluster(kubelet="auto", seed=0)
+cluster.apply(manifest)
+cluster.statefulset("web").spec.replicas
+
+# %% [markdown]
+# **Predict before you run.** The set wants 3 pods. Will the controller create all three at
+# once? Which pod comes first, and what must happen before the next one is created?
+
+# %%
+results = cluster.run("web")
+len(results)
+
+# %% [markdown]
+# `run` synced the controller and let time pass until nothing was left to do. Here is every
+# `create` and `wait` it decided, with the time (in seconds) and the plain reason:
+
+# %%
+decisions = cluster.trace.decisions()
+decisions[decisions.action.isin(["create", "wait"])][["sync", "time", "action", "pod", "reason"]]
+
+# %% [markdown]
+# Read it top to bottom: `web-0` first; then the controller *waits* while `web-0` is not
+# Running and Ready, and again while it is Ready but not yet **Available** (Ready for more
+# than `minReadySeconds: 10`). Only then does it create `web-1`. That is the
+# `OrderedReady` policy.
+#
+# The final state, like `kubectl get pods` and the set's status:
+
+# %%
+for pod in cluster.pods("web"):
+    print(pod.name, pod.phase, "ready" if pod.ready else "not ready", pod.revision)
+print(cluster.rollout_status("web"))
+
+# %% [markdown]
+# ## The notebooks
+#
+# Each notebook takes one idea, shows it in a small run, and asks you to predict before you
+# look. Exercises with feedback are in every notebook and collected in notebook 13.
+#
+# <!-- index -->
+
+# %% [markdown]
+# ## Summary
+#
+# - A StatefulSet gives each pod a stable name, stable storage, and ordered deployment,
+#   scaling and updates.
+# - The controller works in **syncs**; each sync makes decisions you can read in
+#   `cluster.trace.decisions()`.
+# - With `OrderedReady`, a pod is created only when the one before it is Running, Ready and
+#   Available.
+#
+# Next: stable identity — names, ordinals, hostnames and DNS.

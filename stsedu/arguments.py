@@ -169,9 +169,9 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
                 path = f"feature_gates[{gate}]"
                 if gate not in known:
                     added = f" ({gate} was added in {GATE_ADDED_IN[gate]})" if gate in GATE_ADDED_IN else ""
-                    release = f" of {prof.version}" if prof is not None else ""
-                    errs.append((path, f"unrecognized feature gate: {gate}{added}; the gates{release} "
-                                       f"stsedu knows: {', '.join(known) or 'none'}"))
+                    which = f"for profile {prof.name}" if prof is not None else "in stsedu"
+                    errs.append((path, f"unrecognized feature gate: {gate}{added}; known gates {which}: "
+                                       f"{', '.join(known) or 'none'}"))
                     continue
                 errs += boolean(value, path)
     if stages is not None:

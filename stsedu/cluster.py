@@ -325,12 +325,13 @@ class Cluster:
                     stored = self.store.get("StatefulSet", ns, name)
                     old = self._defaulted(stored) if stored is not None else None
                 new = m.default_statefulset(doc, max_unavailable_gate=self._max_unavailable_gate, old=old)
+                new = m._prune(new, m.SCHEMAS[kind])  # unknown fields: warned above, dropped here
                 new, dropped = self._profile_prune(doc, new)
                 doc_warnings += dropped
                 errs += m.validate_statefulset_update(new, old) if old is not None else m.validate_statefulset(new)
                 errs += self._profile_errors(new, old)
             else:
-                new = m.default_service(doc)
+                new = m._prune(m.default_service(doc), m.SCHEMAS[kind])
                 errs += m.validate_service(new)
             warnings += [(obj, w) for w in doc_warnings]
             if errs:
@@ -452,6 +453,7 @@ class Cluster:
         edited = new
         warnings = m.unknown_fields(edited)
         new = m.default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate, old=current)
+        new = m._prune(new, m.SCHEMAS["StatefulSet"])  # unknown fields: warned, then dropped
         new, dropped = self._profile_prune(edited, new)
         warnings += dropped
         errs = m.validate_statefulset_update(new, current) + self._profile_errors(new, current)
@@ -505,7 +507,9 @@ class Cluster:
         sts = self.statefulset(name, namespace)
         if container is not None and not isinstance(container, str):
             raise ValidationError(arguments.string(container, "container"), name=name)
-        if not isinstance(image, str) or not image.strip():
+        if not isinstance(image, str):
+            raise ValidationError(arguments.string(image, "image"), name=name)
+        if not image.strip():
             raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
         pod_spec = sts.spec.template.get("spec", {})
         names = [c.get("name") for key in ("initContainers", "containers")

@@ -404,9 +404,12 @@ class SyncChecker:
         monotonic = sts0.spec.pod_management_policy != "Parallel"
         where = f"sync {r.sync} at t={r.time}"
 
-        # 1. ordinals, identity, storage
+        # 1. ordinals, identity, storage of the pods the set controls
         seen = set()
         for p in set_pods(c, self.name):
+            ref = controller_of(p.owner_references)
+            if ref is None or ref.uid != sts.uid:
+                continue  # another set's pod under an overlapping selector, or an orphan
             assert p.ordinal not in seen, f"{where}: two pods with ordinal {p.ordinal}"
             seen.add(p.ordinal)
             assert identity_ok(sts, p, c.profile.pod_index_label), f"{where}: {p.name} lost its identity"

@@ -219,7 +219,7 @@ def test_any_history_keeps_invariants_and_converges(policy, retention, data):
     """Random actions, a sync after each: no two pods share an ordinal, OrderedReady creates only behind
     Running-Ready-Available pods, scale down goes highest first, nothing below the partition is updated,
     the status counts the snapshot.  Once the faults stop, driving the pods forward reaches the spec."""
-    profile = data.draw(st.sampled_from(["current", "v1.36"]), label="profile")
+    profile = data.draw(st.sampled_from(["current", "v1.36", "v1.16"]), label="profile")
     c = stsedu.Cluster(kubelet="manual", profile=profile)
     checker = SyncChecker(c).install()
     c.apply(_manifest(data, policy, retention))

@@ -263,8 +263,11 @@ class Cluster:
         terminating pod disappears, a Pending pod starts, a Running pod turns
         Ready), lowest ordinal first, and repeat until a sync changes nothing
         and no pod can move.  Pods made never-ready stay as they are.
-        Returns the SyncResults.
+        Returns the SyncResults.  Raise KeyError if the set does not exist and
+        :class:`ValidationError` unless *max_syncs* is an integer >= 1.
         """
+        self.statefulset(name, namespace)
+        arguments.check("settle", arguments.integer(max_syncs, "max_syncs", minimum=1))
         results: list[SyncResult] = []
         while len(results) < max_syncs:
             result = self.sync(name, namespace)

@@ -293,12 +293,31 @@ def update_control(c: stsedu.Cluster, name: str, pick: Pick, invariants) -> list
     return results
 
 
+def delete_failed_condemned(c: stsedu.Cluster, name: str) -> list[str]:
+    """Delete (as a person would) the set's Failed/Succeeded pods outside its ordinal range.
+
+    Upstream's OrderedReady scale down deletes only the lowest unhealthy condemned pod
+    (``processCondemned`` waits on every other one that is not Running and Ready), and a
+    Failed pod never becomes Ready, so with two Failed condemned pods it waits forever; only
+    a ``kubectl delete pod`` gets it going.  Returns the names deleted.
+    """
+    sts = c.statefulset(name)
+    start = sts.spec.start_ordinal if c.profile.start_ordinal else 0
+    gone = []
+    for p in c.pods(name):
+        if p.phase in ("Failed", "Succeeded") and not p.terminating and not start <= p.ordinal < start + sts.spec.replicas:
+            c.delete_pod(p.name)
+            gone.append(p.name)
+    return gone
+
+
 def run_until_stable(c: stsedu.Cluster, name: str, pick: Pick | None = None, check=None,
                      max_syncs: int = MAX_STEPS) -> list:
     """Drive a manual cluster until nothing more happens: sync, then move ONE pod one step
     (terminating -> gone, Pending -> Running, Running -> Ready), chosen by *pick* (lowest
     first if None), like upstream's harness; when no pod can move and the sync changed
-    nothing, let time pass to the next scheduled event (minReadySeconds), as ``run`` does.  *check(cluster, name)* runs after every sync.
+    nothing, delete Failed pods outside the range (:func:`delete_failed_condemned`), or
+    let time pass to the next scheduled event (minReadySeconds), as ``run`` does.  *check(cluster, name)* runs after every sync.
     Returns the SyncResults; raise AssertionError if it does not settle in *max_syncs*."""
     results = []
     for _ in range(max_syncs):
@@ -314,6 +333,8 @@ def run_until_stable(c: stsedu.Cluster, name: str, pick: Pick | None = None, che
             p.phase == "Pending" or (p.phase == "Running" and not p.ready)))]
         if movable:
             _advance_one(c, movable, pick or (lambda n: 0), finish_terminating=True)
+            continue
+        if not r.changed and r.error is None and delete_failed_condemned(c, name):
             continue
         if not r.changed and r.error is None:
             nxt = c.clock.peek()  # e.g. a pod turning Available after minReadySeconds
@@ -462,12 +483,17 @@ class SyncChecker:
         updates = [d for d in deletes if d.reason == "update"]
         if updates:
             assert sts0.spec.update_strategy == "RollingUpdate", f"{where}: OnDelete set deleted {updates[0].pod}"
+        created_now = {_ordinal(d.pod): d.payload for d in creates}
         for d in updates:
             o = _ordinal(d.pod)
             assert start + partition <= o < end, (
                 f"{where}: rolling update deleted {d.pod}, below the partition {partition}")
-            assert b.pods[o].revision != update_rev, f"{where}: deleted {d.pod}, already at {update_rev}"
-            assert not b.pods[o].terminating, f"{where}: deleted terminating {d.pod}"
+            # a pod this very sync created at the current revision is deleted too (upstream deletes
+            # its in-memory replicas[i]; happens with type RollingUpdate and no rollingUpdate block)
+            target = b.pods.get(o) or created_now.get(o)
+            assert target is not None, f"{where}: deleted {d.pod}, which did not exist"
+            assert target.revision != update_rev, f"{where}: deleted {d.pod}, already at {update_rev}"
+            assert not target.terminating, f"{where}: deleted terminating {d.pod}"
         if update_rev is not None and creates:
             current = sts0.status.current_revision if sts0.status.current_revision in b.revisions else update_rev
             for d in creates:

@@ -31,7 +31,7 @@ import stsedu
 from helpers import web
 from invariants import (SyncChecker, assert_burst_invariants, assert_monotonic_invariants,
                         assert_update_invariants, converged, delete_failed_condemned, run_until_stable,
-                        scale_down_control,
+                        scale_down_control, wait_for_availability,
                         scale_up_control, set_pods, update_control)
 
 _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -259,7 +259,8 @@ def test_any_history_run_converges_with_the_auto_kubelet(policy, data):
         c.sync("web")
     c.clear_errors()
     results = c.run("web", max_syncs=2000)
-    while delete_failed_condemned(c, "web"):  # a person unblocks an OrderedReady scale down
+    # a person unblocks an OrderedReady scale down; time passes for an availability requeue
+    while delete_failed_condemned(c, "web") or wait_for_availability(c, "web"):
         results = c.run("web", max_syncs=2000)
     assert not results[-1].changed and results[-1].error is None
     converged(c, "web")
@@ -311,3 +312,19 @@ def test_parallel_update_without_rolling_update_block_deletes_the_pod_it_just_cr
     r = c.sync("web")
     assert ("create", "web-0", "missing") in r.actions
     assert c.pod("web-0").revision == r.status.update_revision
+
+
+@pytest.mark.xfail(strict=True, reason="controller.sync / Cluster.run: no requeue for availability after a "
+                   "sync (StatefulSetController.sync step 5); only a pod turning Ready schedules one")
+def test_run_requeues_for_availability():
+    """StatefulSetController.sync requeues the set when minReadySeconds > 0 and availableReplicas != replicas,
+    so pods that were Ready before minReadySeconds was raised still let a scale up go on once they are
+    Available: web-3 is created about 30 s after web-0 turned Ready."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(3))
+    c.run("web")
+    ready_since = c.pod("web-0").ready_since
+    c.patch("web", {"spec": {"minReadySeconds": 30, "replicas": 4}})
+    c.run("web")
+    assert [p.name for p in c.pods("web")] == ["web-0", "web-1", "web-2", "web-3"]
+    assert c.pod("web-3").creation_timestamp > ready_since + 30

@@ -18,11 +18,20 @@ from .trace import Trace
 from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
 from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
 from . import compare  # noqa: E402  (stsedu.compare.compare: one scenario under two profiles)
+from . import exercises  # noqa: E402  (stsedu.exercises.get(id).check(answer))
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
-    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "__version__",
+    "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "exercises", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
+    "widgets",
 )
 __all__ = list(PUBLIC)
+
+
+def __getattr__(name):  # stsedu.charts and stsedu.widgets load on first use (Altair, ipywidgets)
+    if name in ("charts", "widgets"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from . import arguments
 from . import controller as _controller
@@ -225,17 +225,26 @@ class Cluster:
         (a ValueError) unless *max_syncs* is an integer >= 1 and *until* None
         or a finite number; either way before anything happens.
         """
-        self.statefulset(name, namespace)
+        self.statefulset(name, namespace)  # KeyError before anything happens
         arguments.check("run", arguments.integer(max_syncs, "max_syncs", minimum=1)
                         + arguments.number(until, "until", minimum=None, allow_none=True))
-        results: list[SyncResult] = []
+        return list(self.iter_run(name, max_syncs, namespace, until))
+
+    def iter_run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
+                 until: float | None = None) -> Iterator[SyncResult]:
+        """:meth:`run`, one SyncResult at a time (for progress bars); stop iterating to stop the run."""
+        self.statefulset(name, namespace)
+        arguments.check("iter_run", arguments.integer(max_syncs, "max_syncs", minimum=1)
+                        + arguments.number(until, "until", minimum=None, allow_none=True))
+        n = 0
         failures = 0
-        while len(results) < max_syncs:
+        while n < max_syncs:
             self.clock.advance_to(self.now)
             if self.store.get("StatefulSet", namespace, name) is None:
                 break  # deleted meanwhile (e.g. foreground deletion finished)
             result = self.sync(name, namespace)
-            results.append(result)
+            n += 1
+            yield result
             if result.error:
                 # The workqueue requeues a failed key with exponential backoff
                 # (DefaultControllerRateLimiter: 5 ms doubling, at most 1000 s);
@@ -254,17 +263,19 @@ class Cluster:
             if nxt is None or (until is not None and nxt > until):
                 break
             self.clock.advance_to(nxt)
-        return results
 
     def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
         """Play the kubelet by hand until the set is stable (for manual mode).
 
         Like upstream's test harness: sync, then move ONE pod one stage (a
         terminating pod disappears, a Pending pod starts, a Running pod turns
-        Ready), lowest ordinal first, and repeat until a sync changes nothing
-        and no pod can move.  Pods made never-ready stay as they are.
-        Returns the SyncResults.  Raise KeyError if the set does not exist and
-        :class:`ValidationError` unless *max_syncs* is an integer >= 1.
+        Ready), lowest ordinal first, and repeat.  When no pod can move and
+        the sync changed nothing, the clock jumps to the next scheduled event
+        (a minReadySeconds requeue, the garbage collector), as in :meth:`run`;
+        it stops when nothing is scheduled.  Pods made never-ready stay as
+        they are.  Returns the SyncResults.  Raise KeyError if the set does
+        not exist and :class:`ValidationError` unless *max_syncs* is an
+        integer >= 1.
         """
         self.statefulset(name, namespace)
         arguments.check("settle", arguments.integer(max_syncs, "max_syncs", minimum=1))
@@ -272,8 +283,14 @@ class Cluster:
         while len(results) < max_syncs:
             result = self.sync(name, namespace)
             results.append(result)
-            if self.kubelet.step(namespace) is None and not result.changed:
+            moved = self.kubelet.step(namespace) is not None
+            if moved or result.changed or any(d.action == "status" and d.applied
+                                              for d in result.decisions):
+                continue
+            nxt = self.clock.peek()
+            if nxt is None:
                 break
+            self.clock.advance_to(nxt)
         return results
 
     # ============================================================== user actions

@@ -26,8 +26,8 @@ from typing import Mapping
 from . import predicates as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
-from .model import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
-                    StatefulSetStatus)
+from .model import (POD_NAME_LABEL, REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod,
+                    StatefulSet, StatefulSetStatus)
 from .profiles import CURRENT, Profile
 from .revisions import (equal_revision, find_equal, history_to_truncate, new_revision,
                         next_revision, revision_hash, revision_name, scaled_max_unavailable)
@@ -92,8 +92,10 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
         while True:
             existing = snap.namespace_revisions.get(candidate.name)
             if existing is None:
+                what = ("The pod template changed" if revisions
+                        else "No revision records this pod template yet")
                 decisions.append(_d("create-revision", None, "new-template",
-                                    f"The pod template changed: create revision {candidate.name} "
+                                    f"{what}: create revision {candidate.name} "
                                     f"(number {candidate.revision}).",
                                     "create-revision", target=candidate.name, step=STEP_REVISIONS,
                                     payload=candidate))
@@ -298,24 +300,48 @@ def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolu
 def conformance(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile) -> tuple[bool, bool, bool]:
     """(identityMatches, storageMatches, ClaimsMatchRetentionPolicy) for an in-range pod, memoised.
 
-    The memo is keyed by the resource versions of the pod, the set and the
-    pod's claims, so a cached answer is only reused for unchanged objects.
+    The memo keeps, per set, the last answer for each pod name together with
+    the pod object and the claim objects it was computed from.  Stored
+    objects are frozen and replaced on every write, so an answer is reused
+    only while the very same pod and claim objects are listed; the set's
+    cache is dropped when its spec object (any spec change) or the profile
+    changes.
     """
-    memo = snap.memo
-    if memo is None or not pod.uid:
+    if snap.memo is None or not pod.uid:
         return (P.identity_matches(sts, pod), P.storage_matches(sts, pod),
                 claims_match(sts, pod, snap.claims, False, profile))
-    claims = snap.claims
-    key = (pod.resource_version, sts.uid, sts.generation)
-    hit = memo.get(pod.uid)
-    if hit is None or hit[0] != key:
-        names = tuple(name for name, _ in P.claim_names(sts, pod.ordinal))
-        hit = (key, P.identity_matches(sts, pod), P.storage_matches(sts, pod), names, None, None)
-    claim_key = tuple(c.resource_version if c is not None else 0 for c in map(claims.get, hit[3]))
-    if hit[4] != claim_key:
-        hit = hit[:4] + (claim_key, claims_match(sts, pod, claims, False, profile))
-    memo[pod.uid] = hit
+    hit = _conformance_entry(sts, pod, snap, profile, _conformance_cache(sts, snap.memo, profile))
     return hit[1], hit[2], hit[5]
+
+
+def _conformance_cache(sts: StatefulSet, memo: dict, profile: Profile) -> dict:
+    """The set's conformance cache: pod name -> [pod, identity, storage, claim names, claims, retention]."""
+    key = ("conformance", sts.uid)
+    entry = memo.get(key)
+    if entry is None or entry[0] is not sts.spec or entry[1] is not profile:
+        entry = memo[key] = (sts.spec, profile, {})
+    return entry[2]
+
+
+def _conformance_entry(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile, cache: dict) -> list:
+    """The up-to-date cache entry of *pod* (worked out again if the pod or a claim changed)."""
+    claims = snap.claims
+    hit = cache.get(pod.name)
+    if hit is None or hit[0] is not pod:
+        names = tuple(name for name, _ in P.claim_names(sts, pod.ordinal))
+        hit = cache[pod.name] = [pod, P.identity_matches(sts, pod), P.storage_matches(sts, pod), names,
+                                 None, False]
+    seen = hit[4]
+    fresh = seen is not None
+    if fresh:
+        for name, claim in zip(hit[3], seen):
+            if claims.get(name) is not claim:
+                fresh = False
+                break
+    if not fresh:
+        hit[4] = tuple(claims.get(name) for name in hit[3])
+        hit[5] = claims_match(sts, pod, claims, False, profile)
+    return hit
 
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
@@ -535,6 +561,12 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
 # ------------------------------------------------------------------- the sync
 
 
+_UNSETTLED, _SETTLED_OLD, _SETTLED_UPDATED = 0, 1, 2
+"""Per-slot marks of plan_sync's pass: processReplica has work there (or the slot is
+empty); the pod is healthy and conforming, at an older revision; the same, at the
+update revision."""
+
+
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
     """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
     out, j, size = [], 0, min(n, initial)
@@ -553,34 +585,81 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     gates = gates or {}
     sts, now = snap.sts, snap.now
     rev_decisions, current, update, collisions, update_rev = plan_revisions(snap)
-    revisions_by_name = {r.name: r for r in snap.revisions}
-    revisions_by_name[update_rev.name] = update_rev
     decisions: list[Decision] = list(rev_decisions)
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     start = sts.spec.start_ordinal if profile.start_ordinal else 0
     n = sts.spec.replicas
     end = start + n
 
-    # One pass over the claimed pods: split by ordinal, count the status
-    # (computeReplicaStatus over replicas + condemned), find unavailable pods.
+    # The one pass over the claimed pods, the per-pod cost of every sync (keep it lean):
+    # split by ordinal, count the status (computeReplicaStatus over replicas + condemned)
+    # and mark each slot _SETTLED_* when processReplica has nothing to do for its pod
+    # (healthy and conforming: it would return ([], False)).  A later pod with the same
+    # ordinal replaces an earlier one in its slot, as upstream's replicas[ord] = pod does.
     replicas: list[Pod | None] = [None] * n
+    settled = bytearray(n)
     condemned: list[Pod] = []
     live = {current, update}
+    live_add = live.add
     r_count = ready = available = cur = upd = 0
+    healthy_updated = healthy_other = 0  # counted apart: in replicas, ready, available, (current), updated
+    set_name, set_ns = sts.name, sts.namespace
+    plain_storage = not sts.spec.volume_claim_templates  # storage and claim checks hold trivially
+    if not plain_storage:
+        conf_cache = {} if snap.memo is None else _conformance_cache(sts, snap.memo, profile)
+        conf_get, claims_get = conf_cache.get, snap.claims.get
+    low = max(start, 0)
+    rev_label, name_label = REVISION_LABEL, POD_NAME_LABEL
     for pod in snap.pods:
-        rev = pod.labels.get("controller-revision-hash", "")
-        live.add(rev)
         o = pod.ordinal
+        if (low <= o < end and pod.phase == "Running" and pod.ready and pod.deletion_timestamp is None
+                and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now))):
+            # The common case, an in-range healthy pod (not isUnavailable): count it, and
+            # settle its slot if it conforms (identityMatches, storage and claim checks).
+            labels = pod.labels
+            i = o - start
+            replicas[i] = pod
+            if labels.get(rev_label) == update:
+                healthy_updated += 1
+                mark = _SETTLED_UPDATED
+            else:
+                rev = labels.get(rev_label, "")
+                healthy_other += 1
+                live_add(rev)
+                if rev == current:
+                    cur += 1
+                mark = _SETTLED_OLD
+            if plain_storage:
+                if labels.get(name_label) == pod.name and pod.parent == set_name and pod.namespace == set_ns:
+                    settled[i] = mark
+                else:
+                    settled[i] = _UNSETTLED
+            else:  # claim templates: the memoised checks, see conformance()
+                hit = conf_get(pod.name)
+                if hit is not None and hit[0] is pod and hit[4] is not None:
+                    for cname, claim in zip(hit[3], hit[4]):
+                        if claims_get(cname) is not claim:
+                            hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
+                            break
+                else:
+                    hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
+                settled[i] = mark if hit[1] and hit[2] and hit[5] else _UNSETTLED
+            continue
+        rev = pod.labels.get(rev_label, "")
+        live_add(rev)
         if start <= o < end:
-            replicas[o - start] = pod
+            i = o - start
+            replicas[i] = pod
+            settled[i] = _UNSETTLED
         elif o >= 0:
             condemned.append(pod)
         else:
             continue
-        if pod.phase == "":
+        phase = pod.phase
+        if phase == "":
             continue
         r_count += 1
-        if pod.phase == "Running" and pod.ready:
+        if phase == "Running" and pod.ready:
             ready += 1
             if mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now):
                 available += 1
@@ -589,6 +668,13 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                 cur += 1
             if rev == update:
                 upd += 1
+    healthy = healthy_updated + healthy_other
+    r_count += healthy
+    ready += healthy
+    available += healthy
+    upd += healthy_updated
+    if current == update:
+        cur += healthy_updated
     status = StatefulSetStatus(observed_generation=sts.generation, replicas=r_count, ready_replicas=ready,
                                available_replicas=available, current_replicas=cur, updated_replicas=upd,
                                current_revision=current, update_revision=update,
@@ -600,14 +686,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                                             versioned_revision(sts, current, update, start + i, profile))
         return pod
 
-    condemned.sort(key=lambda p: p.ordinal, reverse=True)
-    first_unavailable = None
-    for i, pod in enumerate(replicas):
-        if pod is None or P.is_unavailable(pod, mrs, now):
-            first_unavailable = slot(i)
-            break
-    if first_unavailable is None:
-        first_unavailable = next((p for p in reversed(condemned) if P.is_unavailable(p, mrs, now)), None)
+    if len(condemned) > 1:
+        condemned.sort(key=lambda p: p.ordinal, reverse=True)
     monotonic = sts.spec.pod_management_policy != "Parallel"
 
     def finish(final_status) -> SyncPlan:
@@ -625,7 +705,13 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     if sts.deletion_timestamp is not None:
         return finish(base_status(sts, snap.pods, now, current, update, collisions, profile))
 
-    for i in range(n):
+    # processReplica over the slots in order, jumping from one unsettled slot (empty,
+    # unhealthy or not conforming) to the next: a settled slot would give ([], False).
+    i = settled.find(_UNSETTLED)
+    if i >= 0:  # the templates new pods are made from
+        revisions_by_name = {r.name: r for r in snap.revisions}
+        revisions_by_name[update_rev.name] = update_rev
+    while i >= 0:
         ds, stop = process_replica(sts, slot(i), i, monotonic, snap, profile, revisions_by_name)
         if ds:
             decisions.extend(ds)
@@ -633,6 +719,17 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                 return finish(status)
         if stop and monotonic:
             return finish(status)
+        i = settled.find(_UNSETTLED, i + 1)
+
+    first_unavailable = None
+    if condemned:  # only processCondemned looks at the first unavailable pod
+        for i, pod in enumerate(replicas):
+            if pod is None or P.is_unavailable(pod, mrs, now):
+                first_unavailable = slot(i)
+                break
+        if first_unavailable is None:
+            first_unavailable = next((p for p in reversed(condemned) if P.is_unavailable(p, mrs, now)),
+                                     None)
 
     for i, pod in enumerate(condemned):
         if not claims_match(sts, pod, snap.claims, True, profile):
@@ -646,6 +743,10 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
             return finish(status)
 
     if sts.spec.update_strategy == "OnDelete":
+        return finish(status)
+    if _SETTLED_OLD not in settled and _UNSETTLED not in settled:
+        # Every slot holds a healthy pod at the update revision: neither rolling update
+        # deletes or waits (tests/test_perf_equivalence.py checks this against both).
         return finish(status)
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
         decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile))

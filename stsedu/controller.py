@@ -44,33 +44,73 @@ def plan_claims(sts: StatefulSet, pods, revisions, memo: dict | None = None
                 out.append(Decision("adopt", None, "orphan-revision",
                                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
                                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
-    selector, uid, gen = sts.spec.selector, sts.uid, sts.generation
+    # One lean pass over every pod of the namespace (it runs on every sync).  Each pod's
+    # standing towards the set is cached with the pod object it was worked out from and
+    # reused while the store still lists that very object; claimed pods are cached
+    # apart, so the common case costs one lookup.
+    claimed_cache, others = _claim_cache(sts, memo)
+    was_claimed, other = claimed_cache.get, others.get
+    append = claimed.append
     for pod in pods:
-        refs = pod.owner_references
-        ref = refs[0] if len(refs) == 1 and refs[0].controller else controller_of(refs)
-        if ref is not None and ref.uid != uid:
+        if was_claimed(pod.name) is pod:
+            append(pod)
             continue
-        key = (pod.resource_version, uid, gen)
-        hit = memo.get(("match", pod.uid)) if memo is not None else None
-        if hit is not None and hit[0] == key:
-            match = hit[1]
+        hit = other(pod.name)
+        if hit is not None and hit[0] is pod:
+            standing = hit[1]
         else:
-            match = selector_matches(selector, pod.labels) and pod.parent == sts.name
-            if memo is not None:
-                memo[("match", pod.uid)] = (key, match)
-        if ref is not None:
-            if match:
-                claimed.append(pod)
-            elif not deleting:
-                out.append(Decision("release", pod.name, "selector-mismatch",
-                                    f"{pod.name} no longer matches the selector or name of {sts.name}: "
-                                    "release it (it keeps running, without an owner).",
-                                    RULES["release"], step=STEP_CLAIM, payload=pod))
-        elif match and not deleting and pod.deletion_timestamp is None:
+            standing = _standing(sts, pod)
+            if standing is _CLAIMED:
+                claimed_cache[pod.name] = pod
+                others.pop(pod.name, None)
+                append(pod)
+                continue
+            others[pod.name] = (pod, standing)
+            claimed_cache.pop(pod.name, None)
+        if standing is _OTHER or deleting:
+            continue
+        if standing is _MISMATCHED:
+            out.append(Decision("release", pod.name, "selector-mismatch",
+                                f"{pod.name} no longer matches the selector or name of {sts.name}: "
+                                "release it (it keeps running, without an owner).",
+                                RULES["release"], step=STEP_CLAIM, payload=pod))
+        elif pod.deletion_timestamp is None:  # _ORPHAN
             out.append(Decision("adopt", pod.name, "orphan",
                                 f"{pod.name} has no owner and matches {sts.name}: adopt it.",
                                 RULES["adopt"], step=STEP_CLAIM, payload=pod))
     return out, claimed
+
+
+_CLAIMED, _MISMATCHED, _ORPHAN, _OTHER = "claimed", "mismatched", "orphan", "other"
+"""A pod's standing towards a set: controlled by it and matching; controlled by it but
+no longer matching (release); matching without a controller (adopt); anything else."""
+
+
+def _standing(sts: StatefulSet, pod: Pod) -> str:
+    """The pod's standing towards *sts* (``ClaimObject``'s cases)."""
+    ref = controller_of(pod.owner_references)
+    if ref is not None and ref.uid != sts.uid:
+        return _OTHER
+    match = pod.parent == sts.name and selector_matches(sts.spec.selector, pod.labels)
+    if ref is not None:
+        return _CLAIMED if match else _MISMATCHED
+    return _ORPHAN if match else _OTHER
+
+
+def _claim_cache(sts: StatefulSet, memo: dict | None) -> tuple[dict, dict]:
+    """The set's caches: claimed pods by name, and (pod, standing) of the others by name.
+
+    Stored objects are frozen and replaced on every write, so an entry whose
+    pod ``is`` the listed pod is still right; the caches are dropped when the
+    set's selector object or name changes (a new spec is a new object).
+    """
+    if memo is None:
+        return {}, {}
+    key = ("claims", sts.uid)
+    entry = memo.get(key)
+    if entry is None or entry[0] is not sts.spec.selector or entry[1] != sts.name:
+        entry = memo[key] = (sts.spec.selector, sts.name, {}, {})
+    return entry[2], entry[3]
 
 
 def claimed_pods(sts: StatefulSet, pods, memo: dict | None = None) -> list[Pod]:
@@ -303,7 +343,7 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
             error = error or str(e)
     if error is not None:
         return _finish(cluster, sts, n, decisions, None, error)
-    if any(d.action == "adopt" and d.pod for d in claim_decisions):
+    if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):
         claimed = claimed_pods(sts, store.view("Pod", namespace).values(), cluster._memo)
 
     # 2. snapshot, plan, act
@@ -329,7 +369,9 @@ def _finish(cluster, sts, n, decisions, status, error) -> SyncResult:
         trace.add_decision(sts.name, seq, d)
     if status is not None:
         written = any(d.action == "status" and d.applied for d in decisions)
-        trace.add_status(sts.name, sts.spec.replicas, status, written)
+        trace.add_status(sts.name, sts.spec.replicas, status, written,
+                         min_ready_seconds=sts.spec.min_ready_seconds if cluster.profile.min_ready_seconds else 0,
+                         partition=sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
     result = SyncResult(sync=n, time=cluster.clock.now, set_name=sts.name,
                         decisions=tuple(decisions), status=status, error=error)
     trace.add_sync(sts.name, len(decisions), result.changed, error)

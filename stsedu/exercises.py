@@ -112,6 +112,12 @@ def _norm_value(ans: Any) -> Any:
     return ans
 
 
+ANSWER_FORMATS = {
+    "decisions": 'a decision such as ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"',
+    "pods": 'a list of pod or claim names such as ["web-8", "web-9"]',
+    "value": "a value: a number, True/False or a string",
+}
+
 NORMALISERS = {"decisions": _norm_decisions, "pods": _norm_pods, "value": _norm_value}
 
 
@@ -162,6 +168,11 @@ class Exercise:
     def expected(self) -> Any:
         return NORMALISERS[self.kind](self.answer(self.setup()))
 
+    @property
+    def answer_format(self) -> str:
+        """How to write an answer to this exercise (never the answer itself)."""
+        return self.example or ANSWER_FORMATS[self.kind]
+
     def show(self) -> None:
         """Print the question and the pods it is about (kubectl-like)."""
         c = self.setup()
@@ -178,8 +189,7 @@ class Exercise:
         for p in c.pods():
             lines.append(f"{p.name:<8} {p.phase:<10} {str(p.ready):<6} {str(p.terminating):<12} "
                          f"{revs.get(p.revision, '?')}")
-        if self.example:
-            lines += ["", f"Answer like: {self.example}"]
+        lines += ["", f"Answer with {self.answer_format}."]
         print("\n".join(lines))
 
     def check(self, answer: Any) -> Feedback:
@@ -188,8 +198,8 @@ class Exercise:
         try:
             given = norm(answer)
         except (ValueError, TypeError, IndexError):
-            return Feedback(False, f"Exercise {self.id}: write your prediction first"
-                                   + (f" (for example {self.example})" if self.example else "") + ".")
+            return Feedback(False, f"Exercise {self.id}: write your prediction first "
+                                   f"({self.answer_format}).")
         expected = self.expected()
         if given == expected:
             return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
@@ -265,184 +275,158 @@ EXERCISES: list[Exercise] = [
         lambda: _up(_web(3)),
         lambda c: f"{c.pod('web-1').spec['hostname']}.{c.pod('web-1').spec['subdomain']}.{c.pod('web-1').namespace}.svc.{c.cluster_domain}",
         "A pod's DNS name is <pod>.<governing service>.<namespace>.svc.<cluster domain>; it stays the same "
-        "when the pod is rescheduled.",
-        example='"web-1.nginx.default.svc.cluster.local"'),
+        "when the pod is rescheduled."),
     _ex("01.2", "01", "With ordinals.start: 5 and replicas: 3, which pods exist once the set is up?", "pods",
-        lambda: _up(_web(3, ordinals={"start": 5})),
-        lambda c: [p.name for p in c.pods("web")],
+        lambda: _applied(_web(3, ordinals={"start": 5})),
+        lambda c: [p.name for p in settle(c).pods("web")],
         "Ordinals run from start to start + replicas - 1 (getStartOrdinal / getEndOrdinal).",
-        {("web-0", "web-1", "web-2"): "ordinals.start moves the first ordinal."},
-        example='["web-0", "web-1"]'),
+        {("web-0", "web-1", "web-2"): "ordinals.start moves the first ordinal."}),
     _ex("01.3", "01", "Pod web-2 mounts the volumeClaimTemplate 'www'. What is its PVC called?", "value",
         lambda: _up(_claims(replicas=3)),
         lambda c: [v["persistentVolumeClaim"]["claimName"] for v in c.pod("web-2").spec["volumes"]
                    if v["name"] == "www"][0],
         "Claims are named <template>-<set>-<ordinal> (getPersistentVolumeClaimName).",
-        {"web-2-www": "The template name comes first.", "www-2": "The set's name is part of it."},
-        example='"www-web-2"'),
+        {"web-2-www": "The template name comes first.", "www-2": "The set's name is part of it."}),
     _ex("02.1", "02", "web-0 is Running and Ready; web-1 was just created and is Pending. "
         "What does the next sync do?", "decisions",
         lambda: _two_of_three(),
         lambda c: _next(c),
         "OrderedReady waits for each pod to be Running and Ready before it creates the next "
         "(processReplica: 'waiting for Pod to be Running and Ready').",
-        {(("create", "web-2"),): "Not yet: web-1 must be Running and Ready before web-2 is created."},
-        example='("wait", "web-1")'),
+        {(("create", "web-2"),): "Not yet: web-1 must be Running and Ready before web-2 is created."}),
     _ex("02.2", "02", "Three Ready pods; you scale to 1. Which pod does the first sync delete?", "decisions",
         lambda: _scaled(_up(_web(3)), 1),
         lambda c: _next(c),
         "Scale-down goes from the highest ordinal down, one pod per sync (processCondemned).",
         {(("delete", "web-1"),): "Condemned pods are taken highest ordinal first.",
-         (("delete", "web-0"),): "web-0 stays: it is inside the new ordinal range."},
-        example='("delete", "web-2")'),
+         (("delete", "web-0"),): "web-0 stays: it is inside the new ordinal range."}),
     _ex("02.3", "02", "Three Ready pods, scaled to 1; web-2 is gone; now web-0 turns not Ready. "
         "What does the next sync do?", "decisions",
         lambda: _blocked_scale_down(),
         lambda c: _next(c),
         "Scale-down waits while a pod in range is unhealthy: the replica loop stops at web-0 before "
         "any condemned pod is considered (the concept page's web-0 example).",
-        {(("delete", "web-1"),): "web-1 is not deleted while web-0 is not Running and Ready."},
-        example='("wait", "web-0")'),
+        {(("delete", "web-1"),): "web-1 is not deleted while web-0 is not Running and Ready."}),
     _ex("03.1", "03", "A Parallel set scales from 0 to 4. How many pods does the first sync create?", "value",
         lambda: _applied(_web(4, "Parallel")),
         lambda c: sum(1 for a, _ in _next(c) if a == "create"),
         "Parallel creates every missing pod in one sync (slowStartBatch: 1, 2, 4, ... at once).",
-        {1: "That is OrderedReady. Parallel does not wait."},
-        example="4"),
+        {1: "That is OrderedReady. Parallel does not wait."}),
     _ex("03.2", "03", "A Parallel set of 3 Ready pods gets a new image. How many pods does the first "
         "update sync delete?", "value",
         lambda: _image(_up(_web(3, "Parallel")), "nginx:2"),
         lambda c: sum(1 for a, _ in _next(c) if a == "delete"),
         "podManagementPolicy only changes scaling; updates still honour maxUnavailable (default 1), "
         "so one pod at a time.",
-        {3: "Parallel does not apply to updates: the rolling update replaces maxUnavailable pods at a time."},
-        example="1"),
+        {3: "Parallel does not apply to updates: the rolling update replaces maxUnavailable pods at a time."}),
     _ex("04.1", "04", "Three Ready pods get a new image. Which pod does the first sync delete?", "decisions",
         lambda: _image(_up(_web(3)), "nginx:2"),
         lambda c: _next(c),
         "A rolling update replaces pods from the highest ordinal down.",
-        {(("delete", "web-0"),): "Updates go in reverse ordinal order: highest first."},
-        example='("delete", "web-2")'),
+        {(("delete", "web-0"),): "Updates go in reverse ordinal order: highest first."}),
     _ex("04.2", "04", "During that rolling update, web-2 has been recreated at the new revision and is "
         "Pending. What does the next sync do?", "decisions",
         lambda: _update_midway(),
         lambda c: _next(c),
         "The replaced pod must be Running, Ready and Available before the next one is deleted.",
-        {(("delete", "web-1"),): "Not yet: the updated web-2 is not Ready."},
-        example='("wait", "web-2")'),
+        {(("delete", "web-1"),): "Not yet: the updated web-2 is not Ready."}),
     _ex("05.1", "05", "Four Ready pods, partition 2, new image. Once the set settles, which pods run the "
         "new revision?", "pods",
         lambda: _partition_setup(),
         lambda c: [p.name for p in settle(c).pods("web") if _rev_number(c, p.name) == 2],
         "Only ordinals >= partition are updated; the rest stay at the current revision.",
-        {("web-0", "web-1"): "The partition keeps the LOW ordinals on the old revision."},
-        example='["web-2", "web-3"]'),
+        {("web-0", "web-1"): "The partition keeps the LOW ordinals on the old revision."}),
     _ex("05.2", "05", "Same set after the partitioned rollout: you delete web-0. At which revision number "
         "does it come back?", "value",
         lambda: _deleted(settle(_partition_setup()), "web-0"),
         lambda c: _rev_number(settle(c), "web-0"),
         "newVersionedStatefulSetPod: a pod below the partition is created at the current (old) revision.",
-        {2: "Below the partition, new pods get the current revision, not the update revision."},
-        example="1"),
+        {2: "Below the partition, new pods get the current revision, not the update revision."}),
     _ex("05.3", "05", "Three Ready pods, partition 5, new image. How many pods are updated once the set "
         "settles?", "value",
         lambda: _image(_up(_web(3, updateStrategy={"type": "RollingUpdate",
                                                     "rollingUpdate": {"partition": 5}})), "nginx:2"),
         lambda c: settle(c).statefulset("web").status.updated_replicas,
-        "A partition at or above replicas updates nothing.",
-        example="0"),
+        "A partition at or above replicas updates nothing."),
     _ex("06.1", "06", "An OnDelete set of 3 Ready pods gets a new image. What does the next sync do?",
         "decisions",
         lambda: _image(_up(_web(3, updateStrategy={"type": "OnDelete"})), "nginx:2"),
         lambda c: _next(c),
         "With OnDelete the controller never deletes pods for an update.",
-        {(("delete", "web-2"),): "That is RollingUpdate. OnDelete waits for you."},
-        example='"nothing"'),
+        {(("delete", "web-2"),): "That is RollingUpdate. OnDelete waits for you."}),
     _ex("06.2", "06", "Same OnDelete set: you delete web-1. At which revision number does it come back?",
         "value",
         lambda: _deleted(_image(_up(_web(3, updateStrategy={"type": "OnDelete"})), "nginx:2"), "web-1"),
         lambda c: _rev_number(settle(c), "web-1"),
         "A pod you delete is recreated from the update revision.",
-        {1: "OnDelete recreates deleted pods at the NEW revision."},
-        example="2"),
+        {1: "OnDelete recreates deleted pods at the NEW revision."}),
     _ex("07.1", "07", "minReadySeconds is 10 and web-0 became Ready at t=0. Is web-0 Available at t=10?",
         "value",
         lambda: _ready_at_zero(),
         lambda c: (c.advance(10), c.pod("web-0").available)[1],
         "Available means Ready for strictly more than minReadySeconds (isRunningAndAvailable).",
-        {True: "Exactly minReadySeconds is not enough: it must be strictly more."},
-        example="True or False"),
+        {True: "Exactly minReadySeconds is not enough: it must be strictly more."}),
     _ex("07.2", "07", "Five Ready pods, maxUnavailable 2, new image. How many pods does the first update "
         "sync delete?", "value",
         lambda: _image(_up(_web(5, updateStrategy={"type": "RollingUpdate",
                                                     "rollingUpdate": {"maxUnavailable": 2}})), "nginx:2"),
         lambda c: sum(1 for a, _ in _next(c) if a == "delete"),
-        "With maxUnavailable 2 the update deletes up to 2 old pods per wave (MaxUnavailableStatefulSet).",
-        example="2"),
+        "With maxUnavailable 2 the update deletes up to 2 old pods per wave (MaxUnavailableStatefulSet)."),
     _ex("07.3", "07", "Five replicas, maxUnavailable '50%'. How many pods may be unavailable at once?",
         "value",
         lambda: _up(_web(5, updateStrategy={"type": "RollingUpdate",
                                              "rollingUpdate": {"maxUnavailable": "50%"}})),
         lambda c: _max_unavailable(c),
         "Percentages are rounded down against spec.replicas, and at least 1 (getStatefulSetMaxUnavailable).",
-        {3: "Percentages are rounded DOWN: 50% of 5 is 2."},
-        example="2"),
+        {3: "Percentages are rounded DOWN: 50% of 5 is 2."}),
     _ex("08.1", "08", "Three Ready pods; web-1 fails (phase Failed). What does the next sync do?", "decisions",
         lambda: _failed(_up(_web(3)), "web-1"),
         lambda c: _next(c),
         "A Failed pod is deleted; its replacement is created on a later sync, once it is gone.",
-        {(("create", "web-1"),): "The failed pod must be deleted (and gone) before a new web-1 can exist."},
-        example='("delete", "web-1")'),
+        {(("create", "web-1"),): "The failed pod must be deleted (and gone) before a new web-1 can exist."}),
     _ex("08.2", "08", "A rollout to a broken image is stuck on web-2; you put the old image back. "
         "What does the next sync do?", "decisions",
         lambda: _broken_reverted(),
         lambda c: _next(c),
         "Reverting the template is not enough: OrderedReady still waits on the broken web-2 until you "
         "delete it (the concept page's forced rollback).",
-        {(("delete", "web-2"),): "The controller does not delete a pod that is not Running and Ready; you must."},
-        example='("wait", "web-2")'),
-    _ex("09.1", "09", "Image v1, then v2, then back to v1 (all rolled out). How many ControllerRevisions "
+        {(("delete", "web-2"),): "The controller does not delete a pod that is not Running and Ready; you must."}),
+    _ex("09.1", "09", "Image v1 was rolled out, then v2; now you set the image back to v1. Once that is rolled out, how many ControllerRevisions "
         "does the set have?", "value",
         lambda: _v1_v2_v1(),
-        lambda c: len(c.revisions("web")),
+        lambda c: len(settle(c).revisions("web")),
         "Going back to an earlier template reuses its revision (renumbered) instead of making a new one.",
-        {3: "The v1 revision is reused, not created again."},
-        example="2"),
-    _ex("09.2", "09", "After v1 → v2 → v1, what is the revision NUMBER of the v1 revision?", "value",
+        {3: "The v1 revision is reused, not created again."}),
+    _ex("09.2", "09", "Same set: once v1 is rolled out again, what is the revision NUMBER of the v1 revision?", "value",
         lambda: _v1_v2_v1(),
-        lambda c: next(r.revision for r in c.revisions("web") if "nginx:1" in r.data),
+        lambda c: next(r.revision for r in settle(c).revisions("web") if "nginx:1" in r.data),
         "A rollback bumps the reused revision to the next number (getStatefulSetRevisions).",
-        {1: "Its number is bumped to max + 1 when it is reused."},
-        example="3"),
+        {1: "Its number is bumped to max + 1 when it is reused."}),
     _ex("10.1", "10", "Three pods with a 'www' claim each; scale to 1 (retention Retain). When the pods are "
         "gone, how many PVCs are left?", "value",
         lambda: _scaled(_up(_claims(replicas=3)), 1),
         lambda c: len(settle(c).pvcs("web")),
         "By default (Retain) claims outlive their pods, so scaling back up finds the same data.",
-        {1: "With the default Retain policy nothing deletes the claims."},
-        example="3"),
+        {1: "With the default Retain policy nothing deletes the claims."}),
     _ex("10.2", "10", "Same, but whenScaled: Delete. Which PVCs are left once the condemned pods are gone?",
         "pods",
         lambda: _scaled(_up(_claims(replicas=3, persistentVolumeClaimRetentionPolicy={
             "whenScaled": "Delete", "whenDeleted": "Retain"})), 1),
         lambda c: [p.name for p in settle(c).pvcs("web")],
         "whenScaled: Delete makes each condemned pod the owner of its claims; the garbage collector removes "
-        "them after the pod is gone.",
-        example='["www-web-0"]'),
+        "them after the pod is gone."),
     _ex("11.1", "11", "Three Ready pods; you delete the set with cascade=orphan. How many pods are left?",
         "value",
-        lambda: _orphaned(_up(_web(3))),
-        lambda c: len([p for p in c.pods() if not p.terminating]),
+        lambda: _up(_web(3)),
+        lambda c: len([p for p in _orphaned(c).pods() if not p.terminating]),
         "Orphan deletion removes the owner, not the pods; a new set with the same selector adopts them.",
-        {0: "cascade=orphan leaves the pods running."},
-        example="3"),
+        {0: "cascade=orphan leaves the pods running."}),
     _ex("12.1", "12", "Which upstream function decides to wait for a pod to be Running and Ready?", "value",
         lambda: _applied(_web(1)),
         lambda c: (c.sync("web"), c.sync("web").decisions[0].rule.split(":")[0])[1],
         "processReplica runs once per ordinal in range; in OrderedReady it stops at the first pod that "
         "is not Running and Ready.",
-        {"processCondemned": "processCondemned handles pods outside the range (scale-down)."},
-        example='"processReplica"'),
+        {"processCondemned": "processCondemned handles pods outside the range (scale-down)."}),
 ]
 
 
@@ -529,9 +513,10 @@ def _broken_reverted():
 
 
 def _v1_v2_v1():
+    """v1 rolled out, then v2 rolled out, then the image set back to v1 (not yet synced)."""
     c = _up(_web(3))
     settle(_image(c, "nginx:2"))
-    return settle(_image(c, "nginx:1"))
+    return _image(c, "nginx:1")
 
 
 def _orphaned(c):

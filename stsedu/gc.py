@@ -90,10 +90,14 @@ class GarbageCollector:
         owners = self._owners()
         waiting = {uid for uid, o in owners.items()
                    if o.deletion_timestamp is not None and FOREGROUND in getattr(o, "finalizers", ())}
+        solid = owners.keys() - waiting if waiting else owners
         for kind in DEPENDENT_KINDS:
-            for obj in list(self.cluster.store.values(kind)):
-                if obj.owner_references:
-                    changed |= self._attempt_to_delete(kind, obj, owners, waiting)
+            for obj in self.cluster.store.values(kind):  # a list: writes below do not disturb it
+                for r in obj.owner_references:
+                    if r.uid not in solid:  # a dangling or waiting ref: work to do
+                        changed |= self._attempt_to_delete(kind, obj, owners, waiting)
+                        break
+                # every ref solid (or none at all): _attempt_to_delete would do nothing
         changed |= self._finish_foreground()
         changed |= self._protect_claims()
         return changed

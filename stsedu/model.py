@@ -93,11 +93,26 @@ def _meta(obj, extra: Mapping | None = None) -> dict:
     return meta
 
 
+@dataclass(frozen=True, slots=True)
+class ObjectMeta:
+    """The ``metadata`` every stored object has; the kinds below add their own fields."""
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    resource_version: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner_references: tuple[OwnerReference, ...] = ()
+    creation_timestamp: float = 0.0
+    deletion_timestamp: float | None = None
+
+
 # --------------------------------------------------------------------------- Pod
 
 
 @dataclass(frozen=True, slots=True)
-class Pod:
+class Pod(ObjectMeta):
     """A pod, with only the status the controller reads.
 
     Lifecycle, as the simulated kubelet drives it:
@@ -112,15 +127,6 @@ class Pod:
     in-memory pod that ``isCreated`` rejects).
     """
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     grace_period_seconds: float = 30.0
     spec: Mapping[str, Any] = field(default_factory=dict)
     phase: str = ""
@@ -142,6 +148,11 @@ class Pod:
     def terminating(self) -> bool:
         """True once the pod has a deletion timestamp."""
         return self.deletion_timestamp is not None
+
+    def __repr__(self) -> str:
+        ready = "ready" if self.ready else "not ready"
+        term = ", terminating" if self.deletion_timestamp is not None else ""
+        return f"<Pod {self.name}: {self.phase or 'planned'}, {ready}{term}, revision {self.revision or '-'}>"
 
     @property
     def revision(self) -> str:
@@ -191,18 +202,9 @@ class Pod:
 
 
 @dataclass(frozen=True, slots=True)
-class PersistentVolumeClaim:
+class PersistentVolumeClaim(ObjectMeta):
     """A PersistentVolumeClaim made from a volumeClaimTemplate."""
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     spec: Mapping[str, Any] = field(default_factory=dict)
     phase: str = "Bound"
 
@@ -210,6 +212,10 @@ class PersistentVolumeClaim:
     def deleting(self) -> bool:
         """True once the claim has a deletion timestamp (kept while a pod uses it)."""
         return self.deletion_timestamp is not None
+
+    def __repr__(self) -> str:
+        owners = ", ".join(f"{r.kind} {r.name}" for r in self.owner_references) or "no owner"
+        return f"<PersistentVolumeClaim {self.name}: {self.phase}{', deleting' if self.deleting else ''}, {owners}>"
 
     @property
     def storage(self) -> str:
@@ -224,26 +230,20 @@ class PersistentVolumeClaim:
 
 
 @dataclass(frozen=True, slots=True)
-class ControllerRevision:
+class ControllerRevision(ObjectMeta):
     """A snapshot of a StatefulSet's pod template (``apps/v1`` ControllerRevision).
 
     *data* is the JSON text of the patch that a rollout compares (only
     ``spec.template``); *revision* is its number in the set's history.
     """
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     data: str = ""
     revision: int = 0
     seq: int = 0
     """Creation order, used to break ties the way creationTimestamp does upstream."""
+
+    def __repr__(self) -> str:
+        return f"<ControllerRevision {self.name}: revision {self.revision}>"
 
     @property
     def template(self) -> dict:
@@ -260,18 +260,9 @@ class ControllerRevision:
 
 
 @dataclass(frozen=True, slots=True)
-class Service:
+class Service(ObjectMeta):
     """A Service, stored and shown; ``headless`` when ``clusterIP: None``."""
 
-    name: str
-    namespace: str = "default"
-    uid: str = ""
-    resource_version: int = 0
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     spec: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -410,6 +401,13 @@ class StatefulSet:
                    spec=StatefulSetSpec.from_manifest(copy.deepcopy(d.get("spec") or {})),
                    labels=dict(meta.get("labels") or {}),
                    annotations=dict(meta.get("annotations") or {}))
+
+    def __repr__(self) -> str:
+        st, sp = self.status, self.spec
+        deleting = ", deleting" if self.deletion_timestamp is not None else ""
+        return (f"<StatefulSet {self.namespace}/{self.name}: replicas {sp.replicas}, ready "
+                f"{st.ready_replicas}/{sp.replicas}, generation {self.generation}, revisions "
+                f"{st.current_revision or '-'} -> {st.update_revision or '-'}{deleting}>")
 
     def to_manifest(self) -> dict:
         return {"apiVersion": "apps/v1", "kind": "StatefulSet",

@@ -165,8 +165,8 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
     if plan.status is not None and (error is None or profile.status_on_error):
         deleted_for_update = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete"
                                  and d.applied)
-        status = replace(plan.status,
-                         current_replicas=plan.status.current_replicas - deleted_for_update)
+        status = plan.status if not deleted_for_update else replace(
+            plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
         status = complete_rolling_update(sts, status, profile)
         if inconsistent_status(sts, status, profile):
             d = Decision(action="status", pod=None, reason="changed",

@@ -67,8 +67,31 @@ def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRe
     return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
 
 
+_CANDIDATES: dict[str, tuple] = {}
+"""new_revision's last answer per set uid, with the objects it was made from."""
+
+
 def new_revision(sts: StatefulSet, number: int, collision_count: int) -> ControllerRevision:
-    """The candidate revision for the set's live template (``newRevision``)."""
+    """The candidate revision for the set's live template (``newRevision``).
+
+    Every sync asks for it; the answer is remembered per set and reused while
+    the set's spec and annotations are the very same (frozen, never mutated)
+    objects and the number and collision count are unchanged.
+    """
+    hit = _CANDIDATES.get(sts.uid)
+    if (hit is not None and hit[0] is sts.spec and hit[1] is sts.annotations and hit[2] == number
+            and hit[3] == collision_count and hit[4] == sts.name and hit[5] == sts.namespace):
+        return hit[6]
+    rev = _new_revision(sts, number, collision_count)
+    if sts.uid:
+        if len(_CANDIDATES) >= 256:
+            _CANDIDATES.clear()
+        _CANDIDATES[sts.uid] = (sts.spec, sts.annotations, number, collision_count, sts.name,
+                                sts.namespace, rev)
+    return rev
+
+
+def _new_revision(sts: StatefulSet, number: int, collision_count: int) -> ControllerRevision:
     data = revision_data(sts.spec.template)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
@@ -80,7 +103,11 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int) -> Control
 
 def _hash_label_value(rev: ControllerRevision) -> int | None:
     """The hash label read as Go's ``strconv.ParseInt(s, 10, 32)`` would, or None if that fails."""
-    text = rev.labels.get(HASH_LABEL)
+    return _parse_int32(rev.labels.get(HASH_LABEL))
+
+
+@lru_cache(maxsize=1024)  # every sync compares the same few labels
+def _parse_int32(text: str | None) -> int | None:
     if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
         return None
     value = int(text)

@@ -31,6 +31,7 @@ class Store:
         self._objects: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in KINDS}
         self._rv = 0
         self._uids = 0
+        self._views: dict[tuple[str, str], Mapping[str, Any]] = {}
         self.listeners: list[Listener] = []
         self.epoch: dict[str, int] = {k: 0 for k in KINDS}
         """Per kind, a counter bumped by every write (cheap change detection)."""
@@ -49,7 +50,11 @@ class Store:
 
     def view(self, kind: str, namespace: str) -> Mapping[str, Any]:
         """The live name -> object mapping of one namespace (read it, never write it)."""
-        return MappingProxyType(self._objects[kind].setdefault(namespace, {}))
+        proxy = self._views.get((kind, namespace))
+        if proxy is None:  # namespace dicts are never dropped, so one proxy serves for good
+            proxy = self._views[(kind, namespace)] = MappingProxyType(
+                self._objects[kind].setdefault(namespace, {}))
+        return proxy
 
     def values(self, kind: str) -> Iterable:
         return [o for ns in self._objects[kind].values() for o in ns.values()]

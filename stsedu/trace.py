@@ -23,18 +23,24 @@ when carried out, False when an API error stopped it or it was not reached,
 None for waits."""
 
 POD_COLUMNS = ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
-               "terminating", "revision", "cause")
+               "terminating", "revision", "cause", "restarts", "containers")
 """Columns of :meth:`Trace.pods`: one row per change of a pod.
 
-``event`` is created, updated or deleted (gone from the store); ``cause`` says
-who changed it (``sync 3: create (missing)``, ``kubelet: started``,
-``user: delete_pod``, ``garbage collector``)."""
+``time`` is the clock when the change happened (a kubelet change between two
+syncs has the sync number of the one before and its own time); ``event`` is
+created, updated or deleted (gone from the store); ``cause`` says who changed
+it (``sync 3: create (missing)``, ``kubelet: started``, ``user: delete_pod``,
+``garbage collector``); ``restarts`` is the pod's container restart count and
+``containers`` how many containers it has (kubectl's READY ``n/m``)."""
 
 STATUS_COLUMNS = ("sync", "time", "set", "spec_replicas", "replicas", "ready_replicas",
                   "available_replicas", "current_replicas", "updated_replicas",
-                  "current_revision", "update_revision", "observed_generation", "written")
+                  "current_revision", "update_revision", "observed_generation", "written",
+                  "min_ready_seconds", "partition")
 """Columns of :meth:`Trace.status`: one row per sync, the status that sync computed;
-``written`` is True when it differed from the stored status and was written."""
+``written`` is True when it differed from the stored status and was written.
+``min_ready_seconds`` is the minReadySeconds the sync applied (0 where the profile
+has none) and ``partition`` the RollingUpdate partition (None for OnDelete)."""
 
 EVENT_COLUMNS = ("sync", "time", "type", "reason", "object", "message")
 """Columns of :meth:`Trace.events`: Kubernetes-style events (``kubectl get events``),
@@ -82,13 +88,14 @@ class Trace:
     def add_pod(self, pod, event: str, cause: str) -> None:
         self._pods.append((self.sync, self._now(), pod.name, pod.owner or pod.parent, pod.ordinal, event,
                            pod.phase, pod.ready, pod.deletion_timestamp is not None, pod.revision,
-                           cause))
+                           cause, pod.restarts, len(pod.spec.get("containers") or ()) or 1))
 
-    def add_status(self, set_name: str, spec_replicas: int, st, written: bool) -> None:
+    def add_status(self, set_name: str, spec_replicas: int, st, written: bool,
+                   min_ready_seconds: int = 0, partition: int | None = 0) -> None:
         self._status.append((self.sync, self.time, set_name, spec_replicas, st.replicas,
                              st.ready_replicas, st.available_replicas, st.current_replicas,
                              st.updated_replicas, st.current_revision, st.update_revision,
-                             st.observed_generation, written))
+                             st.observed_generation, written, min_ready_seconds, partition))
 
     def add_event(self, type_: str, reason: str, obj: str, message: str) -> None:
         self._events.append((self.sync, self._now(), type_, reason, obj, message))
@@ -125,6 +132,11 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self._syncs)
+
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """Row counts of (decisions, pods, status, events, syncs): changes whenever the trace grows."""
+        return (len(self._decisions), len(self._pods), len(self._status), len(self._events),
+                len(self._syncs))
 
     def rows(self) -> dict[str, list[tuple]]:
         """The raw rows of every table (for saving and comparing traces)."""

@@ -87,3 +87,17 @@ def test_solutions_only_in_teacher_mode():
 def test_unknown_exercise_lists_the_ids():
     with pytest.raises(KeyError, match="02.1"):
         E.get("99.9")
+
+
+@pytest.mark.parametrize("ex", E.EXERCISES, ids=lambda e: e.id)
+def test_show_explains_the_format_without_giving_the_answer(ex, capsys):
+    """The 'answer with ...' hint is about the format only; it never contains the answer."""
+    ex.show()
+    out = capsys.readouterr().out
+    assert ex.question in out and f"Answer with {ex.answer_format}." in out
+    expected = E.NORMALISERS[ex.kind](RULE_ANSWERS[ex.id])
+    shown = ex.answer_format
+    if isinstance(expected, list):
+        assert not expected or not all(str(x[1] if isinstance(x, tuple) else x) in shown for x in expected)
+    else:
+        assert f" {expected!r}" not in shown and f"e.g. {expected}" not in shown

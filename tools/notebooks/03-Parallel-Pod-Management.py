@@ -50,8 +50,11 @@ cluster.sync("web").actions
 # The field is immutable; the error is the API server's, and nothing changes:
 
 # %%
-# NBVAL_RAISES_EXCEPTION
-cluster.patch("web", {"spec": {"podManagementPolicy": "OrderedReady"}})
+try:
+    cluster.patch("web", {"spec": {"podManagementPolicy": "OrderedReady"}})
+except stsedu.ValidationError as error:
+    print(error)
+cluster.statefulset("web").spec.pod_management_policy
 
 # %% [markdown]
 # ## What Parallel does not change

@@ -41,7 +41,8 @@ for _ in range(4):
 
 # %% [markdown]
 # `web-2` comes back at the **new** revision, and `web-1` is deleted only after it is Running
-# and Ready. The update is `updateStatefulSet` in `stateful_set_control.go`; with the
+# and Ready. (kubectl speaks of a *partitioned* roll out because the API server filled in
+# `rollingUpdate: {partition: 0}` when the set was created without an update strategy.) The update is `updateStatefulSet` in `stateful_set_control.go`; with the
 # `MaxUnavailableStatefulSet` gate (on by default since 1.37) the same loop deletes up to
 # `maxUnavailable` old pods at a time, 1 by default.
 #

@@ -61,6 +61,9 @@ cluster.patch("web", {"spec": {"updateStrategy": {"rollingUpdate": {"partition":
 results = cluster.settle("web")
 [a for r in results for a in r.actions if a[0] == "delete"]
 
+# %% [markdown]
+# `web-1`, then `web-0`: the rollout carried on from where the partition had stopped it.
+
 # %%
 print(cluster.rollout_status("web"))
 

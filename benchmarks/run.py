@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""How stsedu's cost grows: a few figures, each with its target (issue 11).
+
+Run on demand from the repository root (not part of the unit tests)::
+
+    python benchmarks/run.py            # every item; exit status 1 if a target is missed
+    python benchmarks/run.py --items 1,2 --quick
+
+Items (docs/performance.md explains each one and what it compares):
+
+1. sync cost vs a bare pass: one ``sync`` of a stable N-pod set divided by a
+   plain Python loop over the same pods reading the fields a sync reads;
+2. scaling exponent of a full OrderedReady rollout, and its 1,000-replica time;
+3. trace to tables and chart for the 1,000-replica rollout;
+4. widget round-trip (control change -> table and chart rebuilt), 50 replicas;
+5. wall time of the notebook suite under nbval;
+6. peak memory of the 1,000-replica rollout with its trace (in a subprocess).
+
+Times are the minimum over several repeats, and each ratio is measured side
+by side in one process (rounds interleaved) so that machine noise cancels.
+An item whose module does not exist yet prints ``n/a`` and does not count
+as a pass.  The exit status is 0 only when every item meets its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import gc
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
+
+import stsedu  # noqa: E402
+from stsedu.model import POD_NAME_LABEL, REVISION_LABEL  # noqa: E402
+
+PASS, MISS, NA, INFO = "pass", "MISS", "n/a", "info"
+
+cpu = time.process_time
+"""The clock of every in-process figure: CPU time of this process, so that other
+processes on a shared machine do not count (on an idle machine it equals wall time)."""
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def manifest(replicas: int, *, claims: bool = False, policy: str = "OrderedReady") -> dict:
+    """The concept page's ``web`` set, trimmed: no minReadySeconds, claims optional."""
+    spec = {
+        "replicas": replicas, "serviceName": "nginx", "podManagementPolicy": policy,
+        "selector": {"matchLabels": {"app": "nginx"}},
+        "template": {"metadata": {"labels": {"app": "nginx"}},
+                     "spec": {"containers": [{"name": "nginx", "image": "registry.k8s.io/nginx-slim:0.24"}]}},
+    }
+    if claims:
+        spec["volumeClaimTemplates"] = [{"metadata": {"name": "www"},
+                                         "spec": {"accessModes": ["ReadWriteOnce"],
+                                                  "resources": {"requests": {"storage": "1Gi"}}}}]
+        spec["template"]["spec"]["containers"][0]["volumeMounts"] = [
+            {"name": "www", "mountPath": "/usr/share/nginx/html"}]
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": spec}
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = "?"
+    try:
+        load = "load %.2f" % os.getloadavg()[0]
+    except OSError:
+        load = ""
+    return (f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')} · {model}, {os.cpu_count()} cores, {load} · "
+            f"Python {platform.python_version()} · {platform.system()} {platform.release()} · "
+            f"stsedu {stsedu.__version__} @ {commit or '?'}")
+
+
+class Table:
+    """The figures, printed as they are measured and once more at the end (markdown)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str]] = []
+
+    def add(self, item: str, figure: str, target: str, verdict: str) -> None:
+        self.rows.append((item, figure, target, verdict))
+        print(f"  {item:<44} {figure:<34} {target:<18} {verdict}", flush=True)
+
+    def markdown(self) -> str:
+        out = ["| item | figure | target | |", "|---|---|---|---|"]
+        out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in self.rows]
+        return "\n".join(out)
+
+    def verdicts(self) -> list[str]:
+        return [r[3] for r in self.rows]
+
+
+def fmt_s(t: float) -> str:
+    if t >= 1:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.1f} ms"
+    if t >= 1e-5:
+        return f"{t * 1e6:.0f} µs"
+    return f"{t * 1e6:.2f} µs"
+
+
+def verdict(ok: bool) -> str:
+    return PASS if ok else MISS
+
+
+def checkout_module(name: str):
+    """``stsedu.<name>`` from this checkout, or None if the checkout has no such module.
+
+    (An editable install of another checkout could otherwise supply a module
+    this one lacks: its import finder is asked when the package path fails.)
+    """
+    if not (ROOT / "stsedu" / f"{name}.py").exists():
+        return None
+    import importlib
+    return importlib.import_module(f"stsedu.{name}")
+
+
+def rollout(n: int, *, claims: bool = False):
+    """A fresh auto cluster rolled out from 0 to *n* Ready pods: (seconds, cluster, syncs)."""
+    c = stsedu.Cluster(kubelet="auto", seed=0)
+    c.apply(manifest(n, claims=claims))
+    gc.collect()
+    t0 = cpu()
+    results = c.run("web", max_syncs=10 * n + 10)
+    dt = cpu() - t0
+    st = c.statefulset("web").status
+    if st.ready_replicas != n:
+        raise RuntimeError(f"rollout of {n} stopped at {st.ready_replicas} ready after {len(results)} syncs")
+    return dt, c, len(results)
+
+
+# ---------------------------------------------------------- 1. sync vs a bare pass
+
+
+def stable_cluster(n: int, *, claims: bool):
+    """An OrderedReady set of *n* Running and Ready pods, built quickly.
+
+    A Parallel set brings the pods up in a handful of syncs; it is then
+    deleted with ``cascade=orphan`` and an OrderedReady set of the same name
+    adopts the pods (one sync), so the measured set is the default policy.
+    """
+    c = stsedu.Cluster(kubelet="auto", seed=0)
+    c.apply(manifest(n, claims=claims, policy="Parallel"))
+    c.run("web", max_syncs=50)
+    c.delete("web", cascade="orphan")
+    while c.store.get("StatefulSet", "default", "web") is not None:  # the collector orphans, then removes
+        c.advance(1)
+    c.apply(manifest(n, claims=claims))
+    c.run("web", max_syncs=50)
+    c.advance(60)
+    c.sync("web")
+    r = c.sync("web")
+    st = c.statefulset("web").status
+    assert st.ready_replicas == n == len(c.pods("web")) and not r.changed and not r.waits, (st, r)
+    return c
+
+
+def bare_pass(pods, claims) -> None:
+    """The fields a sync reads, read once per pod, and nothing else.
+
+    Per pod: ``name``, ``ordinal``, the ``statefulset.kubernetes.io/pod-name``
+    and ``controller-revision-hash`` labels, ``phase``, ``ready``,
+    ``ready_since``, ``deletion_timestamp``, each owner reference's ``uid``
+    and ``controller``; and when *claims* is given (the set has
+    volumeClaimTemplates; without them a sync never looks at volumes), each
+    PVC volume's claim name, then that claim (looked up by name) and its
+    ``owner_references``.
+    """
+    if claims is None:
+        for pod in pods:
+            pod.name
+            pod.ordinal
+            labels = pod.labels
+            labels.get(POD_NAME_LABEL)
+            labels.get(REVISION_LABEL)
+            pod.phase
+            pod.ready
+            pod.ready_since
+            pod.deletion_timestamp
+            for ref in pod.owner_references:
+                ref.uid
+                ref.controller
+        return
+    for pod in pods:
+        pod.name
+        pod.ordinal
+        labels = pod.labels
+        labels.get(POD_NAME_LABEL)
+        labels.get(REVISION_LABEL)
+        pod.phase
+        pod.ready
+        pod.ready_since
+        pod.deletion_timestamp
+        for ref in pod.owner_references:
+            ref.uid
+            ref.controller
+        for v in pod.spec.get("volumes", ()):
+            pvc = v.get("persistentVolumeClaim")
+            if pvc:
+                claim = claims.get(pvc.get("claimName"))
+                if claim is not None:
+                    claim.owner_references
+
+
+def timed(fn, k: int) -> float:
+    t0 = cpu()
+    for _ in range(k):
+        fn()
+    return (cpu() - t0) / k
+
+
+def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
+    for claims in claims_variants:
+        seen: dict[int, tuple[float, float]] = {}
+        for n in sizes:
+            c = stable_cluster(n, claims=claims)
+            pods = c.store.view("Pod", "default").values()
+            pvcs = c.store.view("PersistentVolumeClaim", "default") if claims else None
+            sync = lambda: c.sync("web")  # noqa: E731
+            bare = lambda: bare_pass(pods, pvcs)  # noqa: E731
+            # repeat counts that make one round take ~10 ms of each
+            k_sync = max(1, int(0.01 / max(timed(sync, 1), 1e-6)))
+            k_bare = max(1, int(0.01 / max(timed(bare, 3), 1e-7)))
+            best_sync = best_bare = math.inf
+            gc.collect()
+            for _ in range(rounds):
+                best_sync = min(best_sync, timed(sync, k_sync))
+                best_bare = min(best_bare, timed(bare, k_bare))
+            ratio = best_sync / best_bare
+            label = f"1. sync / bare pass, N={n:,}" + (" (claim templates)" if claims else "")
+            table.add(label, f"{ratio:.2f}×  ({fmt_s(best_sync)} / {fmt_s(best_bare)})", "≤ 3×",
+                      verdict(ratio <= 3.0))
+            seen[n] = (best_sync, best_bare)
+        lo, hi = min(seen), max(seen)
+        if hi > lo:  # what each further pod costs, without the per-sync fixed part
+            (s0, b0), (s1, b1) = seen[lo], seen[hi]
+            table.add(f"   per added pod, N={lo:,}→{hi:,}" + (" (claim templates)" if claims else ""),
+                      f"{(s1 - s0) / (b1 - b0):.2f}×  ({fmt_s((s1 - s0) / (hi - lo))} / "
+                      f"{fmt_s((b1 - b0) / (hi - lo))} per pod)", "(no target)", INFO)
+
+
+# ----------------------------------------------------------- 2. rollout exponent
+
+
+def item_rollout(table: Table, sizes, rounds: int) -> None:
+    best = {n: math.inf for n in sizes}
+    syncs = {}
+    for _ in range(rounds):  # round-robin over the sizes, so noise hits them alike
+        for n in sizes:
+            dt, _c, k = rollout(n)
+            best[n] = min(best[n], dt)
+            syncs[n] = k
+    xs = [math.log(n) for n in sizes]
+    ys = [math.log(best[n]) for n in sizes]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    detail = ", ".join(f"{n:,}: {fmt_s(best[n])}" for n in sizes)
+    table.add(f"2. rollout exponent, N={sizes[0]:,}…{sizes[-1]:,}", f"{slope:.2f}  ({detail})", "≤ 2.1",
+              verdict(slope <= 2.1))
+    big = sizes[-1]
+    table.add(f"2. rollout of {big:,} replicas ({syncs[big]:,} syncs)", fmt_s(best[big]),
+              "< 2 s" if big == 1000 else "(1,000: < 2 s)", verdict(best[big] < 2.0) if big == 1000 else NA)
+
+
+# ------------------------------------------------------- 3. trace to tables/chart
+
+
+def _overview_chart(charts, trace):
+    """The overview chart of a trace, whatever the charts module calls it."""
+    for name in ("overview", "overview_chart", "rollout_overview", "timeline"):
+        fn = getattr(charts, name, None)
+        if callable(fn):
+            return name, fn(trace)
+    return None, None
+
+
+def item_trace(table: Table, n: int, rounds: int) -> None:
+    label = f"3. trace → tables + overview chart, N={n:,}"
+    charts = checkout_module("charts")
+    if charts is None:
+        table.add(label, "n/a (module stsedu.charts missing)", "< 1 s", NA)
+        return
+    _dt0, c, _k = rollout(n)
+    trace = c.trace
+    try:  # once per kernel, not per chart: Altair loads its schema on first use
+        _overview_chart(charts, rollout(3)[1].trace)[1].to_dict()
+    except Exception:  # noqa: BLE001 - reported by the measured run below
+        pass
+    best = math.inf
+    error = None
+    rows = ""
+    for _ in range(rounds):
+        gc.collect()
+        t0 = cpu()
+        try:
+            d, p, s = trace.decisions(), trace.pods(), trace.status()
+            name, chart = _overview_chart(charts, trace)
+            if chart is None:
+                error = "n/a (no overview function in stsedu.charts)"
+                break
+            spec = chart.to_dict()
+        except Exception as e:  # a row-limit error is a failure of this item
+            error = f"{type(e).__name__}: {e}"[:80]
+            break
+        best = min(best, cpu() - t0)
+        rows = f"{len(d):,}/{len(p):,}/{len(s):,} rows, charts.{name}"
+        del spec
+    if error is not None:
+        table.add(label, error, "< 1 s", NA if error.startswith("n/a") else MISS)
+        return
+    table.add(label, f"{fmt_s(best)}  ({rows})", "< 1 s", verdict(best < 1.0))
+
+
+# ----------------------------------------------------------- 4. widget round-trip
+
+
+def item_widget(table: Table, n: int, rounds: int) -> None:
+    """A learner moves the replicas slider, then presses Sync once; the panel redraws.
+
+    Timed from setting ``replicas.value`` to the return of the Sync button's
+    handler (ipywidgets runs observers and click handlers synchronously), with
+    the Charts tab shown so that its chart is rebuilt too.  Each round checks
+    that the decisions table and the chart were really rebuilt.
+    """
+    label = f"4. widget round-trip, {n} replicas (median)"
+    target = "< 100 ms"
+    widgets = checkout_module("widgets")
+    if widgets is None:
+        table.add(label, "n/a (module stsedu.widgets missing)", target, NA)
+        return
+    import statistics
+    try:
+        panel = widgets.Playground(replicas=n, settle=True)
+        slider, button = panel.replicas, panel.sync_button
+        views = {type(v).__name__: v for v in panel.views}
+        chart_view, table_view = views["ChartView"], views["DecisionsView"]
+        if panel.tabs is not None and chart_view in panel._tabbed:
+            panel.tabs.selected_index = panel._tabbed.index(chart_view)
+        table_view.heading.value, table_view.table.value, chart_view.chart  # noqa: B018 - the API used below
+    except (AttributeError, KeyError, TypeError) as e:
+        table.add(label, f"n/a (Playground API: {type(e).__name__}: {e})"[:70], target, NA)
+        return
+    times = []
+    for i in range(rounds):
+        before = (chart_view.chart, table_view.heading.value + table_view.table.value)
+        value = n + 1 if i % 2 == 0 else n  # scale up one, then back
+        t0 = cpu()
+        slider.value = value
+        button.click()
+        times.append(cpu() - t0)
+        if chart_view.chart is before[0] or table_view.heading.value + table_view.table.value == before[1]:
+            table.add(label, "the chart or the decisions table was not rebuilt", target, MISS)
+            return
+    med = statistics.median(times)
+    table.add(label, f"{fmt_s(med)}  (replicas slider + Sync once, {rounds} times)", target, verdict(med < 0.1))
+
+
+# ------------------------------------------------------------- 5. notebook suite
+
+
+def item_notebooks(table: Table) -> None:
+    label = "5. notebook suite under nbval (wall)"
+    nbs = sorted((ROOT / "notebooks").glob("*.ipynb")) if (ROOT / "notebooks").is_dir() else []
+    if not nbs:
+        table.add(label, "n/a (no notebooks/*.ipynb)", "< 60 s", NA)
+        return
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "notebooks", "--nbval",
+           "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+    # the kernels nbval starts inherit PYTHONPATH, so they import this checkout too
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    t0 = time.perf_counter()  # wall time: kernel start-up and the notebooks' own waits count
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t0
+    tail = (proc.stdout.strip().splitlines() or ["?"])[-1]
+    if proc.returncode != 0:
+        table.add(label, f"{fmt_s(dt)}, FAILED: {tail[:60]}", "< 60 s", MISS)
+        return
+    table.add(label, f"{fmt_s(dt)}  ({len(nbs)} notebooks: {tail[:40]})", "< 60 s", verdict(dt < 60))
+
+
+# -------------------------------------------------------------------- 6. memory
+
+_MEMORY_CHILD = r"""
+import gc, json, resource, sys, tracemalloc
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import pandas  # imported before the baseline: the kit needs it to show a trace
+import stsedu
+from run import manifest
+n, trace_py = int(sys.argv[3]), sys.argv[4] == "1"
+def rss_mb():
+    # VmHWM: this process's peak RSS (ru_maxrss may carry the parent's peak over exec)
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+base = rss_mb()
+if trace_py:
+    tracemalloc.start()
+c = stsedu.Cluster(kubelet="auto", seed=0)
+c.apply(manifest(n))
+c.run("web", max_syncs=10 * n + 10)
+frames = [c.trace.decisions(), c.trace.pods(), c.trace.status(), c.trace.events(), c.trace.syncs()]
+peak_py = tracemalloc.get_traced_memory()[1] / 2**20 if trace_py else None
+print(json.dumps({"base": base, "peak": rss_mb(), "py": peak_py,
+                  "ready": c.statefulset("web").status.ready_replicas}))
+"""
+
+
+def item_memory(table: Table, n: int) -> None:
+    import json
+    out = {}
+    for traced in ("0", "1"):
+        proc = subprocess.run([sys.executable, "-c", _MEMORY_CHILD, str(ROOT), str(Path(__file__).parent),
+                               str(n), traced], capture_output=True, text=True)
+        if proc.returncode != 0:
+            table.add(f"6. peak memory, rollout of {n:,}", "error: " + proc.stderr.strip()[-80:], "< 200 MB", MISS)
+            return
+        out[traced] = json.loads(proc.stdout.strip().splitlines()[-1])
+    peak, base, py = out["0"]["peak"], out["0"]["base"], out["1"]["py"]
+    table.add(f"6. peak memory, rollout of {n:,} + trace", f"{peak:.0f} MB RSS (imports {base:.0f} MB, "
+              f"Python heap peak {py:.0f} MB)", "< 200 MB", verdict(peak < 200))
+
+
+# ------------------------------------------------------------------------ main
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--items", default="1,2,3,4,5,6", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
+    args = ap.parse_args(argv)
+    items = {int(x) for x in args.items.split(",") if x.strip()}
+    quick = args.quick
+    table = Table()
+    print(machine())
+    print()
+    if 1 in items:
+        item_sync_ratio(table, (10, 100, 1000) if quick else (10, 100, 1000, 5000), 3 if quick else 15,
+                        (False,) if quick else (False, True))
+    if 2 in items:
+        item_rollout(table, (125, 250, 500) if quick else (125, 250, 500, 1000), 1 if quick else 3)
+    if 3 in items:
+        item_trace(table, 1000, 1 if quick else 3)
+    if 4 in items:
+        item_widget(table, 50, 5 if quick else 21)
+    if 5 in items:
+        item_notebooks(table)
+    if 6 in items:
+        item_memory(table, 1000)
+    print()
+    print(table.markdown())
+    v = [x for x in table.verdicts() if x != INFO]
+    print(f"\n{v.count(PASS)} pass, {v.count(MISS)} missed, {v.count(NA)} n/a")
+    return 0 if all(x == PASS for x in v) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,285 @@
+"""Charts are checked on their Vega-Lite specs (``to_dict()``): encodings, scales and data rows, never pixels."""
+
+from __future__ import annotations
+
+import warnings
+
+import altair as alt
+import pytest
+
+import stsedu
+from stsedu import charts, tables
+from stsedu.palette import ACTION_COLORS, COUNTER_COLORS, REVISION_COLORS, STATE_COLORS
+from helpers import web
+from test_tables import delete_syncs, manifest_rollout
+
+CHARTS = ("pod_timeline", "revision_map", "status_counters", "decision_strip", "overview")
+
+
+@pytest.fixture(scope="module")
+def rollout():
+    return manifest_rollout()
+
+
+@pytest.fixture(scope="module")
+def specs(rollout):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no Altair warnings either
+        return {name: getattr(charts, name)(rollout.trace).to_dict() for name in CHARTS}
+
+
+def units(spec):
+    """Every unit view (a dict with a mark) in a spec, depth first."""
+    if "mark" in spec:
+        yield spec
+    for key in ("layer", "vconcat", "hconcat", "concat"):
+        for sub in spec.get(key, ()):
+            yield from units(sub)
+
+
+def rows(spec, unit):
+    return spec["datasets"][unit["data"]["name"]] if "data" in unit else None
+
+
+def unit_with(spec, mark, field=None, channel="color"):
+    for u in units(spec):
+        m = u["mark"]["type"] if isinstance(u["mark"], dict) else u["mark"]
+        if m == mark and (field is None or u.get("encoding", {}).get(channel, {}).get("field") == field):
+            return u
+    raise AssertionError(f"no {mark} mark with {channel}={field}")
+
+
+def subtitle(spec) -> str:
+    return " ".join(spec["title"].get("subtitle", []))
+
+
+# ------------------------------------------------------------------ each chart
+
+
+def test_pod_timeline_bars_are_pod_states_over_time(specs, rollout):
+    spec = specs["pod_timeline"]
+    bar = unit_with(spec, "rect", "state")
+    enc = bar["encoding"]
+    assert (enc["x"]["field"], enc["x2"]["field"], enc["y"]["field"], enc["y2"]["field"]) == ("x0", "x1", "y0", "y1")
+    assert enc["x"]["axis"]["title"] == "time (s)"
+    domain, colours = enc["color"]["scale"]["domain"], enc["color"]["scale"]["range"]
+    assert domain == ["Pending", "Running", "Ready", "Available", "Terminating"]
+    assert colours == [STATE_COLORS[s] for s in domain]
+    assert {t["field"] for t in enc["tooltip"]} >= {"pod", "state", "cause", "decision", "rule"}
+    data = rows(spec, bar)
+    assert len(data) == len(tables.pod_intervals(rollout.trace))
+    w2 = [(r["state"], r["x0"], r["x1"]) for r in data if r["pod"] == "web-2"]
+    assert w2[:5] == [("Pending", 28.0, 29.0), ("Running", 29.0, 31.0), ("Ready", 31.0, 41.0),
+                      ("Available", 41.0, 42.0), ("Terminating", 42.0, 43.0)]
+    term = next(r for r in data if r["pod"] == "web-1" and r["state"] == "Terminating")
+    assert term["cause"] == f"sync {delete_syncs(rollout.trace)['web-1']}: delete (update)"
+    assert term["decision"].startswith("web-1 is at revision")
+    # one row per ordinal, the top ordinal on top, labelled like pod names
+    assert enc["y"]["scale"]["domain"] == [-0.5, 2.5]
+    assert enc["y"]["axis"]["labelExpr"] == "'web-' + datum.value"
+    assert spec["title"]["text"] == "Pods of web over time"
+
+
+def test_pod_timeline_by_sync(rollout):
+    spec = charts.pod_timeline(rollout.trace, x="sync").to_dict()
+    bar = unit_with(spec, "rect", "state")
+    assert bar["encoding"]["x"]["axis"]["title"] == "sync number"
+    w2 = [(r["state"], r["x0"], r["x1"]) for r in rows(spec, bar) if r["pod"] == "web-2"]
+    d = rollout.trace.decisions()
+    created = list(d[(d.action == "create") & (d.pod == "web-2")].sync)
+    deleted = delete_syncs(rollout.trace)["web-2"]
+    # each bar covers the syncs that ended with the pod in that state: from the sync that made the change
+    assert w2[0][:2] == ("Pending", created[0] - 0.5)
+    assert next(b for b in w2 if b[0] == "Terminating")[1] == deleted - 0.5
+    assert w2[5][:2] == ("Pending", created[1] - 0.5)
+    assert all(a[2] == b[1] for a, b in zip(w2[:4], w2[1:5]))  # no gaps while the pod exists
+
+
+def test_revision_map_sweeps_from_the_top_ordinal(specs, rollout):
+    spec = specs["revision_map"]
+    cell = unit_with(spec, "rect", "revision")
+    scale = cell["encoding"]["color"]["scale"]
+    old, new = rollout.revisions("web")[0].name, rollout.revisions("web")[1].name
+    assert scale["domain"] == [old, new] and scale["range"] == list(REVISION_COLORS[:2])
+    assert cell["encoding"]["opacity"]["field"] == "look"
+    data = rows(spec, cell)
+    first_new = {r["pod"]: r["x0"] for r in sorted(data, key=lambda r: -r["x0"]) if r["revision"] == new}
+    assert first_new["web-2"] < first_new["web-1"] < first_new["web-0"]  # top ordinal first
+    assert not any("partition" in str(u.get("encoding", {})) for u in units(spec))  # partition 0: no line
+
+
+def test_revision_map_draws_the_partition(tmp_path):
+    """With partition 2 only web-2 moves to the new revision, and the dashed line sits between web-1 and web-2."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(3, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    spec = charts.revision_map(c.trace).to_dict()
+    new = c.statefulset("web").status.update_revision
+    cells = rows(spec, unit_with(spec, "rect", "revision"))
+    assert {r["pod"] for r in cells if r["revision"] == new} == {"web-2"}
+    line = unit_with(spec, "line")
+    assert line["mark"]["strokeDash"] and {r["y"] for r in rows(spec, line)} == {1.5}
+    assert "partition" in subtitle(spec)
+
+
+def test_status_counters_lanes(specs, rollout):
+    spec = specs["status_counters"]
+    lanes = spec["vconcat"]
+    assert [lane["layer"][2]["encoding"]["y"]["field"] for lane in lanes] == list(tables.COUNTERS)
+    assert [lane["layer"][2]["mark"]["color"] for lane in lanes] == [COUNTER_COLORS[c] for c in tables.COUNTERS]
+    assert [lane["layer"][2]["encoding"]["y"]["axis"]["title"] for lane in lanes] == [
+        "replicas", "readyReplicas", "availableReplicas", "currentReplicas", "updatedReplicas"]
+    for lane in lanes:
+        spec_line = lane["layer"][1]
+        assert spec_line["encoding"]["y"]["field"] == "spec_replicas" and spec_line["mark"]["strokeDash"]
+        assert lane["layer"][2]["mark"]["interpolate"] == "step-after"
+    data = next(iter(spec["datasets"].values()))
+    cols = ["spec_replicas", *tables.COUNTERS]
+    # only the corners of the steps: no two neighbours with the same counters, except the closing point
+    assert all(any(a[c] != b[c] for c in cols) for a, b in zip(data[:-2], data[1:-1]))
+    assert data[-1]["x"] == 87.0 and [data[-1][c] for c in cols] == [3, 3, 3, 3, 3, 3]
+    at_42 = next(r for r in data if r["x"] == 42.0)
+    assert (at_42["current"], at_42["updated"]) == (2, 0)  # sync 15's status: web-2 deleted, not yet back
+
+
+def test_decision_strip_marks_each_pod_decision(specs, rollout):
+    spec = specs["decision_strip"]
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["y"]["field"]) == ("sync", "ordinal")
+    kinds = enc["shape"]["scale"]["domain"]
+    assert kinds == ["create", "delete", "wait"]
+    assert enc["stroke"]["scale"]["range"] == [ACTION_COLORS[k] for k in kinds]
+    assert enc["fill"]["scale"]["range"][kinds.index("wait")] == "#FFFFFF"  # waits are hollow
+    data = next(iter(spec["datasets"].values()))
+    pod_decisions = tables.decisions_frame(rollout.trace, pod_actions=True)
+    assert len(data) == len(pod_decisions)
+    deletes = [(r["sync"], r["pod"]) for r in data if r["action"] == "delete"]
+    assert deletes == sorted((s, p) for p, s in delete_syncs(rollout.trace).items())
+    assert [p for _, p in deletes] == ["web-2", "web-1", "web-0"]  # from the top ordinal down
+    assert {t["field"] for t in enc["tooltip"]} >= {"message", "rule", "reason"}
+
+
+def test_overview_links_every_panel_to_one_hovered_sync(specs, rollout):
+    spec = specs["overview"]
+    params = spec["params"]
+    assert all(p["select"]["on"] == "pointerover" and p["select"]["fields"] == ["sync"] for p in params)
+    assert len(params) == 4 + len(tables.COUNTERS) - 1
+    names = {p["name"] for p in params}
+    rules = [u for u in units(spec) if (u["mark"]["type"] if isinstance(u["mark"], dict) else u["mark"]) == "rule"]
+    assert len(rules) == len(params)
+    for r in rules:  # each panel's line shows when ANY panel holds a sync, and only then
+        test = r["encoding"]["opacity"]["condition"]["test"]["or"]
+        assert {t["param"] for t in test} == names and all(t["empty"] is False for t in test)
+    strip = unit_with(spec, "point", "kind", channel="shape")
+    assert strip["encoding"]["size"]["condition"]["value"] > strip["encoding"]["size"]["value"]
+    assert [p["title"]["text"] for p in spec["vconcat"]] == [
+        "Pods of web over syncs", "Revisions of web, sync by sync", "What each sync of web decided",
+        "Status of web over syncs"]
+    assert spec["title"]["text"] == f"web: {len(rollout.trace)} syncs in 87 s"
+
+
+def test_charts_are_configured_for_a_projector(specs):
+    for name, spec in specs.items():
+        assert spec["config"]["axis"]["labelFontSize"] >= 13, name
+        assert spec["config"]["title"]["fontSize"] >= 18, name
+
+
+def test_colours_are_the_same_in_every_chart(specs):
+    """A state, an action, a revision: one colour everywhere (overview included)."""
+    overview_units = list(units(specs["overview"]))
+    for u in overview_units:
+        scale = u.get("encoding", {}).get("color", {}).get("scale")
+        if scale and u["encoding"]["color"]["field"] == "state":
+            assert scale["range"] == [STATE_COLORS[s] for s in scale["domain"]]
+        if scale and u["encoding"]["color"]["field"] == "revision":
+            assert scale["range"] == list(REVISION_COLORS[:len(scale["domain"])])
+
+
+# ------------------------------------------------------------------ size, errors, rendering
+
+
+@pytest.mark.slow
+def test_large_runs_are_aggregated_and_say_so():
+    """1,000 replicas: every chart's data stays far below Altair's 5,000-row limit; the subtitle says how."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(1000, "Parallel"))
+    c.run("web")
+    c.scale("web", 400)
+    c.run("web")
+    aggregated = []
+    for name in CHARTS:
+        spec = getattr(charts, name)(c.trace).to_dict()  # no MaxRowsError
+        assert all(len(v) < 5000 for v in spec["datasets"].values()), name
+        texts = [subtitle(spec)] + [subtitle(p) for p in spec.get("vconcat", []) if "title" in p]
+        if any("aggregated" in t for t in texts):
+            aggregated.append(name)
+    assert {"pod_timeline", "revision_map", "overview"} <= set(aggregated)
+    grid = unit_with(charts.pod_timeline(c.trace).to_dict(), "rect", "state")
+    assert {t["field"] for t in grid["encoding"]["tooltip"]} >= {"band", "pods", "of"}
+
+
+def test_charts_need_a_set_name_when_the_trace_has_several():
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.apply(web(1, name="db"))
+    c.sync("web")
+    c.sync("db")
+    with pytest.raises(ValueError, match="several StatefulSets"):
+        charts.pod_timeline(c.trace)
+    with pytest.raises(ValueError, match="no StatefulSet 'nope'"):
+        charts.revision_map(c.trace, "nope")
+    with pytest.raises(ValueError, match="x must be"):
+        charts.pod_timeline(c.trace, "db", x="ordinal")
+    spec = charts.pod_timeline(c.trace, "db", x="sync").to_dict()  # no time passed: only syncs show it
+    assert {r["pod"] for r in next(iter(spec["datasets"].values()))} == {"db-0"}
+
+
+def test_revision_colors_by_first_appearance(rollout):
+    cols = charts.revision_colors(rollout.trace)
+    assert list(cols) == [r.name for r in rollout.revisions("web")]
+    assert list(cols.values()) == list(REVISION_COLORS[:2])
+
+
+def test_save_png_and_svg_offline(tmp_path, rollout):
+    chart = charts.decision_strip(rollout.trace)
+    png = charts.save(chart, tmp_path / "strip.png")
+    svg = charts.save(chart, tmp_path / "strip.svg")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert svg.read_text().startswith("<svg") and "web-2" in svg.read_text()
+    with pytest.raises(ValueError, match="use .png"):
+        charts.save(chart, tmp_path / "strip.gif")
+
+
+@pytest.mark.slow
+def test_enable_offline_is_idempotent_quiet_and_never_uses_a_cdn(capsys, rollout):
+    before = alt.renderers.active
+    try:
+        charts.enable_offline()
+        charts.enable_offline()
+        assert alt.renderers.active == "stsedu"
+        assert alt.JupyterChart._is_offline
+        bundle = alt.renderers.get()(charts.decision_strip(rollout.trace).to_dict())
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        assert "application/vnd.jupyter.widget-view+json" in data
+        assert data["image/svg+xml"].startswith("<svg")
+        assert "cdn.jsdelivr" not in str(data)
+        assert capsys.readouterr() == ("", "")
+    finally:
+        alt.renderers.enable(before)
+
+
+def test_docs_figures_come_from_the_script():
+    """docs/img holds one PNG per chart of tools/make_figures.py, and README/docs list exactly those."""
+    import importlib.util
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("make_figures", root / "tools" / "make_figures.py")
+    mf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mf)
+    assert set(mf.FIGURES) == set(CHARTS)
+    for name in mf.FIGURES:
+        assert (root / "docs" / "img" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert mf.figure_block("docs/img/") in (root / "README.md").read_text()
+    assert mf.figure_block("img/") in (root / "docs" / "charts.md").read_text()

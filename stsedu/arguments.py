@@ -277,8 +277,12 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
                                                                  if k in ("labels", "annotations")}})
     if errs:
         return dict(labels), dict(annotations), errs
-    new_labels = merge_patch(dict(labels), meta.get("labels") or {})
-    new_annotations = merge_patch(dict(annotations), meta.get("annotations") or {})
+    # RFC 7386: a null deletes the whole map ({"metadata": {"labels": null}} removes every label)
+    new_labels = merge_patch(dict(labels), meta["labels"]) if "labels" in meta else dict(labels)
+    new_annotations = (merge_patch(dict(annotations), meta["annotations"]) if "annotations" in meta
+                       else dict(annotations))
+    new_labels = {} if new_labels is None else new_labels
+    new_annotations = {} if new_annotations is None else new_annotations
     errs += m.validate_labels(new_labels, "metadata.labels")
     errs += m.validate_annotations(new_annotations, "metadata.annotations")
     return new_labels, new_annotations, errs

@@ -524,3 +524,17 @@ def test_another_seed_gives_another_trace():
     one, two = _frames(_replay(1, steps, "OrderedReady")), _frames(_replay(2, steps, "OrderedReady"))
     assert not one["pods"].time.equals(two["pods"].time)
     assert list(one["pods"].pod) == list(two["pods"].pod)  # same order of events, other times
+
+
+def test_patch_pod_follows_json_merge_patch(manual_cluster):
+    """RFC 7386 on a pod's metadata: a null value deletes that key, a null map deletes the whole map;
+    YAML text works as a patch too."""
+    c = manual_cluster
+    c.apply(web(1))
+    c.sync("web")
+    c.patch_pod("web-0", "metadata:\n  annotations: {note: one, other: two}\n")
+    c.patch_pod("web-0", {"metadata": {"annotations": {"note": None}}})
+    assert c.pod("web-0").annotations == {"other": "two"}
+    c.patch_pod("web-0", {"metadata": {"annotations": None}})
+    assert c.pod("web-0").annotations == {}
+    assert c.last_warnings == []

@@ -30,6 +30,7 @@ import math
 from pathlib import Path
 
 import altair as alt
+from altair.utils.schemapi import debug_mode
 import numpy as np
 import pandas as pd
 
@@ -66,7 +67,7 @@ def _pick_set(trace, set_name: str | None) -> str:
     names = []
     for frame in (trace.syncs(), trace.pods()):
         if not frame.empty:
-            for n in frame["set"].dropna():
+            for n in frame["set"].dropna().tolist():
                 if n not in names:
                     names.append(n)
     if set_name is not None:
@@ -109,11 +110,11 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
     order: list[tuple[int, int, str]] = []
     pods = trace.pods()
     pods = pods[(pods["set"] == set_name) & (pods["revision"] != "")]
-    for i, (s, r) in enumerate(zip(pods["sync"], pods["revision"])):
+    for s, r in zip(pods["sync"].tolist(), pods["revision"].tolist()):
         order.append((int(s), 1, r))
     st = trace.status()
     st = st[st["set"] == set_name]
-    for s, cur, upd in zip(st["sync"], st["current_revision"], st["update_revision"]):
+    for s, cur, upd in zip(st["sync"].tolist(), st["current_revision"].tolist(), st["update_revision"].tolist()):
         order += [(int(s), 0, cur), (int(s), 0, upd)]
     names: list[str] = []
     for _, _, r in sorted(order, key=lambda x: (x[0], x[1])):
@@ -247,7 +248,8 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
     _check_x(x)
     seg = _segments(trace, set_name, x)
     lo, hi = _x_extent(trace, x)
-    present = [s for s in tables.STATES if s in set(seg["state"])] or ["Pending"]
+    seen = set(seg["state"].tolist())
+    present = [s for s in tables.STATES if s in seen] or ["Pending"]
     color = alt.Color("state:N", title="pod state",
                       scale=alt.Scale(domain=present, range=[STATE_COLORS[s] for s in present]),
                       legend=alt.Legend(orient="right"))
@@ -269,7 +271,7 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.38, y1=seg["ordinal"] + 0.38,
                           syncs=[f"{a}" if a == b else f"{a}–{b}" if b >= a else "–"
-                                 for a, b in zip(seg["first_sync"], seg["last_sync"])],
+                                 for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())],
                           decision=seg["decision"].fillna(""), rule=seg["rule"].fillna(""))
         data = data[["pod", "ordinal", "state", "revision", "x0", "x1", "y0", "y1", "start", "end", "syncs",
                      "cause", "decision", "rule"]]
@@ -349,7 +351,8 @@ def _revision_map(trace, set_name: str):
         subtitle = [how]
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.45, y1=seg["ordinal"] + 0.45,
-                          syncs=[f"{a}" if a == b else f"{a}–{b}" for a, b in zip(seg["first_sync"], seg["last_sync"])])
+                          syncs=[f"{a}" if a == b else f"{a}–{b}"
+                                 for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())])
         data = data.reindex(columns=["pod", "ordinal", "revision", "look", "x0", "x1", "y0", "y1", "syncs"])
         layer = alt.Chart(data).mark_rect(stroke="white", strokeWidth=1).encode(
             x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", color=color,
@@ -421,8 +424,8 @@ def _status_data(trace, set_name: str, x: str, lo: float, hi: float) -> tuple[pd
     return data[["x", "sync", "time", *cols]].reset_index(drop=True), how
 
 
-def _status_lanes(trace, set_name: str, x: str = "time"):
-    """One small step chart per counter, same x; returns (lanes, title)."""
+def _status_layers(trace, set_name: str, x: str = "time"):
+    """The status lanes' parts: (data, one [area, spec, line] per counter, title); the layers carry no data."""
     _check_x(x)
     lo, hi = _x_extent(trace, x)
     data, how = _status_data(trace, set_name, x, lo, hi)
@@ -441,17 +444,23 @@ def _status_lanes(trace, set_name: str, x: str = "time"):
                                 grid=True, gridOpacity=0.35))
         tip = [alt.Tooltip(f"{c}:Q", title=name), alt.Tooltip("spec_replicas:Q", title="spec.replicas"),
                alt.Tooltip("sync:Q", title="since sync"), alt.Tooltip("time:Q", title="since (s)", format=".1f")]
-        base = alt.Chart(data)
+        base = alt.Chart()
         area = base.mark_area(interpolate="step-after", color=COUNTER_COLORS[c], opacity=0.22, clip=True).encode(
             x=xenc.axis(axis_x), y=y)
         line = base.mark_line(interpolate="step-after", color=COUNTER_COLORS[c], strokeWidth=2.5).encode(
             x=xenc.axis(axis_x), y=y, tooltip=tip)
         spec = base.mark_line(interpolate="step-after", color=SPEC_COLOR, strokeWidth=1.5, strokeDash=[6, 4]).encode(
             x=xenc.axis(axis_x), y=alt.Y("spec_replicas:Q", scale=alt.Scale(domain=[0, top], nice=False)))
-        lanes.append(alt.layer(area, spec, line).properties(width=WIDTH, height=LANE_PX))
+        lanes.append([area, spec, line])
     subtitle = how or ("one lane per status field, as each sync computed it; "
                        "dashed: spec.replicas, the number asked for")
-    return lanes, _title(f"Status of {set_name} over " + ("time" if x == "time" else "syncs"), subtitle)
+    return data, lanes, _title(f"Status of {set_name} over " + ("time" if x == "time" else "syncs"), subtitle)
+
+
+def _status_lanes(trace, set_name: str, x: str = "time"):
+    """One small step chart per counter, same x; returns (lanes, title)."""
+    data, lanes, title = _status_layers(trace, set_name, x)
+    return [alt.layer(*layers, data=data).properties(width=WIDTH, height=LANE_PX) for layers in lanes], title
 
 
 def status_counters(trace, set_name: str | None = None, x: str = "time"):
@@ -473,8 +482,9 @@ def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
     dec = dec[dec["set"] == set_name]
     df = tables.decisions_frame(dec, pod_actions=not include_other)
     df = df[df["pod"].notna()].copy()
-    df["ordinal"] = [int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[-1].isdigit() else -1 for p in df["pod"]]
-    df["kind"] = [tables.action_kind(a) for a in df["action"]]
+    df["ordinal"] = [int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[-1].isdigit() else -1
+                     for p in df["pod"].tolist()]
+    df["kind"] = [tables.action_kind(a) for a in df["action"].tolist()]
     return df[df["ordinal"] >= 0].reset_index(drop=True)
 
 
@@ -482,7 +492,8 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
     _check_x(x)
     df = _decision_data(trace, set_name, include_other)
     lo, hi = _x_extent(trace, x)
-    kinds = [k for k in ACTION_COLORS if k in set(df["kind"])] or ["create"]
+    seen = set(df["kind"].tolist())
+    kinds = [k for k in ACTION_COLORS if k in seen] or ["create"]
     kscale = dict(domain=kinds)
     stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
     shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
@@ -561,6 +572,76 @@ def _sync_summary(trace, set_name: str, max_points: int = 400) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+class _Layered(alt.LayerChart):
+    """A LayerChart whose layers are given already combined (data, params, names, width/height), kept as given.
+
+    Altair's LayerChart and VConcatChart combine their parts (deep copies of
+    every layer below them) each time one is built *or copied*, and
+    ``to_dict()`` copies every chart of a composition once more; for the
+    overview's eight linked panels that was most of its cost.  The overview
+    assembles its parts once, in exactly the form Altair's combining gives
+    (tests/test_charts.py checks the spec is the same), so these two classes
+    skip it.  Everything else (``to_dict``, validation, data handling,
+    display) is Altair's own.
+    """
+
+    def __init__(self, data=alt.Undefined, layer=(), **kwargs):
+        alt.TopLevelLayerSpec.__init__(self, data=data, layer=list(layer), **kwargs)
+
+
+class _Stacked(alt.VConcatChart):
+    """A VConcatChart of parts already combined, kept as given (see :class:`_Layered`)."""
+
+    def __init__(self, data=alt.Undefined, vconcat=(), **kwargs):
+        alt.TopLevelVConcatSpec.__init__(self, data=data, vconcat=list(vconcat), **kwargs)
+
+
+class _TablesOnce:
+    """*trace* for the length of one chart: its whole tables (``syncs()``, ``pods()``, ``status()``,
+    ``decisions()``) are built once and handed out as copies; everything else is the trace's own."""
+
+    def __init__(self, trace) -> None:
+        object.__setattr__(self, "_trace", trace)
+        object.__setattr__(self, "_tables", {})
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._tables:
+            self._tables[name] = getattr(self._trace, name)()
+        return self._tables[name].copy()
+
+    def syncs(self):
+        return self._table("syncs")
+
+    def pods(self):
+        return self._table("pods")
+
+    def status(self):
+        return self._table("status")
+
+    def decisions(self, sync: int | None = None):
+        return self._table("decisions") if sync is None else self._trace.decisions(sync)
+
+    def __getattr__(self, name):
+        return getattr(self._trace, name)
+
+    def __setattr__(self, name, value) -> None:  # e.g. the cache tables.pod_intervals keeps on the trace
+        setattr(self._trace, name, value)
+
+
+def _rows(data):
+    """*data* (a DataFrame) converted as Altair converts a chart's data in ``to_dict()``: the same rows,
+    the same dataset name; converted once here for data several layers show."""
+    return alt.data_transformers.get()(data) if isinstance(data, pd.DataFrame) else data
+
+
+def _without(chart, *props: str):
+    """A shallow copy of *chart* without *props* (what a LayerChart does to a layer's width and height)."""
+    chart = chart.copy(deep=False)
+    for p in props:
+        chart[p] = alt.Undefined
+    return chart
+
+
 def overview(trace, set_name: str | None = None):
     """The pod timeline, revision map, decision strip and status lanes on one sync axis, linked.
 
@@ -569,50 +650,67 @@ def overview(trace, set_name: str | None = None):
     number, its time and what it decided.
     """
     set_name = _pick_set(trace, set_name)
+    # Built without Altair's check of each part as it is made: these parts are fixed by this code, and
+    # to_dict() (which every display runs) validates the whole spec anyway.
+    with debug_mode(False):
+        return _overview(_TablesOnce(trace), set_name)
+
+
+def _overview(trace, set_name: str):
     lo, hi = _x_extent(trace, "sync")
     marks = _sync_summary(trace, set_name)
+    marks = _rows(marks)
     xs = alt.X("sync:Q", scale=_x_scale(lo, hi))
     # One hover selection per panel (Altair warns when one selection is shared by several views),
-    # each in a view with its own name (Altair's generated names repeat inside a nested concat);
-    # every panel highlights when any of them holds a sync.  (Chaining ``p1 | p2 | ...`` would drop
-    # ``empty: false`` from all but the first, so the test is written out.)
-    n_views = 4 + len(tables.COUNTERS) - 1
+    # each in a view with its own name; every panel highlights when any of them holds a sync.
+    # (Chaining ``p1 | p2 | ...`` would drop ``empty: false`` from all but the first, so the test is
+    # written out.)  Numbering, view names and order are those Altair's combining gives: the status
+    # lanes' selections first (0-4, views named by lane), then pods, revisions, decisions (5-7,
+    # views named by panel).
+    n_lanes = len(tables.COUNTERS)
+    n_views = 3 + n_lanes
     params = [alt.selection_point(name=f"sync_hover_{i}", fields=["sync"], on="pointerover", nearest=True,
                                   empty=False, clear="pointerout") for i in range(n_views)]
     hovered = alt.LogicalOrPredicate(**{"or": [alt.ParameterPredicate(param=p.name, empty=False) for p in params]})
-    counter = iter(params)
+    # (no text field in the selector's tooltip: Vega-Lite 6 reads text fields of a `nearest` tooltip from
+    # the wrong datum and shows "undefined"; what the sync decided is in the label instead)
+    rule = alt.Chart(marks).mark_rule(color="#222222", strokeWidth=1.5).encode(
+        x=xs, opacity=alt.condition(hovered, alt.value(0.85), alt.value(0.0)))
+    label = alt.Chart(marks).transform_calculate(  # one fixed place, so the invisible labels do not widen the layout
+        label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
+        align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold", limit=WIDTH).encode(
+        text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0)))
+    tip = [alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f")]
+    lifted = []
 
-    def linked(panel, with_label: bool = False):
-        param = next(counter)
-        # (no text field in this tooltip: Vega-Lite 6 reads text fields of a `nearest` tooltip from the
-        # wrong datum and shows "undefined"; what the sync decided is in the label instead)
-        selector = alt.Chart(marks, name=f"{param.name}_view").mark_point(opacity=0, size=10).encode(
-            x=xs, tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f")]
-        ).add_params(param)
-        rule = alt.Chart(marks).mark_rule(color="#222222", strokeWidth=1.5).encode(
-            x=xs, opacity=alt.condition(hovered, alt.value(0.85), alt.value(0.0)))
-        layers = list(panel.layer) if isinstance(panel, alt.LayerChart) else [panel]
-        layers.append(rule)
-        if with_label:  # one fixed place, so the invisible labels do not widen the layout
-            layers.append(alt.Chart(marks).transform_calculate(
-                label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
-                align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold", limit=WIDTH).encode(
-                text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0))))
-        layers.append(selector)
-        props = {k: panel[k] for k in ("data", "width", "height", "title") if panel[k] is not alt.Undefined}
-        return alt.LayerChart(layer=layers, **props)  # data hoisted onto *panel* stays with its layers
+    def selector(k: int, view: int):
+        """The invisible points that hold selection *k*, in a view named by its place *view*."""
+        name = f"{params[k].name}_view_{view}"
+        lifted.append(alt.TopLevelSelectionParameter(**params[k].param.to_dict(), views=[name]))
+        return alt.Chart(marks, name=name).mark_point(opacity=0, size=10).encode(x=xs, tooltip=tip)
 
-    lanes, lanes_title = _status_lanes(trace, set_name, "sync")
-    status = alt.VConcatChart(vconcat=[linked(lane) for lane in lanes], spacing=6, title=lanes_title)
-    panels = [linked(_pod_timeline(trace, set_name, "sync"), with_label=True),
-              linked(_revision_map(trace, set_name)),
-              linked(_decision_strip(trace, set_name, emphasis=hovered)),
-              status]
+    def linked(panel, k: int, view: int, with_label: bool = False):
+        props = {p: panel[p] for p in ("data", "width", "height", "title") if panel[p] is not alt.Undefined}
+        if isinstance(panel, alt.LayerChart):
+            layers = list(panel.layer)
+        else:  # the panel's data is shown twice (panel and layer): converted once
+            layers = [_without(panel, "width", "height")]
+            props["data"] = layers[0].data = _rows(panel.data)
+        layers += [rule, label, selector(k, view)] if with_label else [rule, selector(k, view)]
+        return _Layered(layer=layers, **props)  # data hoisted onto *panel* stays with its layers
+
+    panels = [linked(_pod_timeline(trace, set_name, "sync"), n_lanes, 0, with_label=True),
+              linked(_revision_map(trace, set_name), n_lanes + 1, 1),
+              linked(_decision_strip(trace, set_name, emphasis=hovered), n_lanes + 2, 2)]
+    data, lanes, lanes_title = _status_layers(trace, set_name, "sync")
+    panels.append(_Stacked(data=data, spacing=6, title=lanes_title, vconcat=[
+        _Layered(layer=[*layers, rule, selector(k, k)], width=WIDTH, height=LANE_PX)
+        for k, layers in enumerate(lanes)]))
     end, _ = tables.trace_end(trace)
     n = int(trace.syncs().query("set == @set_name")["sync"].nunique())
     independent = {c: "independent" for c in ("color", "fill", "shape", "opacity", "size", "stroke")}
-    return alt.VConcatChart(
-        vconcat=panels, spacing=30,
+    return _Stacked(
+        vconcat=panels, params=lifted, spacing=30,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(**independent),
                             legend=alt.LegendResolveMap(**independent)),
         title=_title(f"{set_name}: {n} syncs in {end:.0f} s",

@@ -382,7 +382,8 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
         "target": rows["target"].to_numpy(),
         "reason": rows["reason"].to_numpy(), "rule": rows["rule"].to_numpy(),
         "message": rows["message"].to_numpy(),
-        "outcome": [_outcome(a, ap, e) for a, ap, e in zip(rows["action"], rows["applied"], rows["error"])],
+        "outcome": [_outcome(a, ap, e) for a, ap, e in zip(rows["action"].tolist(), rows["applied"].tolist(),
+                                                            rows["error"].tolist())],
     }, columns=list(DECISION_TABLE_COLUMNS))
     out["pod"] = out["pod"].astype(object).where(out["pod"].notna(), None)
     out["target"] = out["target"].astype(object).where(out["target"].notna(), None)

@@ -180,6 +180,84 @@ def test_overview_links_every_panel_to_one_hovered_sync(specs, rollout):
     assert spec["title"]["text"] == f"web: {len(rollout.trace)} syncs in 87 s"
 
 
+def _overview_by_altair(trace, set_name="web"):
+    """The overview composed the plain Altair way (layer, then re-wrap; concat): the reference for its spec.
+
+    This is how charts.overview was built before it assembled its parts itself; Altair's own
+    combining (data hoisting, view names, lifted params) decides the result here.
+    """
+    lo, hi = charts._x_extent(trace, "sync")
+    marks = charts._sync_summary(trace, set_name)
+    xs = alt.X("sync:Q", scale=charts._x_scale(lo, hi))
+    params = [alt.selection_point(name=f"sync_hover_{i}", fields=["sync"], on="pointerover", nearest=True,
+                                  empty=False, clear="pointerout") for i in range(3 + len(tables.COUNTERS))]
+    hovered = alt.LogicalOrPredicate(**{"or": [alt.ParameterPredicate(param=p.name, empty=False) for p in params]})
+    counter = iter(params)
+
+    def linked(panel, with_label=False):
+        param = next(counter)
+        selector = alt.Chart(marks, name=f"{param.name}_view").mark_point(opacity=0, size=10).encode(
+            x=xs, tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f")]
+        ).add_params(param)
+        rule = alt.Chart(marks).mark_rule(color="#222222", strokeWidth=1.5).encode(
+            x=xs, opacity=alt.condition(hovered, alt.value(0.85), alt.value(0.0)))
+        layers = list(panel.layer) if isinstance(panel, alt.LayerChart) else [panel]
+        layers.append(rule)
+        if with_label:
+            layers.append(alt.Chart(marks).transform_calculate(
+                label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
+                align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold",
+                limit=charts.WIDTH).encode(
+                text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0))))
+        layers.append(selector)
+        props = {k: panel[k] for k in ("data", "width", "height", "title") if panel[k] is not alt.Undefined}
+        return alt.LayerChart(layer=layers, **props)
+
+    lanes, lanes_title = charts._status_lanes(trace, set_name, "sync")
+    status = alt.VConcatChart(vconcat=[linked(lane) for lane in lanes], spacing=6, title=lanes_title)
+    panels = [linked(charts._pod_timeline(trace, set_name, "sync"), with_label=True),
+              linked(charts._revision_map(trace, set_name)),
+              linked(charts._decision_strip(trace, set_name, emphasis=hovered)), status]
+    end, _ = tables.trace_end(trace)
+    n = int(trace.syncs().query("set == @set_name")["sync"].nunique())
+    independent = {c: "independent" for c in ("color", "fill", "shape", "opacity", "size", "stroke")}
+    return alt.VConcatChart(
+        vconcat=panels, spacing=30,
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(**independent), legend=alt.LegendResolveMap(**independent)),
+        title=charts._title(f"{set_name}: {n} syncs in {end:.0f} s",
+                            "hover anywhere to pick a sync: a line marks it in every panel"),
+        config=alt.Config(**charts.CONFIG))
+
+
+def partition_rollout():
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(3, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    return c
+
+
+@pytest.mark.parametrize("case", ["rollout", "partition"])
+def test_overview_is_the_spec_altair_composes(case, rollout):
+    """The overview assembles its linked panels itself (for speed); its spec is the one Altair's own
+    layering and concatenation give: same datasets, views, encodings, params and names.  With a
+    partition, the revision panel is itself layered (cells, dashed line, label)."""
+    trace = (rollout if case == "rollout" else partition_rollout()).trace
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chart = charts.overview(trace)
+        spec = chart.to_dict()
+        assert spec == _overview_by_altair(trace).to_dict()
+        assert chart.copy().to_dict() == spec  # Altair's deep copy keeps it whole
+    panel = spec["vconcat"][1]
+    assert len(panel["layer"]) == (5 if case == "partition" else 3)  # cells (+ line, label), rule, selector
+    bare = chart.copy(deep=False)  # composable like any Altair chart (once its config is left to the outer one)
+    bare.config = alt.Undefined
+    both = alt.vconcat(bare, charts._pod_timeline(trace, "web", "sync")).to_dict()
+    assert both["params"] == spec["params"] and both["vconcat"][0]["vconcat"] == spec["vconcat"]
+
+
 def test_charts_are_configured_for_a_projector(specs):
     for name, spec in specs.items():
         assert spec["config"]["axis"]["labelFontSize"] >= 13, name

@@ -13,6 +13,7 @@ import json
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Mapping
 
+from . import arguments
 from . import controller as _controller
 from .clock import LATE, Clock
 from .decisions import SyncResult
@@ -28,6 +29,8 @@ from .trace import Trace
 __all__ = ["Cluster"]
 
 CASCADES = ("background", "foreground", "orphan")
+FAULT_VERBS = ("create", "update", "delete")
+FAULT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
 
 
 def _manifests():
@@ -59,21 +62,20 @@ class Cluster:
     gate defaults.  *gc_delay* is how long the garbage collector takes to
     notice a gone owner (default: 0 in manual mode, 1 s in auto mode).
 
-    Raise ValueError for an unknown profile, kubelet mode, stage or gate.
+    Raise :class:`ValidationError` (a ValueError) listing every bad argument
+    (docs/validation.md, "Calls").
     """
 
     def __init__(self, kubelet: str = "auto", seed: int = 0, profile: str | Profile = "current",
                  feature_gates: Mapping[str, bool] | None = None,
                  stages: StageProfile | Mapping[str, float] | None = None,
                  cluster_domain: str = "cluster.local", gc_delay: float | None = None) -> None:
+        arguments.check("", arguments.cluster_options(
+            kubelet=kubelet, seed=seed, profile=profile, feature_gates=feature_gates, stages=stages,
+            cluster_domain=cluster_domain, gc_delay=gc_delay))
+        seed = arguments.as_integer(seed)
         self.profile = get_profile(profile)
         gates = dict(feature_gates or {})
-        unknown = set(gates) - set(self.profile.known_gates)
-        if unknown:
-            added = "".join(f" ({g} was added in {GATE_ADDED_IN[g]})" for g in sorted(unknown)
-                            if g in GATE_ADDED_IN)
-            raise ValueError(f"unknown feature gate(s) {sorted(unknown)} for profile {self.profile.name}"
-                             f"{added}; known: {', '.join(self.profile.known_gates) or 'none'}")
         self.feature_gates = {**self.profile.gates, **gates}
         if not isinstance(stages, StageProfile):
             stages = StageProfile.from_dict(dict(stages) if stages else None)
@@ -93,9 +95,12 @@ class Cluster:
         self._seq = 0
         self._memo: dict = {}
         self._planner: Callable = _planner_for(self.profile)
-        self.last_warnings: list[str] = []
-        """Warnings of the last apply or edit (unknown fields, fields the profile's release drops)."""
         self.store.listeners.append(self._on_write)
+        self.last_warnings: list[str] = []
+        """Warnings of the last successful apply or edit (unknown fields, fields the profile's release
+        drops, skipped documents), as kubectl prints them."""
+        self.last_skipped: list[tuple[str, str]] = []
+        """``(kind, name)`` of the documents the last ``apply`` did not apply (kinds stsedu does not simulate)."""
 
     # ================================================================ reads
     @property
@@ -193,9 +198,12 @@ class Cluster:
         return self._planner(snap, self.profile, self.feature_gates)
 
     def advance(self, seconds: float) -> float:
-        """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time."""
-        if not isinstance(seconds, (int, float)) or seconds < 0:
-            raise ValueError(f"seconds must be a number >= 0, not {seconds!r}")
+        """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time.
+
+        Raise :class:`ValidationError` (a ValueError; nothing moves) unless
+        *seconds* is a finite number >= 0.
+        """
+        arguments.check("advance", arguments.number(seconds, "seconds"))
         self.clock.advance_to(self.now + seconds)
         return self.now
 
@@ -206,21 +214,28 @@ class Cluster:
         A sync follows every change the controller made itself (its own status
         writes included, as the set's update event queues one); when a sync
         only waits, the clock jumps to the next scheduled event (a kubelet
-        stage, the garbage collector, an availability requeue).  Stops when a
+        stage, the garbage collector, an availability requeue).  A sync that
+        failed (an API error) is retried after the controller's rate-limited
+        requeue delay: 5 ms, then 10 ms, 20 ms, ... (at most 1000 s), reset by
+        a sync that succeeds (``DefaultControllerRateLimiter``).  Stops when a
         sync changes nothing and nothing is scheduled (stable, or stuck with
         nothing left to happen), after *max_syncs* syncs, or at time *until*.
+
+        Raise KeyError if the set does not exist and :class:`ValidationError`
+        (a ValueError) unless *max_syncs* is an integer >= 1 and *until* None
+        or a finite number; either way before anything happens.
         """
-        if not isinstance(max_syncs, int) or max_syncs < 1:
-            raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
         self.statefulset(name, namespace)  # KeyError before anything happens
+        arguments.check("run", arguments.integer(max_syncs, "max_syncs", minimum=1)
+                        + arguments.number(until, "until", minimum=None, allow_none=True))
         return list(self.iter_run(name, max_syncs, namespace, until))
 
     def iter_run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
                  until: float | None = None) -> Iterator[SyncResult]:
         """:meth:`run`, one SyncResult at a time (for progress bars); stop iterating to stop the run."""
-        if not isinstance(max_syncs, int) or max_syncs < 1:
-            raise ValueError(f"max_syncs must be a positive integer, not {max_syncs!r}")
         self.statefulset(name, namespace)
+        arguments.check("iter_run", arguments.integer(max_syncs, "max_syncs", minimum=1)
+                        + arguments.number(until, "until", minimum=None, allow_none=True))
         n = 0
         failures = 0
         while n < max_syncs:
@@ -258,8 +273,12 @@ class Cluster:
         the sync changed nothing, the clock jumps to the next scheduled event
         (a minReadySeconds requeue, the garbage collector), as in :meth:`run`;
         it stops when nothing is scheduled.  Pods made never-ready stay as
-        they are.  Returns the SyncResults.
+        they are.  Returns the SyncResults.  Raise KeyError if the set does
+        not exist and :class:`ValidationError` unless *max_syncs* is an
+        integer >= 1.
         """
+        self.statefulset(name, namespace)
+        arguments.check("settle", arguments.integer(max_syncs, "max_syncs", minimum=1))
         results: list[SyncResult] = []
         while len(results) < max_syncs:
             result = self.sync(name, namespace)
@@ -278,53 +297,93 @@ class Cluster:
     def apply(self, manifest: str | Mapping | list) -> StatefulSet | Service:
         """Create or update objects from YAML text, a dict or a list of dicts (like ``kubectl apply``).
 
+        Every document is defaulted and validated first; only if all the
+        StatefulSet and Service documents are valid is any of them stored, in
+        order (a later document with the same name updates the earlier one).
+        Documents of other kinds are skipped and reported, as kubectl reports a
+        kind the server does not serve: their ``(kind, name)`` go to
+        :attr:`last_skipped`, a note to :attr:`last_warnings` and a Warning
+        event to the trace.  Unknown fields are accepted with a warning
+        (``unknown field "spec.replica"``), in :attr:`last_warnings` and the
+        trace, as ``kubectl apply`` prints them.
+
         Returns the stored StatefulSet (the last one, if several), else the
         last object stored.  Raise :class:`ValidationError` (and change
-        nothing) if any document is invalid.
+        nothing) if the text cannot be read, if a document is invalid (the
+        error lists every problem of the first invalid document; ``.others``
+        holds one error per further invalid document; ``.warnings`` the
+        unknown-field warnings), or if no document is a StatefulSet or a Service.
+        Raise TypeError if *manifest* is not text, a dict or a list of dicts.
         """
-        docs = _manifests().load_documents(manifest)
-        planned: list[tuple[str, Any, Any]] = []
-        warnings: list[str] = []
+        m = _manifests()
+        docs = m.load_documents(manifest)
+        if not docs:
+            raise ValidationError([("", "no objects passed to apply")], kind="manifest")
+        planned: list[tuple[str, dict]] = []
+        pending: dict[tuple[str, str, str], dict] = {}
+        warnings: list[tuple[str, str]] = []
+        skipped: list[tuple[str, str, str]] = []
+        invalid: list[ValidationError] = []
         for doc in docs:
             kind = doc.get("kind")
-            name = (doc.get("metadata") or {}).get("name", "")
-            if kind == "StatefulSet":
-                warnings += _manifests().unknown_fields(doc)
-                ns = (doc.get("metadata") or {}).get("namespace") or "default"
-                old = self.store.get("StatefulSet", ns, name)
-                new = _manifests().default_statefulset(
-                    doc, max_unavailable_gate=self._max_unavailable_gate,
-                    old=self._defaulted(old) if old is not None else None)
-                new, dropped = self._profile_prune(doc, new)
-                warnings += dropped
-                errs = (_manifests().validate_statefulset_update(new, self._defaulted(old)) if old is not None
-                        else _manifests().validate_statefulset(new))
-                errs += self._profile_errors(new, self._defaulted(old) if old is not None else None)
-                if errs:
-                    raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
-                planned.append(("StatefulSet", new, old))
-            elif kind == "Service":
-                new = _manifests().default_service(doc)
-                errs = _manifests().validate_service(new)
-                if errs:
-                    raise ValidationError(errs, kind="Service", name=name)
-                planned.append(("Service", new, None))
-            else:
-                raise ValidationError([("kind", f'Unsupported value: "{kind}": stsedu simulates '
-                                        'StatefulSet and Service objects only')],
-                                      kind=str(kind or "object"), name=name)
-        stored = None
-        last_sts = None
-        created = []
-        for kind, new, old in planned:
-            if kind == "StatefulSet":
-                stored = last_sts = self._store_statefulset(new, old, "user: apply")
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+            name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+            ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) and meta.get("namespace") \
+                else "default"
+            if kind not in ("StatefulSet", "Service"):
+                skipped.append((str(kind), name, str(doc.get("apiVersion"))))
+                continue
+            obj = f"{kind.lower()}/{name}"
+            doc_warnings = m.unknown_fields(doc)
+            errs = m._api_version_errors(doc)
+            key = (kind, ns, name)
+            if errs:  # the API server has no such resource: nothing else is looked at
+                new = None
+            elif kind == "StatefulSet":
+                old = pending.get(key)
                 if old is None:
+                    stored = self.store.get("StatefulSet", ns, name)
+                    old = self._defaulted(stored) if stored is not None else None
+                new = m.default_statefulset(doc, max_unavailable_gate=self._max_unavailable_gate, old=old)
+                new = m._prune(new, m.SCHEMAS[kind])  # unknown fields: warned above, dropped here
+                new, dropped = self._profile_prune(doc, new)
+                doc_warnings += dropped
+                errs += m.validate_statefulset_update(new, old) if old is not None else m.validate_statefulset(new)
+                errs += self._profile_errors(new, old)
+            else:
+                new = m._prune(m.default_service(doc), m.SCHEMAS[kind])
+                errs += m.validate_service(new)
+            warnings += [(obj, w) for w in doc_warnings]
+            if errs:
+                invalid.append(m.validation_error(kind, name, errs, doc_warnings))
+                continue
+            pending[key] = new
+            planned.append((kind, new))
+        if invalid:
+            first = invalid[0]
+            raise ValidationError(first.errors, kind=first.kind, name=first.name,
+                                  warnings=[w for _, w in warnings], others=invalid[1:])
+        if not planned:
+            kind, name, _ = skipped[0]
+            raise ValidationError([("kind", f'Unsupported value: "{kind}": stsedu simulates '
+                                    'StatefulSet and Service objects only')], kind=kind or "object", name=name)
+        stored = last_sts = None
+        created = []
+        for kind, new in planned:
+            if kind == "StatefulSet":
+                meta = new["metadata"]
+                old_sts = self.store.get("StatefulSet", meta.get("namespace") or "default", meta["name"])
+                stored = last_sts = self._store_statefulset(new, old_sts, "user: apply")
+                if old_sts is None:
                     created.append(stored)
             else:
                 stored = self._store_service(new)
         for sts in created:  # after the whole batch: a Service may follow its set in the file
             self._warn_missing_service(sts)
+        for kind, name, version in skipped:
+            warnings.append((f"{kind.lower()}/{name}", f'skipped {kind} "{name}": no matches for kind "{kind}" '
+                             f'in version "{version}" (stsedu simulates StatefulSet and Service objects only)'))
+        self.last_skipped = [(kind, name) for kind, name, _ in skipped]
         self._warn(warnings)
         return last_sts if last_sts is not None else stored
 
@@ -347,10 +406,14 @@ class Cluster:
         from .profile_rules import prune_fields
         return prune_fields(doc, new, self.profile)
 
-    def _warn(self, warnings: list[str]) -> None:
-        self.last_warnings = list(warnings)
+    def _warn(self, warnings: list) -> None:
+        """Keep *warnings* (texts, or ``(object, text)`` pairs) in :attr:`last_warnings` and the trace."""
+        self.last_warnings = []
         for w in warnings:
-            self.trace.add_event("Warning", "UnknownField", "manifest", w)
+            obj, text = w if isinstance(w, tuple) else ("manifest", w)
+            self.last_warnings.append(text)
+            self.trace.add_event("Warning", "Skipped" if text.startswith("skipped ") else "UnknownField",
+                                 obj, text)
 
     def _store_statefulset(self, new: dict, old: StatefulSet | None, cause: str) -> StatefulSet:
         sts = StatefulSet.from_manifest(new)
@@ -394,38 +457,56 @@ class Cluster:
         return self.store.update("Service", replace(old, spec=svc.spec, labels=svc.labels))
 
     def _edit(self, name: str, namespace: str, fn: Callable[[dict], dict], cause: str) -> StatefulSet:
+        m = _manifests()
         old = self.statefulset(name, namespace)
         current = self._defaulted(old)
         new = fn(copy.deepcopy(current))
         if not isinstance(new, Mapping):
             raise ValidationError([("", "patch must be a JSON object")], name=name)
-        if (new.get("metadata") or {}).get("name") != name:
-            raise ValidationError([("metadata.name", f'Invalid value: "{(new.get("metadata") or {}).get("name")}": '
-                                    "field is immutable")], name=name)
+        meta = new.get("metadata") if isinstance(new.get("metadata"), Mapping) else {}
+        errs = [m.invalid(key, new.get(key) or "", "field is immutable")
+                for key in ("apiVersion", "kind") if new.get(key) != current[key]]
+        if meta.get("name") != name:
+            errs.append(m.invalid("metadata.name", meta.get("name") or "", "field is immutable"))
+        if errs:
+            raise ValidationError(errs, kind="StatefulSet.apps", name=name)
         edited = new
-        new = _manifests().default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate,
-                                               old=current)
-        new, warnings = self._profile_prune(edited, new)
-        errs = _manifests().validate_statefulset_update(new, current) + self._profile_errors(new, current)
+        warnings = m.unknown_fields(edited)
+        new = m.default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate, old=current)
+        new = m._prune(new, m.SCHEMAS["StatefulSet"])  # unknown fields: warned, then dropped
+        new, dropped = self._profile_prune(edited, new)
+        warnings += dropped
+        errs = m.validate_statefulset_update(new, current) + self._profile_errors(new, current)
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
         stored = self._store_statefulset(new, old, cause)
-        self._warn(warnings)
+        self._warn([(f"statefulset/{name}", w) for w in warnings])
         return stored
 
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
-        """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``)."""
-        if isinstance(patch, str):
-            patch = _manifests().load_documents(patch)[0] if patch.strip() else {}
-        if not isinstance(patch, Mapping):
-            raise ValidationError([("", "patch must be a JSON object")], name=name)
+        """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``).
+
+        *patch* is a dict or YAML/JSON text; ``None`` (``null``) deletes a key.
+        The result is validated as an update (only replicas, ordinals, template,
+        updateStrategy, revisionHistoryLimit, persistentVolumeClaimRetentionPolicy
+        and minReadySeconds may change); unknown fields are kept out with a
+        warning in :attr:`last_warnings`.  Raise KeyError if the set does not
+        exist, :class:`ValidationError` (changing nothing) if the patch or its
+        result is invalid.
+        """
+        self.statefulset(name, namespace)
+        patch = arguments.load_patch(patch, kind="StatefulSet.apps", name=name)
         return self._edit(name, namespace, lambda m: merge_patch(m, patch), f"user: patch {json.dumps(patch)}")
 
     def scale(self, name: str, replicas: int, namespace: str = "default") -> StatefulSet:
-        """Set ``spec.replicas`` (like ``kubectl scale --replicas``)."""
-        if isinstance(replicas, bool) or not isinstance(replicas, int):
-            raise ValidationError([("spec.replicas", f"Invalid value: {replicas!r}: must be an integer")],
-                                  name=name)
+        """Set ``spec.replicas`` (like ``kubectl scale --replicas``).
+
+        Raise KeyError if the set does not exist; :class:`ValidationError`
+        (changing nothing) if *replicas* is not an int32 (the API server's
+        decode error for the scale subresource) or is negative.
+        """
+        self.statefulset(name, namespace)
+        replicas = arguments.replicas(replicas, name)
 
         def go(m):
             m["spec"]["replicas"] = replicas
@@ -444,7 +525,11 @@ class Cluster:
         """
         from .errors import RolloutError
         sts = self.statefulset(name, namespace)
-        if not isinstance(image, str) or not image.strip():
+        if container is not None and not isinstance(container, str):
+            raise ValidationError(arguments.string(container, "container"), name=name)
+        if not isinstance(image, str):
+            raise ValidationError(arguments.string(image, "image"), name=name)
+        if not image.strip():
             raise ValidationError([("spec.template.spec.containers[0].image", "Required value")], name=name)
         pod_spec = sts.spec.template.get("spec", {})
         names = [c.get("name") for key in ("initContainers", "containers")
@@ -478,42 +563,12 @@ class Cluster:
         no such pod.
         """
         pod = self.pod(name, namespace)
-        if not isinstance(patch, Mapping):
-            raise ValidationError([("", "patch must be a JSON object")], kind="Pod", name=name)
-        errs = []
-        for key in patch:
-            if key != "metadata":
-                errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels and "
-                             "metadata.annotations of a pod"))
-        meta = patch.get("metadata") or {}
-        if not isinstance(meta, Mapping):
-            raise ValidationError([("metadata", "Invalid value: must be a JSON object")], kind="Pod", name=name)
-        for key in meta:
-            if key not in ("labels", "annotations"):
-                errs.append((f"metadata.{key}", "Forbidden: field is immutable here"))
-        merged = {}
-        for field in ("labels", "annotations"):
-            current = dict(getattr(pod, field))
-            if field not in meta:
-                merged[field] = current
-                continue
-            change = meta[field]
-            if change is not None and not isinstance(change, Mapping):
-                errs.append((f"metadata.{field}", "Invalid value: must be a JSON object"))
-                merged[field] = current
-                continue
-            value = merge_patch(current, change) if change is not None else {}
-            for k, v in value.items():
-                if not isinstance(v, str):
-                    errs.append((f"metadata.{field}.{k}", f"Invalid value: {v!r}: must be a string"))
-            merged[field] = value
-        if not errs:
-            errs += _manifests().validate_labels(merged["labels"], "metadata.labels")
-            errs += _manifests().validate_annotations(merged["annotations"], "metadata.annotations")
+        patch = arguments.load_patch(patch, kind="Pod", name=name)
+        labels, annotations, errs = arguments.pod_metadata_patch(patch, pod.labels, pod.annotations)
         if errs:
             raise ValidationError(errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return self._write_pod(replace(pod, labels=merged["labels"], annotations=merged["annotations"]),
+        return self._write_pod(replace(pod, labels=labels, annotations=annotations),
                                "user: patch_pod")
 
     def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
@@ -630,28 +685,51 @@ class Cluster:
                                              r.template.get("spec", {}).get("containers", []))})
         return pd.DataFrame(rows, columns=["revision", "name", "current", "update", "images"])
 
-    def inject_error(self, verb: str, kind: str = "Pod", count: int = 1, reason: str = "InternalError") -> None:
-        """Make the next *count* requests to *verb* (create, update, delete) a *kind* fail.
+    def inject_error(self, verb: str, kind: str = "Pod", count: int = 1, reason: str = "InternalError",
+                     after: int = 0) -> None:
+        """Make *count* requests to *verb* (create, update, delete) a *kind* fail, after *after* succeed.
 
-        As upstream's tests inject them: the controller's sync stops where it
-        would on a real API error and is retried on the next sync.
+        As upstream's tests inject them (``SetCreateStatefulPodError(err, after)``):
+        the controller's requests of that verb and kind succeed *after* times,
+        then the next *count* fail with an :class:`APIError` of *reason*; the
+        sync stops where upstream's would, records the failure (a Warning event
+        ``FailedCreate``/``FailedDelete``/``FailedUpdate`` for pods and claims)
+        and the set is retried on the next sync (``run`` retries at once).
+        ``update`` of ``StatefulSet`` is the status write.  Only the
+        controller's requests are affected, never the user's own calls.
+
+        Raise :class:`ValidationError` (a ValueError) for an unknown verb or
+        kind, or a *count* < 1 or *after* < 0.
         """
-        if verb not in ("create", "update", "delete"):
-            raise ValueError(f"verb must be create, update or delete, not {verb!r}")
-        kinds = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
-        if kind not in kinds:
-            raise ValueError(f"kind must be one of {', '.join(kinds)}, not {kind!r}")
-        if not isinstance(count, int) or count < 1:
-            raise ValueError(f"count must be a positive integer, not {count!r}")
-        self._faults.append(_controller.Fault(verb, kind, count, reason))
+        arguments.check("inject_error", arguments.one_of(verb, "verb", FAULT_VERBS)
+                        + arguments.one_of(kind, "kind", FAULT_KINDS)
+                        + arguments.integer(count, "count", minimum=1)
+                        + arguments.string(reason, "reason")
+                        + arguments.integer(after, "after", minimum=0))
+        self._faults.append(_controller.Fault(verb, kind, arguments.as_integer(count), reason,
+                                              after=arguments.as_integer(after)))
+
+    def pending_errors(self) -> list[tuple[str, str, int, int, str]]:
+        """``(verb, kind, after, count, reason)`` of the injected errors not yet used up."""
+        return [(f.verb, f.kind, f.after, f.count, f.reason) for f in self._faults]
+
+    def clear_errors(self) -> None:
+        """Forget every injected error that has not fired yet."""
+        self._faults.clear()
 
     def _check_fault(self, verb: str, kind: str, name: str) -> None:
+        hit = None
         for f in self._faults:
-            if f.verb == verb and f.kind == kind and f.count > 0:
-                f.count -= 1
-                if f.count == 0:
-                    self._faults.remove(f)
-                raise APIError(verb, kind, name, reason=f.reason)
+            if f.verb == verb and f.kind == kind:
+                if f.after > 0:  # this fault lets this request through and fails later ones
+                    f.after -= 1
+                elif hit is None:
+                    hit = f
+        if hit is not None:
+            hit.count -= 1
+            if hit.count <= 0:
+                self._faults.remove(hit)
+            raise APIError(verb, kind, name, reason=hit.reason)
 
     # ========================================================= internal writes
     def _on_write(self, kind: str, verb: str, old, new) -> None:

@@ -133,12 +133,13 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
 
 @dataclass
 class Fault:
-    """A simulated API failure: the next *count* requests of *verb* on *kind* fail."""
+    """A simulated API failure: after *after* requests of *verb* on *kind* succeed, *count* fail."""
 
     verb: str
     kind: str
     count: int
     reason: str = "InternalError"
+    after: int = 0
 
 
 class ClusterObjects:

@@ -12,15 +12,20 @@ class ValidationError(ValueError):
     API server would report them, for example
     ``("spec.replicas", "must be greater than or equal to 0")``.  *kind* and
     *name* name the object, as in ``StatefulSet.apps "web" is invalid``.
+    *warnings* are the unknown-field warnings of the manifest; *others* hold
+    one ValidationError per further invalid document of a multi-document
+    manifest (each printed on its own line, as kubectl prints them).
     """
 
     def __init__(self, errors: Iterable[tuple[str, str]], kind: str = "StatefulSet.apps",
-                 name: str = "", warnings: Iterable[str] = ()):
+                 name: str = "", warnings: Iterable[str] = (), others: Iterable["ValidationError"] = ()):
         self.errors = [(str(p), str(m)) for p, m in errors]
         self.kind = kind
         self.name = name
         self.warnings = list(warnings)
-        super().__init__(self._text())
+        self.others = list(others)
+        """Errors of further invalid documents of the same manifest (one per document)."""
+        super().__init__("\n".join([self._text()] + [o._text() for o in self.others]))
 
     def _text(self) -> str:
         head = f'{self.kind} "{self.name}" is invalid' if self.name else f"{self.kind} is invalid"

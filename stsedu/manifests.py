@@ -711,7 +711,11 @@ def unknown_fields(doc: dict) -> list[str]:
 
 
 def _prune(value: Any, schema: Any) -> Any:
-    """Drop the fields a decode would drop (unknown keys), keeping everything else."""
+    """Drop the fields a decode would drop (unknown keys), keeping everything else.
+
+    Like Go's decoder, a ``null`` value in a string map (``labels: {app: null}``)
+    becomes ``""``.
+    """
     if schema == ANY or value is None:
         return value
     if isinstance(schema, Struct) and isinstance(value, dict):
@@ -720,6 +724,8 @@ def _prune(value: Any, schema: Any) -> Any:
         return {k: _prune(v, schema.fields[k]) for k, v in value.items() if k in schema.fields}
     if isinstance(schema, ListOf) and isinstance(value, list):
         return [_prune(v, schema.item) for v in value]
+    if isinstance(schema, MapOf) and schema.value == STRING and isinstance(value, dict):
+        return {k: "" if v is None else v for k, v in value.items()}
     return value
 
 
@@ -920,7 +926,8 @@ def _max_unavailable_in_use(sts: dict | None) -> bool:
 
 def _default_claim_templates(spec: dict) -> None:
     """``SetDefaults_PersistentVolumeClaimSpec``: volumeMode Filesystem."""
-    for claim in spec.get("volumeClaimTemplates") or ():
+    claims = spec.get("volumeClaimTemplates")
+    for claim in claims if isinstance(claims, list) else ():  # other types: a decode error later
         if isinstance(claim, dict):
             claim_spec = _dict_at(claim, "spec")
             if claim_spec is not None and not claim_spec.get("volumeMode"):
@@ -999,7 +1006,8 @@ def default_service(doc: dict) -> dict:
         spec["type"] = "ClusterIP"
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
-    for port in spec.get("ports") or ():
+    ports = spec.get("ports")
+    for port in ports if isinstance(ports, list) else ():  # other types: a decode error later
         if isinstance(port, dict):
             if not port.get("protocol"):
                 port["protocol"] = "TCP"
@@ -1126,6 +1134,7 @@ def validate_labels(labels: dict | None, path: str) -> list[Error]:
     """Mirror of ``ValidateLabels`` (errors in document order; Go's map order is random)."""
     errs = []
     for key, value in (labels or {}).items():
+        value = "" if value is None else value  # Go decodes null in a string map as ""
         errs += [invalid(path, key, m) for m in is_qualified_name(key)]
         errs += [invalid(path, value, m) for m in is_valid_label_value(value)]
     return errs

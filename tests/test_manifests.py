@@ -769,17 +769,21 @@ def _grouped(rows):
     return groups
 
 
+MANIFEST_TABLES = ("create", "update", "service", "loading")
+"""The tables checked here; the "calls" table is checked by tests/test_robustness.py."""
+
+
 def _doc_cases():
     tables = doc_tables()
-    return [(name, source, expected) for name, rows in tables.items()
+    return [(name, source, expected) for name, rows in tables.items() if name in MANIFEST_TABLES
             for source, expected in _grouped(rows).items()]
 
 
 def test_docs_have_all_tables():
     """The doc has the four checked tables, each with rows."""
     tables = doc_tables()
-    assert set(tables) == {"create", "update", "service", "loading"}
-    assert all(tables.values())
+    assert set(MANIFEST_TABLES) <= set(tables)
+    assert all(tables[name] for name in MANIFEST_TABLES)
     assert len(tables["create"]) >= 40
 
 

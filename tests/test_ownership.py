@@ -251,7 +251,7 @@ def test_patch_pod_rejects_bad_edits_and_changes_nothing(manual_cluster):
     for patch, path in [({"spec": {"hostname": "x"}}, "spec"),
                         ({"metadata": {"name": "other"}}, "metadata.name"),
                         ({"metadata": {"labels": {"app": "bad value!"}}}, "metadata.labels"),
-                        ({"metadata": {"labels": {"app": 3}}}, "metadata.labels.app"),
+                        ({"metadata": {"labels": {"app": 3}}}, "metadata.labels[app]"),
                         ({"metadata": {"labels": ["app"]}}, "metadata.labels")]:
         with pytest.raises(stsedu.ValidationError) as e:
             c.patch_pod("web-0", patch)

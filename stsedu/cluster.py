@@ -94,6 +94,7 @@ class Cluster:
         self._faults: list[_controller.Fault] = []
         self._seq = 0
         self._memo: dict = {}
+        self._requeues: set = set()
         self._planner: Callable = _planner_for(self.profile)
         self.store.listeners.append(self._on_write)
         self.last_warnings: list[str] = []
@@ -777,6 +778,28 @@ class Cluster:
         self.store.remove("Pod", pod.namespace, pod.name)
         self.trace.add_pod(pod, "deleted", cause)
         self.gc.trigger()
+
+    def _requeue_for_availability(self, sts: StatefulSet, pods, now: float) -> None:
+        """After a sync, requeue the set for the earliest pod that is Ready but not yet Available.
+
+        Upstream's sync requeues a set with minReadySeconds > 0 whose pods are
+        not all available; since v1.36 (#135428) at the earliest availability
+        time.  stsedu wakes 1 s after it, like the pod handler's requeue.
+        """
+        mrs = sts.spec.min_ready_seconds
+        if mrs <= 0 or not self.profile.min_ready_seconds:
+            return
+        times = [p.ready_since + mrs for p in pods
+                 if p.ready and p.ready_since is not None and p.ready_since + mrs >= now]
+        if not times:
+            return
+        at = min(times) + 1
+        key = (sts.namespace, sts.name, at)
+        if key in self._requeues:
+            return
+        self._requeues.add(key)
+        self.clock.schedule(at, lambda: self._requeues.discard(key), priority=LATE,
+                            label=f"controller: requeue {sts.name} (minReadySeconds)")
 
     def _schedule_availability(self, pod: Pod) -> None:
         """Requeue the owner when the pod becomes Available (the pod handler's minReadySeconds + 1 s)."""

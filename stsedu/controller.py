@@ -354,6 +354,7 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
         now=cluster.clock.now, memo=cluster._memo)
     plan = cluster._planner(snap, cluster.profile, cluster.feature_gates)
     done, status, error = apply_plan(plan, sts, om, cluster.profile)
+    cluster._requeue_for_availability(sts, snap.pods, snap.now)
     for d in done:
         # CreateStatefulPod reports a claim that is being deleted as a failed pod create
         if (d.reason == "claim-deleting" and d.applied is False and d.error and d.error.startswith("pvc ")

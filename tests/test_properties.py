@@ -314,8 +314,6 @@ def test_parallel_update_without_rolling_update_block_deletes_the_pod_it_just_cr
     assert c.pod("web-0").revision == r.status.update_revision
 
 
-@pytest.mark.xfail(strict=True, reason="controller.sync / Cluster.run: no requeue for availability after a "
-                   "sync (StatefulSetController.sync step 5); only a pod turning Ready schedules one")
 def test_run_requeues_for_availability():
     """StatefulSetController.sync requeues the set when minReadySeconds > 0 and availableReplicas != replicas,
     so pods that were Ready before minReadySeconds was raised still let a scale up go on once they are

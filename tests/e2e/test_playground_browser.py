@@ -95,3 +95,41 @@ def test_playground_slider_and_sync(frontend, jupyter_server, page, tmp_path):
     panel.screenshot(path=str(shot))
     _keep(shot)
     assert shot.stat().st_size > 10_000
+
+
+SERIES = {
+    "00-Index.ipynb": "partitioned roll out complete: 3 new pods have been updated...",
+    "04-Rolling-Updates.ipynb": "partitioned roll out complete: 3 new pods have been updated...",
+}
+
+
+@pytest.mark.parametrize("name", list(SERIES))
+def test_series_notebook_runs_in_jupyterlab(name, jupyter_server, page, tmp_path):
+    """A notebook of the series, opened in JupyterLab and run top to bottom: no error output, the
+    expected kubectl text appears, and (04) the revision map draws offline."""
+    from playwright.sync_api import expect
+
+    url, root = jupyter_server
+    shutil.copy(HERE.parent.parent / "notebooks" / name, root / name)
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url + FRONTENDS["lab"].format(name=name))
+    page.wait_for_function(
+        "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'",
+        timeout=TIMEOUT)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+        ".every(p => /\\[\\d+\\]/.test(p.textContent))", timeout=TIMEOUT)
+    outputs = page.locator(".jp-OutputArea-output")
+    expect(page.locator(".jp-Notebook")).to_contain_text(SERIES[name], timeout=TIMEOUT)
+    assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
+    assert outputs.filter(has_text="Traceback").count() == 0
+    if name.startswith("04"):
+        expect(page.locator("canvas.marks, svg.marks").first).to_be_visible(timeout=TIMEOUT)
+        page.locator("canvas.marks, svg.marks").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    shot = tmp_path / f"screenshot-notebook-{name[:2]}.png"
+    page.screenshot(path=str(shot))
+    _keep(shot)
+    assert shot.stat().st_size > 10_000

@@ -105,29 +105,31 @@ SERIES = {
 
 @pytest.mark.parametrize("name", list(SERIES))
 def test_series_notebook_runs_in_jupyterlab(name, jupyter_server, page, tmp_path):
-    """A notebook of the series, opened in JupyterLab and run top to bottom: no error output, the
-    expected kubectl text appears, and (04) the revision map draws offline."""
+    """A notebook of the series, opened in JupyterLab and run top to bottom: no error output and the
+    expected kubectl text appears; the screenshot is kept for the docs (STSEDU_SCREENSHOTS)."""
     from playwright.sync_api import expect
 
     url, root = jupyter_server
     shutil.copy(HERE.parent.parent / "notebooks" / name, root / name)
     page.set_default_timeout(TIMEOUT)
-    page.goto(url + FRONTENDS["lab"].format(name=name))
-    page.wait_for_function(
-        "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'",
-        timeout=TIMEOUT)
+    page.goto(url + FRONTENDS["lab"].format(name=name) + "?reset")
+    current = ("(() => { const w = window.jupyterapp?.shell.currentWidget;"
+               f" return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
+                           timeout=TIMEOUT)
     page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+    expect(page.locator(".jp-Notebook")).not_to_contain_text(SERIES[name])
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # every code cell has run in this kernel: its prompt shows a number again
     page.wait_for_function(
-        "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
-        ".every(p => /\\[\\d+\\]/.test(p.textContent))", timeout=TIMEOUT)
+        "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
+        " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=TIMEOUT)
     outputs = page.locator(".jp-OutputArea-output")
     expect(page.locator(".jp-Notebook")).to_contain_text(SERIES[name], timeout=TIMEOUT)
     assert page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count() == 0
     assert outputs.filter(has_text="Traceback").count() == 0
-    if name.startswith("04"):
-        expect(page.locator("canvas.marks, svg.marks").first).to_be_visible(timeout=TIMEOUT)
-        page.locator("canvas.marks, svg.marks").first.scroll_into_view_if_needed()
+    # (charts drawing offline in the page is checked by the Playground test above)
+    page.locator(".jp-CodeCell").filter(has_text=SERIES[name]).last.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     shot = tmp_path / f"screenshot-notebook-{name[:2]}.png"
     page.screenshot(path=str(shot))

@@ -72,7 +72,8 @@ def gone(c: stsedu.Cluster, *names: str) -> None:
 def settle(c: stsedu.Cluster, name: str = "web", max_syncs: int = 500, check=None) -> list:
     """Drive a manual cluster to stability: sync, then move ONE pod a step, like upstream's harness.
 
-    Pods move lowest ordinal first: Pending -> Running -> Ready; terminating -> gone.
+    Pods move as ``Kubelet.step`` moves them: lowest ordinal first, Pending -> Running -> Ready;
+    terminating -> gone (never-ready pods stay).
     *check(cluster, result)* runs after every sync.  Returns the SyncResults.
     """
     results = []
@@ -81,18 +82,7 @@ def settle(c: stsedu.Cluster, name: str = "web", max_syncs: int = 500, check=Non
         results.append(r)
         if check is not None:
             check(c, r)
-        moved = False
-        for p in c.pods():
-            if p.terminating:
-                c.kubelet.finish_termination(p.name)
-            elif p.phase == "Pending":
-                c.kubelet.start(p.name)
-            elif p.phase == "Running" and not p.ready:
-                c.kubelet.set_ready(p.name)
-            else:
-                continue
-            moved = True
-            break
+        moved = c.kubelet.step() is not None
         if not moved and not r.changed:
             c.advance(0)
             if not c.sync(name).changed:

@@ -223,46 +223,49 @@ def inclusive_range_error(lo: int, hi: int) -> str:
     return f"must be between {lo} and {hi}, inclusive"
 
 
-def is_dns1123_label(value: str) -> list[str]:
-    """Mirror of ``IsDNS1123Label``."""
+def _name_errors(value: str, max_len: int, pattern, message: str, fmt: str, *examples: str,
+                 dotted=None) -> list[str]:
+    """The length and format checks the DNS name validators share (``IsDNS1123Label`` and kin).
+
+    *dotted*, if given, is a pattern that, when it matches a value the format
+    rejects, is reported as ``must not contain dots`` instead.
+    """
     errs = []
-    if len(value.encode()) > 63:
-        errs.append(max_len_error(63))
-    if not _DNS1123_LABEL_RE.match(value):
-        if _DNS1123_SUBDOMAIN_RE.match(value):
+    if len(value.encode()) > max_len:
+        errs.append(max_len_error(max_len))
+    if not pattern.match(value):
+        if dotted is not None and dotted.match(value):
             errs.append("must not contain dots")
         else:
-            errs.append(regex_error(
-                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters"
-                " or '-', and must start and end with an alphanumeric character",
-                _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+            errs.append(regex_error(message, fmt, *examples))
     return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """Mirror of ``IsDNS1123Label``."""
+    return _name_errors(
+        value, 63, _DNS1123_LABEL_RE,
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters"
+        " or '-', and must start and end with an alphanumeric character",
+        _DNS1123_LABEL_FMT, "my-name", "123-abc", dotted=_DNS1123_SUBDOMAIN_RE)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """Mirror of ``IsDNS1123Subdomain``."""
-    errs = []
-    if len(value.encode()) > 253:
-        errs.append(max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
-        errs.append(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters,"
-            " '-' or '.', and must start and end with an alphanumeric character",
-            _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _name_errors(
+        value, 253, _DNS1123_SUBDOMAIN_RE,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters,"
+        " '-' or '.', and must start and end with an alphanumeric character",
+        _DNS1123_SUBDOMAIN_FMT, "example.com")
 
 
 def is_dns1035_label(value: str) -> list[str]:
     """Mirror of ``IsDNS1035Label``."""
-    errs = []
-    if len(value.encode()) > 63:
-        errs.append(max_len_error(63))
-    if not _DNS1035_LABEL_RE.match(value):
-        errs.append(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start"
-            " with an alphabetic character, and end with an alphanumeric character",
-            _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
+    return _name_errors(
+        value, 63, _DNS1035_LABEL_RE,
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start"
+        " with an alphabetic character, and end with an alphanumeric character",
+        _DNS1035_LABEL_FMT, "my-name", "abc-123")
 
 
 _LABEL_KEY_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start"

@@ -812,17 +812,22 @@ def _parse_expect(v: Any) -> dict:
     return out
 
 
-def _parse_pods(v: Any) -> list[dict]:
+def _named_items(v: Any, field: str, known: tuple[str, ...], what: str) -> list[tuple[str, dict]]:
+    """(field path, mapping) for each item of a list of names or ``{name: ..., ...}`` mappings."""
     if not isinstance(v, list):
-        raise _Bad("expect.pods", f"must be a list of pods ({{name: web-0, revision: 1}} or names), "
-                                  f"not {_kind(v)}")
+        raise _Bad(field, f"must be a list of {what}, not {_kind(v)}")
     out = []
-    for i, p in enumerate(v):
-        fld = f"expect.pods[{i}]"
-        if isinstance(p, str):
-            p = {"name": p}
-        p = dict(_mapping(p, fld, POD_KEYS, ("name",)))
-        _str(p["name"], fld + ".name")
+    for i, item in enumerate(v):
+        fld = f"{field}[{i}]"
+        item = dict(_mapping({"name": item} if isinstance(item, str) else item, fld, known, ("name",)))
+        _str(item["name"], fld + ".name")
+        out.append((fld, item))
+    return out
+
+
+def _parse_pods(v: Any) -> list[dict]:
+    out = []
+    for fld, p in _named_items(v, "expect.pods", POD_KEYS, "pods ({name: web-0, revision: 1} or names)"):
         if "revision" in p:
             _revision_spec(p["revision"], fld + ".revision")
         if "phase" in p and p["phase"] not in PHASES:
@@ -841,16 +846,8 @@ def _parse_pods(v: Any) -> list[dict]:
 
 
 def _parse_pvcs(v: Any) -> list[dict]:
-    if not isinstance(v, list):
-        raise _Bad("expect.pvcs", f"must be a list of claims (names or {{name, deleting, owners}}), "
-                                  f"not {_kind(v)}")
     out = []
-    for i, c in enumerate(v):
-        fld = f"expect.pvcs[{i}]"
-        if isinstance(c, str):
-            c = {"name": c}
-        c = dict(_mapping(c, fld, PVC_KEYS, ("name",)))
-        _str(c["name"], fld + ".name")
+    for fld, c in _named_items(v, "expect.pvcs", PVC_KEYS, "claims (names or {name, deleting, owners})"):
         if "deleting" in c:
             _bool(c["deleting"], fld + ".deleting")
         if "owners" in c:

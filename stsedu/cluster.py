@@ -94,6 +94,10 @@ class Cluster:
         self._faults: list[_controller.Fault] = []
         self._seq = 0
         self._memo: dict = {}
+        self.reuse_quiet_syncs = True
+        """Let a sync of a set whose inputs are the very objects its previous sync read, when that sync
+        changed nothing, repeat that outcome without planning again (same decisions, status and trace;
+        docs/performance.md).  False plans every sync afresh."""
         self._requeues: set = set()
         self._planner: Callable = _planner_for(self.profile)
         self.store.listeners.append(self._on_write)

@@ -316,8 +316,86 @@ class ClusterObjects:
 # --------------------------------------------------------------------- sync
 
 
+@dataclass(frozen=True, slots=True)
+class QuietSync:
+    """What a sync read and what it concluded, when it changed nothing and did not depend on the clock.
+
+    Stored objects are frozen and replaced on every write, so the next sync of
+    the set, finding every one of these the very same object, would decide
+    exactly the same: nothing to do, the same status, nothing to write.
+    """
+
+    sts: StatefulSet
+    pods: tuple
+    """Every pod of the namespace, in store order (claiming looks at orphans too)."""
+    revisions: tuple
+    claims: tuple
+    profile: object
+    planner: object
+    gates: dict
+    status: StatefulSetStatus
+    views: tuple
+    """The store's live views the three tuples were read from (pods, revisions, claims)."""
+    status_row: tuple
+    """``add_status``'s arguments after the set's name."""
+
+
+def _quiet_key(namespace: str, name: str) -> tuple:
+    return ("quiet", namespace, name)
+
+
+def _clock_free(sts: StatefulSet, pods, now: float, profile) -> bool:
+    """True if no pod's availability can change by time alone (``isRunningAndAvailable`` at any later now).
+
+    A Ready pod becomes Available once ``readySince + minReadySeconds < now``:
+    the plan of a set with such a pod still waiting depends on the clock.
+    """
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    if mrs <= 0:
+        return True
+    return not any(p.ready_since is not None and p.ready_since + mrs >= now for p in pods)
+
+
+def _reuse_quiet(cluster: "Cluster", sts: StatefulSet, namespace: str) -> QuietSync | None:
+    """The set's last quiet sync if every input of this sync is the very object it read, else None.
+
+    One pass over the namespace's pods (an identity check per pod) instead
+    of the full plan: a sync of a stable set repeats its predecessor.
+    """
+    key = _quiet_key(namespace, sts.name)
+    q = cluster._memo.get(key)
+    if q is None:
+        return None
+    pods, revisions, claims = q.views
+    if (q.sts is sts and q.profile is cluster.profile and q.planner is cluster._planner
+            and q.gates == cluster.feature_gates and tuple(pods.values()) == q.pods
+            and tuple(revisions.values()) == q.revisions and tuple(claims.values()) == q.claims):
+        return q
+    del cluster._memo[key]
+    return None
+
+
+def _remember_quiet(cluster: "Cluster", sts: StatefulSet, namespace: str, claimed, status) -> None:
+    """Keep this sync's inputs for :func:`_reuse_quiet` (called only after a sync that wrote nothing)."""
+    if not cluster.reuse_quiet_syncs or not _clock_free(sts, claimed, cluster.clock.now, cluster.profile):
+        return
+    views = tuple(cluster.store.view(kind, namespace)
+                  for kind in ("Pod", "ControllerRevision", "PersistentVolumeClaim"))
+    cluster._memo[_quiet_key(namespace, sts.name)] = QuietSync(
+        sts=sts, pods=tuple(views[0].values()), revisions=tuple(views[1].values()),
+        claims=tuple(views[2].values()), profile=cluster.profile, planner=cluster._planner,
+        gates=dict(cluster.feature_gates), status=status, views=views,
+        status_row=_status_row(cluster, sts, status, False))
+
+
 def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResult:
-    """One reconcile of one StatefulSet (``StatefulSetController.sync``)."""
+    """One reconcile of one StatefulSet (``StatefulSetController.sync``).
+
+    A sync whose inputs are all the very objects its set's previous sync read,
+    when that sync changed nothing and its outcome did not hang on the clock,
+    repeats that outcome without planning again (:func:`_reuse_quiet`); the
+    trace records it like any other sync.
+    """
     store, trace = cluster.store, cluster.trace
     sts = store.get("StatefulSet", namespace, name)
     if sts is None:
@@ -325,6 +403,13 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
     trace.sync += 1
     trace.time = cluster.clock.now
     n = trace.sync
+    if cluster.reuse_quiet_syncs:
+        quiet = _reuse_quiet(cluster, sts, namespace)
+        if quiet is not None:  # what _finish records for a sync without decisions
+            trace.add_status(sts.name, *quiet.status_row)
+            trace.add_sync(sts.name, 0, False, None)
+            return SyncResult(sync=n, time=trace.time, set_name=sts.name, decisions=(),
+                              status=quiet.status, error=None)
     cause = f"sync {n}"
     om = ClusterObjects(cluster, sts, cause)
     decisions: list[Decision] = []
@@ -361,6 +446,8 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
                 and store.get("Pod", namespace, d.pod) is None):
             om._event(False, "create", f"Pod {d.pod}", d.error)
     decisions.extend(done)
+    if not decisions and error is None and status is not None:
+        _remember_quiet(cluster, sts, namespace, snap.pods, status)
     return _finish(cluster, sts, n, decisions, status, error)
 
 
@@ -370,10 +457,15 @@ def _finish(cluster, sts, n, decisions, status, error) -> SyncResult:
         trace.add_decision(sts.name, seq, d)
     if status is not None:
         written = any(d.action == "status" and d.applied for d in decisions)
-        trace.add_status(sts.name, sts.spec.replicas, status, written,
-                         min_ready_seconds=sts.spec.min_ready_seconds if cluster.profile.min_ready_seconds else 0,
-                         partition=sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
+        trace.add_status(sts.name, *_status_row(cluster, sts, status, written))
     result = SyncResult(sync=n, time=cluster.clock.now, set_name=sts.name,
                         decisions=tuple(decisions), status=status, error=error)
     trace.add_sync(sts.name, len(decisions), result.changed, error)
     return result
+
+
+def _status_row(cluster, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
+    """``Trace.add_status``'s arguments after the set's name."""
+    return (sts.spec.replicas, status, written,
+            sts.spec.min_ready_seconds if cluster.profile.min_ready_seconds else 0,
+            sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)

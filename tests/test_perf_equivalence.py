@@ -346,3 +346,87 @@ def test_overview_sync_summary_matches_a_groupby_per_sync():
         got = charts._sync_summary(c.trace, "web", max_points=max_points)
         thinned = want.iloc[:: math.ceil(len(want) / max_points)] if len(want) > max_points else want
         pd.testing.assert_frame_equal(got, thinned.reset_index(drop=True))
+
+
+def _outcome(r):
+    return (r.sync, r.time, r.set_name, [(d.as_tuple(), d.applied, d.error, d.payload) for d in r.decisions],
+            r.status, r.error)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_repeated_quiet_sync_decides_like_a_full_sync(seed, monkeypatch):
+    """StatefulSetController.sync: a sync that reuses its set's previous quiet outcome (every input the
+    very same object, nothing clock-dependent) returns, writes and records exactly what planning the
+    sync afresh does.  Two clusters take the same random walk, one with reuse switched off."""
+    hits = []
+    real = controller._reuse_quiet
+    monkeypatch.setattr(controller, "_reuse_quiet", lambda *a: hits.append(real(*a)) or hits[-1])
+    profile = ["current", "v1.36", "v1.16"][seed % 3]
+    walk = random.Random(seed)
+    manifest = web(walk.randrange(1, 6), ["OrderedReady", "Parallel"][seed // 3 % 2], image="nginx:1",
+                   min_ready=5 if seed % 4 in (1, 2) else 0, claims=seed % 2 == 0,
+                   retention={"whenScaled": "Delete", "whenDeleted": "Delete"} if profile != "v1.16" else None)
+    clusters = [stsedu.Cluster(kubelet="manual", profile=profile) for _ in range(2)]
+    clusters[1].reuse_quiet_syncs = False
+    rngs = [random.Random(seed), random.Random(seed)]
+    for c in clusters:
+        c.apply(manifest)
+    for step in range(200):
+        results = []
+        for c, rng in zip(clusters, rngs):
+            for _ in range(2):  # a second sync straight away: the case reuse is for
+                if c.store.get("StatefulSet", "default", "web") is not None:
+                    results.append(_outcome(c.sync("web")))
+            roll = rng.random()
+            if roll < 0.05:
+                c.feature_gates["MaxUnavailableStatefulSet"] = not c.feature_gates.get("MaxUnavailableStatefulSet")
+            elif roll < 0.15:
+                c.advance(rng.choice([1, 6]))
+            elif roll < 0.35:  # let the set settle: the kubelet moves pods on, time passes minReadySeconds
+                for _ in range(15):
+                    if c.store.get("StatefulSet", "default", "web") is not None:
+                        c.sync("web")
+                    c.kubelet.step()
+                c.advance(6)
+            else:
+                random_action(c, rng, manifest)
+        half = len(results) // 2
+        assert results[:half] == results[half:], f"step {step}"
+    fast, full = clusters
+    assert fast.store.dump() == full.store.dump()
+    for table in ("decisions", "pods", "status", "events", "syncs"):
+        assert getattr(fast.trace, table)().equals(getattr(full.trace, table)()), table
+    reused = sum(q is not None for q in hits)
+    assert reused > 20 and reused < len(hits)
+
+
+def test_time_alone_making_pods_available_is_not_a_quiet_repeat():
+    """isRunningAndAvailable: Ready pods that become Available with nothing written but the clock moving
+    are counted by the next sync (a quiet sync whose outcome hangs on the clock is not reused)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2, "Parallel", min_ready=10))
+    c.sync("web")
+    for name in ("web-0", "web-1"):
+        c.kubelet.start(name)
+        c.kubelet.set_ready(name)
+    c.sync("web")
+    quiet = c.sync("web")
+    assert quiet.decisions == () and quiet.status.available_replicas == 0
+    c.advance(11)
+    later = c.sync("web")
+    assert [d.action for d in later.decisions] == ["status"]
+    assert c.statefulset("web").status.available_replicas == 2
+
+
+def test_a_repeated_quiet_sync_sees_a_new_orphan_pod():
+    """ClaimPods: an orphan that appears next to a stable set is adopted by the next sync, although the
+    set and its own pods are the same objects as in the quiet sync before."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(2))
+    c.run("web")
+    assert c.sync("web").decisions == () and c.sync("web").decisions == ()
+    sts = c.statefulset("web")
+    pod = c.pods("web")[0]
+    c._create_pod(Pod(name="web-7", labels=dict(pod.labels), spec=dict(pod.spec)), "test: orphan")
+    assert [d.as_tuple() for d in c.sync("web").decisions][:1] == [("adopt", "web-7", "orphan")]
+    assert c.statefulset("web").uid == sts.uid

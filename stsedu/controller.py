@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from . import control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
-from .errors import APIError
+from .errors import APIError, ValidationError
+from .manifests import validate_stateful_set_status_update
 from .model import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
 from .pod_control import apply_plan
 from .revisions import sort_revisions
@@ -276,10 +277,16 @@ class ClusterObjects:
                                f"deleted revision {rev.name} (number {rev.revision}): history limit")
 
     def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
+        """``UpdateStatefulSetStatus``; the API server refuses a status ``ValidateStatefulSetStatusUpdate``
+        rejects (a rolling-update delete of a pod at a third revision can take currentReplicas to -1)."""
         self._check("update", "StatefulSet", sts.name)
         stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
         if stored is None:
             raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+        errors = validate_stateful_set_status_update(status, stored.status)
+        if errors:
+            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
+                           message=str(ValidationError(errors, name=sts.name)))
         self.c.store.update("StatefulSet", replace(stored, status=status))
 
     # claiming

@@ -42,10 +42,13 @@ class APIError(RuntimeError):
     stops where upstream's would, and the set is synced again later.
     """
 
-    def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError"):
+    def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError",
+                 message: str | None = None):
         self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
         resource = _RESOURCES.get(kind, kind.lower() + "s")
-        if reason == "AlreadyExists":  # worded as the API server's StatusReasonAlreadyExists
+        if message is not None:  # the API server's own words (e.g. a status it found Invalid)
+            pass
+        elif reason == "AlreadyExists":  # worded as the API server's StatusReasonAlreadyExists
             message = f'{resource} "{name}" already exists'
         elif reason == "NotFound":
             message = f'{resource} "{name}" not found'

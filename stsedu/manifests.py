@@ -1616,6 +1616,26 @@ def _validate_selector_and_template(spec: dict, path: str,
     return errs
 
 
+def validate_stateful_set_status_update(status, old_status, path: str = "status") -> list[Error]:
+    """Mirror of ``ValidateStatefulSetStatus`` plus the collisionCount rule of
+    ``ValidateStatefulSetStatusUpdate``: what the API server checks when a
+    controller writes a set's status (*status* and *old_status* are
+    :class:`~stsedu.model.StatefulSetStatus`)."""
+    errs: list[Error] = []
+    for attr, name in (("replicas", "replicas"), ("ready_replicas", "readyReplicas"),
+                       ("current_replicas", "currentReplicas"), ("updated_replicas", "updatedReplicas"),
+                       ("observed_generation", "observedGeneration"), ("collision_count", "collisionCount")):
+        errs += validate_nonnegative_field(getattr(status, attr), f"{path}.{name}")
+    for attr, name in (("ready_replicas", "readyReplicas"), ("current_replicas", "currentReplicas"),
+                       ("updated_replicas", "updatedReplicas")):
+        value = getattr(status, attr)
+        if value > status.replicas:
+            errs.append(invalid(f"{path}.{name}", value, "cannot be greater than status.replicas"))
+    if (status.collision_count or 0) < (old_status.collision_count or 0):
+        errs.append(invalid(f"{path}.collisionCount", status.collision_count or 0, "cannot be decremented"))
+    return errs
+
+
 def validate_stateful_set_spec(spec: dict, path: str = "spec",
                                opts: StatefulSetValidationOptions = StatefulSetValidationOptions(),
                                ) -> list[Error]:

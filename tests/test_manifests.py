@@ -805,3 +805,21 @@ def test_docs_table_rows_match(web_docs, table, source, expected):
     else:
         actual = manifests.validate_service(manifests.default_service(merge_patch(nginx, patch)))
     assert actual == expected
+
+
+def test_status_writes_are_validated_like_validate_stateful_set_status_update():
+    """ValidateStatefulSetStatus (counts non-negative, ready/current/updated not above replicas) and
+    ValidateStatefulSetStatusUpdate (collisionCount cannot be decremented), with upstream's field paths."""
+    from stsedu.model import StatefulSetStatus
+    ok = StatefulSetStatus(observed_generation=2, replicas=3, ready_replicas=3, current_replicas=1,
+                           updated_replicas=2, available_replicas=3, collision_count=1)
+    assert manifests.validate_stateful_set_status_update(ok, ok) == []
+    bad = StatefulSetStatus(observed_generation=-1, replicas=2, ready_replicas=3, current_replicas=-1,
+                            updated_replicas=4, available_replicas=0, collision_count=0)
+    assert manifests.validate_stateful_set_status_update(bad, ok) == [
+        ("status.currentReplicas", "Invalid value: -1: must be greater than or equal to 0"),
+        ("status.observedGeneration", "Invalid value: -1: must be greater than or equal to 0"),
+        ("status.readyReplicas", "Invalid value: 3: cannot be greater than status.replicas"),
+        ("status.updatedReplicas", "Invalid value: 4: cannot be greater than status.replicas"),
+        ("status.collisionCount", "Invalid value: 0: cannot be decremented"),
+    ]

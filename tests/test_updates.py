@@ -512,3 +512,35 @@ def test_partition_counts_from_the_start_ordinal(gates):
     gone(c, "web-2")
     r = c.sync("web")
     assert acts(r) == [("create", "web-2", "missing")] and c.pod("web-2").revision == old
+
+
+@pytest.mark.parametrize("profile", ["v1.36", "v1.16"])  # OnDelete sets are not promoted there
+def test_rolling_update_delete_of_a_third_revision_pod_is_refused_by_status_validation(profile):
+    """updateStatefulSet decrements status.currentReplicas for every pod it deletes, whatever that pod's
+    revision; deleting a pod of a third revision with currentReplicas at 0 computes -1, and the API
+    server refuses the status write (ValidateStatefulSetStatus: must be greater than or equal to 0).
+    The sync fails, the stored status stays as it was, and later syncs finish the rollout."""
+    c = stsedu.Cluster(seed=0, profile=profile)
+    c.apply(web(2, image="nginx:1", strategy={"type": "OnDelete"}))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    for name in ("web-0", "web-1"):  # OnDelete: recreated at revision 2, the current revision stays 1
+        c.delete_pod(name)
+        c.run("web")
+    before = c.statefulset("web").status
+    assert before.current_replicas == 0 and before.updated_replicas == 2
+    c.apply(web(2, image="nginx:3", strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}))
+    r = c.sync("web")
+    message = ('StatefulSet.apps "web" is invalid: status.currentReplicas: Invalid value: -1: '
+               "must be greater than or equal to 0")
+    assert acts(r)[-1:] == [("delete", "web-1", "update")]
+    status = [d for d in r.decisions if d.action == "status"]
+    assert [(d.applied, d.error) for d in status] == [(False, message)]
+    assert r.error == message
+    assert c.statefulset("web").status == before
+    c.run("web")
+    after = c.statefulset("web").status
+    assert after.current_replicas == after.updated_replicas == 2 and after.current_revision == after.update_revision
+    written = c.trace.status().query("written")
+    assert (written["current_replicas"] >= 0).all()

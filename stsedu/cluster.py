@@ -659,7 +659,7 @@ class Cluster:
         target = find_history(to_revision, history)
         if target is None:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
-        if revision_data(sts.spec.template) == target.data:
+        if revision_data(sts.spec.template, self.profile.null_creation_timestamp) == target.data:
             return (f"statefulset.apps/{name} skipped rollback (current template already matches "
                     f"revision {to_revision})")
         template = target.template
@@ -752,7 +752,9 @@ class Cluster:
         return stored
 
     def _create_pod(self, pod: Pod, cause: str) -> Pod:
-        stored = self.store.create("Pod", replace(pod, phase="Pending", ready=False))
+        """Create *pod* as the API server would: with ``SetDefaults_Pod``'s pod-only defaults, Pending."""
+        stored = self.store.create("Pod", replace(pod, spec=_manifests().default_pod(pod.spec), phase="Pending",
+                                                  ready=False))
         self.trace.add_pod(stored, "created", cause)
         self.kubelet.on_created(stored)
         return stored

@@ -31,6 +31,11 @@ the set shows a different status (``availableReplicas`` is only compared when
 both releases have it): the status arithmetic changed between releases, so the
 status often differs long before any decision does.  *status_fields* narrows
 the status comparison to some fields (e.g. only the revisions).
+
+Revisions are compared by the order each run created them (``rev1``, ``rev2``,
+... in decisions and status), not by name: releases serialise the template
+differently (up to v1.33 with ``creationTimestamp: null``), so the same
+template gets another hash, and another name, under v1.16 than today.
 """
 
 from __future__ import annotations
@@ -146,6 +151,15 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     return Comparison(runs[0], runs[1], set_name, status_fields, align)
 
 
+def _revision_labels(decisions) -> dict[str, str]:
+    """``{revision name: "rev<k>"}`` for the revisions a run created, k counting in creation order."""
+    made = decisions[(decisions.action == "create-revision") & (decisions.applied == True)]  # noqa: E712
+    labels: dict[str, str] = {}
+    for name in made.target:
+        labels.setdefault(name, f"rev{len(labels) + 1}")
+    return labels
+
+
 def _decision_text(row) -> str:
     obj = row.pod if isinstance(row.pod, str) else (row.target if isinstance(row.target, str) else "")
     text = f"{row.action} {obj} ({row.reason})".replace("  ", " ")
@@ -202,9 +216,13 @@ class Comparison:
         syncs = syncs[syncs.set == self.set_name]
         decisions = trace.decisions()
         decisions = decisions[(decisions.set == self.set_name) & (decisions.action != "status")]
+        labels = _revision_labels(decisions)
+        decisions = decisions.assign(target=[labels.get(t, t) for t in decisions.target])
         by_sync = {s: g for s, g in decisions.groupby("sync")}
         status = trace.status()
         status = status[status.set == self.set_name].set_index("sync")
+        for col in ("current_revision", "update_revision"):
+            status[col] = [labels.get(v, v) for v in status[col]]
         out: dict[int, dict] = {}
         shown = None
         for row in syncs.itertuples(index=False):

@@ -59,7 +59,8 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 # ------------------------------------------------------------------ revisions
 
 
-def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, ControllerRevision]:
+def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
+                   ) -> tuple[list[Decision], str, str, int, ControllerRevision]:
     """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``).
 
     The candidate revision holds the live ``spec.template``.  If the newest
@@ -74,7 +75,7 @@ def plan_revisions(snap: Snapshot) -> tuple[list[Decision], str, str, int, Contr
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
     decisions: list[Decision] = []
-    candidate = new_revision(sts, next_revision(revisions), collisions)
+    candidate = new_revision(sts, next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
     if equal and equal_revision(revisions[-1], equal[-1]):
         update = revisions[-1]
@@ -584,7 +585,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``)."""
     gates = gates or {}
     sts, now = snap.sts, snap.now
-    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap)
+    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
     decisions: list[Decision] = list(rev_decisions)
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
     start = sts.spec.start_ordinal if profile.start_ordinal else 0

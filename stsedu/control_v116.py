@@ -132,7 +132,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
     policy, maxUnavailable) are ignored even if *snap* carries them.
     """
     sts = snap.sts
-    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap)
+    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, V1_16)
     revisions_by_name = {r.name: r for r in snap.revisions}
     revisions_by_name[update_rev.name] = update_rev
     decisions: list[Decision] = list(rev_decisions)

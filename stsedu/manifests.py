@@ -937,6 +937,150 @@ def _default_claim_templates(spec: dict) -> None:
                 claim_spec["volumeMode"] = "Filesystem"
 
 
+def _dicts(value) -> list[dict]:
+    """The dict items of *value* if it is a list (other shapes are left for decode_errors)."""
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def _default_handler(handler) -> None:
+    """``SetDefaults_HTTPGetAction`` on a probe's or lifecycle hook's ``httpGet``."""
+    if isinstance(handler, dict) and isinstance(handler.get("httpGet"), dict):
+        action = handler["httpGet"]
+        if not action.get("path"):
+            action["path"] = "/"
+        if not action.get("scheme"):
+            action["scheme"] = "HTTP"
+
+
+def image_pull_policy_default(image) -> str:
+    """``SetDefaults_Container``'s pull policy: Always for the tag ``latest`` (also when the
+    reference has neither tag nor digest, as ``parsers.ParseImageName`` reads it), else IfNotPresent."""
+    if not isinstance(image, str):
+        return "IfNotPresent"
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rsplit(":", 1)[1] if ":" in last else ""
+    if not tag and not digest:
+        tag = "latest"
+    return "Always" if tag == "latest" else "IfNotPresent"
+
+
+def _default_container(container: dict) -> None:
+    """``SetDefaults_Container`` plus the generated defaults of its ports, env and probes.
+
+    ``resources: {}`` is added when absent: not a default but what the API server
+    returns, as Go always writes that struct field (and what the revision data holds).
+    """
+    if container.get("resources") is None:
+        container["resources"] = {}
+    if not container.get("imagePullPolicy"):
+        container["imagePullPolicy"] = image_pull_policy_default(container.get("image"))
+    if not container.get("terminationMessagePath"):
+        container["terminationMessagePath"] = "/dev/termination-log"
+    if not container.get("terminationMessagePolicy"):
+        container["terminationMessagePolicy"] = "File"
+    for port in _dicts(container.get("ports")):
+        if not port.get("protocol"):
+            port["protocol"] = "TCP"
+    for env in _dicts(container.get("env")):
+        ref = (env.get("valueFrom") or {}).get("fieldRef") if isinstance(env.get("valueFrom"), dict) else None
+        if isinstance(ref, dict) and not ref.get("apiVersion"):
+            ref["apiVersion"] = "v1"  # SetDefaults_ObjectFieldSelector
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(key)
+        if isinstance(probe, dict):
+            for field_, value in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1),
+                                  ("failureThreshold", 3)):
+                if not probe.get(field_):
+                    probe[field_] = value
+            _default_handler(probe)
+    lifecycle = container.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for key in ("postStart", "preStop"):
+            _default_handler(lifecycle.get(key))
+
+
+_DEFAULT_MODE = 420
+"""0644, the default file mode of secret, configMap, downwardAPI and projected volumes."""
+
+
+def _default_volume(volume: dict) -> None:
+    """``SetDefaults_Volume`` (no source: emptyDir) and the defaults of the common sources."""
+    sources = [k for k in volume if k != "name"]
+    if not sources:
+        volume["emptyDir"] = {}
+    for key in ("secret", "configMap", "downwardAPI", "projected"):
+        source = volume.get(key)
+        if isinstance(source, dict) and source.get("defaultMode") is None:
+            source["defaultMode"] = _DEFAULT_MODE
+    if isinstance(volume.get("hostPath"), dict) and volume["hostPath"].get("type") is None:
+        volume["hostPath"]["type"] = ""
+    for item in _dicts((volume.get("downwardAPI") or {}).get("items") if isinstance(volume.get("downwardAPI"), dict)
+                       else None):
+        if isinstance(item.get("fieldRef"), dict) and not item["fieldRef"].get("apiVersion"):
+            item["fieldRef"]["apiVersion"] = "v1"
+    projected = volume.get("projected")
+    for source in _dicts(projected.get("sources") if isinstance(projected, dict) else None):
+        token = source.get("serviceAccountToken")
+        if isinstance(token, dict) and token.get("expirationSeconds") is None:
+            token["expirationSeconds"] = 3600  # SetDefaults_ServiceAccountTokenProjection
+        for item in _dicts((source.get("downwardAPI") or {}).get("items")
+                           if isinstance(source.get("downwardAPI"), dict) else None):
+            if isinstance(item.get("fieldRef"), dict) and not item["fieldRef"].get("apiVersion"):
+                item["fieldRef"]["apiVersion"] = "v1"
+
+
+def default_pod_template(template) -> None:
+    """Apply core/v1 defaults to a pod template in place, as the API server stores it.
+
+    ``SetDefaults_PodSpec`` (dnsPolicy ClusterFirst, restartPolicy Always,
+    ``securityContext: {}``, terminationGracePeriodSeconds 30, schedulerName
+    default-scheduler), ``SetDefaults_Container`` for containers and init
+    containers (imagePullPolicy from the tag, terminationMessagePath and
+    Policy), port protocol TCP, probe and ``httpGet`` defaults, fieldRef
+    apiVersion v1, and the volume defaults (``SetDefaults_Volume``, file
+    modes 420, hostPath type, token expiry).  Pod-only defaults
+    (``SetDefaults_Pod``: enableServiceLinks, requests from limits) are not
+    template defaults.  Wrong shapes are skipped (decode_errors reports them).
+    """
+    if not isinstance(template, dict):
+        return
+    spec = template.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for key, value in (("dnsPolicy", "ClusterFirst"), ("restartPolicy", "Always"),
+                       ("schedulerName", "default-scheduler")):
+        if not spec.get(key):
+            spec[key] = value
+    if spec.get("securityContext") is None:
+        spec["securityContext"] = {}
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = 30
+    for key in ("initContainers", "containers"):
+        for container in _dicts(spec.get(key)):
+            _default_container(container)
+    for volume in _dicts(spec.get("volumes")):
+        _default_volume(volume)
+
+
+def default_pod(spec: dict) -> dict:
+    """A NEW pod spec with ``SetDefaults_Pod``'s pod-only defaults: enableServiceLinks true, and each
+    container's requests filled from its limits where a request is missing."""
+    spec = copy.deepcopy(dict(spec))
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    for key in ("containers", "initContainers"):
+        for container in _dicts(spec.get(key)):
+            resources = container.get("resources")
+            limits = resources.get("limits") if isinstance(resources, dict) else None
+            if isinstance(limits, dict) and limits:
+                requests = resources.setdefault("requests", {})
+                if isinstance(requests, dict):
+                    for name, value in limits.items():
+                        requests.setdefault(name, value)
+    return spec
+
+
 def default_statefulset(doc: dict, *, max_unavailable_gate: bool = True,
                         old: dict | None = None) -> dict:
     """A NEW dict: *doc* with the API server's apps/v1 defaults applied.
@@ -955,9 +1099,9 @@ def default_statefulset(doc: dict, *, max_unavailable_gate: bool = True,
       ``volumeMode: Filesystem`` (core defaults).
 
     With *max_unavailable_gate* off, ``maxUnavailable`` is dropped unless *old* already
-    used it (``dropStatefulSetDisabledFields``).  The selector is never defaulted and
-    the pod template is kept as given.  Fields of the wrong type are left for
-    :func:`decode_errors` to report.
+    used it (``dropStatefulSetDisabledFields``).  The selector is never defaulted; the
+    pod template gets the core/v1 defaults (:func:`default_pod_template`).  Fields of
+    the wrong type are left for :func:`decode_errors` to report.
     """
     sts = copy.deepcopy(doc)
     _default_namespace(sts)
@@ -990,6 +1134,7 @@ def default_statefulset(doc: dict, *, max_unavailable_gate: bool = True,
         if spec.get(key) is None:
             spec[key] = value
     _default_claim_templates(spec)
+    default_pod_template(spec.get("template"))
     return sts
 
 

@@ -47,6 +47,10 @@ class Profile:
     history_limit_mutable: bool = True
     """An update may change ``spec.revisionHistoryLimit``; v1.16 allowed only replicas,
     template and updateStrategy to change."""
+    null_creation_timestamp: bool = False
+    """Revision data holds ``"creationTimestamp":null`` in the template's metadata, as Go wrote a
+    zero time up to v1.33 (PR #130989 omits it from v1.34; upstream's testdata
+    compatibility_revision_1.33.0.json / _1.34.0.json show both)."""
     known_gates: tuple[str, ...] = KNOWN_GATES
     """Feature gates the release's controller manager accepts (v1.16 knows none of stsedu's)."""
 
@@ -61,7 +65,7 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
-                history_limit_mutable=False, known_gates=())
+                history_limit_mutable=False, null_creation_timestamp=True, known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
 

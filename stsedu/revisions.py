@@ -19,14 +19,31 @@ MAX_PREFIX = 223
 """Set names longer than this are cut when naming a revision (``ControllerRevisionName``)."""
 
 
-def revision_data(template: Mapping) -> str:
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value) -> str:
+    """*value* as Go's ``json.Marshal`` writes a map: sorted keys, no spaces, UTF-8 kept,
+    and ``<``, ``>``, ``&``, U+2028, U+2029 escaped (Go's HTML-safe default)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if any(c in text for c in _GO_ESCAPES):
+        text = "".join(_GO_ESCAPES.get(c, c) for c in text)
+    return text
+
+
+def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> str:
     """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
 
-    JSON with sorted keys and no spaces, as Go's encoder writes a map.
+    The template is the stored (defaulted) one.  Since v1.34 a zero
+    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
+    (*null_creation_timestamp*, the v1.16 profile).
     """
     tpl = dict(template)
     tpl["$patch"] = "replace"
-    return json.dumps({"spec": {"template": tpl}}, sort_keys=True, separators=(",", ":"))
+    if null_creation_timestamp:
+        meta = tpl.get("metadata")
+        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
+    return go_json({"spec": {"template": tpl}})
 
 
 def fnv1_32(data: bytes) -> int:
@@ -71,7 +88,8 @@ _CANDIDATES: dict[str, tuple] = {}
 """new_revision's last answer per set uid, with the objects it was made from."""
 
 
-def new_revision(sts: StatefulSet, number: int, collision_count: int) -> ControllerRevision:
+def new_revision(sts: StatefulSet, number: int, collision_count: int,
+                 null_creation_timestamp: bool = False) -> ControllerRevision:
     """The candidate revision for the set's live template (``newRevision``).
 
     Every sync asks for it; the answer is remembered per set and reused while
@@ -80,19 +98,21 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int) -> Control
     """
     hit = _CANDIDATES.get(sts.uid)
     if (hit is not None and hit[0] is sts.spec and hit[1] is sts.annotations and hit[2] == number
-            and hit[3] == collision_count and hit[4] == sts.name and hit[5] == sts.namespace):
-        return hit[6]
-    rev = _new_revision(sts, number, collision_count)
+            and hit[3] == collision_count and hit[4] == sts.name and hit[5] == sts.namespace
+            and hit[6] == null_creation_timestamp):
+        return hit[7]
+    rev = _new_revision(sts, number, collision_count, null_creation_timestamp)
     if sts.uid:
         if len(_CANDIDATES) >= 256:
             _CANDIDATES.clear()
         _CANDIDATES[sts.uid] = (sts.spec, sts.annotations, number, collision_count, sts.name,
-                                sts.namespace, rev)
+                                sts.namespace, null_creation_timestamp, rev)
     return rev
 
 
-def _new_revision(sts: StatefulSet, number: int, collision_count: int) -> ControllerRevision:
-    data = revision_data(sts.spec.template)
+def _new_revision(sts: StatefulSet, number: int, collision_count: int,
+                  null_creation_timestamp: bool = False) -> ControllerRevision:
+    data = revision_data(sts.spec.template, null_creation_timestamp)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
     labels[HASH_LABEL] = h

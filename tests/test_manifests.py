@@ -268,9 +268,6 @@ REJECTED = [
          "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1 GB"}}}}]}},
      ("spec.volumeClaimTemplates[0].spec.resources.requests[storage]",
       manifests.QUANTITY_FORMAT_ERROR)),
-    ("template-volume-without-type",
-     {"spec": {"template": {"spec": {"volumes": [{"name": "cache"}]}}}},
-     ("spec.template.spec.volumes[0]", "Required value: must specify a volume type")),
 ]
 
 
@@ -435,11 +432,16 @@ def test_default_retention_policy_halves(web):
 
 
 def test_default_namespace_claims_and_untouched_parts(web):
-    """Namespace default; claim templates get volumeMode; selector and template are as given."""
+    """Namespace default; claim templates get volumeMode; the selector is as given; the template keeps
+    every field it had (defaults only add what is missing)."""
     sts = manifests.default_statefulset(web)
     assert sts["metadata"]["namespace"] == "default"
     assert sts["spec"]["volumeClaimTemplates"][0]["spec"]["volumeMode"] == "Filesystem"
-    assert sts["spec"]["template"] == web["spec"]["template"]
+    assert sts["spec"]["template"]["metadata"] == web["spec"]["template"]["metadata"]
+    given, defaulted = web["spec"]["template"]["spec"], sts["spec"]["template"]["spec"]
+    assert {k: defaulted[k] for k in given if k != "containers"} == {k: v for k, v in given.items() if k != "containers"}
+    for c_given, c_defaulted in zip(given["containers"], defaulted["containers"]):
+        assert {k: c_defaulted[k] for k in c_given if k != "ports"} == {k: v for k, v in c_given.items() if k != "ports"}
     assert sts["spec"]["selector"] == web["spec"]["selector"]
     web["metadata"]["namespace"] = "shop"
     assert manifests.default_statefulset(web)["metadata"]["namespace"] == "shop"
@@ -823,3 +825,42 @@ def test_status_writes_are_validated_like_validate_stateful_set_status_update():
         ("status.updatedReplicas", "Invalid value: 4: cannot be greater than status.replicas"),
         ("status.collisionCount", "Invalid value: 0: cannot be decremented"),
     ]
+
+
+@pytest.mark.parametrize("image, policy", [
+    ("nginx", "Always"), ("nginx:latest", "Always"), ("registry.k8s.io/nginx-slim:0.24", "IfNotPresent"),
+    ("localhost:5000/nginx", "Always"), ("localhost:5000/nginx:1.2", "IfNotPresent"),
+    ("nginx@sha256:" + "a" * 64, "IfNotPresent"), ("nginx:latest@sha256:" + "a" * 64, "Always"),
+])
+def test_image_pull_policy_defaults_from_the_tag(image, policy):
+    """SetDefaults_Container: Always for the tag latest (also when neither tag nor digest is given,
+    as parsers.ParseImageName reads it), IfNotPresent otherwise."""
+    assert manifests.image_pull_policy_default(image) == policy
+
+
+def test_pod_template_gets_the_api_servers_defaults(web):
+    """SetDefaults_PodSpec / SetDefaults_Container / SetDefaults_Volume and the generated defaults
+    (port protocol, probe and httpGet, fieldRef apiVersion): what `kubectl get sts -o yaml` shows."""
+    doc = merge_patch(web, {"spec": {"template": {"spec": {
+        "volumes": [{"name": "cache"}, {"name": "conf", "configMap": {"name": "c"}}],
+        "containers": [{"name": "nginx", "image": "nginx", "ports": [{"containerPort": 80}],
+                        "readinessProbe": {"httpGet": {"port": 80}},
+                        "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}}}})
+    tpl = manifests.default_statefulset(doc)["spec"]["template"]
+    spec = tpl["spec"]
+    assert {k: spec[k] for k in ("dnsPolicy", "restartPolicy", "schedulerName", "securityContext",
+                                 "terminationGracePeriodSeconds")} == {
+        "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
+        "securityContext": {}, "terminationGracePeriodSeconds": web["spec"]["template"]["spec"].get(
+            "terminationGracePeriodSeconds", 30)}
+    (c,) = spec["containers"]
+    assert (c["imagePullPolicy"], c["terminationMessagePath"], c["terminationMessagePolicy"], c["resources"]) == (
+        "Always", "/dev/termination-log", "File", {})
+    assert c["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert c["readinessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, "timeoutSeconds": 1,
+                                   "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+    assert c["env"][0]["valueFrom"]["fieldRef"] == {"fieldPath": "metadata.name", "apiVersion": "v1"}
+    assert spec["volumes"] == [{"name": "cache", "emptyDir": {}},
+                               {"name": "conf", "configMap": {"name": "c", "defaultMode": 420}}]
+    assert create_errors(doc, {}) == []  # a volume without a source is valid: it became an emptyDir
+    assert manifests.default_statefulset(manifests.default_statefulset(doc)) == manifests.default_statefulset(doc)

@@ -33,7 +33,7 @@ def reference_plan_sync(snap: Snapshot, profile, gates) -> SyncPlan:
     """``UpdateStatefulSet`` as BEHAVIOUR.md states it: every slot through processReplica, no memo."""
     snap = replace(snap, memo=None)
     sts, now = snap.sts, snap.now
-    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap)
+    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
     by_name = {r.name: r for r in snap.revisions}
     by_name[update_rev.name] = update_rev
     decisions = list(rev_decisions)

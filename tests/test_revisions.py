@@ -409,3 +409,47 @@ def test_set_image_errors_change_nothing(manual_cluster):
     c.set_image("web", "nginx:2", container="nginx")
     assert c.statefulset("web").spec.template["spec"]["containers"][0]["image"] == "nginx:2"
     assert c.statefulset("web").generation == 2
+
+
+def test_writing_out_the_template_defaults_is_not_a_change():
+    """SetDefaults_PodSpec / SetDefaults_Container run before the set is stored, so an edit that only
+    spells out defaults (imagePullPolicy IfNotPresent for a tagged image, restartPolicy Always,
+    terminationGracePeriodSeconds 30, port protocol TCP) leaves the stored spec as it was: generation and
+    revisions stay, no pod is replaced (getStatefulSetRevisions finds the same template)."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(2, image="nginx:1"))
+    c.run("web")
+    before = c.statefulset("web")
+    revisions = [r.name for r in c.revisions("web")]
+    c.patch("web", {"spec": {"template": {"spec": {
+        "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+        "containers": [{"name": "nginx", "image": "nginx:1", "imagePullPolicy": "IfNotPresent",
+                        "terminationMessagePolicy": "File", "resources": {}}]}}}})
+    after = c.statefulset("web")
+    assert after.generation == before.generation and after.spec.template == before.spec.template
+    assert not c.run("web")[0].changed
+    assert [r.name for r in c.revisions("web")] == revisions
+    c.patch("web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1", "imagePullPolicy": "Always"}]}}}})
+    assert c.statefulset("web").generation == before.generation + 1
+    c.run("web")
+    assert len(c.revisions("web")) == len(revisions) + 1
+
+
+@pytest.mark.parametrize("profile, name", [("current", "test-776999688b"), ("v1.36", "test-776999688b"),
+                                           ("v1.16", "test-c77f6d978")])
+def test_revision_name_matches_a_real_cluster(profile, name):
+    """getPatch + HashControllerRevision over the template as the API server stores it
+    (SetDefaults_PodSpec, SetDefaults_Container): the revision upstream's compatibility testdata recorded
+    from real clusters for this set (pkg/controller/statefulset/testdata/compatibility_revision_1.34.0.json,
+    and _1.33.0.json, whose serialisation, with creationTimestamp: null, is the one of every release
+    up to v1.33)."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "test"},
+             "spec": {"replicas": 1, "serviceName": "", "selector": {"matchLabels": {"app": "foo"}},
+                      "template": {"metadata": {"labels": {"app": "foo"}, "annotations": {"test": "value"}},
+                                   "spec": {"containers": [{"name": "test", "image": "test"}]}}}})
+    c.sync("test")
+    (rev,) = c.revisions("test")
+    assert rev.name == name and rev.labels[HASH_LABEL] == name.removeprefix("test-")
+    assert c.pods("test")[0].labels["controller-revision-hash"] == name

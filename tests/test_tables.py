@@ -95,12 +95,13 @@ def test_watch_lines_of_the_manifest_rollout(rollout):
 def test_watch_lines_wide_and_revision_columns_grow_like_kubectl(rollout):
     """-o wide adds IP NODE NOMINATED NODE READINESS GATES; a wider IP widens the column from then on."""
     lines = tables.watch_lines(rollout.trace, wide=True, revision=True)
+    first = rollout.revisions("web")[0].name
     assert lines[0] == ("NAME    READY   STATUS              RESTARTS   AGE   IP       NODE     NOMINATED NODE   "
                         "READINESS GATES   CONTROLLER-REVISION-HASH")
     assert lines[1].split() == ["web-0", "0/1", "ContainerCreating", "0", "0s", "<none>", "node-1", "<none>",
-                                "<none>", "web-9bc4c8696"]
+                                "<none>", first]
     assert lines[2] == ("web-0   0/1     Running             0          1s    10.244.0.1   node-1   <none>"
-                        "           <none>            web-9bc4c8696")
+                        "           <none>            " + first)
     # a recreated pod gets a new address: IPs are not part of a StatefulSet pod's identity
     assert lines[-1].split()[0] == "web-0" and lines[-1].split()[5] == "10.244.0.6"
 

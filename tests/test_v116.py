@@ -462,18 +462,25 @@ def test_history_is_truncated_like_newest():
 
 
 def test_revisions_and_rollback_match_newest():
-    """getStatefulSetRevisions is unchanged since v1.16: same names, rollback renumbers."""
-    names = {}
+    """getStatefulSetRevisions is unchanged since v1.16 (rollback renumbers the old revision, same
+    name); only the names differ, as v1.16 serialised the template with creationTimestamp: null."""
+    made = {}
     for profile in ("current", "v1.16"):
         c = stsedu.Cluster(kubelet="manual", profile=profile)
         up(c, 1)
+        first = c.revisions("web")[0].name
         c.set_image("web", "nginx:2")
         c.sync("web")
+        second = c.revisions("web")[-1].name
         c.rollout_undo("web")
         c.sync("web")
-        names[profile] = [(r.name, r.revision) for r in c.revisions("web")]
-    assert names["v1.16"] == names["current"]
-    assert [n for _, n in names["v1.16"]] == [2, 3]
+        made[profile] = ([(r.name, r.revision) for r in c.revisions("web")], first, second,
+                         [r.data for r in c.revisions("web")])
+    for profile, (revisions, first, second, data) in made.items():
+        assert revisions == [(second, 2), (first, 3)], profile
+    assert made["current"][1] != made["v1.16"][1]
+    assert all('"creationTimestamp":null' in d for d in made["v1.16"][3])
+    assert not any("creationTimestamp" in d for d in made["current"][3])
 
 
 # ------------------------------------------------------------------ the API of v1.16

@@ -1063,21 +1063,28 @@ def default_pod_template(template) -> None:
         _default_volume(volume)
 
 
-def default_pod(spec: dict) -> dict:
+def default_pod(spec) -> dict:
     """A NEW pod spec with ``SetDefaults_Pod``'s pod-only defaults: enableServiceLinks true, and each
-    container's requests filled from its limits where a request is missing."""
-    spec = copy.deepcopy(dict(spec))
+    container's requests filled from its limits where a request is missing.  *spec* is not changed;
+    the parts left alone are shared with it (stored objects are never mutated)."""
+    spec = dict(spec)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
     for key in ("containers", "initContainers"):
-        for container in _dicts(spec.get(key)):
-            resources = container.get("resources")
+        containers = spec.get(key)
+        if not isinstance(containers, list):
+            continue
+        out = []
+        for container in containers:
+            resources = container.get("resources") if isinstance(container, dict) else None
             limits = resources.get("limits") if isinstance(resources, dict) else None
-            if isinstance(limits, dict) and limits:
-                requests = resources.setdefault("requests", {})
-                if isinstance(requests, dict):
-                    for name, value in limits.items():
-                        requests.setdefault(name, value)
+            requests = resources.get("requests") if isinstance(resources, dict) else None
+            if isinstance(limits, dict) and limits and (requests is None or isinstance(requests, dict)):
+                merged = {**limits, **(requests or {})}
+                if merged != requests:
+                    container = {**container, "resources": {**resources, "requests": merged}}
+            out.append(container)
+        spec[key] = out
     return spec
 
 

@@ -864,3 +864,22 @@ def test_pod_template_gets_the_api_servers_defaults(web):
                                {"name": "conf", "configMap": {"name": "c", "defaultMode": 420}}]
     assert create_errors(doc, {}) == []  # a volume without a source is valid: it became an emptyDir
     assert manifests.default_statefulset(manifests.default_statefulset(doc)) == manifests.default_statefulset(doc)
+
+
+def test_pods_get_the_pod_only_defaults_when_created():
+    """SetDefaults_Pod (pods only, not templates): enableServiceLinks true, and a container's missing
+    requests copied from its limits; the set's template keeps neither."""
+    import stsedu
+    from helpers import web as small
+    doc = small(1)
+    doc["spec"]["template"]["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1", "memory": "1Gi"},
+                                                                     "requests": {"cpu": "500m"}}
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(doc)
+    c.sync("web")
+    pod_spec = c.pods("web")[0].spec
+    assert pod_spec["enableServiceLinks"] is True
+    assert pod_spec["containers"][0]["resources"]["requests"] == {"cpu": "500m", "memory": "1Gi"}
+    template = c.statefulset("web").spec.template["spec"]
+    assert "enableServiceLinks" not in template
+    assert template["containers"][0]["resources"]["requests"] == {"cpu": "500m"}

@@ -928,13 +928,17 @@ def _max_unavailable_in_use(sts: dict | None) -> bool:
 
 
 def _default_claim_templates(spec: dict) -> None:
-    """``SetDefaults_PersistentVolumeClaimSpec``: volumeMode Filesystem."""
+    """``SetDefaults_PersistentVolumeClaimSpec`` (volumeMode Filesystem) and
+    ``SetDefaults_PersistentVolumeClaim`` (``status.phase`` Pending) on each claim template."""
     claims = spec.get("volumeClaimTemplates")
     for claim in claims if isinstance(claims, list) else ():  # other types: a decode error later
         if isinstance(claim, dict):
             claim_spec = _dict_at(claim, "spec")
             if claim_spec is not None and not claim_spec.get("volumeMode"):
                 claim_spec["volumeMode"] = "Filesystem"
+            status = _dict_at(claim, "status")
+            if status is not None and not status.get("phase"):
+                status["phase"] = "Pending"
 
 
 def _dicts(value) -> list[dict]:

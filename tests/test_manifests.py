@@ -437,6 +437,7 @@ def test_default_namespace_claims_and_untouched_parts(web):
     sts = manifests.default_statefulset(web)
     assert sts["metadata"]["namespace"] == "default"
     assert sts["spec"]["volumeClaimTemplates"][0]["spec"]["volumeMode"] == "Filesystem"
+    assert sts["spec"]["volumeClaimTemplates"][0]["status"] == {"phase": "Pending"}  # SetDefaults_PersistentVolumeClaim
     assert sts["spec"]["template"]["metadata"] == web["spec"]["template"]["metadata"]
     given, defaulted = web["spec"]["template"]["spec"], sts["spec"]["template"]["spec"]
     assert {k: defaulted[k] for k in given if k != "containers"} == {k: v for k, v in given.items() if k != "containers"}

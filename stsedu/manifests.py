@@ -391,10 +391,10 @@ def parse_quantity(value: Any) -> Decimal | None:
         return None
     number, suffix = match.groups()
     try:
-        if suffix and suffix[0] in "eE":
-            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
-        return Decimal(number) * _QUANTITY_SUFFIX[suffix]
-    except (InvalidOperation, KeyError):
+        if suffix in _QUANTITY_SUFFIX:  # "E" and "Ei" are exa and exbi; "E3" / "e3" are exponents
+            return Decimal(number) * _QUANTITY_SUFFIX[suffix]
+        return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
+    except (InvalidOperation, ValueError):
         return None
 
 

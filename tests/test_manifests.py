@@ -884,3 +884,15 @@ def test_pods_get_the_pod_only_defaults_when_created():
     template = c.statefulset("web").spec.template["spec"]
     assert "enableServiceLinks" not in template
     assert template["containers"][0]["resources"]["requests"] == {"cpu": "500m"}
+
+
+@pytest.mark.parametrize("text, value", [
+    ("1E", 10 ** 18), ("1Ei", 2 ** 60), ("2E3", 2000), ("3e2", 300), ("1.5Gi", 3 * 2 ** 29), ("500m", 0.5),
+    ("1e", None), ("1Eix", None), ("1 Gi", None),
+])
+def test_quantity_suffixes_as_parse_quantity_reads_them(text, value):
+    """resource.ParseQuantity: E and Ei are the exa and exbi suffixes, E/e followed by digits an exponent;
+    anything else is malformed (None, reported by validation), never an exception."""
+    from decimal import Decimal
+    got = manifests.parse_quantity(text)
+    assert got == (None if value is None else Decimal(str(value)))

@@ -343,3 +343,35 @@ def test_volume_types_not_described_say_so():
     NotImplementedError names the kind instead of printing something kubectl would not."""
     with pytest.raises(NotImplementedError, match="iscsi"):
         describe_pod_template({"spec": {"containers": [], "volumes": [{"name": "v", "iscsi": {}}]}})
+
+
+def test_ephemeral_and_csi_volumes_keep_kubectls_nested_indentation():
+    """printEphemeralVolumeSource prints the claim template with printPersistentVolumeClaim on a
+    nestedPrefixWriter, which indents every write (so ``Labels:\\t    a=1``); printCSIVolumeSource's
+    attributes are written at LEVEL_2 piece by piece, with the same effect."""
+    text = describe_pod_template({"spec": {"containers": [], "volumes": [
+        {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+            "metadata": {"labels": {"a": "1", "b": "2"}},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "fast", "volumeMode": "Filesystem",
+                     "resources": {"requests": {"storage": "1Gi"}}}}}},
+        {"name": "secrets", "csi": {"driver": "secrets-store.csi.k8s.io", "readOnly": True,
+                                    "volumeAttributes": {"provider": "vault", "role": "db"}}}]}})
+    start = text.index("   scratch:\n")
+    assert text[start:text.index("  Node-Selectors")] == (
+        "   scratch:\n"
+        "    Type:\tEphemeralVolume (an inline specification for a volume that gets created and deleted with the pod)\n"
+        "    StorageClass:\tfast\n"
+        "    Volume:\t\n"
+        "    Labels:\t    a=1\n"
+        "        \t    b=2\n"
+        "    Annotations:\t    <none>\n"
+        "    Capacity:\t\n"
+        "    Access Modes:\t\n"
+        "    VolumeMode:\tFilesystem\n"
+        "   secrets:\n"
+        "    Type:\tCSI (a Container Storage Interface (CSI) volume source)\n"
+        "    Driver:\tsecrets-store.csi.k8s.io\n"
+        "    FSType:\t\n"
+        "    ReadOnly:\ttrue\n"
+        "    VolumeAttributes:\t    provider=vault\n"
+        "        \t    role=db\n")

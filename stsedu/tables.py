@@ -667,8 +667,8 @@ def rollout_status_text(sts: StatefulSet) -> str:
             f"{st.current_revision}...")
 
 
-def rollout_history_text(cluster, name: str, namespace: str = "default") -> str:
-    """What ``kubectl rollout history statefulset/<name>`` prints now, byte for byte.
+def rollout_history_text(cluster, name: str, namespace: str = "default", revision: int | None = None) -> str:
+    """What ``kubectl rollout history statefulset/<name> [--revision=N]`` prints now, byte for byte.
 
     Mirrors kubectl's ``StatefulSetHistoryViewer`` (``printHistory``): the
     revisions the set controls and that match its selector, one row per
@@ -678,11 +678,42 @@ def rollout_history_text(cluster, name: str, namespace: str = "default") -> str:
     kubectl's name printer with an empty operation, so it ends in a space, and
     the output ends with an empty line.  ``No rollout history found.`` when
     there is none.  Raise KeyError if the set does not exist.
+
+    With *revision* N > 0 the first line is ``statefulset.apps/<name> with
+    revision #N`` and the rest is that revision's pod template as kubectl's
+    ``printTemplate`` / ``DescribePodTemplate`` write it (see
+    :func:`stsedu.describe.describe_pod_template`: tab characters kept, no
+    tabwriter), then an empty line.  *revision* 0 is the table, as
+    ``--revision=0`` is.  Raise :class:`~stsedu.errors.RolloutError` with
+    kubectl's message: ``revision must be a positive integer: N`` for a
+    negative number (``RolloutHistoryOptions.Validate``, checked before the
+    set is looked up), ``unable to find the specified revision`` for a number
+    the history does not have (``printHistory``); an empty history prints
+    ``No rollout history found.`` whatever the number.  A volume type
+    stsedu does not describe raises NotImplementedError.
     """
+    from .errors import RolloutError
     from .revisions import controlled_history
+    if revision is not None:
+        if isinstance(revision, bool) or not isinstance(revision, int):
+            raise RolloutError(f'invalid argument "{revision}" for "--revision" flag: '
+                               f'strconv.ParseInt: parsing "{revision}": invalid syntax', name=name)
+        if revision < 0:
+            raise RolloutError(f"revision must be a positive integer: {revision}", name=name)
     sts = cluster.statefulset(name, namespace)
     by_number = {r.revision: r for r in controlled_history(
         sts, cluster.store.list("ControllerRevision", namespace))}
+    if revision:
+        if not by_number:
+            body = "No rollout history found."
+        elif revision not in by_number:
+            raise RolloutError("unable to find the specified revision", name=name)
+        else:
+            from .describe import describe_pod_template
+            template = by_number[revision].template  # applyStatefulSetHistory: the patch replaces the template
+            template.pop("$patch", None)
+            body = describe_pod_template(template)
+        return f"statefulset.apps/{name} with revision #{revision}\n{body}\n"
     if not by_number:
         body = "No rollout history found."
     else:

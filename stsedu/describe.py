@@ -217,18 +217,28 @@ _MAX_ANNOTATION_LEN = 140
 _SKIP_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
 
 
+def _print_pairs(w, level: int, pairs: Any, max_len: int | None = None) -> None:
+    """The ``k=v`` lines of a map after its title, sorted by key, ``<none>`` for an empty one; further
+    pairs on lines starting with a tab; a pair longer than *max_len* bytes is cut (``printLabelsMultiline``,
+    ``printCSIPersistentVolumeAttributesMultilineIndent``)."""
+    pairs = _dict(pairs)
+    if not pairs:
+        w.write_line("<none>")
+        return
+    for i, key in enumerate(sorted(pairs)):
+        if i:
+            w.write(level, "")
+            w.write(level, "\t")
+        line = f"{key}={_v(pairs[key])}"
+        if max_len is not None and len(line.encode()) > max_len:
+            line = _shorten(line, max_len)
+        w.write(level, f"{line}\n")
+
+
 def _print_labels(w, title: str, labels: Any) -> None:
     """``printLabelsMultiline``: ``title:\\tk=v``, further labels on lines starting with a tab."""
     w.write(0, f"{title}:\t")
-    labels = _dict(labels)
-    if not labels:
-        w.write_line("<none>")
-        return
-    for i, key in enumerate(sorted(labels)):
-        if i:
-            w.write(0, "")
-            w.write(0, "\t")
-        w.write(0, f"{key}={_v(labels[key])}\n")
+    _print_pairs(w, 0, labels)
 
 
 def _shorten(s: str, n: int) -> str:
@@ -645,19 +655,7 @@ def _print_csi_volume_source(source: dict, w) -> None:
                f"    Driver:\t{_v(source.get('driver'))}\n    FSType:\t{_v(source.get('fsType'))}\n"
                f"    ReadOnly:\t{_b(source.get('readOnly'))}\n")
     w.write(2, "VolumeAttributes:\t")
-    attributes = _dict(source.get("volumeAttributes"))
-    if not attributes:
-        w.write_line("<none>")
-        return
-    for i, key in enumerate(sorted(attributes)):
-        if i:
-            w.write(2, "")
-            w.write(2, "\t")
-        line = f"{key}={_v(attributes[key])}"
-        if len(line.encode()) > _MAX_ANNOTATION_LEN:
-            w.write(2, f"{_shorten(line, _MAX_ANNOTATION_LEN)}\n")
-        else:
-            w.write(2, f"{line}\n")
+    _print_pairs(w, 2, source.get("volumeAttributes"), _MAX_ANNOTATION_LEN)
 
 
 def _print_ephemeral_volume_source(source: dict, w) -> None:

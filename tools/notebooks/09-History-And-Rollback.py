@@ -24,6 +24,16 @@ for image in ("nginx:2", "nginx:3"):
 cluster.rollout_history("web")
 
 # %% [markdown]
+# Each revision keeps the pod template it was made from, as the API server stored it: with the
+# defaults it filled in (`imagePullPolicy`, `terminationMessagePath`, ...). Those defaults are
+# hashed too, which is why the names (`web-…`) are the ones a real cluster gives this template.
+# `kubectl rollout history statefulset/web --revision=2` shows one (kubectl writes tabs, so
+# the columns are those of your terminal):
+
+# %%
+print(stsedu.tables.rollout_history_text(cluster, "web", revision=2).expandtabs(8))
+
+# %% [markdown]
 # **Predict:** `kubectl rollout undo` goes back to the previous template (`nginx:2`). Does that
 # create a fourth revision?
 

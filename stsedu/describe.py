@@ -20,7 +20,7 @@ photonPersistentDisk, portworxVolume, storageos, fc, azureFile, flocker, project
 image), topology spread constraints, priority class, node selectors and tolerations.
 
 Not covered: the volume types whose kubectl text prints Go structs, pointers or maps
-(iscsi, rbd, azureDisk, cinder, scaleIO, cephfs, flexVolume) raise NotImplementedError;
+(iscsi, rbd, azureDisk, cinder, scaleIO, cephfs, flexVolume) get one line that says so;
 ``schedulingGroup`` (alpha) is not printed, as stsedu drops that field when it loads a
 manifest.  Lists kubectl sorts with ``sort.Slice`` (tolerations, spread constraints) are
 sorted stably here; Go's sort is stable too for up to 12 entries.
@@ -591,9 +591,8 @@ def _describe_volumes(volumes: list, w, space: str) -> None:
         source = _dict(volume.get(kind)) if kind else {}
         if kind is None:
             w.write(1, "<unknown>\n")
-        elif kind in _NOT_COVERED:
-            raise NotImplementedError(f"stsedu does not print {kind} volumes as kubectl describes them "
-                                      f"(volume {volume.get('name')!r})")
+        elif kind in _NOT_COVERED:  # kubectl prints Go structs here; say so rather than guess
+            w.write(2, f"Type:\t{kind} (stsedu does not print this volume type as kubectl does)\n")
         elif kind == "hostPath":  # printHostPathVolumeSource
             kind_text = "<none>" if source.get("type") is None else _v(source.get("type"))
             w.write(2, f"Type:\tHostPath (bare host directory volume)\n    Path:\t{_v(source.get('path'))}\n"
@@ -704,8 +703,7 @@ def describe_pod_template(template: Mapping | None) -> str:
     Constraints:`` (only when set), ``  Priority Class Name:`` (only when set),
     ``  Node-Selectors:`` and ``  Tolerations:`` (``<none>`` when empty).  Container statuses
     (Container ID, Image ID, State, Ready, Restart Count) are a pod's, so a template has none.
-    Raise NotImplementedError for a volume type this module does not print (see the module
-    docstring).
+    A volume type this module does not print (see the module docstring) gets a line saying so.
     """
     w = _PrefixWriter()
     w.write(0, "Pod Template:\n")

@@ -339,10 +339,14 @@ def test_env_from_resource_field_ref_and_devices():
 
 
 def test_volume_types_not_described_say_so():
-    """The volume kinds whose kubectl text prints Go structs (iscsi, rbd, ...) are not simulated:
-    NotImplementedError names the kind instead of printing something kubectl would not."""
-    with pytest.raises(NotImplementedError, match="iscsi"):
-        describe_pod_template({"spec": {"containers": [], "volumes": [{"name": "v", "iscsi": {}}]}})
+    """The volume kinds whose kubectl text prints Go structs (iscsi, rbd, ...) are not simulated: their
+    entry says so in one line (no traceback), and the rest of the template is printed as usual."""
+    text = describe_pod_template({"spec": {"containers": [], "volumes": [{"name": "v", "iscsi": {}},
+                                                                         {"name": "w", "emptyDir": {}}]}})
+    lines = text.splitlines()
+    i = lines.index("   v:")
+    assert lines[i + 1] == "    Type:\tiscsi (stsedu does not print this volume type as kubectl does)"
+    assert lines[i + 2] == "   w:" and lines[-1] == "  Tolerations:\t<none>"
 
 
 def test_ephemeral_and_csi_volumes_keep_kubectls_nested_indentation():

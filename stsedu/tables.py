@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import StatefulSet
+from .model import StatefulSet, controller_of
 
 
 # ----------------------------------------------------------------------------
@@ -299,6 +299,30 @@ def get_sts_text(cluster, wide: bool = False) -> str:
             row += [",".join(c.get("name", "") for c in cs), ",".join(c.get("image", "") for c in cs)]
         rows.append(row)
     return _table_text(header, rows)
+
+
+def get_controllerrevisions_text(cluster, set_name: str | None = None, namespace: str = "default") -> str:
+    """What ``kubectl get controllerrevisions`` prints now: NAME CONTROLLER REVISION AGE
+    (``printControllerRevision``).
+
+    CONTROLLER is the controller reference as ``statefulset.apps/<name>`` (the
+    reference's group and kind, lower case; ``<none>`` for an orphan).  *set_name*
+    keeps the revisions that set controls.  Rows in name order, as the API server
+    lists them.
+    """
+    now = cluster.now
+    rows = []
+    for r in sorted(cluster.store.list("ControllerRevision", namespace), key=lambda r: r.name):
+        ref = controller_of(r.owner_references)
+        if set_name is not None and (ref is None or ref.kind != "StatefulSet" or ref.name != set_name):
+            continue
+        controller = "<none>"
+        if ref is not None:
+            group = ref.api_version.rpartition("/")[0] if "/" in ref.api_version else ""
+            controller = f"{ref.kind.lower()}{'.' + group if group else ''}/{ref.name}"
+        rows.append([r.name, controller, str(r.revision), human_duration(now - r.creation_timestamp)])
+    return _table_text(["NAME", "CONTROLLER", "REVISION", "AGE"], rows,
+                       empty=f"No resources found in {namespace} namespace.")
 
 
 def get_pvc_text(cluster, set_name: str | None = None, wide: bool = False) -> str:

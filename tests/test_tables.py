@@ -300,3 +300,24 @@ def test_decisions_table_marks_only_real_failures():
     assert dict(zip(df.action, df.outcome))["create"].startswith("failed: ")
     assert dict(zip(df.action, df.outcome))["create-revision"] == "done"
     assert tables.decisions_table(result).to_html().count(" failed") >= len(df.columns) - 1
+
+
+def test_get_controllerrevisions_text_like_kubectl():
+    """printControllerRevision: NAME CONTROLLER REVISION AGE, the controller as group-qualified
+    kind/name (statefulset.apps/web), <none> once the set is deleted with --cascade=orphan."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(2, image="nginx:1"))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    first, second = c.revisions("web")
+    lines = tables.get_controllerrevisions_text(c).splitlines()
+    assert lines[0].split() == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    rows = sorted([first, second], key=lambda r: r.name)
+    assert [ln.split()[:3] for ln in lines[1:]] == [[r.name, "statefulset.apps/web", str(r.revision)] for r in rows]
+    assert [ln.split()[3] for ln in lines[1:]] == [tables.human_duration(c.now - r.creation_timestamp) for r in rows]
+    assert lines[0].index("CONTROLLER") == lines[1].index("statefulset.apps/web")
+    assert tables.get_controllerrevisions_text(c, "other") == "No resources found in default namespace."
+    c.delete("web", cascade="orphan")
+    c.advance(5)
+    assert {ln.split()[1] for ln in tables.get_controllerrevisions_text(c).splitlines()[1:]} == {"<none>"}

@@ -24,6 +24,12 @@ for image in ("nginx:2", "nginx:3"):
 cluster.rollout_history("web")
 
 # %% [markdown]
+# The revisions are objects of their own, owned by the set (`kubectl get controllerrevisions`):
+
+# %%
+print(stsedu.tables.get_controllerrevisions_text(cluster))
+
+# %% [markdown]
 # Each revision keeps the pod template it was made from, as the API server stored it: with the
 # defaults it filled in (`imagePullPolicy`, `terminationMessagePath`, ...). Those defaults are
 # hashed too, which is why the names (`web-…`) are the ones a real cluster gives this template.

@@ -29,11 +29,10 @@ sorted stably here; Go's sort is stable too for up to 12 entries.
 from __future__ import annotations
 
 import math
-import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from decimal import ROUND_CEILING, Decimal, localcontext
 from typing import Any, Mapping
 
-from .manifests import parse_quantity
+from .manifests import parse_quantity, quantity_string
 
 __all__ = ["describe_pod_template", "quantity_string", "format_label_selector"]
 
@@ -119,61 +118,6 @@ def _go_quote(s: str) -> str:
 
 
 # ------------------------------------------------------------------------- quantities
-
-_BINARY = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
-
-
-def quantity_string(value: Any) -> str:
-    """A resource quantity as apimachinery's ``Quantity.String`` prints it (canonical form).
-
-    The format follows the suffix written: a binary suffix (``Ki`` … ``Ei``) stays binary
-    when the value is a whole number of at least 1024 (``1024Mi`` -> ``1Gi``, ``1536Mi``
-    stays), else it is printed decimal (``0.5Ki`` -> ``512``); an exponent (``1e3``) stays an
-    exponent; otherwise decimal SI with the largest suffix that keeps an integer mantissa
-    (``0.5`` -> ``500m``, ``2000`` -> ``2k``, ``1500`` stays).  Values are rounded up to
-    nano units, as ``ParseQuantity`` does; zero is ``0``.  A value that is not a quantity is
-    returned as text.
-    """
-    amount = parse_quantity(value)
-    if amount is None:
-        return str(value)
-    suffix = str(value).strip().lstrip("+-0123456789.")
-    if suffix in _BINARY:
-        fmt = "binary"
-    elif re.fullmatch(r"[eE][+-]?[0-9]+", suffix):
-        fmt = "exponent"
-    else:
-        fmt = "decimal"
-    with localcontext() as ctx:
-        ctx.prec = 80
-        nanos = (amount * Decimal(10) ** 9).to_integral_value(  # rounded away from zero
-            rounding=ROUND_CEILING if amount >= 0 else ROUND_FLOOR)
-        if nanos == 0:
-            return "0"
-        sign = "-" if nanos < 0 else ""
-        nanos = abs(int(nanos))
-        if fmt == "binary":
-            whole = nanos % 10 ** 9 == 0
-            if nanos < 1024 * 10 ** 9 or not whole:
-                fmt = "decimal"
-            else:
-                number, power = nanos // 10 ** 9, 0
-                while number >= 1024 and number % 1024 == 0 and power < len(_BINARY):
-                    number //= 1024
-                    power += 1
-                return f"{sign}{number}{'' if power == 0 else _BINARY[power - 1]}"
-        mantissa, exponent = nanos, -9
-        while mantissa >= 10 and mantissa % 10 == 0:
-            mantissa //= 10
-            exponent += 1
-        shift = exponent % 3  # lower the exponent to a multiple of 3
-        mantissa *= 10 ** shift
-        exponent -= shift
-        if fmt == "decimal" and exponent in _DECIMAL_SUFFIX:
-            return f"{sign}{mantissa}{_DECIMAL_SUFFIX[exponent]}"
-        return f"{sign}{mantissa}{'' if exponent == 0 else f'e{exponent}'}"
-
 
 def _quantity_value(value: Any, scale: int) -> int:
     """``Quantity.ScaledValue``: the value in units of 10**scale, rounded up (0 if absent)."""

@@ -28,7 +28,7 @@ import ipaddress
 import json
 import re
 from dataclasses import dataclass, field as dc_field
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 from typing import Any, Iterable
 
 import yaml
@@ -396,6 +396,61 @@ def parse_quantity(value: Any) -> Decimal | None:
         return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
     except (InvalidOperation, ValueError):
         return None
+
+
+_BINARY = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+
+
+def quantity_string(value: Any, places: int = 9) -> str:
+    """A resource quantity as apimachinery's ``Quantity.String`` prints it (canonical form).
+
+    The format follows the suffix written: a binary suffix (``Ki`` … ``Ei``) stays binary
+    when the value is a whole number of at least 1024 (``1024Mi`` -> ``1Gi``, ``1536Mi``
+    stays), else it is printed decimal (``0.5Ki`` -> ``512``); an exponent (``1e3``) stays an
+    exponent; otherwise decimal SI with the largest suffix that keeps an integer mantissa
+    (``0.5`` -> ``500m``, ``2000`` -> ``2k``, ``1500`` stays).  Values are rounded up to
+    nano units, as ``ParseQuantity`` does (to *places* decimals: 3 is ``SetDefaults_ResourceList``'s
+    milli rounding); zero is ``0``.  A value that is not a quantity is returned as text.
+    """
+    amount = parse_quantity(value)
+    if amount is None:
+        return str(value)
+    suffix = str(value).strip().lstrip("+-0123456789.")
+    if suffix in _BINARY:
+        fmt = "binary"
+    elif re.fullmatch(r"[eE][+-]?[0-9]+", suffix):
+        fmt = "exponent"
+    else:
+        fmt = "decimal"
+    with localcontext() as ctx:
+        ctx.prec = 80
+        nanos = (amount * Decimal(10) ** places).to_integral_value(  # rounded away from zero
+            rounding=ROUND_CEILING if amount >= 0 else ROUND_FLOOR) * Decimal(10) ** (9 - places)
+        if nanos == 0:
+            return "0"
+        sign = "-" if nanos < 0 else ""
+        nanos = abs(int(nanos))
+        if fmt == "binary":
+            whole = nanos % 10 ** 9 == 0
+            if nanos < 1024 * 10 ** 9 or not whole:
+                fmt = "decimal"
+            else:
+                number, power = nanos // 10 ** 9, 0
+                while number >= 1024 and number % 1024 == 0 and power < len(_BINARY):
+                    number //= 1024
+                    power += 1
+                return f"{sign}{number}{'' if power == 0 else _BINARY[power - 1]}"
+        mantissa, exponent = nanos, -9
+        while mantissa >= 10 and mantissa % 10 == 0:
+            mantissa //= 10
+            exponent += 1
+        shift = exponent % 3  # lower the exponent to a multiple of 3
+        mantissa *= 10 ** shift
+        exponent -= shift
+        if fmt == "decimal" and exponent in _DECIMAL_SUFFIX:
+            return f"{sign}{mantissa}{_DECIMAL_SUFFIX[exponent]}"
+        return f"{sign}{mantissa}{'' if exponent == 0 else f'e{exponent}'}"
 
 
 # ---------------------------------------------------------------------------
@@ -936,6 +991,8 @@ def _default_claim_templates(spec: dict) -> None:
             claim_spec = _dict_at(claim, "spec")
             if claim_spec is not None and not claim_spec.get("volumeMode"):
                 claim_spec["volumeMode"] = "Filesystem"
+            if claim_spec is not None:
+                _default_resource_lists(claim_spec.get("resources"))
             status = _dict_at(claim, "status")
             if status is not None and not status.get("phase"):
                 status["phase"] = "Pending"
@@ -969,6 +1026,20 @@ def image_pull_policy_default(image) -> str:
     return "Always" if tag == "latest" else "IfNotPresent"
 
 
+def _default_resource_lists(resources) -> None:
+    """``SetDefaults_ResourceList`` on ``limits`` and ``requests``: each quantity rounded up to milli
+    units and stored in canonical form (``0.5`` -> ``500m``, ``1024Mi`` -> ``1Gi``), as the API server
+    returns it.  Values that are not quantities are left for validation to report."""
+    if not isinstance(resources, dict):
+        return
+    for key in ("limits", "requests"):
+        values = resources.get(key)
+        if isinstance(values, dict):
+            for name, value in values.items():
+                if parse_quantity(value) is not None:
+                    values[name] = quantity_string(value, places=3)
+
+
 def _default_container(container: dict) -> None:
     """``SetDefaults_Container`` plus the generated defaults of its ports, env and probes.
 
@@ -977,6 +1048,7 @@ def _default_container(container: dict) -> None:
     """
     if container.get("resources") is None:
         container["resources"] = {}
+    _default_resource_lists(container["resources"])
     if not container.get("imagePullPolicy"):
         container["imagePullPolicy"] = image_pull_policy_default(container.get("image"))
     if not container.get("terminationMessagePath"):

@@ -896,3 +896,18 @@ def test_quantity_suffixes_as_parse_quantity_reads_them(text, value):
     from decimal import Decimal
     got = manifests.parse_quantity(text)
     assert got == (None if value is None else Decimal(str(value)))
+
+
+def test_resource_quantities_are_stored_in_canonical_form(web):
+    """SetDefaults_ResourceList: container and claim-template quantities rounded up to milli units and
+    kept in Quantity.String's canonical form (what `kubectl get sts -o yaml` shows, and what the
+    revision hash is computed over)."""
+    doc = merge_patch(web, {"spec": {"template": {"spec": {"containers": [{
+        "name": "nginx", "image": "nginx:1",
+        "resources": {"limits": {"cpu": 0.5, "memory": "1024Mi"}, "requests": {"cpu": "0.0001", "memory": "1.5Gi"}}}]}}}})
+    doc["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"] = "2048Mi"
+    out = manifests.default_statefulset(doc)
+    assert out["spec"]["template"]["spec"]["containers"][0]["resources"] == {
+        "limits": {"cpu": "500m", "memory": "1Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
+    assert out["spec"]["volumeClaimTemplates"][0]["spec"]["resources"] == {"requests": {"storage": "2Gi"}}
+    assert manifests.validate_statefulset(out) == []

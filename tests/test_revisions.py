@@ -412,28 +412,39 @@ def test_set_image_errors_change_nothing(manual_cluster):
 
 
 def test_writing_out_the_template_defaults_is_not_a_change():
-    """SetDefaults_PodSpec / SetDefaults_Container run before the set is stored, so an edit that only
-    spells out defaults (imagePullPolicy IfNotPresent for a tagged image, restartPolicy Always,
-    terminationGracePeriodSeconds 30, port protocol TCP) leaves the stored spec as it was: generation and
-    revisions stay, no pod is replaced (getStatefulSetRevisions finds the same template)."""
+    """SetDefaults_PodSpec / SetDefaults_Container / SetDefaults_ResourceList run before the set is
+    stored, so an edit that only spells out defaults (imagePullPolicy IfNotPresent for a tagged image,
+    restartPolicy Always, terminationGracePeriodSeconds 30) or writes a quantity another way (0.5 and
+    500m) leaves the stored spec as it was: generation and revisions stay, no pod is replaced
+    (getStatefulSetRevisions finds the same template)."""
     c = stsedu.Cluster(seed=0)
     c.apply(web(2, image="nginx:1"))
     c.run("web")
-    before = c.statefulset("web")
-    revisions = [r.name for r in c.revisions("web")]
-    c.patch("web", {"spec": {"template": {"spec": {
+
+    def unchanged_by(patch):
+        before = c.statefulset("web")
+        revisions = [r.name for r in c.revisions("web")]
+        c.patch("web", patch)
+        after = c.statefulset("web")
+        assert after.generation == before.generation and after.spec.template == before.spec.template
+        assert not any(r.changed for r in c.run("web"))
+        assert [r.name for r in c.revisions("web")] == revisions
+
+    unchanged_by({"spec": {"template": {"spec": {
         "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
         "containers": [{"name": "nginx", "image": "nginx:1", "imagePullPolicy": "IfNotPresent",
                         "terminationMessagePolicy": "File", "resources": {}}]}}}})
-    after = c.statefulset("web")
-    assert after.generation == before.generation and after.spec.template == before.spec.template
-    assert not c.run("web")[0].changed
-    assert [r.name for r in c.revisions("web")] == revisions
+    c.patch("web", {"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1", "resources": {"requests": {"cpu": 0.5}}}]}}}})
+    c.run("web")
+    unchanged_by({"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:1", "resources": {"requests": {"cpu": "500m"}}}]}}}})
+    generation, count = c.statefulset("web").generation, len(c.revisions("web"))
     c.patch("web", {"spec": {"template": {"spec": {"containers": [
         {"name": "nginx", "image": "nginx:1", "imagePullPolicy": "Always"}]}}}})
-    assert c.statefulset("web").generation == before.generation + 1
+    assert c.statefulset("web").generation == generation + 1
     c.run("web")
-    assert len(c.revisions("web")) == len(revisions) + 1
+    assert len(c.revisions("web")) == count + 1
 
 
 @pytest.mark.parametrize("profile, name", [("current", "test-776999688b"), ("v1.36", "test-776999688b"),

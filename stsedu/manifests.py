@@ -1584,12 +1584,10 @@ def validate_container_common(container: dict, volumes: set[str], path: str) -> 
     return errs
 
 
-def validate_containers(containers: list, volumes: set[str], path: str) -> list[Error]:
-    """Mirror of ``validateContainers``: at least one; names unique."""
-    if not containers:
-        return [required(path)]
+def _validate_each_container(containers: list, names: set[str], volumes: set[str], path: str) -> list[Error]:
+    """``validateContainerCommon`` on each container, and a Duplicate for a name already in *names*
+    (which collects the names seen)."""
     errs = []
-    names: set[str] = set()
     for i, container in enumerate(containers):
         at = _index(path, i)
         container = container or {}
@@ -1602,21 +1600,17 @@ def validate_containers(containers: list, volumes: set[str], path: str) -> list[
     return errs
 
 
+def validate_containers(containers: list, volumes: set[str], path: str) -> list[Error]:
+    """Mirror of ``validateContainers``: at least one; names unique."""
+    if not containers:
+        return [required(path)]
+    return _validate_each_container(containers, set(), volumes, path)
+
+
 def validate_init_containers(init: list, containers: list, volumes: set[str],
                              path: str) -> list[Error]:
     """Mirror of ``validateInitContainers``: names unique among all containers."""
-    errs = []
-    names = {(c or {}).get("name") or "" for c in containers}
-    for i, container in enumerate(init):
-        at = _index(path, i)
-        container = container or {}
-        errs += validate_container_common(container, volumes, at)
-        name = container.get("name") or ""
-        if name in names:
-            errs.append(duplicate(_child(at, "name"), name))
-        else:
-            names.add(name)
-    return errs
+    return _validate_each_container(init, {(c or {}).get("name") or "" for c in containers}, volumes, path)
 
 
 def validate_pod_spec(spec: dict, claim_names: Iterable[str], path: str) -> list[Error]:

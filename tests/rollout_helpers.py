@@ -9,8 +9,8 @@ OFF = {"MaxUnavailableStatefulSet": False}
 ON = {"MaxUnavailableStatefulSet": True}
 
 
-def ready_set(c: stsedu.Cluster, n: int = 3, policy: str = "OrderedReady", **kw) -> str:
-    """Apply web with *n* replicas, bring every pod to Ready by hand; return the revision name."""
+def bring_up(c: stsedu.Cluster, n: int = 3, policy: str = "OrderedReady", **kw):
+    """Apply web with *n* replicas and make one pod Ready by hand after each sync; return the last sync."""
     c.apply(web(n, policy, **kw))
     for _ in range(4 * n + 2):
         c.sync("web")
@@ -18,7 +18,12 @@ def ready_set(c: stsedu.Cluster, n: int = 3, policy: str = "OrderedReady", **kw)
             if not p.ready:
                 ready(c, p.name)
                 break
-    r = c.sync("web")
+    return c.sync("web")
+
+
+def ready_set(c: stsedu.Cluster, n: int = 3, policy: str = "OrderedReady", **kw) -> str:
+    """Apply web with *n* replicas, bring every pod to Ready by hand; return the revision name."""
+    r = bring_up(c, n, policy, **kw)
     assert st(r) == (n, n, n, n, n), st(r)
     assert r.status.current_revision == r.status.update_revision
     return r.status.current_revision

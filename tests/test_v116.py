@@ -12,6 +12,7 @@ import pytest
 
 import stsedu
 from helpers import acts, gone, ready, st, web
+from rollout_helpers import bring_up
 from stsedu import control, control_v116
 from stsedu.controller import claimed_pods, set_revisions
 from stsedu.model import POD_INDEX_LABEL, StatefulSetSpec
@@ -26,14 +27,7 @@ def v116(**kw):
 
 def up(c, n=3, policy="OrderedReady", **kw):
     """Apply web and bring every pod to Running and Ready by hand, one sync at a time."""
-    c.apply(web(n, policy, **kw))
-    for _ in range(4 * n + 2):
-        c.sync("web")
-        for p in c.pods("web"):
-            if not p.ready:
-                ready(c, p.name)
-                break
-    r = c.sync("web")
+    r = bring_up(c, n, policy, **kw)
     assert (r.status.replicas, r.status.ready_replicas) == (n, n)
     return r
 

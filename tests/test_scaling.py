@@ -8,20 +8,14 @@ import pytest
 
 import stsedu
 from helpers import acts, gone, ready, st, web
+from rollout_helpers import bring_up
 
 POLICIES = ["OrderedReady", "Parallel"]
 
 
 def up(c, n=3, policy="OrderedReady", **kw):
     """Apply web with n replicas and bring every pod to Ready by hand."""
-    c.apply(web(n, policy, **kw))
-    for _ in range(4 * n + 2):
-        r = c.sync("web")
-        for p in c.pods("web"):
-            if not p.ready:
-                ready(c, p.name)
-                break
-    r = c.sync("web")
+    r = bring_up(c, n, policy, **kw)
     assert st(r) == (n, n, n, n, n)
     return r
 

@@ -376,21 +376,12 @@ class StatefulSetSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class StatefulSet:
+class StatefulSet(ObjectMeta):
     """A StatefulSet: metadata, the defaulted *spec* and the controller's *status*."""
 
-    name: str
-    namespace: str
-    spec: StatefulSetSpec
+    spec: StatefulSetSpec = field(kw_only=True)
     status: StatefulSetStatus = StatefulSetStatus()
-    uid: str = ""
-    resource_version: int = 0
     generation: int = 1
-    labels: Mapping[str, str] = field(default_factory=dict)
-    annotations: Mapping[str, str] = field(default_factory=dict)
-    owner_references: tuple[OwnerReference, ...] = ()
-    creation_timestamp: float = 0.0
-    deletion_timestamp: float | None = None
     finalizers: tuple[str, ...] = ()
 
     @classmethod

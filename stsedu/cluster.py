@@ -22,6 +22,7 @@ from .gc import FOREGROUND, ORPHAN, GarbageCollector
 from .kubelet import Kubelet, StageProfile
 from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus, selector_matches)
+from .predicates import availability_times
 from .profiles import GATE_ADDED_IN, Profile, get_profile
 from .store import Store
 from .trace import Trace
@@ -792,11 +793,7 @@ class Cluster:
         not all available; since v1.36 (#135428) at the earliest availability
         time.  stsedu wakes 1 s after it, like the pod handler's requeue.
         """
-        mrs = sts.spec.min_ready_seconds
-        if mrs <= 0 or not self.profile.min_ready_seconds:
-            return
-        times = [p.ready_since + mrs for p in pods
-                 if p.ready and p.ready_since is not None and p.ready_since + mrs >= now]
+        times = availability_times(pods, sts.spec.min_ready_seconds if self.profile.min_ready_seconds else 0, now)
         if not times:
             return
         at = min(times) + 1

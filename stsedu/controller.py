@@ -17,6 +17,7 @@ from .errors import APIError, ValidationError
 from .manifests import validate_stateful_set_status_update
 from .model import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
 from .pod_control import apply_plan
+from .predicates import availability_times
 from .revisions import sort_revisions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -357,10 +358,7 @@ def _clock_free(sts: StatefulSet, pods, now: float, profile) -> bool:
     A Ready pod becomes Available once ``readySince + minReadySeconds < now``:
     the plan of a set with such a pod still waiting depends on the clock.
     """
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    if mrs <= 0:
-        return True
-    return not any(p.ready_since is not None and p.ready_since + mrs >= now for p in pods)
+    return not availability_times(pods, sts.spec.min_ready_seconds if profile.min_ready_seconds else 0, now)
 
 
 def _reuse_quiet(cluster: "Cluster", sts: StatefulSet, namespace: str) -> QuietSync | None:

@@ -71,11 +71,14 @@ def is_healthy(pod: Pod) -> bool:
     return is_running_and_ready(pod) and not is_terminating(pod)
 
 
-def available_at(pod: Pod, min_ready_seconds: int) -> float | None:
-    """The first time the pod counts as Available, or None if it is not Ready."""
-    if not pod.ready or pod.ready_since is None:
-        return None
-    return pod.ready_since + min_ready_seconds if min_ready_seconds > 0 else pod.ready_since
+def availability_times(pods, min_ready_seconds: int, now: float) -> list[float]:
+    """When each Ready pod that is not Available at *now* becomes so (``readySince +
+    minReadySeconds``, at or after *now*; ``isRunningAndAvailable`` counts it strictly after);
+    empty when *min_ready_seconds* is 0 or less, as availability then never waits on the clock."""
+    if min_ready_seconds <= 0:
+        return []
+    return [p.ready_since + min_ready_seconds for p in pods
+            if p.ready and p.ready_since is not None and p.ready_since + min_ready_seconds >= now]
 
 
 def allows_burst(sts: StatefulSet) -> bool:

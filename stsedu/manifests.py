@@ -1040,6 +1040,20 @@ def _default_resource_lists(resources) -> None:
                     values[name] = quantity_string(value, places=3)
 
 
+def _default_field_ref(holder) -> None:
+    """``SetDefaults_ObjectFieldSelector``: the ``fieldRef`` of *holder* (an env ``valueFrom`` or a
+    downwardAPI item) gets ``apiVersion: v1`` when it has none."""
+    ref = holder.get("fieldRef") if isinstance(holder, dict) else None
+    if isinstance(ref, dict) and not ref.get("apiVersion"):
+        ref["apiVersion"] = "v1"
+
+
+def _downward_api_items(source: dict) -> list[dict]:
+    """The ``downwardAPI.items`` of a volume or a projected source (other shapes: none)."""
+    api = source.get("downwardAPI")
+    return _dicts(api.get("items") if isinstance(api, dict) else None)
+
+
 def _default_container(container: dict) -> None:
     """``SetDefaults_Container`` plus the generated defaults of its ports, env and probes.
 
@@ -1059,9 +1073,7 @@ def _default_container(container: dict) -> None:
         if not port.get("protocol"):
             port["protocol"] = "TCP"
     for env in _dicts(container.get("env")):
-        ref = (env.get("valueFrom") or {}).get("fieldRef") if isinstance(env.get("valueFrom"), dict) else None
-        if isinstance(ref, dict) and not ref.get("apiVersion"):
-            ref["apiVersion"] = "v1"  # SetDefaults_ObjectFieldSelector
+        _default_field_ref(env.get("valueFrom"))
     for key in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = container.get(key)
         if isinstance(probe, dict):
@@ -1091,19 +1103,15 @@ def _default_volume(volume: dict) -> None:
             source["defaultMode"] = _DEFAULT_MODE
     if isinstance(volume.get("hostPath"), dict) and volume["hostPath"].get("type") is None:
         volume["hostPath"]["type"] = ""
-    for item in _dicts((volume.get("downwardAPI") or {}).get("items") if isinstance(volume.get("downwardAPI"), dict)
-                       else None):
-        if isinstance(item.get("fieldRef"), dict) and not item["fieldRef"].get("apiVersion"):
-            item["fieldRef"]["apiVersion"] = "v1"
+    for item in _downward_api_items(volume):
+        _default_field_ref(item)
     projected = volume.get("projected")
     for source in _dicts(projected.get("sources") if isinstance(projected, dict) else None):
         token = source.get("serviceAccountToken")
         if isinstance(token, dict) and token.get("expirationSeconds") is None:
             token["expirationSeconds"] = 3600  # SetDefaults_ServiceAccountTokenProjection
-        for item in _dicts((source.get("downwardAPI") or {}).get("items")
-                           if isinstance(source.get("downwardAPI"), dict) else None):
-            if isinstance(item.get("fieldRef"), dict) and not item["fieldRef"].get("apiVersion"):
-                item["fieldRef"]["apiVersion"] = "v1"
+        for item in _downward_api_items(source):
+            _default_field_ref(item)
 
 
 def default_pod_template(template) -> None:

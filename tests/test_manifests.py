@@ -864,6 +864,17 @@ def test_pod_template_gets_the_api_servers_defaults(web):
     assert spec["volumes"] == [{"name": "cache", "emptyDir": {}},
                                {"name": "conf", "configMap": {"name": "c", "defaultMode": 420}}]
     assert create_errors(doc, {}) == []  # a volume without a source is valid: it became an emptyDir
+    more = manifests.default_statefulset(merge_patch(doc, {"spec": {"template": {"spec": {"volumes": [
+        {"name": "info", "downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"name": "all", "projected": {"sources": [
+            {"serviceAccountToken": {"path": "t"}},
+            {"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}}]}}]}}}}))
+    info, projected = more["spec"]["template"]["spec"]["volumes"]
+    field_ref = {"fieldPath": "metadata.name", "apiVersion": "v1"}
+    assert info["downwardAPI"] == {"items": [{"path": "n", "fieldRef": field_ref}], "defaultMode": 420}
+    assert projected["projected"] == {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}},
+        {"downwardAPI": {"items": [{"path": "n", "fieldRef": field_ref}]}}]}
     assert manifests.default_statefulset(manifests.default_statefulset(doc)) == manifests.default_statefulset(doc)
 
 

@@ -786,6 +786,60 @@ def _new_image_pods_at(image: str):
     return act
 
 
+def _canary_setup():
+    c = _partitioned(2, replicas=4)()
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    return c
+
+
+def _midway_update():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(3))
+    c.settle("web")
+    c.set_image("web", "nginx:2")
+    c.sync("web")                      # deletes web-2 for the update
+    c.kubelet.finish_termination("web-2")
+    c.sync("web")                      # creates it again at the new revision
+    c.kubelet.start("web-2")
+    return c
+
+
+def _parallel_scale_down_deletes(c):
+    c.scale("web", 1)
+    r = c.sync("web")
+    return sum(d.action == "delete" for d in r.decisions)
+
+
+def _ready_at_zero_mrs():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(2, minReadySeconds=10))
+    c.sync("web")
+    c.kubelet.start("web-0")
+    c.kubelet.set_ready("web-0")
+    return c
+
+
+def _sync_at(t):
+    def act(c):
+        c.advance(max(0.0, t - c.now))
+        return _first_pod_decision(c)
+    return act
+
+
+def _parallel_failed():
+    c = _up(examples.web(3, policy="Parallel"), manual=True)
+    c.kubelet.fail("web-0")
+    return c
+
+
+def _template_and_missing():
+    c = _up(examples.web(2), manual=True)
+    c.patch("web", {"spec": {"replicas": 3, "template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:2"}]}}}})
+    return c
+
+
 def _ondelete_two_images():
     c = _up(examples.web(3, updateStrategy={"type": "OnDelete"}))
     c.set_image("web", "nginx:2")
@@ -941,6 +995,12 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              lambda: _up(examples.web(5)), _first_sync_deletes("nginx:2"),
              "A rolling update deletes one pod at a time, the highest ordinal first, and waits for its "
              "replacement to be Running and Ready before the next one.", chart="revisions"),
+    Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
+             "but not Ready yet. What does the next sync do?",
+             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _midway_update, lambda c: _first_pod_decision(c),
+             "The rolling update waits for each replacement to be Running and Ready before it deletes the "
+             "next pod: here it waits for web-2.", chart="revisions"),
     Question("06.a", "Five Ready pods, partition 3. You set image nginx:2. Which pods run nginx:2 once the "
              "set is stable?", 'a list of pod names, e.g. ["web-0"]', "pods",
              _partitioned(3), _new_image_pods_at("nginx:2"),
@@ -951,6 +1011,11 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              _partitioned(10), _new_image_pods_at("nginx:2"),
              "No ordinal is at least 10, so nothing is updated: a partition above replicas pauses the rollout.",
              chart="revisions"),
+    Question("06.c", "Four pods, partition 2, image changed to nginx:2 (web-2 and web-3 run it). web-0 is "
+             "deleted. Which image does the new web-0 run?", 'an image name, e.g. "nginx:1"', "value",
+             _canary_setup, _image_of_recreated("web-0"),
+             "A pod below the partition is always recreated from the current (old) revision: only ordinals "
+             "at or above the partition get the update revision.", chart="revisions"),
     Question("07.a", "An OnDelete set of 3 pods at nginx:1. You set nginx:2, then nginx:3, without deleting "
              "anything. Then you delete web-0. Which image does the new web-0 run?",
              'an image name, e.g. "nginx:1"', "value", _ondelete_two_images, _image_of_recreated("web-0"),
@@ -965,22 +1030,40 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "create?", "a number", "value",
              lambda: _up(examples.web(0, policy="Parallel")), _parallel_first_sync(4),
              "Parallel creates every missing pod in one sync without waiting for any of them."),
+    Question("09.b", "A Parallel set of 4 Ready pods is scaled to 1. How many pods does the first sync delete?",
+             "a number", "value", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
+             "Parallel also removes condemned pods without waiting: all three go in one sync."),
     Question("10.a", "Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
              "sync delete?", 'a list of pod names', "pods",
              _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
              "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
              "highest ordinal first.", chart="revisions"),
+    Question("10.b", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
+             "the sync at t=5 do?", 'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")',
+             "decision", _ready_at_zero_mrs, _sync_at(5),
+             "Ready is not Available: a pod counts as Available only once it has been Ready for "
+             "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
     Question("11.a", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
              "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
              'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
              "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
              "before it touches it, and it never will. You must delete it yourself (the documented forced "
              "rollback)."),
+    Question("11.b", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
+             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+             _parallel_failed, lambda c: _first_pod_decision(c),
+             "A Failed pod is deleted so that it can be created again with the same name (and claims); "
+             "that happens in the replica loop, lowest ordinal first."),
     Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
              "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "value",
              _history_setup, _undo_number,
              "Undo goes back to the previous template (nginx:2); its ControllerRevision is reused and gets "
              "the next number, 4, instead of a new copy being made.", chart="revisions"),
+    Question("14.a", "Two Ready pods; in one edit you change the image AND scale to 3. What does the next "
+             "sync do first?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")',
+             "decision", _template_and_missing, lambda c: _first_pod_decision(c),
+             "Scaling comes before updating in every sync: the replica loop creates the missing web-2 (at the "
+             "new revision) before the rolling update looks at old pods.", chart="strip"),
     Question("15.a", "Under the v1.16 controller, a set with minReadySeconds 30 is scaled from 0 to 3. "
              "Which pods exist 20 seconds later?", 'a list of pod names', "pods",
              _v116_setup, _v116_act,

@@ -1,4 +1,4 @@
-# blurb: PersistentVolumeClaims per pod, kept across scale down and up; retention policies whenScaled and whenDeleted.
+# blurb: A PersistentVolumeClaim per pod, kept across scale down and up; the retention policy (whenScaled, whenDeleted). Lab: scale, retention, delete and re-create.
 
 # %% [markdown]
 # # Storage: claims that outlive their pods
@@ -6,81 +6,76 @@
 # In this notebook you will:
 #
 # - see a claim created for each pod **before** the pod;
-# - scale down and up again and find the same claims;
-# - use `persistentVolumeClaimRetentionPolicy` to delete claims on scale-down or deletion.
+# - scale down and up again and find the same claims, and so the same data;
+# - predict what `persistentVolumeClaimRetentionPolicy` deletes, then try it in a lab.
+#
+# The official tutorial writes a file into `web-0`'s volume, deletes the pod, and finds the file
+# again in the new `web-0`. That works because each pod has **its own** PersistentVolumeClaim
+# named after it (`www-web-0`), made from the set's `volumeClaimTemplates`. The pods of a
+# Deployment all share the claims in their template, or have none of their own.
 
 # %% [markdown]
-# The docs' example has one claim template, `www`. Claims are created first, then the pod:
+# The docs' example has one claim template, `www`. The first sync creates the claim, then the pod:
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.load("web"))
-stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "reason", "target"]]
+stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "target", "message"]]
 
 # %% [markdown]
-# **Predict:** scale to 1, then back to 3. Which claims exist at the end? Are they new?
+# Once the set is up, scale it to 1 and back to 3. The claims of `web-1` and `web-2` are kept
+# (the default policy is `Retain`), and when the pods come back they mount the same claims:
+# look at the AGE column, older than the pods.
 
 # %%
-cluster.settle("web")
-cluster.scale("web", 1)
-cluster.settle("web")
+cluster.run("web")
+for n in (1, 3):
+    cluster.scale("web", n)
+    cluster.run("web")
 print(stsedu.tables.get_pvc_text(cluster, "web"))
+print(stsedu.tables.get_pods_text(cluster, "web"))
 
 # %% [markdown]
-# Scale-down keeps the claims (the default policy is `Retain`). Scaling up again reuses them,
-# so `web-2` finds its data:
-
-# %%
-cluster.scale("web", 3)
-cluster.settle("web")
-print(stsedu.tables.get_pvc_text(cluster, "web"))
-
-# %% [markdown]
-# ## Retention policies
+# ## Predict, then see
 #
-# `whenScaled: Delete` makes each **condemned** pod the owner of its claims; when the pod is
-# gone, the garbage collector removes them. `whenDeleted: Delete` makes the **set** the owner
-# of every claim, so deleting the set removes them.
+# `persistentVolumeClaimRetentionPolicy` has two fields, each `Retain` (the default) or `Delete`:
+# `whenScaled` (claims of pods removed by a scale-down) and `whenDeleted` (claims of all pods
+# when the set is deleted).
+#
+# **Question 02.a.** Four pods `web-0`..`web-3`, each with its claim `www-web-N`; `whenScaled`
+# is `Delete`. You scale to 2. Which claims are left once the scale-down is over?
 
 # %%
-policy = {"whenScaled": "Delete", "whenDeleted": "Delete"}
-c2 = stsedu.Cluster(kubelet="manual")
-c2.apply(stsedu.examples.web(3, claims=True, persistentVolumeClaimRetentionPolicy=policy))
-c2.settle("web")
-c2.scale("web", 1)
-c2.settle("web")
-[claim.name for claim in c2.pvcs("web")]
+answer = None  # a list of claim names, e.g. ["www-web-0"]
+stsedu.labs.reveal("02.a", answer)
 
 # %% [markdown]
-# And deleting the set (with the default `background` cascade): the garbage collector deletes
-# the pods, and the claims once the pods using them are gone.
+# ## The lab
+#
+# Scale down and up with each policy, delete the set and create it again. `kubectl get pvc` on
+# the right shows which claims survive, and their AGE shows whether a claim is new or kept.
 
 # %%
-c2.delete("web")
-while c2.kubelet.step():  # the kubelet finishes the terminating pods
-    pass
-[claim.name for claim in c2.pvcs()]
+stsedu.labs.StorageLab()
 
 # %% [markdown]
-# ## Exercises
+# ## Under the hood
+#
+# Claims are created in `createPersistentVolumeClaims`, before the pod, by the replica loop.
+# The retention policy works through owner references: with `whenScaled: Delete` the
+# controller makes the condemned pod the owner of its claim (`updateClaimOwnerRefs`,
+# decision `update`, reason `claim-owner`), and the garbage collector deletes the claim once
+# the pod is gone; with `whenDeleted: Delete` the set owns the claims. Each claim, its owners,
+# and what will happen to it:
 
 # %%
-ex = stsedu.exercises.get("10.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# With `whenScaled: Delete`:
-
-# %%
-stsedu.exercises.get("10.2").check(None)
+stsedu.identity.claim_table(cluster, "web")[["claim", "pod", "owners", "fate"]]
 
 # %% [markdown]
 # ## Summary
 #
-# - Each pod gets `<template>-<set>-<ordinal>` claims, created before the pod.
-# - By default claims are never deleted: scale down and up again keeps the data.
-# - `whenScaled: Delete` removes a condemned pod's claims after the pod is gone;
-#   `whenDeleted: Delete` removes all claims after the set is deleted.
+# - Each pod gets its own claim `<template>-<set>-<ordinal>`, created before the pod.
+# - By default claims are kept on scale-down and on deletion; a pod that comes back finds its data.
+# - `whenScaled: Delete` and `whenDeleted: Delete` hand the claims to the garbage collector.

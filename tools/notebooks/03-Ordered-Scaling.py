@@ -1,114 +1,99 @@
-# blurb: OrderedReady one pod at a time, step by step by hand; scale-down in reverse; what blocks it (the web-0 example).
+# blurb: OrderedReady scaling one pod at a time, scale-down in reverse, and what blocks it. Lab: replicas and an unhealthy pod.
 
 # %% [markdown]
 # # Ordered scaling: one pod at a time
 #
 # In this notebook you will:
 #
-# - play the kubelet yourself and step the controller one sync at a time;
-# - see why `OrderedReady` creates `web-1` only after `web-0` is Running and Ready;
-# - scale down and watch pods go in reverse ordinal order;
-# - find out what blocks a scale-down (the concept page's `web-0` example).
+# - step the controller by hand and see it wait for each pod before it creates the next;
+# - scale down and see pods go in reverse order;
+# - predict what an unhealthy pod does to a scale-down, then try it in a lab.
+#
+# A pod's *ordinal* is the number in its name: `web-0` has ordinal 0, `web-1` ordinal 1. With the
+# default policy, `OrderedReady`, the controller creates pods in ordinal order and starts the next
+# one only when every lower one is **Running and Ready**. A Deployment does not wait: it creates
+# all its pods at once, with random names.
 
 # %% [markdown]
-# In **manual** mode nothing happens to a pod unless you do it: `start` moves a Pending pod to
-# Running, `set_ready` makes it Ready. We use a small set without claims.
+# Here you play the kubelet: in `manual` mode a pod moves only when you move it (and the clock
+# stands still). The first sync creates `web-0`:
 
 # %%
 import stsedu
 
 cluster = stsedu.Cluster(kubelet="manual")
 cluster.apply(stsedu.examples.web(3))
-r = cluster.sync("web")
-r.actions
+stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 
 # %% [markdown]
-# The first sync created `web-0`. It is `Pending`. **Predict:** what does the next sync do?
-
-# %%
-cluster.sync("web").actions
-
-# %% [markdown]
-# It waits. Each decision carries the upstream step that made it and a sentence:
-
-# %%
-stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "reason", "rule", "message"]]
-
-# %% [markdown]
-# Now be the kubelet: start `web-0` and make it Ready, then sync again.
+# `web-0` is `Pending`. Syncing again changes nothing yet. Now be the kubelet: start `web-0`,
+# make it Ready, then sync.
 
 # %%
 cluster.kubelet.start("web-0")
 cluster.kubelet.set_ready("web-0")
-cluster.sync("web").actions
+stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 
 # %% [markdown]
-# Only now is `web-1` created. This is `processReplica` in
-# `pkg/controller/statefulset/stateful_set_control.go`: it walks the ordinals in order and,
-# for `OrderedReady`, stops at the first pod that does not exist yet (and creates it) or is
-# not Running and Ready (and waits). At most one pod is created per sync.
-#
-# Let the rest come up (`cluster.settle` plays the kubelet the same way, one pod one step per sync, until nothing is left to do):
+# `cluster.settle` plays the kubelet the same way, one pod one step per sync, until nothing is
+# left to do. `kubectl get pods -w` would have printed this while it ran:
 
 # %%
 cluster.settle("web")
-print(stsedu.tables.get_pods_text(cluster, "web"))
+print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")))
 
 # %% [markdown]
-# ## Scaling down, in reverse
+# ## Predict, then see
 #
-# **Predict:** scaling from 3 to 1, which pod goes first? Does the second go in the same sync?
+# **Question 03.a.** A set whose ordinals start at 1 (`web-1`, `web-2`, ...) has 4 replicas.
+# `web-1` is Running and Ready; `web-2` was just created and is `Pending`. What does the next
+# sync do?
 
 # %%
-cluster.scale("web", 1)
-print(cluster.sync("web").actions, cluster.sync("web").actions)
+answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
+stsedu.labs.reveal("03.a", answer)
 
 # %% [markdown]
-# `web-2` is deleted, and the next sync *waits* for it to terminate before it touches `web-1`
-# (`processCondemned`, highest ordinal first, one at a time).
+# ## Scaling down, and what blocks it
 #
-# ## What blocks a scale-down
+# Scaling down removes the pods with the highest ordinals. The pods that are to go are called
+# *condemned*. The concept page warns: *if `web-0` fails after `web-2` has been terminated,
+# `web-1` is not terminated until `web-0` is Running and Ready again.*
 #
-# The concept page: *if `web-0` fails after `web-2` has been terminated, `web-1` is not
-# terminated until `web-0` is Running and Ready again.* Let us do exactly that.
+# **Question 03.b.** Five Ready pods; `web-1` turns not Ready. You scale to 2. What does the
+# next sync do?
 
 # %%
-cluster.kubelet.finish_termination("web-2")
-cluster.kubelet.set_unready("web-0")
-print(cluster.sync("web").actions)
-cluster.kubelet.set_ready("web-0")
-print(cluster.sync("web").actions)
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")
+stsedu.labs.reveal("03.b", answer)
 
 # %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("02.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# Three Ready pods, scaled to 1: which pod is deleted first? And in the blocked case?
-
-# %%
-print(stsedu.exercises.get("02.2").check(None))
-print(stsedu.exercises.get("02.3").check(None))
-
-# %% [markdown]
-# ## Try it
+# ## The lab
 #
-# The Playground gives you the same controls as buttons and sliders: move *replicas*, press
-# *Sync once*, and move pods with the kubelet buttons.
+# Move *replicas* up and down and watch the pod timeline: each bar is a pod, from Pending to
+# Ready to gone. Then untick *web-0 healthy* and scale down: the table says who waits for whom.
+# Tick it again to let the scale-down finish.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-stsedu.widgets.Playground(kubelet="manual", replicas=3)
+stsedu.labs.ScalingLab()
+
+# %% [markdown]
+# ## Under the hood
+#
+# The replica loop is `processReplica` in `pkg/controller/statefulset/stateful_set_control.go`:
+# it walks the ordinals in order and, for `OrderedReady`, returns at the first pod that does not
+# exist (after creating it) or is not Running and Ready (reason `not-running-ready`). Condemned
+# pods are handled afterwards by `processCondemned`, highest ordinal first, one at a time
+# (reason `scale-down`); it is never reached while a pod in range is unhealthy
+# (`scale-down-blocked`). The rule of each decision the first cluster made:
+
+# %%
+stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)[["sync", "action", "pod", "reason", "rule"]].head(6)
 
 # %% [markdown]
 # ## Summary
 #
 # - `OrderedReady` creates one pod per sync, and only when every lower ordinal is Running and
 #   Ready (and Available, with `minReadySeconds`).
-# - Scale-down deletes the highest ordinal first and waits for it to be gone.
-# - An unhealthy pod in range blocks scale-down: the replica loop stops before condemned pods
-#   are looked at.
+# - Scale-down removes the highest ordinal first and waits for it to be gone.
+# - An unhealthy pod that stays blocks the scale-down: the condemned pods wait.

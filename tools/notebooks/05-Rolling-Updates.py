@@ -1,92 +1,86 @@
-# blurb: Editing the template makes a new ControllerRevision; RollingUpdate replaces pods from the highest ordinal down, waiting for each.
+# blurb: A new image rolls out one pod at a time, highest ordinal first, waiting for each replacement; ControllerRevisions. Lab: image and strategy.
 
 # %% [markdown]
-# # Rolling updates
+# # Rolling updates: one pod at a time, from the top
 #
 # In this notebook you will:
 #
-# - change the pod template and see a new **ControllerRevision** appear;
-# - watch `RollingUpdate` replace pods from the highest ordinal down, one at a time;
-# - follow `status.currentRevision` and `status.updateRevision`, and `kubectl rollout status`.
+# - change the image and see the set get a new *revision*;
+# - predict which pod goes first and what the controller waits for;
+# - roll images out yourself in a lab and watch the revision map.
+#
+# A *revision* is a saved copy of the pod template (a ControllerRevision object). Changing the
+# image makes a new one; every pod is labelled with the revision it was made from. A Deployment
+# rolls out by starting new pods beside the old ones (`maxSurge`) in no particular order; a
+# StatefulSet never has two `web-2`s, so it deletes a pod first and creates it again at the new
+# revision, the highest ordinal first.
 
 # %% [markdown]
-# Three Ready pods at image `nginx:1`:
+# Three Ready pods at `nginx:1`; we set `nginx:2`, as `kubectl set image` would. The revisions
+# and which pod runs which, as `kubectl` shows them:
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(3))
-cluster.settle("web")
-[(r.name, r.revision) for r in cluster.revisions("web")]
-
-# %% [markdown]
-# Every distinct pod template is stored as a ControllerRevision named `<set>-<hash>`; each
-# pod's `controller-revision-hash` label names the revision it was made from. Now change the
-# image, like `kubectl set image statefulset/web nginx=nginx:2`.
-
-# %%
+cluster.run("web")
 cluster.set_image("web", "nginx:2")
-r = cluster.sync("web")
-stsedu.tables.decisions_frame(r)[["action", "pod", "reason", "target"]]
+print(stsedu.tables.get_controllerrevisions_text(cluster))
 
 # %% [markdown]
-# The sync created revision 2 and deleted `web-2`, the **highest ordinal**. **Predict:** once
-# `web-2` is gone, what comes next, and when is `web-1` deleted?
-
-# %%
-for _ in range(4):
-    print(cluster.sync("web").actions, "|", cluster.rollout_status("web"))
-    print(cluster.kubelet.step())
-
-# %% [markdown]
-# `web-2` comes back at the **new** revision, and `web-1` is deleted only after it is Running
-# and Ready. (kubectl speaks of a *partitioned* roll out because the API server filled in
-# `rollingUpdate: {partition: 0}` when the set was created without an update strategy.) The update is `updateStatefulSet` in `stateful_set_control.go`; with the
-# `MaxUnavailableStatefulSet` gate (on by default since 1.37) the same loop deletes up to
-# `maxUnavailable` old pods at a time, 1 by default.
+# ## Predict, then see
 #
-# Let it finish and look at the status:
+# **Question 05.a.** Five Ready pods at `nginx:1`. You set `nginx:2` (RollingUpdate, no
+# partition). Which pods does the **first** sync delete?
 
 # %%
-cluster.settle("web")
-s = cluster.statefulset("web").status
-print(s.current_revision, s.update_revision, s.current_replicas, s.updated_replicas)
+answer = None  # a list of pod names, e.g. ["web-0"]
+stsedu.labs.reveal("05.a", answer)
+
+# %% [markdown]
+# **Question 05.b.** Three pods are being updated. `web-2` has been replaced: its new pod is
+# Running but not Ready yet. What does the next sync do?
+
+# %%
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")
+stsedu.labs.reveal("05.b", answer)
+
+# %% [markdown]
+# ## The lab
+#
+# Pick an image to start a rollout and watch the revision map: one row per pod, its colour the
+# revision it runs, and the shade whether it is Ready. Then switch the strategy to `OnDelete` and
+# pick another image: what is replaced now? (Notebook 07 is about `OnDelete`.)
+
+# %%
+stsedu.labs.UpdateLab()
+
+# %% [markdown]
+# The first cluster, once the rollout is over, as `kubectl rollout status` prints it:
+
+# %%
+cluster.run("web")
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
-# When every replica is updated and Ready, the controller **promotes** the update revision:
-# `currentRevision` becomes `updateRevision` (`completeRollingUpdate`).
+# ## Under the hood
 #
-# ## Seeing it
-#
-# The revision map colours each pod by revision, sync by sync: the update sweeps down from
-# the top ordinal.
+# `getStatefulSetRevisions` finds or creates the ControllerRevision of the current template
+# (`status.updateRevision`); `status.currentRevision` stays on the old one until every pod is
+# updated. The update step of `updateStatefulSet` walks from the highest ordinal down and deletes
+# the first pod not at the update revision (reason `update`), but only if every pod is Running
+# and Ready; otherwise it waits (`update-unavailable`). The replica loop then recreates the pod
+# with `newVersionedStatefulSetPod`. The decisions of the whole rollout:
 
 # %%
-# NBVAL_IGNORE_OUTPUT
-stsedu.charts.enable_offline()
-stsedu.charts.revision_map(cluster.trace)
-
-# %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("04.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# And in the middle of the rollout:
-
-# %%
-stsedu.exercises.get("04.2").check(None)
+frame = stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)
+frame[frame.action != "wait"][["sync", "action", "pod", "reason", "rule"]].tail(6)
 
 # %% [markdown]
 # ## Summary
 #
-# - A template change creates a ControllerRevision; the set's status names the current and
-#   update revisions.
-# - `RollingUpdate` deletes the highest-ordinal old pod, waits for its replacement to be
-#   Running, Ready and Available, then moves down.
-# - `currentRevision` switches when all replicas are updated and Ready.
+# - A template change makes a new revision; pods are labelled with the revision they run.
+# - RollingUpdate deletes one pod at a time, highest ordinal first, and waits until its
+#   replacement is Running and Ready before the next.
+# - The set's status names the current and the update revision; they meet when the rollout is done.

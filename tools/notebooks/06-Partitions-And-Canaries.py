@@ -1,90 +1,105 @@
-# blurb: rollingUpdate.partition: staged and canary rollouts; a pod below the partition comes back at the old revision.
+# blurb: A partition stages a rollout: only pods at or above it get the new revision; a canary stays a canary. Lab: partition and image.
 
 # %% [markdown]
 # # Partitions: staged and canary rollouts
 #
 # In this notebook you will:
 #
-# - set `updateStrategy.rollingUpdate.partition` and update only the pods at or above it;
-# - see that a pod **below** the partition, when deleted, comes back at the **old** revision;
-# - finish a staged rollout by lowering the partition to 0.
+# - meet the *partition*: a number that decides which pods a rolling update may touch;
+# - predict which pods get a new image, then move the partition yourself in a lab;
+# - see that a pod below the partition keeps the old version even when it is deleted.
+#
+# **Two words first.** A *revision* is a saved copy of the pod template: every time you change
+# the image (or anything else in the template) the StatefulSet gets a new revision, and every pod
+# carries a label saying which revision it was made from. The *partition*
+# (`spec.updateStrategy.rollingUpdate.partition`) is an ordinal: a rolling update replaces only
+# the pods whose ordinal is **at least** the partition. The others stay on the old revision.
+#
+# A Deployment has nothing like it: to try a new version on a few pods you would run a second
+# Deployment beside the first. Here it is one field of the same set.
 
 # %% [markdown]
-# Four Ready pods, partition 2:
+# Four pods, with partition 4. We set a new image and look at the pods (the last column is
+# the revision label):
 
 # %%
 import stsedu
 
-strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}
-cluster = stsedu.Cluster(kubelet="manual")
+strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 4}}
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(4, updateStrategy=strategy))
-cluster.settle("web")
-print(stsedu.tables.get_pods_text(cluster, "web"))
-
-# %% [markdown]
-# **Predict:** after `set_image`, which pods end up on the new image?
-
-# %%
+cluster.run("web")
 cluster.set_image("web", "nginx:2")
-cluster.settle("web")
-revision = {r.name: r.revision for r in cluster.revisions("web")}
-{p.name: revision[p.revision] for p in cluster.pods("web")}
+cluster.run("web")
+print(stsedu.tables.get_pods_text(cluster, "web", label_columns=["controller-revision-hash"]))
 
 # %% [markdown]
-# Only `web-2` and `web-3`: the update loop runs from the top ordinal **down to the
-# partition** and stops. `kubectl rollout status` calls this a partitioned roll out:
+# Every pod still has the first revision's hash: no ordinal is at least 4, so the rollout is
+# paused before it starts. `kubectl rollout status` says so:
 
 # %%
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
-# ## A pod below the partition
+# ## Predict, then see
 #
-# Delete `web-0`. **Predict:** which revision does the new `web-0` get?
+# **Question 06.a.** Five Ready pods, partition 3. You set image `nginx:2`. Which pods run
+# `nginx:2` once the set is stable? Write your prediction in `answer`, then run the cell.
 
 # %%
-cluster.delete_pod("web-0")
-cluster.settle("web")
-revision[cluster.pod("web-0").revision]
+answer = None  # your prediction, a list of pod names, e.g. ["web-0"]
+stsedu.labs.reveal("06.a", answer)
 
 # %% [markdown]
-# The old one. When the controller creates a pod it picks the revision with the rule of
-# `newVersionedStatefulSetPod`: ordinals below the partition get the **current** revision,
-# the others the **update** revision. So a canary stays a canary even through restarts.
+# ## The lab
 #
-# ## Finishing the rollout
+# Pick `nginx:2`, then lower the partition one step at a time. Each change shows the decisions
+# of the syncs it caused and redraws the revision map: one row per pod, coloured by the revision
+# it runs. Hover over a decision to see the controller's reason code.
+
+# %%
+stsedu.labs.PartitionLab()
+
+# %% [markdown]
+# **Question 06.b.** Five Ready pods, partition 10, more than there are pods. You set image
+# `nginx:2`. Which pods run it once the set is stable?
+
+# %%
+answer = None  # a list of pod names, or [] for none
+stsedu.labs.reveal("06.b", answer)
+
+# %% [markdown]
+# ## A canary stays a canary
 #
-# Lower the partition to 0; the remaining pods are replaced, top down.
+# **Question 06.c.** Four pods, partition 2, image changed to `nginx:2`: `web-2` and `web-3` run
+# it. Now `web-0` is deleted (a node drain, say). Which image does the new `web-0` run?
+
+# %%
+answer = None  # an image name, e.g. "nginx:1"
+stsedu.labs.reveal("06.c", answer)
+
+# %% [markdown]
+# Try the same in the lab: set a partition of 2, roll out `nginx:2`, then lower the partition to
+# 0 and watch the rollout carry on from where it stopped, top down.
+#
+# ## Under the hood
+#
+# When the controller creates a pod it picks its revision in `newVersionedStatefulSetPod`: an
+# ordinal below the partition gets the set's *current* revision (`status.currentRevision`), the
+# others the *update* revision (`status.updateRevision`). The rolling-update loop in
+# `updateStatefulSet` walks from the highest ordinal down to the partition and stops there.
+# Here are the decisions, with reason codes and upstream rules, of lowering the partition to 0 on
+# the first cluster:
 
 # %%
 cluster.patch("web", {"spec": {"updateStrategy": {"rollingUpdate": {"partition": 0}}}})
-results = cluster.settle("web")
-[a for r in results for a in r.actions if a[0] == "delete"]
-
-# %% [markdown]
-# `web-1`, then `web-0`: the rollout carried on from where the partition had stopped it.
-
-# %%
-print(cluster.rollout_status("web"))
-
-# %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("05.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# Two more: the deleted pod below the partition, and a partition above `replicas`.
-
-# %%
-print(stsedu.exercises.get("05.2").check(None))
-print(stsedu.exercises.get("05.3").check(None))
+syncs = cluster.run("web")
+frame = stsedu.tables.decisions_frame([d for r in syncs for d in r.decisions], pod_actions=True)
+frame[["action", "pod", "reason", "rule"]]
 
 # %% [markdown]
 # ## Summary
 #
-# - Pods with ordinal ≥ `partition` are updated; the others stay at the current revision.
-# - A deleted pod below the partition is recreated at the current (old) revision.
-# - A partition ≥ `replicas` updates nothing; lowering it continues the rollout.
+# - A rolling update replaces only pods whose ordinal is at least the partition.
+# - A pod below the partition is recreated at the old (current) revision: a canary stays a canary.
+# - A partition of `replicas` or more pauses the rollout; lowering it continues, top down.

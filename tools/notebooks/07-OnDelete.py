@@ -1,72 +1,75 @@
-# blurb: updateStrategy OnDelete: the controller never replaces pods for an update; a pod you delete comes back updated.
+# blurb: OnDelete: a new template waits until you delete a pod; the replacement gets the newest revision. Lab: image and delete buttons.
 
 # %% [markdown]
-# # OnDelete: updates only when you delete
+# # OnDelete: updates when you say so
 #
 # In this notebook you will:
 #
-# - use `updateStrategy: OnDelete` and see a template change replace nothing;
-# - delete a pod yourself and see it come back at the new revision;
-# - compare what the status says with what runs.
+# - set `updateStrategy: OnDelete` and see that a new image replaces no pod by itself;
+# - predict which version a deleted pod comes back with;
+# - delete pods one by one in a lab and watch the revision map.
+#
+# With `OnDelete` the controller never deletes a pod to update it: you do, when it suits you
+# (after draining a database replica, say), and the controller creates it again from the newest
+# revision. This was the only strategy before Kubernetes 1.7; a Deployment has nothing like it.
 
 # %% [markdown]
-# Three Ready pods with `OnDelete`:
+# Three Ready pods with `OnDelete`; we set `nginx:2` and let the controller run. Which pods did
+# it delete?
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(3, updateStrategy={"type": "OnDelete"}))
-cluster.settle("web")
+cluster.run("web")
 cluster.set_image("web", "nginx:2")
+syncs = cluster.run("web")
+[(d.action, d.pod) for r in syncs for d in r.decisions if d.action in ("create", "delete")]
 
 # %% [markdown]
-# **Predict:** what does the next sync do?
-
-# %%
-stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "reason", "target"]]
-
-# %% [markdown]
-# It records the new revision and writes the status, but deletes nothing: with `OnDelete`
-# the sync returns right after scaling (`updateStatefulSet`: "for the OnDelete strategy we
-# short circuit"). The status shows the pods are not updated:
+# None. The status knows a newer revision exists (`updateRevision`) but no pod runs it:
 
 # %%
 s = cluster.statefulset("web").status
-print(s.updated_replicas, "of", s.replicas, "updated;", s.current_revision, "->", s.update_revision)
+print("current:", s.current_revision, "update:", s.update_revision, "updated pods:", s.updated_replicas)
 
 # %% [markdown]
-# Now delete `web-1` yourself, like `kubectl delete pod web-1`:
+# ## Predict, then see
+#
+# **Question 07.a.** An `OnDelete` set of 3 pods at `nginx:1`. You set `nginx:2`, then `nginx:3`,
+# without deleting anything. Then you delete `web-0`. Which image does the new `web-0` run?
+
+# %%
+answer = None  # an image name, e.g. "nginx:1"
+stsedu.labs.reveal("07.a", answer)
+
+# %% [markdown]
+# ## The lab
+#
+# Pick an image, then press the delete buttons. Each deleted pod comes back at the newest
+# revision; the others keep theirs as long as you leave them alone.
+
+# %%
+stsedu.labs.OnDeleteLab()
+
+# %% [markdown]
+# ## Under the hood
+#
+# In `updateStatefulSet` the rolling-update step starts with
+# `if set.Spec.UpdateStrategy.Type == OnDeleteStatefulSetStrategyType { return }`: nothing is
+# deleted for an update. The replica loop still recreates a missing pod, and
+# `newVersionedStatefulSetPod` gives it the update revision. On the first cluster, delete
+# `web-1` and read the decisions:
 
 # %%
 cluster.delete_pod("web-1")
-cluster.settle("web")
-revision = {r.name: r.revision for r in cluster.revisions("web")}
-{p.name: revision[p.revision] for p in cluster.pods("web")}
-
-# %% [markdown]
-# `web-1` came back at revision 2. `kubectl rollout status` does not follow `OnDelete` sets:
-
-# %%
-print(cluster.rollout_status("web"))
-
-# %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("06.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# Which revision does a deleted pod come back at?
-
-# %%
-stsedu.exercises.get("06.2").check(None)
+syncs = cluster.run("web")
+stsedu.tables.decisions_frame([d for r in syncs for d in r.decisions], pod_actions=True)[["action", "pod", "reason", "rule"]].head(3)
 
 # %% [markdown]
 # ## Summary
 #
-# - `OnDelete`: the controller never deletes a pod because of a template change.
-# - A pod you delete is recreated at the update revision.
-# - Status `updatedReplicas` tells you how many pods already run the new template.
+# - With `OnDelete`, a template change creates a new revision but replaces no pod.
+# - A pod you delete comes back at the newest (update) revision.
+# - The status counts how many pods are updated; the rollout is done when you have deleted them all.

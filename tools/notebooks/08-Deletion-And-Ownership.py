@@ -1,92 +1,74 @@
-# blurb: Owner references: adopt and release, orphan deletion and re-adoption, cascading deletion and the scale-to-0 path.
+# blurb: Which pods a set owns: adopt and release, deleting with --cascade=orphan and adopting the pods again, cascading deletion. Lab: orphan, cascade, re-create.
 
 # %% [markdown]
-# # Ownership: adopt, release, orphan, cascade
+# # Deletion and ownership: orphans and adoption
 #
 # In this notebook you will:
 #
-# - see how a pod belongs to a set (a controller **owner reference**);
-# - relabel a pod and watch the controller **release** it;
-# - delete a set with `cascade=orphan` and watch a new set **adopt** the running pods;
-# - compare cascading deletion with the recommended *scale to 0 first*.
+# - see how a set marks the pods it owns, and lets go of a pod that no longer matches it;
+# - delete a set but keep its pods (`--cascade=orphan`), then create the set again;
+# - predict what the new set does with the orphans, then try it in a lab.
+#
+# Every pod a StatefulSet creates carries an *owner reference* naming the set. Deleting the set
+# normally deletes its pods too (the garbage collector follows the references); with
+# `--cascade=orphan` only the set goes and the pods keep running, owned by nobody. A
+# ReplicaSet under a Deployment adopts and orphans pods in the same way.
 
 # %% [markdown]
-# Three Ready pods; each names its owner:
+# Three Ready pods, each owned by `web`:
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(3))
-cluster.settle("web")
+cluster.run("web")
 [(p.name, p.owner) for p in cluster.pods()]
 
 # %% [markdown]
-# ## Release
-#
-# A pod is the set's only while its labels match the selector. Change `web-1`'s `app` label
-# (like `kubectl label pod web-1 app=debug --overwrite`). **Predict:** what does the next
-# sync do with `web-1`, and can it create a new `web-1`?
+# Edit `web-1`'s labels so that it no longer matches the set's selector (as when you take a pod
+# out of service to debug it). Read what the next sync decides, and whether each request went
+# through (`outcome`):
 
 # %%
 cluster.patch_pod("web-1", {"metadata": {"labels": {"app": "debug"}}})
-r = cluster.sync("web")
-stsedu.tables.decisions_frame(r)[["action", "pod", "reason", "message"]]
+stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "message", "outcome"]]
 
 # %% [markdown]
-# The controller released `web-1` (removed its owner reference). The pod keeps running, and
-# keeps its name, so creating the replacement `web-1` fails with `AlreadyExists` until the
-# orphan is gone. Delete it and the slot is filled:
-
-# %%
-cluster.delete_pod("web-1")
-cluster.settle("web")
-[(p.name, p.owner) for p in cluster.pods()]
-
-# %% [markdown]
-# ## Orphan deletion and adoption
+# ## Predict, then see
 #
-# `kubectl delete statefulset web --cascade=orphan` removes the set but not its pods:
+# **Question 08.a.** Three pods were orphaned: the set was deleted with `--cascade=orphan`. You
+# create the set again, with `replicas: 2`. Which pods exist once it is stable?
 
 # %%
-cluster.delete("web", cascade="orphan")
-[(p.name, p.owner) for p in cluster.pods()]
+answer = None  # a list of pod names, e.g. ["web-0"]
+stsedu.labs.reveal("08.a", answer)
 
 # %% [markdown]
-# **Predict:** apply the same set again. Are the pods restarted?
-
-# %%
-cluster.apply(stsedu.examples.web(3))
-r = cluster.sync("web")
-r.actions, [(p.name, p.owner, p.phase) for p in cluster.pods()]
-
-# %% [markdown]
-# They are **adopted**: same pods, same uids, no restart (the adoption decisions are in the
-# full table, `stsedu.tables.decisions_frame(r)`).
+# ## The lab
 #
-# ## Deleting a set
-#
-# With the default `background` cascade, the garbage collector deletes every pod at once, in
-# no order. The concept page recommends scaling to 0 first, which terminates pods in order:
+# Delete the set with `--cascade=orphan`, look at the owners, and create it again. Then delete it
+# with the default cascade and watch the timeline: the pods end at the same moment.
 
 # %%
-cluster.scale("web", 0)
-results = cluster.settle("web")
-[a for r in results for a in r.actions if a[0] == "delete"]
+stsedu.labs.OwnershipLab()
 
 # %% [markdown]
-# ## Exercise
+# ## Under the hood
+#
+# Each sync starts with `ClaimPods` (from the `ControllerRefManager`): it adopts orphans that
+# match the selector (decision `adopt`) and releases owned pods that no longer match (`release`).
+# Only then does the replica loop look at the pods. Deletion is not the controller's job: the
+# garbage collector removes dependents whose owner is gone, unless the deletion said `orphan`.
+# The first cluster's claim step, after the label edit:
 
 # %%
-ex = stsedu.exercises.get("11.1")
-ex.show()
-ex.check(None)
+frame = stsedu.tables.decisions_frame(cluster.trace)
+frame[frame.action.isin(["adopt", "release"])][["sync", "action", "pod", "reason", "rule"]]
 
 # %% [markdown]
 # ## Summary
 #
-# - A pod belongs to a set through a controller owner reference, claimed only while its
-#   labels match the selector and its name matches the set.
-# - A relabelled pod is released; its name stays taken until it goes.
-# - `cascade=orphan` leaves pods running; a new set with the same selector adopts them.
-# - Scale to 0 before deleting to get ordered termination.
+# - A set owns its pods through owner references; a pod that stops matching is released.
+# - `--cascade=orphan` deletes the set and leaves its pods running, owned by nobody.
+# - A new set with a matching selector adopts them, then treats them as its own (scale-down included).

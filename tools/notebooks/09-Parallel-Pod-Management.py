@@ -1,83 +1,73 @@
-# blurb: podManagementPolicy Parallel: pods created and deleted without waiting; what does not change (updates).
+# blurb: podManagementPolicy Parallel: pods created and deleted without waiting; what it does not change. Lab: policy toggle and replicas.
 
 # %% [markdown]
 # # Parallel pod management
 #
 # In this notebook you will:
 #
-# - switch `podManagementPolicy` to `Parallel` and see every missing pod created in one sync;
-# - see scale-down delete every condemned pod at once;
-# - learn what `Parallel` does **not** change: identity, storage, and rolling updates.
+# - compare `OrderedReady` with `Parallel` on the same scale-up;
+# - predict how many pods one sync creates or deletes;
+# - switch the policy in a lab and watch the timeline change shape.
+#
+# `podManagementPolicy: Parallel` keeps the names, ordinals and storage of a StatefulSet but drops
+# the waiting: all missing pods are created at once and all condemned pods deleted at once, like a
+# Deployment does. Use it when your pods do not need each other to start (a cache, say).
 
 # %% [markdown]
-# `podManagementPolicy` is fixed when the set is created (the API server rejects a change).
-# We make a `Parallel` set of 4 and sync once.
+# The same set scaled from 0 to 4, under each policy. How many pods did each sync create?
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
-cluster.apply(stsedu.examples.web(4, "Parallel"))
-cluster.sync("web").actions
+for policy in ("OrderedReady", "Parallel"):
+    cluster = stsedu.Cluster()
+    cluster.apply(stsedu.examples.web(4, policy=policy))
+    creates = [sum(d.action == "create" for d in r.decisions) for r in cluster.run("web")]
+    print(f"{policy:<13}", [n for n in creates if n], f"stable at t={cluster.now:g}s")
 
 # %% [markdown]
-# All four pods in one sync. Upstream runs `processReplica` for every ordinal in
-# *slow-start batches* (1, then 2, then 4, ... pods at a time) and does not stop at a pod
-# that is not Ready. **Predict:** what does the next sync do while all four are Pending?
-
-# %%
-cluster.sync("web").actions
-
-# %% [markdown]
-# Nothing: `Parallel` never waits for a pod to become Ready. The status counts what exists:
-
-# %%
-cluster.statefulset("web").status
-
-# %% [markdown]
-# ## Scaling down at once
+# ## Predict, then see
 #
-# Let the pods come up, then scale to 1. **Predict:** how many pods does one sync delete?
+# **Question 09.a.** A `Parallel` set with 0 replicas is scaled to 4. How many pods does the
+# first sync create?
 
 # %%
-cluster.settle("web")
-cluster.scale("web", 1)
-cluster.sync("web").actions
+answer = None  # a number
+stsedu.labs.reveal("09.a", answer)
 
 # %% [markdown]
-# ## Trying to change the policy
+# **Question 09.b.** A `Parallel` set of 4 Ready pods is scaled to 1. How many pods does the
+# first sync delete?
+
+# %%
+answer = None  # a number
+stsedu.labs.reveal("09.b", answer)
+
+# %% [markdown]
+# ## The lab
 #
-# The field is immutable; the error is the API server's, and nothing changes:
+# Flip the policy and move *replicas*. The pod timeline shows the difference at a glance: a
+# staircase with `OrderedReady`, a block with `Parallel`. The policy cannot be edited in place,
+# so the lab does what you would do: delete the set with `--cascade=orphan` and create it again.
 
 # %%
-try:
-    cluster.patch("web", {"spec": {"podManagementPolicy": "OrderedReady"}})
-except stsedu.ValidationError as error:
-    print(error)
-cluster.statefulset("web").spec.pod_management_policy
+stsedu.labs.PolicyLab()
 
 # %% [markdown]
-# ## What Parallel does not change
+# ## Under the hood
 #
-# Names, DNS and claims work as with `OrderedReady`, and **rolling updates still replace
-# pods one at a time** (more precisely, `maxUnavailable` at a time; 1 by default). The policy
-# only governs scaling.
+# In `processReplica`, `OrderedReady` makes the replica loop stop at the first pod that is not
+# Running and Ready (`monotonic` in the upstream code); with `Parallel` the loop goes on to the
+# next ordinal. `processCondemned` likewise waits for each condemned pod to be gone only when
+# monotonic. Rolling updates are not affected: they stay one pod at a time, highest ordinal
+# first (unless `maxUnavailable`, notebook 10). The rules of the last cluster's first sync:
 
 # %%
-ex = stsedu.exercises.get("03.2")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# And the first exercise of this notebook:
-
-# %%
-stsedu.exercises.get("03.1").check(None)
+stsedu.tables.decisions_frame(cluster.trace, sync=1, pod_actions=True)[["action", "pod", "rule"]]
 
 # %% [markdown]
 # ## Summary
 #
-# - `Parallel` creates and deletes pods without waiting for others to be Ready, in
-#   slow-start batches (1, 2, 4, ... up to 500).
-# - It is immutable once the set exists.
-# - It does not change identity, storage or rolling updates.
+# - `Parallel` creates every missing pod and deletes every condemned pod in one sync.
+# - Names, ordinals, storage and the rolling update's order stay as with `OrderedReady`.
+# - The policy is immutable: change it by re-creating the set (the pods are adopted).

@@ -1,82 +1,76 @@
-# blurb: minReadySeconds (Ready is not yet Available) and maxUnavailable (how many pods a rolling update may take down at once).
+# blurb: minReadySeconds (Ready is not yet Available) and maxUnavailable (several pods at once in a rollout). Lab: both knobs and an image.
 
 # %% [markdown]
 # # Availability: minReadySeconds and maxUnavailable
 #
 # In this notebook you will:
 #
-# - see the difference between **Ready** and **Available** (`minReadySeconds`);
-# - find the exact moment a pod becomes Available;
-# - let a rolling update take down several pods at once with `maxUnavailable`.
+# - see that a Ready pod is not *Available* until it has been Ready for `minReadySeconds`;
+# - let a rolling update take down several pods at once with `maxUnavailable`;
+# - predict both, then turn the knobs in a lab and watch the status counters.
+#
+# Both fields exist on Deployments too and mean the same: `minReadySeconds` guards against pods
+# that pass their probe and crash a moment later; `maxUnavailable` trades safety for speed.
 
 # %% [markdown]
-# A set with `minReadySeconds: 10`. `web-0` becomes Ready at t = 0.
+# The docs' example has `minReadySeconds: 10`. When did each pod become Ready, and when Available?
+# (`kubectl get sts` shows READY; the status also counts `availableReplicas`.)
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
-cluster.apply(stsedu.examples.web(2, minReadySeconds=10))
-cluster.sync("web")
-cluster.kubelet.start("web-0")
-cluster.kubelet.set_ready("web-0")
-cluster.sync("web").actions
+cluster = stsedu.Cluster(seed=0)
+cluster.apply(stsedu.examples.load("web"))
+cluster.run("web")
+stsedu.tables.pods_frame(cluster, "web")[["pod", "status", "ready", "available", "ready_since", "age"]]
 
 # %% [markdown]
-# Ready, but the controller waits: `web-0` is not yet **Available**. Upstream's
-# `isRunningAndAvailable` requires the Ready condition to be older than `minReadySeconds`,
-# **strictly**. **Predict:** at t = 10, is it Available? At t = 11?
-
-# %%
-for t in (10, 11):
-    cluster.advance(t - cluster.now)
-    print(f"t={cluster.now:g}", cluster.pod("web-0").available, cluster.sync("web").actions)
-
-# %% [markdown]
-# In auto mode, `run` wakes the controller when a pod's `minReadySeconds` has passed (the
-# real controller requeues the set `minReadySeconds + 1` s after a pod turns Ready).
+# ## Predict, then see
 #
-# ## maxUnavailable
+# **Question 10.b.** `minReadySeconds` is 10; `web-0` became Ready at t=0 and `web-1` does not
+# exist yet. What does the sync at t=5 do?
+
+# %%
+answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
+stsedu.labs.reveal("10.b", answer)
+
+# %% [markdown]
+# **Question 10.a.** Six Ready pods, `maxUnavailable: 3`. You set image `nginx:2`. Which pods
+# does the **first** sync delete?
+
+# %%
+answer = None  # a list of pod names
+stsedu.labs.reveal("10.a", answer)
+
+# %% [markdown]
+# ## The lab
 #
-# `rollingUpdate.maxUnavailable` (beta, on by default since 1.37 behind the
-# `MaxUnavailableStatefulSet` gate) lets an update take down more than one pod at a time.
-# Five Ready pods, `maxUnavailable: 2`:
+# Set `minReadySeconds` and `maxUnavailable`, then pick an image. The status counters chart
+# shows, over time, how many pods the set counts as Ready, Available, current and updated:
+# watch the gap between Ready and Available, and how deep the dip goes with a larger
+# `maxUnavailable`.
 
 # %%
-strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}}
-cluster = stsedu.Cluster(kubelet="manual")
-cluster.apply(stsedu.examples.web(5, updateStrategy=strategy))
-cluster.settle("web")
-cluster.set_image("web", "nginx:2")
-cluster.sync("web").actions
+stsedu.labs.AvailabilityLab()
 
 # %% [markdown]
-# Two pods, top down. With `OrderedReady` they are recreated one at a time, and the next
-# wave starts when all replicas are Available again. A percentage is rounded **down**
-# against `replicas`, and the result is at least 1.
+# ## Under the hood
+#
+# Availability is `isRunningAndAvailable` (Ready for at least `minReadySeconds`, checked against
+# the condition's `lastTransitionTime`); a Ready pod that is not yet Available makes the replica
+# loop wait (reason `not-available`) and the controller requeues itself for the moment it will
+# be. `maxUnavailable` is used by the rolling update only when the `MaxUnavailableStatefulSet`
+# feature gate is on (on by default in the current profile, v1.37; off in v1.36), in the
+# rolling-update step of `updateStatefulSet`; it is resolved against `replicas` with percentages rounded
+# down, and never below 1. The waits of the first cluster:
 
 # %%
-[(value, stsedu.revisions.scaled_max_unavailable(value, 5)) for value in (1, 2, "50%", "10%", "100%")]
-
-# %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("07.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# And for `maxUnavailable`:
-
-# %%
-print(stsedu.exercises.get("07.2").check(None))
-print(stsedu.exercises.get("07.3").check(None))
+frame = stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)
+frame[frame.reason == "not-available"][["sync", "time", "pod", "reason", "rule"]].head(3)
 
 # %% [markdown]
 # ## Summary
 #
-# - Ready is not Available: a pod is Available once it has been Ready for **more than**
-#   `minReadySeconds`. OrderedReady waits for Available.
-# - `maxUnavailable` (integer or percentage, rounded down, at least 1) bounds how many pods a
-#   rolling update may take down at once.
+# - Ready is not Available: with `minReadySeconds` the controller waits that long after Ready.
+# - `maxUnavailable` lets a rolling update take down up to that many pods at once, still top down.
+# - The status counts `readyReplicas` and `availableReplicas` separately.

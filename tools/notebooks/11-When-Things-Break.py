@@ -1,91 +1,87 @@
-# blurb: Failed pods, a rollout stuck on a broken image, and the forced rollback the docs describe.
+# blurb: Failed pods are replaced; a rollout stuck on a broken image; why reverting is not enough (the docs' forced rollback). Lab: fault buttons.
 
 # %% [markdown]
 # # When things break
 #
 # In this notebook you will:
 #
-# - see a Failed pod deleted and then recreated, in two different syncs;
-# - roll out an image that never becomes Ready, and watch the rollout stall;
-# - find out why reverting the template is not enough (the docs' *forced rollback*).
+# - see a Failed pod deleted and created again under the same name;
+# - get a rollout stuck on an image that never becomes Ready;
+# - predict whether putting the old image back un-sticks it, then try the way out in a lab.
+#
+# The docs' *forced rollback*: "if you revert the template to a good configuration, you may have
+# to delete Pods that the StatefulSet has already attempted to run with the bad configuration".
+# A Deployment does not get stuck like this: it keeps old pods running beside new ones and simply
+# scales the broken ReplicaSet down.
 
 # %% [markdown]
-# ## A failed pod
-#
-# Three Ready pods; `web-1` fails (its node died, say). **Predict:** what do the next
-# three syncs do?
+# Three Ready pods; `web-1`'s container exits for good (phase `Failed`). What the controller does:
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
-cluster.apply(stsedu.examples.web(3))
-cluster.settle("web")
-cluster.kubelet.fail("web-1")
-print(cluster.sync("web").actions)
-print(cluster.sync("web").actions)
-cluster.kubelet.finish_termination("web-1")
-print(cluster.sync("web").actions)
-
-# %% [markdown]
-# The controller deletes the Failed pod, waits until it is gone, and only then creates a new
-# `web-1` with the same name and claims. (Kubernetes v1.16 tried to create the replacement in
-# the same sync; notebook 14 compares the two.)
-#
-# ## A broken rollout
-#
-# Now an image whose pods never pass their readiness probe:
-
-# %%
-cluster.settle("web")
+cluster = stsedu.Cluster()
 cluster.kubelet.never_ready(image="nginx:broken")
+cluster.apply(stsedu.examples.web(3))
+cluster.run("web")
+cluster.kubelet.fail("web-1")
+stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
+
+# %% [markdown]
+# Now a rollout to `nginx:broken`, whose pods start but never pass their readiness probe. After
+# two simulated minutes, `kubectl rollout status` and the pods:
+
+# %%
+cluster.run("web")
 cluster.set_image("web", "nginx:broken")
-results = cluster.settle("web")
-results[-1].actions
-
-# %% [markdown]
-# `web-2` was replaced by a broken pod, and the controller waits on it forever: the rollout
-# is stuck.
-
-# %%
+cluster.run("web", until=cluster.now + 120)
 print(cluster.rollout_status("web"))
+print(stsedu.tables.get_pods_text(cluster, "web"))
 
 # %% [markdown]
-# **Predict:** you put the old image back. Does the controller fix `web-2`?
+# ## Predict, then see
+#
+# **Question 11.a.** A rollout to a broken image is stuck: `web-3` runs it and never becomes
+# Ready. You set the image back to `nginx:1` and wait two minutes. Which pods still run the
+# broken image?
 
 # %%
-cluster.set_image("web", "nginx:1")
-results = cluster.settle("web")
-results[-1].actions
+answer = None  # a list of pod names, or []
+stsedu.labs.reveal("11.a", answer)
 
 # %% [markdown]
-# No. The update revision is the old one again, but `web-2` is still not Ready, and with
-# `OrderedReady` the replica loop stops at it before any update step runs. The concept page
-# says: after reverting the template, you must also **delete the pods** that the bad
-# configuration created. Then:
+# **Question 11.b.** A `Parallel` set of 3 Ready pods; `web-0`'s container exits for good. What
+# does the next sync do first?
 
 # %%
-cluster.delete_pod("web-2")
-cluster.settle("web")
-print(cluster.rollout_status("web"))
+answer = None  # a pair (action, pod), e.g. ("create", "web-9")
+stsedu.labs.reveal("11.b", answer)
 
 # %% [markdown]
-# ## Exercises
+# ## The lab
+#
+# Make `web-1` fail; roll out the broken image; put `nginx:1` back; delete the stuck `web-2`.
+# The timeline shows each pod's life, the table each decision: which step un-sticks the set?
 
 # %%
-ex = stsedu.exercises.get("08.2")
-ex.show()
-ex.check(None)
+stsedu.labs.FaultLab()
 
 # %% [markdown]
-# And the failed pod:
+# ## Under the hood
+#
+# A Failed (or Succeeded) pod is deleted by `processReplica` (reason `failed`) and created again
+# on a later sync. The stuck rollout is the rolling-update step of `updateStatefulSet`: it deletes
+# nothing while any pod is not Running and Ready (reason `update-unavailable`), and the replica
+# loop is stuck waiting on the broken pod (`not-running-ready`), so reverting the template alone
+# changes nothing for that pod. The waits of the stuck cluster:
 
 # %%
-stsedu.exercises.get("08.1").check(None)
+frame = stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)
+frame[frame.action == "wait"][["sync", "pod", "reason", "rule"]].drop_duplicates(["pod", "reason"])
 
 # %% [markdown]
 # ## Summary
 #
-# - A Failed (or Succeeded) pod is deleted; the replacement is created once it is gone.
-# - A template that never becomes Ready stalls a RollingUpdate on the top pod.
-# - Reverting the template is not enough with `OrderedReady`: delete the broken pod too.
+# - A Failed pod is deleted and created again with the same name (and claims).
+# - A rollout to an image that never becomes Ready stops at the first broken pod.
+# - Reverting the template is not enough: delete the stuck pod (the forced rollback).

@@ -1,92 +1,79 @@
-# blurb: ControllerRevisions as history: rollout history, rollout undo reusing an old revision, and revisionHistoryLimit.
+# blurb: ControllerRevisions as history: rollout history, rollout undo reusing an old revision with a new number, revisionHistoryLimit. Lab: images, undo, limit.
 
 # %% [markdown]
 # # History and rollback
 #
 # In this notebook you will:
 #
-# - read the set's ControllerRevisions like `kubectl rollout history`;
-# - undo a rollout and see the **old revision reused** with a new number;
-# - trim the history with `revisionHistoryLimit`.
+# - read a set's history with `kubectl rollout history`;
+# - predict what `kubectl rollout undo` does to the revision numbers;
+# - roll out, undo and trim the history in a lab.
+#
+# Each *revision* (a ControllerRevision object) keeps one pod template the set has had, with a
+# number: 1, 2, 3 in the order they appeared. A Deployment keeps its history as old
+# ReplicaSets scaled to zero; a StatefulSet keeps it as ControllerRevisions. `rollout undo`
+# works on both.
 
 # %% [markdown]
-# Three versions in a row: `nginx:1`, `nginx:2`, `nginx:3`.
+# Three versions in a row: `nginx:1`, `nginx:2`, `nginx:3`. The history and the revision objects:
 
 # %%
 import stsedu
 
-cluster = stsedu.Cluster(kubelet="manual")
+cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(2))
-cluster.settle("web")
+cluster.run("web")
 for image in ("nginx:2", "nginx:3"):
     cluster.set_image("web", image)
-    cluster.settle("web")
-cluster.rollout_history("web")
-
-# %% [markdown]
-# The revisions are objects of their own, owned by the set (`kubectl get controllerrevisions`):
-
-# %%
+    cluster.run("web")
+print(stsedu.tables.rollout_history_text(cluster, "web"))
 print(stsedu.tables.get_controllerrevisions_text(cluster))
 
 # %% [markdown]
-# Each revision keeps the pod template it was made from, as the API server stored it: with the
-# defaults it filled in (`imagePullPolicy`, `terminationMessagePath`, ...). Those defaults are
-# hashed too, which is why the names (`web-…`) are the ones a real cluster gives this template.
-# `kubectl rollout history statefulset/web --revision=2` shows one (kubectl writes tabs, so
-# the columns are those of your terminal):
+# Each revision keeps the template as the API server stored it, defaults included, which is why
+# the names (`web-…`) are those a real cluster gives this template. `kubectl rollout history
+# statefulset/web --revision=2` shows one:
 
 # %%
 print(stsedu.tables.rollout_history_text(cluster, "web", revision=2).expandtabs(8))
 
 # %% [markdown]
-# **Predict:** `kubectl rollout undo` goes back to the previous template (`nginx:2`). Does that
-# create a fourth revision?
-
-# %%
-print(cluster.rollout_undo("web"))
-cluster.settle("web")
-cluster.rollout_history("web")
-
-# %% [markdown]
-# No: the controller finds that the template equals an existing revision and **reuses** it,
-# bumping its number to 4 (`getStatefulSetRevisions`). Its name, and so the pods' label, stay
-# the same. You can also name a revision number:
-
-# %%
-print(cluster.rollout_undo("web", to_revision=1))
-cluster.settle("web")
-cluster.rollout_history("web")
-
-# %% [markdown]
-# ## revisionHistoryLimit
+# ## Predict, then see
 #
-# Old revisions are deleted beyond `revisionHistoryLimit` (default 10), oldest first, but
-# never a *live* one (the current or update revision, or one a pod still uses). With a limit
-# of 1:
+# **Question 12.a.** Image `nginx:1` was rolled out, then `nginx:2`, then `nginx:3` (revisions
+# 1, 2, 3). You run `kubectl rollout undo`. What is the highest revision number afterwards?
+
+# %%
+answer = None  # a number
+stsedu.labs.reveal("12.a", answer)
+
+# %% [markdown]
+# ## The lab
+#
+# Pick images, press *rollout undo*, and lower `revisionHistoryLimit`. The history and the
+# revisions on the right change with each step; the revision map shows which revision each pod
+# runs over time.
+
+# %%
+stsedu.labs.HistoryLab()
+
+# %% [markdown]
+# ## Under the hood
+#
+# `getStatefulSetRevisions` hashes the template; when an existing revision has an equal template
+# it is *reused* and given the next number (`nextRevision`) instead of making a copy, so its name,
+# and the pods' label, stay the same. `truncateHistory` runs at the end of each sync and deletes
+# the oldest revisions beyond `revisionHistoryLimit` (default 10), but never the current or the
+# update revision, nor one a pod still runs. With the limit at 1 on the first cluster:
 
 # %%
 cluster.patch("web", {"spec": {"revisionHistoryLimit": 1}})
-cluster.settle("web")
-cluster.rollout_history("web")
-
-# %% [markdown]
-# ## Exercises
-
-# %%
-ex = stsedu.exercises.get("09.1")
-ex.show()
-ex.check(None)
-
-# %% [markdown]
-# And the number the reused revision gets:
-
-# %%
-stsedu.exercises.get("09.2").check(None)
+syncs = cluster.run("web")
+[(d.action, d.target, d.reason) for r in syncs for d in r.decisions if d.action.endswith("revision")]
 
 # %% [markdown]
 # ## Summary
 #
-# - Each distinct template is a ControllerRevision; `rollout history` lists them by number.
-# - Going back to an earlier template reuses its revision and renumbers it.
-# - `revisionHistoryLimit` trims old, non-live revisions.
+# - Every template the set has had is a ControllerRevision with a number.
+# - `rollout undo` reuses the old revision and gives it the next number: no copy is made.
+# - `revisionHistoryLimit` trims old revisions that no pod runs.

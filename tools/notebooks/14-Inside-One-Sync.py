@@ -28,7 +28,7 @@
 # 6. **status**: `updateStatefulSetStatus` writes it if it changed; **history**:
 #    `truncateHistory`.
 #
-# Every stsedu decision records its step and rule. A scale-up with a template change at once:
+# Every stsedu decision records its step and rule. Two Ready pods, and a change to the pod template:
 
 # %%
 import stsedu
@@ -36,22 +36,25 @@ import stsedu
 cluster = stsedu.Cluster(kubelet="manual")
 cluster.apply(stsedu.examples.web(2))
 cluster.settle("web")
-cluster.patch("web", {"spec": {"replicas": 3, "template": {"metadata": {"labels": {"tier": "web"}}}}})
+cluster.patch("web", {"spec": {"template": {"metadata": {"labels": {"tier": "web"}}}}})
 
 # %% [markdown]
-# **Predict:** the template changed *and* a replica is missing. Does this sync update a pod,
-# create `web-2`, or both? Preview it first, without acting:
+# The template changed (a new label), so there is a new revision. `cluster.preview` shows what
+# the next sync would do, step by step, without acting:
 
 # %%
 plan = cluster.preview("web")
 [(d.step, d.action, d.pod or d.target, d.rule) for d in plan.decisions]
 
 # %% [markdown]
-# Scaling comes first: the replica loop creates `web-2` and stops (OrderedReady), so the
-# update step is not reached in this sync. Now run it for real and read the table:
+# ## Predict, then see
+#
+# **Question 14.a.** Two Ready pods; in one edit you change the image *and* scale to 3. What does
+# the next sync do first?
 
 # %%
-stsedu.tables.decisions_frame(cluster.sync("web"))[["action", "pod", "target", "reason", "rule"]]
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")
+stsedu.labs.reveal("14.a", answer)
 
 # %% [markdown]
 # ## A request that fails
@@ -74,20 +77,13 @@ cluster.sync("web").actions
 # %% [markdown]
 # ## Step through it yourself
 #
-# The stepper shows one sync at a time, with the step of the algorithm that produced each
-# decision highlighted.
+# The stepper is this notebook's lab. Press *Sync* to run the next sync, then *Next* to walk
+# through its decisions: the step of the algorithm that made each one is highlighted, with the
+# upstream function beside it. Scale the cluster first to have something to step through.
 
 # %%
-# NBVAL_IGNORE_OUTPUT
+cluster.scale("web", 6)
 stsedu.widgets.SyncStepper(cluster, "web")
-
-# %% [markdown]
-# ## Exercise
-
-# %%
-ex = stsedu.exercises.get("12.1")
-ex.show()
-ex.check(None)
 
 # %% [markdown]
 # ## Summary

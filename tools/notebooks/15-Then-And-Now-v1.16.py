@@ -50,8 +50,8 @@ cmp.table()[["sync", "current decisions", "current status", "v1.16 status"]]
 #
 # ## A Failed pod
 #
-# Three Ready pods; then `web-1` fails. **Predict:** today's controller deletes the Failed pod
-# and waits until it is gone before creating a new one. What did v1.16 do?
+# Three Ready pods; then `web-1` fails. Today's controller deletes the Failed pod and waits until
+# it is gone before creating a new one. The first sync where v1.16 differs:
 
 # %%
 steps = [settle, lambda c: c.kubelet.fail("web-1"), settle]
@@ -106,9 +106,17 @@ for warning in old.last_warnings:
     print(warning, end="\n\n")
 
 # %% [markdown]
-# So under v1.16 a `minReadySeconds` in your manifest does nothing. **Predict:** in a scale-up
-# with `minReadySeconds: 10`, at which point do the two controllers part ways? (Auto mode, so
-# that time passes.)
+# So under v1.16 a `minReadySeconds` in your manifest does nothing.
+#
+# **Question 15.a.** Under the v1.16 controller, a set with `minReadySeconds: 30` is scaled from
+# 0 to 3. Which pods exist 20 seconds later?
+
+# %%
+answer = None  # a list of pod names
+stsedu.labs.reveal("15.a", answer)
+
+# %% [markdown]
+# The same kind of scale-up under both profiles, with `minReadySeconds: 10`; where they part ways:
 
 # %%
 cmp = compare(lambda c: c.run("web"), stsedu.examples.web(3, minReadySeconds=10))
@@ -146,8 +154,14 @@ print(cmp.first_divergence)
 # | no `minReadySeconds`, `ordinals`, PVC retention policy, `maxUnavailable`, pod-index label | all present |
 # | `revisionHistoryLimit` cannot be changed after creation | can be changed |
 #
-# Try one yourself: `Succeeded` instead of `Failed` is
-# `lambda c: c.kubelet.succeed("web-1")` in the steps above.
+# ## The lab
+#
+# Scale and roll out an image, then flip the profile: the lab replays everything you did under
+# the other controller, and the decision strip (one column per sync, one mark per decision)
+# shows where the two runs differ.
+
+# %%
+stsedu.labs.ProfileLab()
 
 # %% [markdown]
 # ## Summary

@@ -75,6 +75,16 @@ stsedu.labs.reveal("01.a", answer)
 stsedu.labs.IdentityLab()
 
 # %% [markdown]
+# Delete `web-1` on the first cluster: the new pod has the same name, hostname and DNS name,
+# but it is a new pod (a new UID and, in a real cluster, a new IP).
+
+# %%
+uid = cluster.pod("web-1").uid
+cluster.delete_pod("web-1")
+cluster.run("web")
+print(cluster.pod("web-1").spec["hostname"], uid != cluster.pod("web-1").uid)
+
+# %% [markdown]
 # ## Under the hood
 #
 # The name comes from `getPodName` (`<set>-<ordinal>`), the hostname, subdomain and labels from

@@ -38,6 +38,15 @@ print(stsedu.tables.get_pvc_text(cluster, "web"))
 print(stsedu.tables.get_pods_text(cluster, "web"))
 
 # %% [markdown]
+# The tutorial's test: delete `web-1`. The controller creates it again, and the new pod mounts
+# the same claim `www-web-1` (so the same volume, and the file written there):
+
+# %%
+cluster.delete_pod("web-1")
+cluster.run("web")
+stsedu.identity.pod_identity_table(cluster, "web")[["pod", "claims"]]
+
+# %% [markdown]
 # ## Predict, then see
 #
 # `persistentVolumeClaimRetentionPolicy` has two fields, each `Retain` (the default) or `Delete`:

@@ -64,6 +64,13 @@ cluster.run("web")
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
+# What `kubectl get pods -w -L controller-revision-hash` printed during that rollout (the last 12
+# lines): each pod goes Terminating, comes back Pending, then Running, then Ready, at the new hash.
+
+# %%
+print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web", revision=True)[-12:]))
+
+# %% [markdown]
 # ## Under the hood
 #
 # `getStatefulSetRevisions` finds or creates the ControllerRevision of the current template

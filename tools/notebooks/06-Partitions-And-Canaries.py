@@ -98,6 +98,12 @@ frame = stsedu.tables.decisions_frame([d for r in syncs for d in r.decisions], p
 frame[["action", "pod", "reason", "rule"]]
 
 # %% [markdown]
+# And `kubectl rollout status` once the partition is 0 and the rollout is over:
+
+# %%
+print(cluster.rollout_status("web"))
+
+# %% [markdown]
 # ## Summary
 #
 # - A rolling update replaces only pods whose ordinal is at least the partition.

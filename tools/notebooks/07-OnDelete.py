@@ -54,6 +54,13 @@ stsedu.labs.reveal("07.a", answer)
 stsedu.labs.OnDeleteLab()
 
 # %% [markdown]
+# On the first cluster, the pods still run the first revision: `kubectl get pods` with the
+# revision label shows the set half-updated for as long as you like.
+
+# %%
+print(stsedu.tables.get_pods_text(cluster, "web", label_columns=["controller-revision-hash"]))
+
+# %% [markdown]
 # ## Under the hood
 #
 # In `updateStatefulSet` the rolling-update step starts with

@@ -54,6 +54,16 @@ stsedu.labs.reveal("08.a", answer)
 stsedu.labs.OwnershipLab()
 
 # %% [markdown]
+# A plain `kubectl delete sts web` (cascade `background`) on the first cluster: the set goes, and
+# the garbage collector deletes its pods, which turn Terminating. The debug pod, released
+# earlier, is not the set's any more and stays.
+
+# %%
+cluster.delete("web")
+cluster.advance(1)
+print(stsedu.tables.get_pods_text(cluster))
+
+# %% [markdown]
 # ## Under the hood
 #
 # Each sync starts with `ClaimPods` (from the `ControllerRefManager`): it adopts orphans that

@@ -54,6 +54,12 @@ stsedu.labs.reveal("09.b", answer)
 stsedu.labs.PolicyLab()
 
 # %% [markdown]
+# `kubectl get pods -w` during the `Parallel` scale-up above: all four pods are Pending at once.
+
+# %%
+print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[:6]))
+
+# %% [markdown]
 # ## Under the hood
 #
 # In `processReplica`, `OrderedReady` makes the replica loop stop at the first pod that is not

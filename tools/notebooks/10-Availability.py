@@ -54,6 +54,14 @@ stsedu.labs.reveal("10.a", answer)
 stsedu.labs.AvailabilityLab()
 
 # %% [markdown]
+# `kubectl get sts` counts Ready pods; the status of the set also counts the Available ones.
+
+# %%
+s = cluster.statefulset("web").status
+print(stsedu.tables.get_sts_text(cluster))
+print("readyReplicas:", s.ready_replicas, "availableReplicas:", s.available_replicas)
+
+# %% [markdown]
 # ## Under the hood
 #
 # Availability is `isRunningAndAvailable` (Ready for at least `minReadySeconds`, checked against

@@ -39,6 +39,12 @@ print(cluster.rollout_status("web"))
 print(stsedu.tables.get_pods_text(cluster, "web"))
 
 # %% [markdown]
+# The stuck pod in `kubectl get pods -w`: Running, but READY stays `0/1`.
+
+# %%
+print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[-4:]))
+
+# %% [markdown]
 # ## Predict, then see
 #
 # **Question 11.a.** A rollout to a broken image is stuck: `web-3` runs it and never becomes

@@ -58,6 +58,15 @@ stsedu.labs.reveal("12.a", answer)
 stsedu.labs.HistoryLab()
 
 # %% [markdown]
+# You can also name a revision: `kubectl rollout undo sts/web --to-revision=1` on the first
+# cluster, and its history afterwards:
+
+# %%
+print(cluster.rollout_undo("web", to_revision=1))
+cluster.run("web")
+print(stsedu.tables.rollout_history_text(cluster, "web"))
+
+# %% [markdown]
 # ## Under the hood
 #
 # `getStatefulSetRevisions` hashes the template; when an existing revision has an equal template

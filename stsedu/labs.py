@@ -39,8 +39,8 @@ from .decisions import POD_ACTIONS, SyncResult
 from .errors import APIError, ValidationError
 
 __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
-           "OwnershipLab", "PolicyLab", "AvailabilityLab", "FaultLab", "HistoryLab", "ProfileLab",
-           "Question", "QUESTIONS", "question", "reveal", "decisions_html"]
+           "OwnershipLab", "PolicyLab", "AvailabilityLab", "FaultLab", "HistoryLab", "ProfileLab", "StepLab",
+           "LabChart", "Question", "QUESTIONS", "question", "reveal", "decisions_html"]
 
 IMAGES = ("nginx:1", "nginx:2", "nginx:3")
 """Images the labs offer: nginx:1 is what the set starts with."""
@@ -88,12 +88,62 @@ def _esc(x: Any) -> str:
     return "" if x is None else html.escape(str(x))
 
 
-def _chart_view(kind: str):
-    """The redraw-in-place chart for *kind* (a View with ``.widget`` and ``.update(lab)``)."""
+class LabChart:
+    """One chart of a lab's run, redrawn in place after every change.
+
+    Uses ``stsedu.charts.ChartWidget`` (one widget, ``update(chart)`` per change) when the
+    package has it, else the Playground's ``ChartView``.  ``update(lab)`` rebuilds the chart
+    only when the trace grew or the clock moved.
+    """
+
+    def __init__(self, kind: str) -> None:
+        from . import charts
+        fn, self.title = CHARTS[kind]
+        self.fn = getattr(charts, fn)
+        self.chart = None
+        self._key: tuple | None = None
+        widget_cls = getattr(charts, "ChartWidget", None)
+        if widget_cls is not None:
+            self._view = None
+            self.widget = widget_cls(layout=W.Layout(width="100%"))
+        else:
+            from .widgets import ChartView
+            self._view = ChartView(self.fn, title=self.title)
+            self.widget = self._view.widget
+        self.widget.add_class("stsedu-lab-chart")
+
+    def reset(self) -> None:
+        self._key = None
+        if self._view is not None:
+            self._view.reset()
+
+    def update(self, lab: "Lab") -> None:
+        trace = lab.cluster.trace
+        rows = trace.rows()
+        key = (id(trace), lab.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
+        if key == self._key:
+            return
+        self._key = key
+        if self._view is not None:
+            self._view.update(lab)
+            self.chart = self._view.chart
+            return
+        if not rows["syncs"]:
+            self.widget.update(None)
+            return
+        self.chart = self.fn(trace, lab.name)
+        self.widget.update(self.chart)
+
+
+def _show_chart(chart):
+    """A displayable form of an Altair chart: a ChartWidget when there is one, else the chart
+    (with the kit's offline renderer)."""
     from . import charts
-    from .widgets import ChartView
-    fn, title = CHARTS[kind]
-    return ChartView(getattr(charts, fn), title=title)
+    widget_cls = getattr(charts, "ChartWidget", None)
+    if widget_cls is not None:
+        return widget_cls(chart)
+    charts.enable_offline()
+    return chart
 
 
 # ------------------------------------------------------------------ decisions table
@@ -145,6 +195,8 @@ class Lab:
 
     title = "Lab"
     intro = ""
+    empty_note = "No sync ran after this change."
+    _ran = True
     chart_kind = "timeline"
     views: tuple[str, ...] = ("pods",)
 
@@ -250,7 +302,8 @@ class Lab:
             return []
         self._sync_controls()
         results: list[SyncResult] = []
-        if run and self._exists():
+        self._ran = run and self._exists()
+        if self._ran:
             results = self.cluster.run(self.name, max_syncs=self.max_syncs)
         self.last_results = results
         self.did = f"{what} at t={t0:g}s"
@@ -292,8 +345,7 @@ class Lab:
         self.decisions.add_class("stsedu-lab-decisions")
         self.text = W.HTML()
         self.text.add_class("stsedu-lab-text")
-        self.chart = _chart_view(self.chart_kind)
-        self.chart.widget.add_class("stsedu-lab-chart")
+        self.chart = LabChart(self.chart_kind)
         controls = self._controls()
         self.controls = W.VBox(controls)
         self.widget = W.VBox([
@@ -312,11 +364,15 @@ class Lab:
             self.did_area.value = _error_html(self.last_error).replace("stsedu-error", "lab-error")
         else:
             n = len(self.last_results)
-            end = self.last_results[-1].time if self.last_results else c.now
-            self.did_area.value = (f"<div class='lab-did'>You ran {self.did}: {n} sync{'s' * (n != 1)}, "
-                                   f"stable at t={end:g}s. Now t={c.now:g}s.</div>")
+            syncs = f"{n} sync{'s' * (n != 1)}"
+            if self._ran:
+                end = self.last_results[-1].time if self.last_results else c.now
+                what = f": {syncs}, stable at t={end:g}s"
+            else:
+                what = f": {syncs}" if n else ""
+            self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what}. Now t={c.now:g}s.</div>"
         self.decisions.value = ("<div class='lab-scroll'>" +
-                                decisions_html(self.last_results,
+                                decisions_html(self.last_results, self.empty_note if not self._ran else
                                                "Nothing to do: the set was already as you asked.") + "</div>")
         self.text.value = "".join(self._view(v) for v in self.views)
         self.chart.update(self)
@@ -706,6 +762,55 @@ class ProfileLab(Lab):
         self.chart.reset()
         self._redraw()
         return results
+
+
+class StepLab(Lab):
+    """14: one sync at a time, by hand: you sync, you play the kubelet."""
+
+    title = "Step lab: one sync at a time"
+    intro = ("Nothing happens until you press a button: <i>Sync once</i> runs exactly one sync, "
+             "<i>Kubelet: one step</i> moves one pod one stage (Pending → Running → Ready, or a "
+             "terminating pod away). The decision strip has one column per sync.")
+    chart_kind = "strip"
+    empty_note = "No sync yet since this change: press Sync once."
+    step_seconds = 1.0
+    """Simulated time each button press takes, so that AGE and the chart's time axis move."""
+
+    def _new_cluster(self):
+        return Cluster(kubelet="manual", profile=self.profile)
+
+    def _initial(self):
+        self.cluster.apply(self.manifest)
+        self.last_results = []
+        self.did = "<code>kubectl apply -f web.yaml</code>"
+
+    def _controls(self):
+        self.w_replicas = self.slider("replicas", 3, 0, 6, lambda n: self.change(
+            f"<code>kubectl scale sts {self.name} --replicas={n}</code>", lambda c: c.scale(self.name, n), run=False))
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], lambda img: self.change(
+            f"<code>kubectl set image sts/{self.name} nginx={img}</code>", lambda c: c.set_image(self.name, img),
+            run=False))
+        return [W.HBox([self.button("Sync once", self.sync_once, "primary"),
+                        self.button("Kubelet: one step", self.kubelet_step, "info"), self.w_replicas]),
+                self.w_image]
+
+    def sync_once(self) -> list[SyncResult]:
+        results: list[SyncResult] = []
+
+        self.cluster.advance(self.step_seconds)
+        self.change("one sync", lambda c: results.append(c.sync(self.name)), run=False)
+        self.last_results = results
+        self._redraw()
+        return results
+
+    def kubelet_step(self):
+        moved: list = []
+
+        self.cluster.advance(self.step_seconds)
+        self.change("one kubelet step", lambda c: moved.append(c.kubelet.step()), run=False)
+        self.did = f"one kubelet step ({_esc(moved[0]) if moved and moved[0] else 'no pod could move'})"
+        self._redraw()
+        return []
 
 
 # ------------------------------------------------------------------- predictions
@@ -1115,7 +1220,7 @@ class Reveal:
         from IPython.display import display
         display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
         if self.chart is not None:
-            display(self.chart)
+            display(_show_chart(self.chart))
 
 
 NO_ANSWER = None

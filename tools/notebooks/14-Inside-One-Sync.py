@@ -86,6 +86,16 @@ cluster.scale("web", 6)
 stsedu.widgets.SyncStepper(cluster, "web")
 
 # %% [markdown]
+# ## The lab
+#
+# Be the controller's clock and the kubelet at once: press *Sync once* and *Kubelet: one step*
+# in any order (each press takes one simulated second), change replicas or the image between
+# syncs, and watch the decision strip grow one column per sync.
+
+# %%
+stsedu.labs.StepLab()
+
+# %% [markdown]
 # ## Summary
 #
 # - One sync: claim → revisions → replicas → condemned → update → status → history.

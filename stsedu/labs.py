@@ -70,13 +70,14 @@ _CSS = """
 .stsedu-lab table.lab-decisions th { text-align: left; padding: 2px 8px; border-bottom: 2px solid #bbb; }
 .stsedu-lab table.lab-decisions td { text-align: left; padding: 2px 8px; border-bottom: 1px solid #e3e3e3;
   vertical-align: top; white-space: normal; }
-.stsedu-lab td.mono { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
+.stsedu-lab table.lab-decisions td.mono { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
 .stsedu-lab .a-create { color: #1a7f37; font-weight: 600; }
 .stsedu-lab .a-delete { color: #cf222e; font-weight: 600; }
 .stsedu-lab .a-update { color: #0969da; font-weight: 600; }
 .stsedu-lab .a-wait { color: #9a6700; font-weight: 600; }
 .stsedu-lab pre.lab-pre { font-family: var(--jp-code-font-family, monospace); font-size: 12px; line-height: 1.35;
-  margin: 0; padding: 4px 6px; background: var(--jp-layout-color2, #f6f8fa); border-radius: 3px; }
+  margin: 0; padding: 4px 6px; background: var(--jp-layout-color2, #f6f8fa); border-radius: 3px;
+  white-space: pre; overflow-x: auto; }
 .stsedu-lab .lab-scroll { max-height: 240px; overflow-y: auto; }
 .stsedu-lab .lab-ok { color: #1a7f37; font-weight: 600; }
 .stsedu-lab .lab-no { color: #cf222e; font-weight: 600; }
@@ -197,6 +198,8 @@ class Lab:
     intro = ""
     empty_note = "No sync ran after this change."
     _ran = True
+    linger_seconds = 5.0
+    """Simulated seconds that pass after a change once the set is stable (the chart's last stretch)."""
     chart_kind = "timeline"
     views: tuple[str, ...] = ("pods",)
 
@@ -305,6 +308,9 @@ class Lab:
         self._ran = run and self._exists()
         if self._ran:
             results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+            if self.cluster.clock.peek() is None:
+                # stable: let a few seconds pass so that the new state shows in the chart
+                self.cluster.advance(self.linger_seconds)
         self.last_results = results
         self.did = f"{what} at t={t0:g}s"
         self._redraw()
@@ -352,7 +358,7 @@ class Lab:
             self.header, self.controls, self.did_area,
             W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
                             self.decisions], layout=W.Layout(flex="1 1 55%")),
-                    W.VBox([self.text], layout=W.Layout(flex="1 1 45%"))],
+                    W.VBox([self.text], layout=W.Layout(flex="0 0 auto"))],
                    layout=W.Layout(grid_gap="16px", align_items="flex-start")),
             self.chart.widget])
         self.widget.add_class("stsedu-lab")
@@ -373,7 +379,7 @@ class Lab:
             self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what}. Now t={c.now:g}s.</div>"
         self.decisions.value = ("<div class='lab-scroll'>" +
                                 decisions_html(self.last_results, self.empty_note if not self._ran else
-                                               "Nothing to do: the set was already as you asked.") + "</div>")
+                                               "No pod to create, delete or wait for: the pods already are as the spec asks.") + "</div>")
         self.text.value = "".join(self._view(v) for v in self.views)
         self.chart.update(self)
 
@@ -781,8 +787,9 @@ class StepLab(Lab):
 
     def _initial(self):
         self.cluster.apply(self.manifest)
-        self.last_results = []
-        self.did = "<code>kubectl apply -f web.yaml</code>"
+        self.last_results = [self.cluster.sync(self.name)]
+        self._ran = False
+        self.did = "<code>kubectl apply -f web.yaml</code> and one sync"
 
     def _controls(self):
         self.w_replicas = self.slider("replicas", 3, 0, 6, lambda n: self.change(
@@ -1232,7 +1239,9 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     q = question(qid)
     head = f"Question {q.id}: {q.text}"
     if answer is NO_ANSWER or answer is ...:
-        return Reveal(f"{head}\nNo prediction recorded yet: write it as answer = {q.form}, then run this cell.")
+        ask = f"No prediction recorded yet: write it as answer = {q.form}, then run this cell."
+        return Reveal(f"{head}\n{ask}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {_esc(q.id)}:</b> "
+                                          f"{_esc(q.text)}<br><span class='lab-note'>{_esc(ask)}</span></div>")
     try:
         given = _norm(q.kind, answer)
     except (TypeError, ValueError, IndexError):

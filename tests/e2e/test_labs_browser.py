@@ -1,0 +1,112 @@
+"""Every concept notebook in JupyterLab (Debian's Chromium, via Playwright): opening it leaves it
+unmodified; run top to bottom, its lab shows a control, a decisions table and a chart; moving the
+control redraws the table and the chart in place.
+
+One JupyterLab server for the whole module.  Skipped when /usr/bin/chromium is missing.
+Set STSEDU_SCREENSHOTS=docs/img to keep one screenshot per notebook (screenshot-notebook-NN.png).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")
+                   if p.name[:2] not in ("00", "04", "13"))
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                       reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+TIMEOUT = 120_000  # ms, for each wait: generous, CI machines are shared
+
+CURRENT = ("(() => {{ const w = window.jupyterapp?.shell.currentWidget;"
+           " return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
+
+
+def _keep(page, name: str, tmp_path: Path) -> None:
+    shot = tmp_path / f"screenshot-notebook-{name[:2]}.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+    where = os.environ.get("STSEDU_SCREENSHOTS")
+    if where:
+        Path(where).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(where) / shot.name)
+
+
+def _move_a_control(page, lab):
+    """Do what a learner would: pick another option, press a button, tick a box or drag a slider."""
+    sync = lab.get_by_role("button", name="Sync once")
+    if sync.count():
+        sync.click()
+        return
+    toggles = lab.locator(".widget-toggle-button:not(.mod-active)")
+    buttons = lab.locator("button.jupyter-button:not(.widget-toggle-button)")
+    boxes = lab.locator(".widget-checkbox input[type=checkbox]")
+    if toggles.count():
+        toggles.first.click()
+        return
+    if boxes.count():
+        boxes.first.click()
+        return
+    if buttons.count():
+        buttons.first.click()
+        return
+    handle = lab.locator(".widget-slider [role=slider]").last
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y, steps=4)
+    page.mouse.up()
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp_path):
+    from playwright.sync_api import expect
+
+    url, root = jupyter_server
+    shutil.copy(REPO / "notebooks" / name, root / name)
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    current = CURRENT.format(name=name)
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
+                           timeout=TIMEOUT)
+    page.wait_for_timeout(500)
+    assert page.evaluate(f"() => {current}.context.model.dirty") is False, "opening it marked it modified"
+
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
+        " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=TIMEOUT)
+    assert page.locator(".jp-OutputArea-output").filter(has_text="Traceback").count() == 0
+
+    lab = page.locator(".stsedu-lab").last
+    expect(lab).to_be_visible(timeout=TIMEOUT)
+    lab.scroll_into_view_if_needed()
+    table = lab.locator(".stsedu-lab-decisions")
+    chart = lab.locator(".stsedu-lab-chart")
+    expect(chart.locator("canvas, svg").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # let Vega finish drawing
+    table_before = table.inner_html()
+    chart_before = chart.screenshot()
+    did_before = lab.locator(".lab-did").inner_text() if lab.locator(".lab-did").count() else ""
+
+    _move_a_control(page, lab)
+    expect(lab.locator(".lab-did, .lab-error").first).not_to_have_text(did_before, timeout=TIMEOUT)
+    assert lab.locator(".lab-error").count() == 0, lab.locator(".lab-error").inner_text()
+    page.wait_for_function("([el, before]) => el.innerHTML !== before",
+                           arg=[table.element_handle(), table_before], timeout=TIMEOUT)
+    page.wait_for_timeout(800)
+    if chart.screenshot() == chart_before:
+        _keep(page, name, tmp_path)
+        Path("/tmp/shots/chart.png").write_bytes(chart_before)
+    assert chart.screenshot() != chart_before, "the chart did not change"
+    lab.scroll_into_view_if_needed()
+    _keep(page, name, tmp_path)

@@ -362,6 +362,7 @@ class Lab:
                    layout=W.Layout(grid_gap="16px", align_items="flex-start")),
             self.chart.widget])
         self.widget.add_class("stsedu-lab")
+        self.widget.add_class("stsedu-lab-panel")
 
     def _redraw(self) -> None:
         c = self.cluster

@@ -357,9 +357,9 @@ class Lab:
         self.widget = W.VBox([
             self.header, self.controls, self.did_area,
             W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
-                            self.decisions], layout=W.Layout(flex="1 1 55%")),
-                    W.VBox([self.text], layout=W.Layout(flex="0 0 auto"))],
-                   layout=W.Layout(grid_gap="16px", align_items="flex-start")),
+                            self.decisions], layout=W.Layout(flex="1 1 0%", min_width="380px")),
+                    W.VBox([self.text], layout=W.Layout(flex="1 1 0%", min_width="0", overflow="auto"))],
+                   layout=W.Layout(grid_gap="16px", align_items="flex-start", width="100%")),
             self.chart.widget])
         self.widget.add_class("stsedu-lab")
         self.widget.add_class("stsedu-lab-panel")

@@ -107,3 +107,30 @@ def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp
         raise AssertionError("the chart did not change")
     lab.scroll_into_view_if_needed()
     _keep(page, name, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["00-Index.ipynb", "13-Exercises.ipynb"])
+def test_index_and_exercise_sheet_run_unmodified(name, jupyter_server, page, tmp_path):
+    """00 (with the Playground in its last cell) and 13 open unmodified and run without an error."""
+    from playwright.sync_api import expect
+
+    url, root = jupyter_server
+    shutil.copy(REPO / "notebooks" / name, root / name)
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    current = CURRENT.format(name=name)
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
+                           timeout=TIMEOUT)
+    page.wait_for_timeout(500)
+    assert page.evaluate(f"() => {current}.context.model.dirty") is False, "opening it marked it modified"
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
+        " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=TIMEOUT)
+    assert page.locator(".jp-OutputArea-output").filter(has_text="Traceback").count() == 0
+    if name.startswith("00"):
+        panel = page.locator(".stsedu-pg").last
+        expect(panel).to_be_visible(timeout=TIMEOUT)
+        panel.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+    _keep(page, name, tmp_path)

@@ -786,7 +786,8 @@ def to_spec(chart_or_spec) -> dict | None:
     if chart_or_spec is None or isinstance(chart_or_spec, dict):
         return chart_or_spec
     if isinstance(chart_or_spec, alt.TopLevelMixin):
-        return chart_or_spec.to_dict(validate=False)
+        with debug_mode(False):  # nor the small parts to_dict makes on the way (datasets, names)
+            return chart_or_spec.to_dict(validate=False)
     raise TypeError(f"a chart must be an Altair chart, a Vega-Lite dict or None, not {type(chart_or_spec).__name__}")
 
 

@@ -271,7 +271,16 @@ def test_overview_is_the_spec_altair_composes(case, rollout):
         warnings.simplefilter("error")
         chart = charts.overview(trace)
         spec = chart.to_dict()
-        assert spec == _overview_by_altair(trace).to_dict()
+        # Altair 6.3 numbers the selector views (sync_hover_5_view_0), 6.0 does not (sync_hover_5_view):
+        # compared with the numbers taken out, after checking that every param names a view that exists.
+        views = {u["name"] for u in units(spec) if "name" in u}
+        assert all(set(p["views"]) <= views for p in spec["params"])
+        import json
+        import re
+
+        def unnumbered(s):
+            return json.loads(re.sub(r"(sync_hover_\d+_view)_\d+", r"\1", json.dumps(s)))
+        assert unnumbered(spec) == unnumbered(_overview_by_altair(trace).to_dict())
         assert chart.copy().to_dict() == spec  # Altair's deep copy keeps it whole
     panel = spec["vconcat"][1]
     # bars, terminating pods, state legend (+ partition line, label), hover rule, selector

@@ -31,15 +31,38 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+import sys
 
-import altair as alt
-from altair.utils.schemapi import debug_mode
-import anywidget
-import numpy as np
-import pandas as pd
-import traitlets
 
-from . import tables
+def _import_altair():
+    """Import Altair without jsonschema's optional IRI format check.
+
+    Altair imports jsonschema, which imports every optional format checker it finds.  In
+    an environment with Jupyter's server packages, one of them is rfc3987-syntax
+    (jupyter-events asks for ``jsonschema[format-nongpl]``), which builds a parser for the
+    IRI grammar at import: about 16 MiB of a kernel's memory, for a check neither Altair
+    nor the kit uses.  The module is hidden only while jsonschema first loads (nothing
+    changes if jsonschema is already imported) and is importable again afterwards.
+    """
+    hide = "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules
+    if hide:
+        sys.modules["rfc3987_syntax"] = None  # "import rfc3987_syntax" raises ImportError
+    try:
+        import altair
+    finally:
+        if hide and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
+    return altair
+
+
+alt = _import_altair()
+from altair.utils.schemapi import debug_mode  # noqa: E402
+import anywidget  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import traitlets  # noqa: E402
+
+from . import tables  # noqa: E402
 from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, REVISION_COLORS, SPEC_COLOR,
                       STATE_COLORS)
 

@@ -181,3 +181,16 @@ def test_no_chart_holds_more_rows_than_max_rows(monkeypatch):
     # and the limit is reached where it can be: the status lanes use all of it
     sizes = _datasets(charts.status_counters(c.trace, x="sync").to_dict(validate=False))
     assert max(sizes.values()) == 40
+
+
+def test_charts_do_not_load_jsonschemas_iri_grammar():
+    """Importing the charts keeps jsonschema's optional IRI checker (rfc3987-syntax, ~16 MiB) out of the
+    kernel, and leaves the module importable for anyone who wants it."""
+    pytest.importorskip("rfc3987_syntax")
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "import stsedu.charts, jsonschema\n"
+            "assert 'rfc3987_syntax' not in sys.modules, 'loaded'\n"
+            "import rfc3987_syntax\n"
+            "print('OK')" % str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "OK", out.stderr[-2000:]

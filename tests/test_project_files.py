@@ -179,3 +179,36 @@ def test_pytest_markers_registered(pyproject):
     """The browser and slow markers are declared, so --strict-markers would accept them."""
     markers = pyproject["tool"]["pytest"]["ini_options"]["markers"]
     assert {m.split(":")[0] for m in markers} >= {"browser", "slow"}
+
+
+def _readme_links(text: str) -> list[str]:
+    """Every link target in Markdown text: [x](t), ![x](t), [x]: t, <t>, and bare URLs (GitHub links
+    those too); code spans and fenced blocks are not links."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    targets = re.findall(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", text)
+    targets += re.findall(r"^\s*\[[^\]]+\]:\s*(\S+)", text, flags=re.M)
+    targets += re.findall(r"<((?:https?|ftp|mailto):[^>]+)>", text)
+    targets += re.findall(r"(?<![(<\w])((?:https?://|www\.)[^\s)>]+)", text)
+    targets += re.findall(r"""(?:href|src)=["']([^"']+)["']""", text)
+    return targets
+
+
+def test_readme_links_stay_inside_the_repository():
+    """Issue 17: the README stands alone. Every link in it is a path in this repository that exists."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = _readme_links(text)
+    assert len(links) > 10  # the notebooks table and docs links are found
+    for target in links:
+        assert not re.match(r"^[a-z][a-z0-9+.-]*:|^//|^www\.", target, flags=re.I), f"outside link: {target}"
+        path = target.split("#", 1)[0]
+        if path:
+            assert (ROOT / path).exists(), f"README links {target}, which is not in the repository"
+
+
+def test_readme_link_finder_finds_outside_links():
+    """The finder above sees each kind of outside link (so the test before it can fail)."""
+    sample = ("[a](https://x.org/a) ![b](http://x.org/b.png) <https://x.org/c> see https://x.org/d.\n"
+              "[e]: https://x.org/e\n`https://in.code/span` [f](docs/api.md)\n")
+    assert set(_readme_links(sample)) == {"https://x.org/a", "http://x.org/b.png", "docs/api.md", "https://x.org/e",
+                                          "https://x.org/c", "https://x.org/d."}

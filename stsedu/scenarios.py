@@ -26,9 +26,10 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
-from .cluster import CASCADES, Cluster, merge_patch
-from .decisions import POD_ACTIONS, SyncResult
-from .errors import APIError, ValidationError
+from .api.merge_patch import merge_patch
+from .cluster import CASCADES, Cluster
+from .controller.decisions import POD_ACTIONS, SyncResult
+from .api.errors import APIError, ValidationError
 from .trace import Trace
 
 __all__ = ["Scenario", "Step", "StepRecord", "RunResult", "Failure", "ScenarioError",
@@ -434,13 +435,13 @@ def _cluster_options(d: Any, source: str) -> dict:
         raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
     out["seed"] = seed
     profile = d.get("profile", "current")
-    from .profiles import PROFILES
+    from .controller.profiles import PROFILES
     if profile not in PROFILES:
         raise ScenarioError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", source,
                             field="cluster.profile")
     out["profile"] = profile
     gates = d.get("feature_gates") or {}
-    from .profiles import KNOWN_GATES
+    from .controller.profiles import KNOWN_GATES
     if not isinstance(gates, Mapping):
         raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
                             field="cluster.feature_gates")
@@ -474,7 +475,7 @@ def _cluster_options(d: Any, source: str) -> dict:
 def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
                   action: str) -> tuple[str, tuple[dict, ...]]:
     """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
-    from .manifests import load_documents
+    from .api.load import load_documents
     patch = None
     if isinstance(e, str):
         e = {"file": e}

@@ -30,11 +30,11 @@ import ipywidgets as W
 
 from . import tables
 from .cluster import Cluster
-from .decisions import (POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY,
+from .controller.decisions import (POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision,
                         SyncResult)
-from .errors import APIError, ValidationError
-from .model import REVISION_LABEL
+from .api.errors import APIError, ValidationError
+from .api.objects import REVISION_LABEL
 
 __all__ = ["Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",
            "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "DEFAULT_VIEWS", "default_manifest"]
@@ -603,7 +603,7 @@ class Playground:
     def _new_cluster(self, kubelet: str) -> tuple[Cluster, str]:
         c = Cluster(kubelet=kubelet, **self._options)
         sts = c.apply(copy.deepcopy(self._manifest))
-        from .model import StatefulSet
+        from .api.objects import StatefulSet
         if not isinstance(sts, StatefulSet):
             raise ValueError("the manifest has no StatefulSet")
         self._base_stages = c.kubelet.stages
@@ -1288,7 +1288,7 @@ class Playground:
 
 
 def _as_docs(manifest) -> list[dict]:
-    from .manifests import load_documents
+    from .api.load import load_documents
     return [copy.deepcopy(d) for d in load_documents(manifest)]
 
 

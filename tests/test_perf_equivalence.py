@@ -18,15 +18,16 @@ import pytest
 
 import stsedu
 from helpers import web
-from stsedu import control, controller
-from stsedu import predicates as P
-from stsedu.control import (Snapshot, _claim_owner_decisions, _d, base_status, claims_match,
+from stsedu.controller import stateful_set_control as control
+from stsedu.controller import stateful_set as controller
+from stsedu.controller import stateful_set_utils as P
+from stsedu.controller.stateful_set_control import (Snapshot, _claim_owner_decisions, _d, base_status, claims_match,
                             plan_classic_update, plan_max_unavailable_update, plan_revisions,
                             placeholder, process_condemned, process_replica, versioned_revision)
-from stsedu.decisions import STEP_CLAIMS_FIX, STEP_HISTORY, SyncPlan
-from stsedu.errors import APIError
-from stsedu.model import POD_NAME_LABEL, OwnerReference, Pod
-from stsedu.revisions import history_to_truncate
+from stsedu.controller.decisions import STEP_CLAIMS_FIX, STEP_HISTORY, SyncPlan
+from stsedu.api.errors import APIError
+from stsedu.api.objects import POD_NAME_LABEL, OwnerReference, Pod
+from stsedu.controller.history import history_to_truncate
 
 
 def reference_plan_sync(snap: Snapshot, profile, gates) -> SyncPlan:
@@ -99,12 +100,12 @@ def reference_claims(sts, pods, revisions):
     deleting = sts.deletion_timestamp is not None
     if not deleting:
         out += [r.name for r in revisions if not any(x.controller for x in r.owner_references)
-                and stsedu.model.selector_matches(sts.spec.selector, r.labels)]
+                and stsedu.api.objects.selector_matches(sts.spec.selector, r.labels)]
     for pod in pods:
         ref = next((r for r in pod.owner_references if r.controller), None)
         if ref is not None and ref.uid != sts.uid:
             continue
-        match = pod.parent == sts.name and stsedu.model.selector_matches(sts.spec.selector, pod.labels)
+        match = pod.parent == sts.name and stsedu.api.objects.selector_matches(sts.spec.selector, pod.labels)
         if ref is not None and match:
             claimed.append(pod)
         elif ref is not None and not deleting:

@@ -1,7 +1,7 @@
 """Carrying out a sync plan (≈ upstream ``stateful_pod_control.go`` and the status updater).
 
 :func:`apply_plan` is the only controller code that writes.  It performs the
-decisions of a :class:`~stsedu.decisions.SyncPlan` through an
+decisions of a :class:`~stsedu.controller.decisions.SyncPlan` through an
 :class:`ObjectManager`, and stops where upstream's ``UpdateStatefulSet``
 stops when a request fails:
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Protocol
 
-from .control import complete_rolling_update, inconsistent_status, slow_start_batches
+from .stateful_set_control import complete_rolling_update, inconsistent_status, slow_start_batches
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
-from .errors import APIError
-from .model import StatefulSet, StatefulSetStatus
+from ..api.errors import APIError
+from ..api.objects import StatefulSet, StatefulSetStatus
 from .profiles import Profile
 
 NOT_REACHED = "not reached: an earlier request in this sync failed"
@@ -33,7 +33,7 @@ NOT_REACHED = "not reached: an earlier request in this sync failed"
 class ObjectManager(Protocol):
     """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
 
-    Each raises :class:`~stsedu.errors.APIError` when the request fails.
+    Each raises :class:`~stsedu.api.errors.APIError` when the request fails.
     """
 
     def create_pod(self, d: Decision) -> None: ...

@@ -1,7 +1,7 @@
 """One sync of one StatefulSet, end to end (≈ upstream ``stateful_set.go``).
 
 ``sync`` = adopt orphan revisions, claim pods (adopt / release), take a
-snapshot, :func:`~stsedu.control.plan_sync`, :func:`~stsedu.pod_control.apply_plan`,
+snapshot, :func:`~stsedu.controller.stateful_set_control.plan_sync`, :func:`~stsedu.controller.stateful_pod_control.apply_plan`,
 and record it all in the trace.  The writes go through :class:`ClusterObjects`,
 which is where simulated API errors are injected.
 """
@@ -11,17 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from . import control
+from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
-from .errors import APIError, ValidationError
-from .manifests import validate_stateful_set_status_update
-from .model import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
-from .pod_control import apply_plan
-from .predicates import availability_times
-from .revisions import sort_revisions
+from ..api.errors import APIError, ValidationError
+from ..api.validation.statefulset import validate_stateful_set_status_update
+from ..api.objects import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
+from .stateful_pod_control import apply_plan
+from .stateful_set_utils import availability_times
+from .history import sort_revisions
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cluster import Cluster
+    from ..sim.writes import Writes
 
 
 # ------------------------------------------------------------------ claiming
@@ -133,27 +133,17 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
 # ------------------------------------------------------------- object manager
 
 
-@dataclass
-class Fault:
-    """A simulated API failure: after *after* requests of *verb* on *kind* succeed, *count* fail."""
-
-    verb: str
-    kind: str
-    count: int
-    reason: str = "InternalError"
-    after: int = 0
-
-
 class ClusterObjects:
-    """The :class:`~stsedu.pod_control.ObjectManager` that writes to a cluster's store."""
+    """The :class:`~stsedu.controller.stateful_pod_control.ObjectManager` that writes through the cluster's
+    :class:`~stsedu.sim.writes.Writes`."""
 
-    def __init__(self, cluster: "Cluster", sts: StatefulSet, cause: str) -> None:
-        self.c = cluster
+    def __init__(self, writes: "Writes", sts: StatefulSet, cause: str) -> None:
+        self.c = writes
         self.sts = sts
         self.cause = cause
 
     def _check(self, verb: str, kind: str, name: str) -> None:
-        self.c._check_fault(verb, kind, name)
+        self.c.check_fault(verb, kind, name)
 
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
@@ -176,7 +166,7 @@ class ClusterObjects:
         pod: Pod = d.payload
         try:
             self._check("create", "Pod", pod.name)
-            self.c._create_pod(pod, f"{self.cause}: create ({d.reason})")
+            self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
         except APIError as e:
             # CreateStatefulPod returns AlreadyExists without recording an event
             if e.reason != "AlreadyExists":
@@ -187,7 +177,7 @@ class ClusterObjects:
     def delete_pod(self, d: Decision) -> None:
         pod: Pod = d.payload
         self._guard("delete", "Pod", pod.name, f"Pod {pod.name}",
-                    lambda: self.c._delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
+                    lambda: self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
 
     def update_pod(self, d: Decision) -> None:
         """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
@@ -198,7 +188,7 @@ class ClusterObjects:
             if stored is not None and stored.uid == pod.uid and (
                     dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
                 return  # the API server keeps the object (and its resourceVersion) as it was
-            self.c._update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
         self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
 
     def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
@@ -257,8 +247,7 @@ class ClusterObjects:
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
         self._check("create", "ControllerRevision", rev.name)
-        self.c._seq += 1
-        self.c.store.create("ControllerRevision", replace(rev, seq=self.c._seq))
+        self.c.store.create("ControllerRevision", replace(rev, seq=self.c.next_seq()))
         self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
                                f"created revision {rev.name} (number {rev.revision})")
 
@@ -308,7 +297,7 @@ class ClusterObjects:
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return
-        self.c._write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
+        self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
                           f"{self.cause}: adopt")
 
     def release(self, d: Decision) -> None:
@@ -318,7 +307,7 @@ class ClusterObjects:
         if pod is None:
             return
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
-        self.c._write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
+        self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
 
 
 # --------------------------------------------------------------------- sync
@@ -361,39 +350,39 @@ def _clock_free(sts: StatefulSet, pods, now: float, profile) -> bool:
     return not availability_times(pods, sts.spec.min_ready_seconds if profile.min_ready_seconds else 0, now)
 
 
-def _reuse_quiet(cluster: "Cluster", sts: StatefulSet, namespace: str) -> QuietSync | None:
+def _reuse_quiet(ctl: "StatefulSetController", sts: StatefulSet, namespace: str) -> QuietSync | None:
     """The set's last quiet sync if every input of this sync is the very object it read, else None.
 
     One pass over the namespace's pods (an identity check per pod) instead
     of the full plan: a sync of a stable set repeats its predecessor.
     """
     key = _quiet_key(namespace, sts.name)
-    q = cluster._memo.get(key)
+    q = ctl.memo.get(key)
     if q is None:
         return None
     pods, revisions, claims = q.views
-    if (q.sts is sts and q.profile is cluster.profile and q.planner is cluster._planner
-            and q.gates == cluster.feature_gates and tuple(pods.values()) == q.pods
+    if (q.sts is sts and q.profile is ctl.profile and q.planner is ctl.planner
+            and q.gates == ctl.feature_gates and tuple(pods.values()) == q.pods
             and tuple(revisions.values()) == q.revisions and tuple(claims.values()) == q.claims):
         return q
-    del cluster._memo[key]
+    del ctl.memo[key]
     return None
 
 
-def _remember_quiet(cluster: "Cluster", sts: StatefulSet, namespace: str, claimed, status) -> None:
+def _remember_quiet(ctl: "StatefulSetController", sts: StatefulSet, namespace: str, claimed, status) -> None:
     """Keep this sync's inputs for :func:`_reuse_quiet` (called only after a sync that wrote nothing)."""
-    if not cluster.reuse_quiet_syncs or not _clock_free(sts, claimed, cluster.clock.now, cluster.profile):
+    if not ctl.reuse_quiet_syncs or not _clock_free(sts, claimed, ctl.clock.now, ctl.profile):
         return
-    views = tuple(cluster.store.view(kind, namespace)
+    views = tuple(ctl.store.view(kind, namespace)
                   for kind in ("Pod", "ControllerRevision", "PersistentVolumeClaim"))
-    cluster._memo[_quiet_key(namespace, sts.name)] = QuietSync(
+    ctl.memo[_quiet_key(namespace, sts.name)] = QuietSync(
         sts=sts, pods=tuple(views[0].values()), revisions=tuple(views[1].values()),
-        claims=tuple(views[2].values()), profile=cluster.profile, planner=cluster._planner,
-        gates=dict(cluster.feature_gates), status=status, views=views,
-        status_row=_status_row(cluster, sts, status, False))
+        claims=tuple(views[2].values()), profile=ctl.profile, planner=ctl.planner,
+        gates=dict(ctl.feature_gates), status=status, views=views,
+        status_row=_status_row(ctl, sts, status, False))
 
 
-def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResult:
+def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") -> SyncResult:
     """One reconcile of one StatefulSet (``StatefulSetController.sync``).
 
     A sync whose inputs are all the very objects its set's previous sync read,
@@ -401,29 +390,29 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
     repeats that outcome without planning again (:func:`_reuse_quiet`); the
     trace records it like any other sync.
     """
-    store, trace = cluster.store, cluster.trace
+    store, trace = ctl.store, ctl.trace
     sts = store.get("StatefulSet", namespace, name)
     if sts is None:
         raise KeyError(f'statefulsets.apps "{name}" not found')
     trace.sync += 1
-    trace.time = cluster.clock.now
+    trace.time = ctl.clock.now
     n = trace.sync
-    if cluster.reuse_quiet_syncs:
-        quiet = _reuse_quiet(cluster, sts, namespace)
+    if ctl.reuse_quiet_syncs:
+        quiet = _reuse_quiet(ctl, sts, namespace)
         if quiet is not None:  # what _finish records for a sync without decisions
             trace.add_status(sts.name, *quiet.status_row)
             trace.add_sync(sts.name, 0, False, None)
             return SyncResult(sync=n, time=trace.time, set_name=sts.name, decisions=(),
                               status=quiet.status, error=None)
     cause = f"sync {n}"
-    om = ClusterObjects(cluster, sts, cause)
+    om = ClusterObjects(ctl.writes, sts, cause)
     decisions: list[Decision] = []
     error: str | None = None
 
     # 1. adopt orphan revisions, claim pods
     claim_decisions, claimed = plan_claims(sts, store.view("Pod", namespace).values(),
                                            store.view("ControllerRevision", namespace).values(),
-                                           cluster._memo)
+                                           ctl.memo)
     for d in claim_decisions:
         try:
             getattr(om, d.action)(d)
@@ -432,19 +421,19 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
     if error is not None:
-        return _finish(cluster, sts, n, decisions, None, error)
+        return _finish(ctl, sts, n, decisions, None, error)
     if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):
-        claimed = claimed_pods(sts, store.view("Pod", namespace).values(), cluster._memo)
+        claimed = claimed_pods(sts, store.view("Pod", namespace).values(), ctl.memo)
 
     # 2. snapshot, plan, act
     revisions = store.view("ControllerRevision", namespace)
     snap = control.Snapshot(
         sts=sts, pods=tuple(claimed), claims=store.view("PersistentVolumeClaim", namespace),
         revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
-        now=cluster.clock.now, memo=cluster._memo)
-    plan = cluster._planner(snap, cluster.profile, cluster.feature_gates)
-    done, status, error = apply_plan(plan, sts, om, cluster.profile)
-    cluster._requeue_for_availability(sts, snap.pods, snap.now)
+        now=ctl.clock.now, memo=ctl.memo)
+    plan = ctl.planner(snap, ctl.profile, ctl.feature_gates)
+    done, status, error = apply_plan(plan, sts, om, ctl.profile)
+    ctl.writes.requeue_for_availability(sts, snap.pods, snap.now)
     for d in done:
         # CreateStatefulPod reports a claim that is being deleted as a failed pod create
         if (d.reason == "claim-deleting" and d.applied is False and d.error and d.error.startswith("pvc ")
@@ -452,25 +441,66 @@ def sync(cluster: "Cluster", name: str, namespace: str = "default") -> SyncResul
             om._event(False, "create", f"Pod {d.pod}", d.error)
     decisions.extend(done)
     if not decisions and error is None and status is not None:
-        _remember_quiet(cluster, sts, namespace, snap.pods, status)
-    return _finish(cluster, sts, n, decisions, status, error)
+        _remember_quiet(ctl, sts, namespace, snap.pods, status)
+    return _finish(ctl, sts, n, decisions, status, error)
 
 
-def _finish(cluster, sts, n, decisions, status, error) -> SyncResult:
-    trace = cluster.trace
+def _finish(ctl, sts, n, decisions, status, error) -> SyncResult:
+    trace = ctl.trace
     for seq, d in enumerate(decisions):
         trace.add_decision(sts.name, seq, d)
     if status is not None:
         written = any(d.action == "status" and d.applied for d in decisions)
-        trace.add_status(sts.name, *_status_row(cluster, sts, status, written))
-    result = SyncResult(sync=n, time=cluster.clock.now, set_name=sts.name,
+        trace.add_status(sts.name, *_status_row(ctl, sts, status, written))
+    result = SyncResult(sync=n, time=ctl.clock.now, set_name=sts.name,
                         decisions=tuple(decisions), status=status, error=error)
     trace.add_sync(sts.name, len(decisions), result.changed, error)
     return result
 
 
-def _status_row(cluster, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
+def _status_row(ctl, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
     """``Trace.add_status``'s arguments after the set's name."""
     return (sts.spec.replicas, status, written,
-            sts.spec.min_ready_seconds if cluster.profile.min_ready_seconds else 0,
+            sts.spec.min_ready_seconds if ctl.profile.min_ready_seconds else 0,
             sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
+
+
+class StatefulSetController:
+    """The StatefulSet controller of one cluster (``StatefulSetController``): it syncs one set at a time.
+
+    It reads the store and writes through *writes* (the cluster's
+    :class:`~stsedu.sim.writes.Writes`); *planner* is the profile's
+    ``plan_sync``; *feature_gates* the cluster's gates (shared, not copied).
+    """
+
+    def __init__(self, writes: "Writes", profile, feature_gates: dict, planner) -> None:
+        self.writes = writes
+        self.store = writes.store
+        self.clock = writes.clock
+        self.trace = writes.trace
+        self.profile = profile
+        self.feature_gates = feature_gates
+        self.planner = planner
+        self.memo: dict = {}
+        self.reuse_quiet_syncs = True
+
+    def sync(self, name: str, namespace: str = "default") -> SyncResult:
+        """One reconcile of one StatefulSet; KeyError if it does not exist."""
+        return sync(self, name, namespace)
+
+    def preview(self, sts: StatefulSet, namespace: str = "default"):
+        """The plan the next sync of *sts* would carry out, without doing anything."""
+        snap = control.Snapshot(
+            sts=sts, pods=tuple(claimed_pods(sts, self.store.list("Pod", namespace))),
+            claims=self.store.view("PersistentVolumeClaim", namespace),
+            revisions=tuple(set_revisions(sts, self.store.list("ControllerRevision", namespace))),
+            namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
+        return self.planner(snap, self.profile, self.feature_gates)
+
+
+def planner_for(profile):
+    """The profile's ``plan_sync``: the v1.16 algorithm for ``v1.16``, else today's."""
+    if profile.name == "v1.16":
+        from .stateful_set_control_v116 import plan_sync as plan_v116
+        return plan_v116
+    return control.plan_sync

@@ -122,13 +122,13 @@ def check_sync_paths(c: stsedu.Cluster, name: str = "web") -> SyncPlan | None:
         return None
     pods = c.store.view("Pod", "default")
     revs = c.store.view("ControllerRevision", "default")
-    decisions, claimed = controller.plan_claims(sts, pods.values(), revs.values(), c._memo)
+    decisions, claimed = controller.plan_claims(sts, pods.values(), revs.values(), c.controller.memo)
     want_decisions, want_claimed = reference_claims(sts, list(pods.values()), list(revs.values()))
     assert [d.target if d.pod is None else (d.action, d.pod) for d in decisions] == want_decisions
     assert len(claimed) == len(want_claimed) and all(a is b for a, b in zip(claimed, want_claimed))
     snap = Snapshot(sts=sts, pods=tuple(claimed), claims=c.store.view("PersistentVolumeClaim", "default"),
                     revisions=tuple(controller.set_revisions(sts, revs.values())), namespace_revisions=revs,
-                    now=c.now, memo=c._memo)
+                    now=c.now, memo=c.controller.memo)
     fast = control.plan_sync(snap, c.profile, c.feature_gates)
     slow = reference_plan_sync(snap, c.profile, c.feature_gates)
     assert fast.decisions == slow.decisions
@@ -187,7 +187,7 @@ def random_action(c: stsedu.Cluster, rng: random.Random, manifest: dict) -> None
             twin = Pod(name=f"web-0{pod.ordinal}", labels=dict(pod.labels), spec=dict(pod.spec),
                        owner_references=(sts.ref(),))
             if c.store.get("Pod", "default", twin.name) is None:
-                c._create_pod(twin, "test: twin")
+                c._writes.create_pod(twin, "test: twin")
         elif roll < 0.79:
             claims = c.store.list("PersistentVolumeClaim", "default")
             if claims:
@@ -271,7 +271,7 @@ def test_store_view_stays_live_for_a_namespace_created_later():
     m = web(1)
     m["metadata"]["namespace"] = "team-a"
     c.apply(m)
-    assert list(view) == ["web"] and view["web"] is c.statefulset("web", namespace="team-a")
+    assert list(view) == ["web"] and view["web"] is c.store.get("StatefulSet", "team-a", "web")
 
 
 def test_revision_candidate_follows_the_template_and_the_cluster():
@@ -428,6 +428,6 @@ def test_a_repeated_quiet_sync_sees_a_new_orphan_pod():
     assert c.sync("web").decisions == () and c.sync("web").decisions == ()
     sts = c.statefulset("web")
     pod = c.pods("web")[0]
-    c._create_pod(Pod(name="web-7", labels=dict(pod.labels), spec=dict(pod.spec)), "test: orphan")
+    c._writes.create_pod(Pod(name="web-7", labels=dict(pod.labels), spec=dict(pod.spec)), "test: orphan")
     assert [d.as_tuple() for d in c.sync("web").decisions][:1] == [("adopt", "web-7", "orphan")]
     assert c.statefulset("web").uid == sts.uid

@@ -4,7 +4,7 @@ The public names below mirror ``shared/API.md``; ``__all__`` is built from
 the one list :data:`PUBLIC`.
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from .cluster import Cluster
 from .controller.decisions import Decision, SyncPlan, SyncResult

@@ -69,7 +69,7 @@ class Cluster:
         self.cluster_domain = cluster_domain
         self.clock = Clock()
         self.store = Store(self.clock)
-        from . import __version__
+        from .version import __version__
         self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
                             "kubelet": kubelet, "feature_gates": dict(self.feature_gates)},
                            clock=self.clock)
@@ -352,7 +352,7 @@ class Cluster:
                              f'in version "{version}" (stsedu simulates StatefulSet and Service objects only)'))
         self.last_skipped = [(kind, name) for kind, name, _ in skipped]
         self._warn(warnings)
-        return last_sts if last_sts is not None else stored
+        return _detached(last_sts if last_sts is not None else stored)
 
     @property
     def _max_unavailable_gate(self) -> bool:
@@ -435,7 +435,7 @@ class Cluster:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
         stored = self._store_statefulset(new, old, cause)
         self._warn([(f"statefulset/{name}", w) for w in warnings])
-        return stored
+        return _detached(stored)
 
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
         """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``).
@@ -540,7 +540,8 @@ class Cluster:
         if claim.deletion_timestamp is None:
             self.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=self.now))
             self.gc.trigger()
-        return self.store.get("PersistentVolumeClaim", namespace, name)
+        claim = self.store.get("PersistentVolumeClaim", namespace, name)
+        return None if claim is None else _detached(claim)
 
     def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
         """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.

@@ -1,9 +1,12 @@
 """One sync of one StatefulSet, end to end (≈ upstream ``stateful_set.go``).
 
 ``sync`` = adopt orphan revisions, claim pods (adopt / release), take a
-snapshot, :func:`~stsedu.controller.stateful_set_control.plan_sync`, :func:`~stsedu.controller.stateful_pod_control.apply_plan`,
-and record it all in the trace.  The writes go through :class:`ClusterObjects`,
-which is where simulated API errors are injected.
+snapshot, :func:`~stsedu.controller.stateful_set_control.plan_sync`,
+:func:`~stsedu.controller.stateful_pod_control.apply_plan`, and record it all
+in the trace.  The writes go through
+:class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, which asks the
+cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
+injected).  :class:`StatefulSetController` is the controller a cluster owns.
 """
 
 from __future__ import annotations
@@ -13,10 +16,9 @@ from typing import TYPE_CHECKING
 
 from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
-from ..api.errors import APIError, ValidationError
-from ..api.validation.statefulset import validate_stateful_set_status_update
+from ..api.errors import APIError
 from ..api.objects import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
-from .stateful_pod_control import apply_plan
+from .stateful_pod_control import ClusterObjects, apply_plan
 from .stateful_set_utils import availability_times
 from .history import sort_revisions
 
@@ -131,183 +133,6 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
 
 
 # ------------------------------------------------------------- object manager
-
-
-class ClusterObjects:
-    """The :class:`~stsedu.controller.stateful_pod_control.ObjectManager` that writes through the cluster's
-    :class:`~stsedu.sim.writes.Writes`."""
-
-    def __init__(self, writes: "Writes", sts: StatefulSet, cause: str) -> None:
-        self.c = writes
-        self.sts = sts
-        self.cause = cause
-
-    def _check(self, verb: str, kind: str, name: str) -> None:
-        self.c.check_fault(verb, kind, name)
-
-    def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
-        if ok:
-            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} successful")
-        else:
-            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} failed error: {err}")
-
-    def _guard(self, verb, kind, name, what, fn):
-        try:
-            self._check(verb, kind, name)
-            fn()
-        except APIError as e:
-            self._event(False, verb, what, str(e))
-            raise
-        self._event(True, verb, what)
-
-    def create_pod(self, d: Decision) -> None:
-        pod: Pod = d.payload
-        try:
-            self._check("create", "Pod", pod.name)
-            self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
-        except APIError as e:
-            # CreateStatefulPod returns AlreadyExists without recording an event
-            if e.reason != "AlreadyExists":
-                self._event(False, "create", f"Pod {pod.name}", str(e))
-            raise
-        self._event(True, "create", f"Pod {pod.name}")
-
-    def delete_pod(self, d: Decision) -> None:
-        pod: Pod = d.payload
-        self._guard("delete", "Pod", pod.name, f"Pod {pod.name}",
-                    lambda: self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
-
-    def update_pod(self, d: Decision) -> None:
-        """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
-        pod: Pod = d.payload
-
-        def go():
-            stored = self.c.store.get("Pod", pod.namespace, pod.name)
-            if stored is not None and stored.uid == pod.uid and (
-                    dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
-                return  # the API server keeps the object (and its resourceVersion) as it was
-            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
-        self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
-
-    def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
-        """``recordClaimEvent``'s wording."""
-        if ok:
-            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
-        else:
-            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
-                                   f"failed error: {err}")
-
-    def create_claim(self, d: Decision) -> None:
-        claim = d.payload
-        try:
-            self._check("create", "PersistentVolumeClaim", claim.name)
-            self.c.store.create("PersistentVolumeClaim", claim)
-        except APIError as e:
-            if e.reason != "AlreadyExists":
-                self._claim_event(False, "create", claim.name, d.pod, str(e))
-            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
-            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
-            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
-            if verb is not None:
-                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
-            raise
-        self._claim_event(True, "create", claim.name, d.pod)
-
-    def update_claim(self, d: Decision) -> None:
-        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
-        if d.reason == "conflicting-controller":
-            self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
-                                   f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that "
-                                   "acts as a managing controller, the retention policy is ignored for this claim")
-        try:
-            self._check("update", "PersistentVolumeClaim", d.target)
-            claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
-            if claim is None:
-                raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
-            refs = d.payload
-            # a pod ref needs the pod's uid, known only once the pod exists
-            fixed = []
-            for r in refs:
-                if r.kind == "Pod" and not r.uid:
-                    pod = self.c.store.get("Pod", self.sts.namespace, r.name)
-                    if pod is None:
-                        continue
-                    r = replace(r, uid=pod.uid)
-                fixed.append(r)
-            self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
-        except APIError as e:
-            self._event(False, "update", f"Pod {d.pod}",
-                        f"could not update claim {d.target} for delete policy ownerRefs: {e}")
-            raise
-
-    def create_revision(self, d: Decision) -> None:
-        rev = d.payload
-        self._check("create", "ControllerRevision", rev.name)
-        self.c.store.create("ControllerRevision", replace(rev, seq=self.c.next_seq()))
-        self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
-                               f"created revision {rev.name} (number {rev.revision})")
-
-    def update_revision(self, d: Decision) -> None:
-        rev = d.payload
-        self._check("update", "ControllerRevision", rev.name)
-        stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
-        self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
-        self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
-                               f"reused revision {rev.name}, renumbered {rev.revision}")
-
-    def delete_revision(self, d: Decision) -> None:
-        rev = d.payload
-        self._check("delete", "ControllerRevision", rev.name)
-        self.c.store.remove("ControllerRevision", rev.namespace, rev.name)
-        self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
-                               f"deleted revision {rev.name} (number {rev.revision}): history limit")
-
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
-        """``UpdateStatefulSetStatus``; the API server refuses a status ``ValidateStatefulSetStatusUpdate``
-        rejects (a rolling-update delete of a pod at a third revision can take currentReplicas to -1)."""
-        self._check("update", "StatefulSet", sts.name)
-        stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
-        if stored is None:
-            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
-        errors = validate_stateful_set_status_update(status, stored.status)
-        if errors:
-            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
-                           message=str(ValidationError(errors, name=sts.name)))
-        self.c.store.update("StatefulSet", replace(stored, status=status))
-
-    # claiming
-    def adopt(self, d: Decision) -> None:
-        """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
-
-        A pod or revision that vanished meanwhile is skipped (NotFound is ignored upstream).
-        """
-        if d.pod is None:  # a revision
-            self._check("update", "ControllerRevision", d.target)
-            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
-            if rev is None:
-                return
-            self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
-                                                              + (self.sts.ref(),)))
-            return
-        self._check("update", "Pod", d.pod)
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
-        if pod is None:
-            return
-        self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
-                          f"{self.cause}: adopt")
-
-    def release(self, d: Decision) -> None:
-        """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
-        self._check("update", "Pod", d.pod)
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
-        if pod is None:
-            return
-        refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
-        self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
 
 
 # --------------------------------------------------------------------- sync

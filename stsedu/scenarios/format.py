@@ -10,7 +10,7 @@ import copy
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import yaml
 
@@ -19,9 +19,6 @@ from ..api.merge_patch import merge_patch
 from ..cluster import CASCADES, Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from ..trace import Trace
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .runner import Scenario
 
 LIBRARY_DIR = Path(__file__).parent / "library"
 """Where the shipped scenarios live (``stsedu/scenarios/library/*.yaml``)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 import ipywidgets as W
 
@@ -16,9 +16,6 @@ from ..api.errors import ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
                                     STEP_HISTORY, STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE)
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .playground import Playground
 
 
 CONTROLS = ("replicas", "partition", "max_unavailable", "min_ready_seconds", "policy", "strategy",

@@ -23,9 +23,15 @@ PYODIDE = {"sys_platform": "emscripten", "platform_system": "Emscripten", "platf
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a clean copy of the sources (a stale build/ folder cannot leak into it)."""
+    import shutil
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "stsedu", src / "stsedu", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                        "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
+                        "-w", str(out), str(src)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     (whl,) = out.glob("stsedu-*.whl")
     return whl
@@ -38,6 +44,9 @@ def test_wheel_is_pure_python_and_ships_the_vega_bundle(wheel):
     for f in ("stsedu/data/vega/chart_widget.js", "stsedu/data/vega/VERSIONS.json",
               "stsedu/data/vega/LICENSES.txt", "stsedu/data/web.yaml", "stsedu/charts.py"):
         assert f in names, f
+    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "stsedu").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    assert shipped <= names, f"not in the wheel: {sorted(shipped - names)[:5]}"  # package data globs cover all
 
 
 @pytest.mark.slow

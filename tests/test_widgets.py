@@ -354,7 +354,7 @@ def test_run_button_blocks_without_a_kernel():
 def test_run_button_starts_a_task_under_a_kernel(monkeypatch):
     """Under a kernel (its loop runs the comm handlers) the Run button schedules run_async instead."""
     pg = sw.Playground()
-    monkeypatch.setattr(sw, "_kernel_loop", asyncio.get_running_loop)
+    monkeypatch.setattr(sw.playground, "_kernel_loop", asyncio.get_running_loop)
 
     async def go():
         pg.run_button.click()
@@ -426,7 +426,7 @@ def test_log_view_lists_every_sync_incrementally():
 
 def test_chart_views_update_their_jupyter_charts_in_place(pg):
     """The default chart tabs are stsedu.charts' pod timeline, revision map and decision strip;
-    the shown one gets a new spec after syncs, in the same JupyterChart widget."""
+    the shown one gets a new spec after syncs, in the same ChartWidget."""
     titles = [v.title for v in pg._tabbed]
     assert titles == ["Pod timeline", "Revisions", "Decisions per sync", "Sync log"]
     timeline = pg._tabbed[0]

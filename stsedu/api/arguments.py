@@ -1,0 +1,286 @@
+"""Checks of the arguments of user calls that are not manifests.
+
+``cluster.scale``, ``advance``, ``run``, ``inject_error``, ``Cluster(...)`` and the
+other calls of :class:`~stsedu.cluster.Cluster` take plain Python values.  Each
+function here returns the problems with one value as ``(argument, message)`` pairs
+worded like the API server's field errors (``Invalid value: -1: must be greater
+than or equal to 0``), so the cluster can raise them all at once, as one
+:class:`~stsedu.api.errors.ValidationError`, before it changes anything.
+
+Pure functions; nothing here touches a cluster.  docs/validation.md lists every
+rejected input with its message (its "calls" table is checked by
+``tests/test_robustness.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+from collections.abc import Mapping
+from typing import Any, Iterable
+
+from .errors import ValidationError
+from .field_errors import invalid as field_invalid, not_supported as field_not_supported
+from .load import _MAX_YAML_NODES, MAX_MANIFEST_BYTES, _parse_yaml, _size_error, _to_json_value
+from .merge_patch import merge_patch
+from .schema import decode_errors
+from .validation.meta import validate_annotations, validate_labels
+
+Error = tuple[str, str]
+
+NEGATIVE_MSG = "must be greater than or equal to 0"
+
+
+def invalid(path: str, value: Any, detail: str) -> Error:
+    """``Invalid value: <value>: <detail>`` (``field.Invalid``)."""
+    return field_invalid(path, value if _plain(value) else repr(value), detail)
+
+
+def not_supported(path: str, value: Any, supported: Iterable[str]) -> Error:
+    """``Unsupported value: "x": supported values: "a", "b"`` (``field.NotSupported``)."""
+    return field_not_supported(path, value if _plain(value) else repr(value), list(supported))
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (str, bool, int, float))
+
+
+def _type_name(value: Any) -> str:
+    """The JSON type of *value*, or its Python type when it has none."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def as_integer(value: Any) -> int | None:
+    """*value* as an int if it is an integer (``3``, ``numpy.int64(3)``, ``3.0``), else None.
+
+    bool is not an integer here, as in JSON.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def integer(value: Any, path: str, *, minimum: int | None = None) -> list[Error]:
+    """An integer, at least *minimum*."""
+    number = as_integer(value)
+    if number is None:
+        return [invalid(path, value, f"must be an integer, not {_type_name(value)}")]
+    if minimum is not None and number < minimum:
+        detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
+        return [invalid(path, number, detail)]
+    return []
+
+
+def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bool = False) -> list[Error]:
+    """A finite real number of seconds (not bool, NaN or infinity), at least *minimum*."""
+    if value is None and allow_none:
+        return []
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return [invalid(path, value, f"must be a number of seconds, not {_type_name(value)}")]
+    if not math.isfinite(value):
+        return [invalid(path, float(value), "must be a finite number of seconds")]
+    if minimum is not None and value < minimum:
+        detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
+        return [invalid(path, value if isinstance(value, (int, float)) else float(value), detail)]
+    return []
+
+
+def string(value: Any, path: str, *, required: bool = True) -> list[Error]:
+    """A string (non-empty if *required*)."""
+    if not isinstance(value, str):
+        return [invalid(path, value, f"must be a string, not {_type_name(value)}")]
+    if required and not value:
+        return [(path, "Required value")]
+    return []
+
+
+def boolean(value: Any, path: str) -> list[Error]:
+    """True or False (not "false", not 0)."""
+    if not isinstance(value, bool):
+        return [invalid(path, value, f"must be true or false, not {_type_name(value)}")]
+    return []
+
+
+def one_of(value: Any, path: str, supported: Iterable[str]) -> list[Error]:
+    """One of *supported* (exact, case-sensitive)."""
+    supported = list(supported)
+    if not isinstance(value, str) or value not in supported:
+        return [not_supported(path, value, supported)]
+    return []
+
+
+def call_error(method: str, errors: Iterable[Error]) -> ValidationError:
+    """The ValidationError for a bad call: ``Cluster.advance() is invalid: seconds: ...``."""
+    return ValidationError(list(errors), kind=f"Cluster.{method}()" if method else "Cluster()")
+
+
+def check(method: str, errors: list[Error]) -> None:
+    """Raise :func:`call_error` if *errors* is not empty."""
+    if errors:
+        raise call_error(method, errors)
+
+
+# ------------------------------------------------------------ Cluster(...) options
+
+KUBELET_MODES = ("auto", "manual")
+STAGES = ("start", "ready", "terminate", "jitter")
+
+
+def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any, stages: Any,
+                    cluster_domain: Any, gc_delay: Any) -> list[Error]:
+    """Problems with the arguments of ``Cluster(...)``, in argument order."""
+    from ..sim.kubelet import StageProfile
+    from .formats import is_dns1123_subdomain
+    from ..controller.profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
+
+    errs = one_of(kubelet, "kubelet", KUBELET_MODES)
+    if isinstance(seed, bool) or as_integer(seed) is None:
+        errs.append(invalid("seed", seed, f"must be an integer (the same seed gives the same run), "
+                                          f"not {_type_name(seed)}"))
+    prof = None
+    if isinstance(profile, Profile):
+        prof = profile
+    elif isinstance(profile, str) and profile in PROFILES:
+        prof = get_profile(profile)
+    else:
+        errs.append(not_supported("profile", profile, sorted(PROFILES)))
+    if feature_gates is not None:
+        if not isinstance(feature_gates, Mapping):
+            errs.append(invalid("feature_gates", feature_gates,
+                                f"must be a mapping of gate name to true/false, not {_type_name(feature_gates)}"))
+        else:
+            known = prof.known_gates if prof is not None else KNOWN_GATES
+            for gate, value in feature_gates.items():
+                path = f"feature_gates[{gate}]"
+                if gate not in known:
+                    added = f" ({gate} was added in {GATE_ADDED_IN[gate]})" if gate in GATE_ADDED_IN else ""
+                    which = f"for profile {prof.name}" if prof is not None else "in stsedu"
+                    errs.append((path, f"unrecognized feature gate: {gate}{added}; known gates {which}: "
+                                       f"{', '.join(known) or 'none'}"))
+                    continue
+                errs += boolean(value, path)
+    if stages is not None:
+        if isinstance(stages, StageProfile):
+            values = {k: getattr(stages, k) for k in STAGES}
+        elif isinstance(stages, Mapping):
+            values = dict(stages)
+        else:
+            values = {}
+            errs.append(invalid("stages", stages,
+                                f"must be a StageProfile or a mapping of stage to seconds, not {_type_name(stages)}"))
+        for key, value in values.items():
+            if key not in STAGES:
+                errs.append(not_supported("stages", key, STAGES))
+                continue
+            errs += number(value, f"stages.{key}")
+    if not isinstance(cluster_domain, str):
+        errs += string(cluster_domain, "cluster_domain")
+    else:
+        errs += [invalid("cluster_domain", cluster_domain, m) for m in is_dns1123_subdomain(cluster_domain)]
+    errs += number(gc_delay, "gc_delay", allow_none=True)
+    return errs
+
+
+# ------------------------------------------------------------------ edits
+
+def replicas(value: Any, name: str) -> int:
+    """*value* as the replicas of a scale request; raise ValidationError otherwise.
+
+    A value that is not an int32 gets the decode error the API server returns for
+    the scale subresource (``json: cannot unmarshal string into Go struct field
+    ScaleSpec.spec.replicas of type int32``); a negative one is left for the
+    StatefulSet validation (``must be greater than or equal to 0``).
+    """
+    number = as_integer(value)
+    if number is not None and -(1 << 31) <= number < (1 << 31):
+        return number
+    if value is None:
+        raise ValidationError([("spec.replicas", "Required value")], name=name)
+    kind = _type_name(value)
+    if kind == "number":
+        kind = f"number {value!r}"
+    elif kind not in ("bool", "string", "array", "object"):
+        raise ValidationError([invalid("spec.replicas", value, f"must be an integer, not {kind}")], name=name)
+    raise ValidationError([("spec.replicas", f"json: cannot unmarshal {kind} into Go struct field "
+                                             "ScaleSpec.spec.replicas of type int32")], name=name)
+
+
+def load_patch(patch: Any, *, kind: str, name: str) -> dict:
+    """A JSON merge patch as plain JSON data, from a dict or YAML/JSON text.
+
+    Text is read as manifests are (safe YAML, the size limit, line and column
+    in syntax errors); keys become strings and ``3.0`` becomes 3.  Raise
+    ValidationError if the patch is not one JSON object.
+    """
+    if isinstance(patch, (str, bytes)):
+        text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else patch
+        size = len(text.encode("utf-8"))
+        if size > MAX_MANIFEST_BYTES:
+            raise _size_error(size)
+        docs = [d for d in _parse_yaml(text) if d is not None]
+        if len(docs) > 1:
+            raise ValidationError([("", f"patch must be one JSON object, not {len(docs)} documents")],
+                                  kind=kind, name=name)
+        patch = docs[0] if docs else {}
+    if not isinstance(patch, Mapping):
+        raise ValidationError([("", f"patch must be a JSON object, not {_type_name(patch)}")],
+                              kind=kind, name=name)
+    return _to_json_value(dict(patch), [_MAX_YAML_NODES])
+
+
+def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapping[str, str]
+                       ) -> tuple[dict, dict, list[Error]]:
+    """The pod's labels and annotations after *patch*, and the problems with it.
+
+    Only ``metadata.labels`` and ``metadata.annotations`` of a pod may be
+    patched here; values must be strings (``null`` deletes a key); the results
+    must be valid labels and annotations (``ValidateLabels``,
+    ``ValidateAnnotations``).
+    """
+    errs: list[Error] = []
+    for key in patch:
+        if key != "metadata":
+            errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels and "
+                              "metadata.annotations of a pod"))
+    meta = patch.get("metadata")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return dict(labels), dict(annotations), errs + [(
+            "metadata", f"json: cannot unmarshal {_type_name(meta)} into Go struct field Pod.metadata"
+                        " of type v1.ObjectMeta")]
+    for key in meta:
+        if key not in ("labels", "annotations"):
+            errs.append((f"metadata.{key}", "Forbidden: field is immutable here"))
+    # type errors, worded as the strict decoder words them for ObjectMeta
+    errs += decode_errors({"kind": "StatefulSet", "metadata": {k: v for k, v in meta.items()
+                                                                 if k in ("labels", "annotations")}})
+    if errs:
+        return dict(labels), dict(annotations), errs
+    # RFC 7386: a null deletes the whole map ({"metadata": {"labels": null}} removes every label)
+    new_labels = merge_patch(dict(labels), meta["labels"]) if "labels" in meta else dict(labels)
+    new_annotations = (merge_patch(dict(annotations), meta["annotations"]) if "annotations" in meta
+                       else dict(annotations))
+    new_labels = {} if new_labels is None else new_labels
+    new_annotations = {} if new_annotations is None else new_annotations
+    errs += validate_labels(new_labels, "metadata.labels")
+    errs += validate_annotations(new_annotations, "metadata.annotations")
+    return new_labels, new_annotations, errs

@@ -1,0 +1,145 @@
+"""Decision and SyncPlan records: the vocabulary of what a sync decides.
+
+A :class:`Decision` is one thing the controller decided in a sync: an action
+on an object (create, delete, update, ...) or a reason to stop and wait.
+``rule`` names the step of the upstream algorithm that made it, so a learner
+can find it in ``pkg/controller/statefulset``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api.objects import StatefulSetStatus
+
+# Actions that change pods, or stop the controller (API.md's table).
+POD_ACTIONS = ("create", "delete", "update", "wait")
+# Other actions recorded in the same trace.
+OTHER_ACTIONS = ("create-pvc", "update-pvc", "create-revision", "update-revision",
+                 "reuse-revision", "delete-revision", "adopt", "release", "status", "error")
+
+# Steps of one sync, in the order upstream runs them.
+STEP_CLAIM = "claim"            # getPodsForStatefulSet / adoptOrphanRevisions
+STEP_REVISIONS = "revisions"    # getStatefulSetRevisions
+STEP_REPLICAS = "replicas"      # processReplica over the ordinal range
+STEP_CLAIMS_FIX = "fix-claims"  # fixPodClaim over condemned pods
+STEP_CONDEMNED = "condemned"    # processCondemned
+STEP_UPDATE = "update"          # rolling update
+STEP_STATUS = "status"          # updateStatefulSetStatus
+STEP_HISTORY = "history"        # truncateHistory
+
+RULES = {
+    # processReplica
+    "failed": "processReplica: delete Failed or Succeeded pod",
+    "failed-terminating": "processReplica: wait for Failed pod to be removed",
+    "stale-claim": "processReplica: PodClaimIsStale, wait",
+    "create": "processReplica: create missing pod",
+    "create-pvc": "CreateStatefulPod: create missing claims first",
+    "pending-pvc": "processReplica: create missing claims of Pending pod",
+    "claim-deleting": "createPersistentVolumeClaims: claim is being deleted",
+    "claim-owner": "UpdatePodClaimForRetentionPolicy: set claim owner refs",
+    "terminating": "processReplica: wait for terminating pod",
+    "not-running-ready": "processReplica: wait for Running and Ready",
+    "not-available": "processReplica: wait for Available (minReadySeconds)",
+    "identity": "processReplica: UpdateStatefulPod restores identity and storage",
+    # fixPodClaim / processCondemned
+    "fix-claim": "fixPodClaim: claim owner refs of condemned pod",
+    "condemned-terminating": "processCondemned: wait for terminating pod",
+    "scale-down-blocked": "processCondemned: wait for first unhealthy pod",
+    "scale-down": "processCondemned: delete condemned pod",
+    # rolling update
+    "update": "updateStatefulSet: delete pod not at update revision",
+    "update-unavailable": "updateStatefulSet: wait for updated pod to be Available",
+    "mu-update": "updateStatefulSetAfterInvariantEstablished: delete old-revision pods within maxUnavailable",
+    "max-unavailable": "updateStatefulSetAfterInvariantEstablished: unavailable pods reach maxUnavailable",
+    # revisions, status, history
+    "create-revision": "getStatefulSetRevisions: create revision for new template",
+    "rollback": "getStatefulSetRevisions: reuse earlier equal revision (rollback)",
+    "collision": "CreateControllerRevision: name collision, collisionCount+1",
+    "reuse-revision": "CreateControllerRevision: name exists with equal data, reuse it",
+    "status": "updateStatefulSetStatus: write changed status",
+    "truncate": "truncateHistory: delete revisions beyond revisionHistoryLimit",
+    "adopt": "ClaimPods: adopt orphan that matches selector and name",
+    "release": "ClaimPods: release pod that no longer matches",
+    "adopt-revision": "adoptOrphanRevisions: adopt orphan revision",
+    "deleting": "updateStatefulSet: set is being deleted, only status",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of a sync.
+
+    *action* and *reason* follow API.md's table; *pod* names the pod it is
+    about (or None); *target* names the object acted on when that is not the
+    pod (a PVC, a revision); *message* is a sentence for a learner; *rule* the
+    upstream step.  *applied* is True once carried out, False if a (simulated)
+    API error stopped it or it was not reached, None for waits.
+    """
+
+    action: str
+    pod: str | None
+    reason: str
+    message: str
+    rule: str
+    target: str | None = None
+    step: str = STEP_REPLICAS
+    slot: int = -1
+    applied: bool | None = None
+    error: str | None = None
+    payload: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def is_wait(self) -> bool:
+        return self.action == "wait"
+
+    def as_tuple(self) -> tuple[str, str | None, str]:
+        """(action, pod, reason): handy in tests and exercises."""
+        return (self.action, self.pod, self.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncPlan:
+    """What one sync would do if every request succeeded (``plan_sync``'s result).
+
+    *status* is the status computed from the snapshot before rolling-update
+    deletions are subtracted; the applier subtracts one from
+    ``current_replicas`` for each update deletion that succeeds.
+    """
+
+    decisions: tuple[Decision, ...]
+    status: StatefulSetStatus | None
+    current_revision: str = ""
+    update_revision: str = ""
+    collision_count: int = 0
+    monotonic: bool = True
+    replica_slots: int = 0
+    condemned_slots: int = 0
+    live_revisions: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResult:
+    """The outcome of ``cluster.sync(name)``: its decisions and the status it wrote."""
+
+    sync: int
+    time: float
+    set_name: str
+    decisions: tuple[Decision, ...]
+    status: StatefulSetStatus | None
+    error: str | None = None
+
+    @property
+    def actions(self) -> list[tuple[str, str | None, str]]:
+        """(action, pod, reason) of the pod decisions (create/delete/update/wait)."""
+        return [d.as_tuple() for d in self.decisions if d.action in POD_ACTIONS]
+
+    @property
+    def changed(self) -> bool:
+        """True if the sync created, deleted or updated anything (status writes aside)."""
+        return any(d.applied and d.action not in ("wait", "status") for d in self.decisions)
+
+    @property
+    def waits(self) -> list[Decision]:
+        return [d for d in self.decisions if d.action == "wait"]

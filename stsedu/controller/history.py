@@ -1,0 +1,211 @@
+"""Controller history, pure: revision data, hash, name, equality, truncation.
+
+Mirrors ``pkg/controller/history/controller_history.go`` and the revision
+helpers of ``stateful_set_utils.go`` / ``stateful_set_control.go``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import lru_cache
+from typing import Iterable, Mapping, Sequence
+
+from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
+
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+MAX_PREFIX = 223
+"""Set names longer than this are cut when naming a revision (``ControllerRevisionName``)."""
+
+
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def go_json(value) -> str:
+    """*value* as Go's ``json.Marshal`` writes a map: sorted keys, no spaces, UTF-8 kept,
+    and ``<``, ``>``, ``&``, U+2028, U+2029 escaped (Go's HTML-safe default)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if any(c in text for c in _GO_ESCAPES):
+        text = "".join(_GO_ESCAPES.get(c, c) for c in text)
+    return text
+
+
+def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> str:
+    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
+
+    The template is the stored (defaulted) one.  Since v1.34 a zero
+    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
+    (*null_creation_timestamp*, the v1.16 profile).
+    """
+    tpl = dict(template)
+    tpl["$patch"] = "replace"
+    if null_creation_timestamp:
+        meta = tpl.get("metadata")
+        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
+    return go_json({"spec": {"template": tpl}})
+
+
+def fnv1_32(data: bytes) -> int:
+    """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
+    h = 0x811C9DC5
+    for b in data:
+        h = (h * 0x01000193) & 0xFFFFFFFF
+        h ^= b
+    return h
+
+
+def safe_encode(s: str) -> str:
+    """Map each byte onto a vowel-free alphabet (``rand.SafeEncodeString``)."""
+    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in s.encode())
+
+
+@lru_cache(maxsize=1024)
+def revision_hash(data: str, collision_count: int | None) -> str:
+    """Hash of a revision's data and the collision count (``HashControllerRevision``)."""
+    raw = data.encode()
+    if collision_count is not None:
+        raw += str(collision_count).encode()
+    return safe_encode(str(fnv1_32(raw)))
+
+
+def revision_name(set_name: str, hash_: str) -> str:
+    """``<set>-<hash>`` with the set name cut to 223 characters (``ControllerRevisionName``)."""
+    return f"{set_name[:MAX_PREFIX]}-{hash_}"
+
+
+def next_revision(revisions: Sequence[ControllerRevision]) -> int:
+    """One more than the highest revision number, or 1 (``nextRevision``)."""
+    return revisions[-1].revision + 1 if revisions else 1
+
+
+def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRevision]:
+    """Ascending by number, then creation order, then name (``SortControllerRevisions``)."""
+    return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
+
+
+_CANDIDATES: dict[str, tuple] = {}
+"""new_revision's last answer per set uid, with the objects it was made from."""
+
+
+def new_revision(sts: StatefulSet, number: int, collision_count: int,
+                 null_creation_timestamp: bool = False) -> ControllerRevision:
+    """The candidate revision for the set's live template (``newRevision``).
+
+    Every sync asks for it; the answer is remembered per set and reused while
+    the set's spec and annotations are the very same (frozen, never mutated)
+    objects and the number and collision count are unchanged.
+    """
+    hit = _CANDIDATES.get(sts.uid)
+    if (hit is not None and hit[0] is sts.spec and hit[1] is sts.annotations and hit[2] == number
+            and hit[3] == collision_count and hit[4] == sts.name and hit[5] == sts.namespace
+            and hit[6] == null_creation_timestamp):
+        return hit[7]
+    rev = _new_revision(sts, number, collision_count, null_creation_timestamp)
+    if sts.uid:
+        if len(_CANDIDATES) >= 256:
+            _CANDIDATES.clear()
+        _CANDIDATES[sts.uid] = (sts.spec, sts.annotations, number, collision_count, sts.name,
+                                sts.namespace, null_creation_timestamp, rev)
+    return rev
+
+
+def _new_revision(sts: StatefulSet, number: int, collision_count: int,
+                  null_creation_timestamp: bool = False) -> ControllerRevision:
+    data = revision_data(sts.spec.template, null_creation_timestamp)
+    h = revision_hash(data, collision_count)
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    labels[HASH_LABEL] = h
+    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
+                              labels=labels, annotations=dict(sts.annotations),
+                              owner_references=(sts.ref(),), data=data, revision=number)
+
+
+def _hash_label_value(rev: ControllerRevision) -> int | None:
+    """The hash label read as Go's ``strconv.ParseInt(s, 10, 32)`` would, or None if that fails."""
+    return _parse_int32(rev.labels.get(HASH_LABEL))
+
+
+@lru_cache(maxsize=1024)  # every sync compares the same few labels
+def _parse_int32(text: str | None) -> int | None:
+    if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    value = int(text)
+    return value if -(2 ** 31) <= value < 2 ** 31 else None
+
+
+def equal_revision(a: ControllerRevision, b: ControllerRevision) -> bool:
+    """True if both hold the same template (``EqualRevision``).
+
+    The hash labels are compared first, but only when both parse as 32-bit
+    integers (most hashes contain letters and are skipped); then the data.
+    """
+    ha, hb = _hash_label_value(a), _hash_label_value(b)
+    if ha is not None and hb is not None and ha != hb:
+        return False
+    return a.data == b.data
+
+
+def find_equal(revisions: Sequence[ControllerRevision], candidate: ControllerRevision) -> list[ControllerRevision]:
+    """Revisions equal to *candidate*, in the given order (``FindEqualRevisions``)."""
+    return [r for r in revisions if equal_revision(r, candidate)]
+
+
+def controlled_history(sts: StatefulSet, revisions: Iterable[ControllerRevision]
+                       ) -> list[ControllerRevision]:
+    """Revisions that match the set's selector AND are controlled by it, by name.
+
+    What ``kubectl rollout history`` / ``rollout undo`` read
+    (``controlledHistoryV1``): unlike the controller's own list, orphans that
+    the controller has not adopted yet are left out.
+    """
+    out = []
+    for r in revisions:
+        ref = controller_of(r.owner_references)
+        if ref is not None and ref.uid == sts.uid and selector_matches(sts.spec.selector, r.labels):
+            out.append(r)
+    return sorted(out, key=lambda r: r.name)
+
+
+def find_history(to_revision: int, history: Sequence[ControllerRevision]) -> ControllerRevision | None:
+    """The revision ``kubectl rollout undo`` goes back to (``findHistory``).
+
+    *to_revision* 0 means the one before the newest (the second highest
+    number); otherwise the first revision, in *history*'s order, with that
+    number.  None if there is no such revision.
+    """
+    if to_revision == 0:
+        if len(history) <= 1:
+            return None
+        return sorted(history, key=lambda r: r.revision)[-2]
+    return next((r for r in history if r.revision == to_revision), None)
+
+
+def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],
+                        limit: int, *, negative_means_unlimited: bool = True) -> list[ControllerRevision]:
+    """Oldest non-live revisions beyond *limit* (``truncateHistory``).
+
+    *revisions* must be sorted ascending.  A negative limit keeps everything
+    (newest); the v1.16 code had no such guard.
+    """
+    history = [r for r in revisions if r.name not in live]
+    if limit < 0 and negative_means_unlimited:
+        return []
+    if len(history) <= max(limit, 0):
+        return []
+    return history[: len(history) - max(limit, 0)]
+
+
+def scaled_max_unavailable(value: int | str | None, replicas: int) -> int:
+    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
+
+    An integer is taken as is; a percentage is rounded down against
+    *replicas* (``GetScaledValueFromIntOrPercent`` with roundUp false).
+    """
+    if value is None:
+        return 1
+    if isinstance(value, str):
+        n = math.floor(int(value.rstrip("%")) * replicas / 100)
+    else:
+        n = int(value)
+    return max(n, 1)

@@ -1,0 +1,756 @@
+"""The controller's algorithm as a pure function (≈ upstream ``stateful_set_control.go``).
+
+:func:`plan_sync` takes a :class:`Snapshot` (what the informer cache holds at
+the start of a sync) and returns a :class:`SyncPlan`: every decision upstream's
+``UpdateStatefulSet`` would make if each request succeeded, in the order it
+would make them.  Nothing is written here; ``pod_control.apply_plan`` carries
+the plan out and stops where upstream would stop on an error.
+
+Step by step (BEHAVIOUR.md section 1):
+
+1. ``getStatefulSetRevisions``: current and update revision, maybe a new one;
+2. split pods into ``replicas`` (ordinal range) and ``condemned``, fill gaps
+   with planned pods (``newVersionedStatefulSetPod``);
+3. ``processReplica`` for each slot (monotonic: stop at the first block);
+4. ``fixPodClaim`` and ``processCondemned`` (highest ordinal first);
+5. the rolling update (classic loop, or within maxUnavailable);
+6. status (``updateStatus``), then ``truncateHistory``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Mapping
+
+from . import stateful_set_utils as P
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+                        STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
+from ..api.objects import (POD_NAME_LABEL, REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod,
+                    StatefulSet, StatefulSetStatus)
+from .profiles import CURRENT, Profile
+from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
+                        next_revision, revision_hash, revision_name, scaled_max_unavailable)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The state one sync works from, as the informer cache held it when the sync began."""
+
+    sts: StatefulSet
+    pods: tuple[Pod, ...]
+    """Pods claimed by the set (adoption and release already done)."""
+    claims: Mapping[str, PersistentVolumeClaim]
+    """PVCs of the set's namespace, by name."""
+    revisions: tuple[ControllerRevision, ...]
+    """The set's revisions (owned or orphan, matching the selector), sorted ascending."""
+    namespace_revisions: Mapping[str, ControllerRevision]
+    """Every revision of the namespace, by name (name collisions)."""
+    now: float
+    memo: dict | None = None
+    """A cache of per-pod checks kept between syncs (results never depend on it)."""
+
+
+def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
+    return Decision(action=action, pod=pod, reason=reason, message=message,
+                    rule=RULES[rule_key], **kw)
+
+
+# ------------------------------------------------------------------ revisions
+
+
+def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
+                   ) -> tuple[list[Decision], str, str, int, ControllerRevision]:
+    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``).
+
+    The candidate revision holds the live ``spec.template``.  If the newest
+    revision holds the same template it stays the update revision; if an
+    older one does, that one is renumbered to the next number (a rollback,
+    same name); otherwise a new revision is created (``CreateControllerRevision``:
+    a name taken by different data bumps collisionCount and retries).  The
+    current revision is the one named by ``status.currentRevision``, or the
+    update revision when there is none.  Returns (decisions, current name,
+    update name, collisionCount, update revision).
+    """
+    sts, revisions = snap.sts, list(snap.revisions)
+    collisions = sts.status.collision_count or 0
+    decisions: list[Decision] = []
+    candidate = new_revision(sts, next_revision(revisions), collisions, profile.null_creation_timestamp)
+    equal = find_equal(revisions, candidate)
+    if equal and equal_revision(revisions[-1], equal[-1]):
+        update = revisions[-1]
+    elif equal:
+        old = equal[-1]
+        update = replace(old, revision=candidate.revision)
+        decisions.append(_d("update-revision", None, "rollback",
+                            f"The template equals revision {old.name} (number {old.revision}); "
+                            f"it becomes the update revision again, renumbered {candidate.revision}.",
+                            "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
+    else:
+        # CreateControllerRevision: on a name clash with different data, count a
+        # collision and retry under a new name.  Only the name changes: the hash
+        # label keeps the value newRevision computed with the starting count.
+        while True:
+            existing = snap.namespace_revisions.get(candidate.name)
+            if existing is None:
+                what = ("The pod template changed" if revisions
+                        else "No revision records this pod template yet")
+                decisions.append(_d("create-revision", None, "new-template",
+                                    f"{what}: create revision {candidate.name} "
+                                    f"(number {candidate.revision}).",
+                                    "create-revision", target=candidate.name, step=STEP_REVISIONS,
+                                    payload=candidate))
+                update = candidate
+                break
+            if existing.data == candidate.data:
+                decisions.append(_d("reuse-revision", None, "already-exists",
+                                    f"Revision {candidate.name} already exists with the same template; "
+                                    "use it as it is.", "reuse-revision", target=candidate.name,
+                                    step=STEP_REVISIONS))
+                update = existing
+                break
+            collisions += 1
+            decisions.append(_d("create-revision", None, "collision",
+                                f"Revision name {candidate.name} is taken by a different template; "
+                                f"collisionCount becomes {collisions}.",
+                                "collision", target=candidate.name, step=STEP_REVISIONS,
+                                applied=None))
+            h = revision_hash(candidate.data, collisions)
+            candidate = replace(candidate, name=revision_name(sts.name, h))
+    current = next((r for r in revisions if r.name == sts.status.current_revision), None)
+    if current is None:
+        current = update
+    return decisions, current.name, update.name, collisions, update
+
+
+# ---------------------------------------------------------------- placeholder
+
+
+def versioned_revision(sts: StatefulSet, current: str, update: str, ordinal: int,
+                       profile: Profile) -> str:
+    """The revision a new pod for *ordinal* gets (``newVersionedStatefulSetPod``).
+
+    Current revision iff (RollingUpdate without a ``rollingUpdate`` block and
+    the ordinal is below start + status.currentReplicas) or (a
+    ``rollingUpdate`` block and the ordinal is below start + partition);
+    otherwise the update revision.
+    """
+    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    ru = sts.spec.rolling_update
+    use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
+                    and ordinal < start + sts.status.current_replicas)
+                   or (ru is not None and ordinal < start + ru.partition))
+    return current if use_current else update
+
+
+def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
+    """The not-yet-created pod of a slot (phase ``""``); built in full only when created."""
+    return Pod(name=f"{sts.name}-{ordinal}", namespace=sts.namespace,
+               labels={"controller-revision-hash": revision})
+
+
+def full_pod(sts: StatefulSet, pod: Pod, revisions: Mapping[str, ControllerRevision],
+             profile: Profile) -> Pod:
+    """The complete pod to create for a placeholder, from its revision's template."""
+    rev = revisions.get(pod.revision)
+    template = _template(rev.data) if rev is not None else sts.spec.template
+    return P.new_stateful_pod(sts, template, pod.revision, pod.ordinal,
+                              pod_index_label=profile.pod_index_label)
+
+
+@lru_cache(maxsize=256)
+def _template(data: str) -> dict:
+    import json
+    return json.loads(data)["spec"]["template"]
+
+
+# --------------------------------------------------------------------- status
+
+
+def replica_status(pods, min_ready_seconds: int, now: float, current: str, update: str,
+                   profile: Profile = CURRENT) -> tuple[int, int, int, int, int]:
+    """(replicas, ready, available, current, updated) over *pods* (``computeReplicaStatus``)."""
+    replicas = ready = available = cur = upd = 0
+    mrs = min_ready_seconds if profile.min_ready_seconds else 0
+    for pod in pods:
+        phase = pod.phase
+        if phase == "":
+            continue
+        replicas += 1
+        if phase == "Running" and pod.ready:
+            ready += 1
+            if P.is_running_and_available(pod, mrs, now):
+                available += 1
+        if pod.deletion_timestamp is None:
+            rev = pod.labels.get("controller-revision-hash", "")
+            if rev == current:
+                cur += 1
+            if rev == update:
+                upd += 1
+    return replicas, ready, available, cur, upd
+
+
+def base_status(sts: StatefulSet, pods, now: float, current: str, update: str, collisions: int,
+                profile: Profile = CURRENT) -> StatefulSetStatus:
+    """The status ``updateStatus`` computes over *pods*."""
+    r, ready, avail, cur, upd = replica_status(pods, sts.spec.min_ready_seconds, now, current, update,
+                                               profile)
+    return StatefulSetStatus(observed_generation=sts.generation, replicas=r, ready_replicas=ready,
+                             available_replicas=avail, current_replicas=cur, updated_replicas=upd,
+                             current_revision=current, update_revision=update,
+                             collision_count=collisions, conditions=sts.status.conditions)
+
+
+def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
+                            profile: Profile = CURRENT) -> StatefulSetStatus:
+    """Promote the update revision once every replica is updated and ready (``completeRollingUpdate``).
+
+    Ready, not Available: minReadySeconds is not consulted here.  Up to v1.36
+    only RollingUpdate sets are promoted; from v1.37 OnDelete sets too.
+    """
+    if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
+        return status
+    n = sts.spec.replicas
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n:
+        return replace(status, current_replicas=status.updated_replicas,
+                       current_revision=status.update_revision)
+    return status
+
+
+def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
+                        profile: Profile = CURRENT) -> bool:
+    """True if *status* differs from the stored one in a field that triggers a write (``inconsistentStatus``)."""
+    old = sts.status
+    return (status.observed_generation > old.observed_generation
+            or status.replicas != old.replicas
+            or status.current_replicas != old.current_replicas
+            or status.ready_replicas != old.ready_replicas
+            or status.updated_replicas != old.updated_replicas
+            or status.current_revision != old.current_revision
+            or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
+            or status.update_revision != old.update_revision)
+
+
+# ------------------------------------------------------------- claim helpers
+
+
+def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                     rule_key: str, slot: int, step: str) -> tuple[list[Decision], bool]:
+    """Creates for missing claims of *pod*; second item True if a claim is being deleted.
+
+    Like ``createPersistentVolumeClaims``: every missing claim is created,
+    and a claim that is being deleted makes the whole call fail afterwards.
+    """
+    out, deleting = [], []
+    for name, template in P.claim_names(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is None:
+            out.append(_d("create-pvc", pod.name, "missing",
+                          f"Create claim {name} for {pod.name} before the pod.",
+                          rule_key, target=name, step=step, slot=slot,
+                          payload=P.new_claim(sts, template, name)))
+        elif claim.deleting:
+            deleting.append(_d("wait", pod.name, "claim-deleting",
+                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
+                               "claim-deleting", target=name, step=step, slot=slot,
+                               error=f"pvc {name} is being deleted"))
+    return out + deleting, bool(deleting)
+
+
+def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                           condemned: bool, rule_key: str, slot: int, step: str,
+                           profile: Profile) -> list[Decision]:
+    """Owner-ref fixes for the existing claims of *pod* (``UpdatePodClaimForRetentionPolicy``)."""
+    if not profile.pvc_retention:
+        return []
+    out = []
+    for name, _ in P.claim_names(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is None or P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+            continue
+        refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
+        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        if P.has_unexpected_controller(claim, sts, pod):
+            out.append(_d("update-pvc", pod.name, "conflicting-controller",
+                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                          f"and ignore the retention policy for it (owners left: {owners}).",
+                          rule_key, target=name, step=step, slot=slot, payload=refs))
+            continue
+        out.append(_d("update-pvc", pod.name, "retention-policy",
+                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
+                      f"whenDeleted={sts.spec.when_deleted}).",
+                      rule_key, target=name, step=step, slot=slot, payload=refs))
+    return out
+
+
+def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                 condemned: bool, profile: Profile) -> bool:
+    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
+    if not profile.pvc_retention:
+        return True
+    for name, _ in P.claim_names(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is not None and not P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+            return False
+    return True
+
+
+# ----------------------------------------------------------- processReplica
+
+
+def conformance(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile) -> tuple[bool, bool, bool]:
+    """(identityMatches, storageMatches, ClaimsMatchRetentionPolicy) for an in-range pod, memoised.
+
+    The memo keeps, per set, the last answer for each pod name together with
+    the pod object and the claim objects it was computed from.  Stored
+    objects are frozen and replaced on every write, so an answer is reused
+    only while the very same pod and claim objects are listed; the set's
+    cache is dropped when its spec object (any spec change) or the profile
+    changes.
+    """
+    if snap.memo is None or not pod.uid:
+        return (P.identity_matches(sts, pod), P.storage_matches(sts, pod),
+                claims_match(sts, pod, snap.claims, False, profile))
+    hit = _conformance_entry(sts, pod, snap, profile, _conformance_cache(sts, snap.memo, profile))
+    return hit[1], hit[2], hit[5]
+
+
+def _conformance_cache(sts: StatefulSet, memo: dict, profile: Profile) -> dict:
+    """The set's conformance cache: pod name -> [pod, identity, storage, claim names, claims, retention]."""
+    key = ("conformance", sts.uid)
+    entry = memo.get(key)
+    if entry is None or entry[0] is not sts.spec or entry[1] is not profile:
+        entry = memo[key] = (sts.spec, profile, {})
+    return entry[2]
+
+
+def _conformance_entry(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile, cache: dict) -> list:
+    """The up-to-date cache entry of *pod* (worked out again if the pod or a claim changed)."""
+    claims = snap.claims
+    hit = cache.get(pod.name)
+    if hit is None or hit[0] is not pod:
+        names = tuple(name for name, _ in P.claim_names(sts, pod.ordinal))
+        hit = cache[pod.name] = [pod, P.identity_matches(sts, pod), P.storage_matches(sts, pod), names,
+                                 None, False]
+    seen = hit[4]
+    fresh = seen is not None
+    if fresh:
+        for name, claim in zip(hit[3], seen):
+            if claims.get(name) is not claim:
+                fresh = False
+                break
+    if not fresh:
+        hit[4] = tuple(claims.get(name) for name in hit[3])
+        hit[5] = claims_match(sts, pod, claims, False, profile)
+    return hit
+
+
+def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
+                    profile: Profile, revisions: Mapping[str, ControllerRevision] | None = None
+                    ) -> tuple[list[Decision], bool]:
+    """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``)."""
+    out: list[Decision] = []
+    name = pod.name
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    kw = {"step": STEP_REPLICAS, "slot": slot}
+    replaced_failed = pod.phase == "Failed" or (profile.succeeded_restarts and pod.phase == "Succeeded")
+    if replaced_failed:
+        if pod.deletion_timestamp is None:
+            out.append(_d("delete", name, "failed",
+                          f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
+                          "failed", payload=pod, **kw))
+        else:
+            out.append(_d("wait", name, "terminating",
+                          f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
+                          "failed-terminating", **kw))
+        return out, True
+    if pod.phase == "":
+        if profile.pvc_retention and P.claim_is_stale(sts, pod, snap.claims):
+            out.append(_d("wait", name, "stale-claim",
+                          f"A claim of {name} still belongs to the previous {name} and is being "
+                          "removed; wait before creating the pod.", "stale-claim", **kw))
+            return out, True
+        claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
+        out.extend(claim_ds)
+        if blocked:
+            return out, True
+        out.append(_d("create", name, "missing",
+                      f"{name} does not exist: create it at revision {pod.revision}.",
+                      "create", payload=full_pod(sts, pod, revisions or {}, profile), **kw))
+        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                          STEP_REPLICAS, profile))
+        if monotonic:
+            return out, True
+        return out, False
+    if pod.phase == "Pending" and profile.pvc_retention:
+        # createMissingPersistentVolumeClaims: missing claims, then their owner refs
+        claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
+        out.extend(claim_ds)
+        if blocked:
+            return out, True
+        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                          STEP_REPLICAS, profile))
+    if pod.deletion_timestamp is not None and monotonic:
+        out.append(_d("wait", name, "terminating",
+                      f"{name} is terminating; wait until it is gone.", "terminating", **kw))
+        return out, True
+    if not (pod.phase == "Running" and pod.ready) and monotonic:
+        out.append(_d("wait", name, "not-running-ready",
+                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", **kw))
+        return out, True
+    if not P.is_running_and_available(pod, mrs, snap.now) and monotonic:
+        out.append(_d("wait", name, "not-available",
+                      f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
+                      "not-available", **kw))
+        return out, True
+    identity_ok, storage_ok, retention_ok = conformance(sts, pod, snap, profile)
+    if identity_ok and storage_ok and retention_ok:
+        return out, False
+    if not storage_ok:
+        claim_ds, _ = _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
+        out.extend(d for d in claim_ds if d.action == "create-pvc")
+    if not retention_ok:
+        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                          STEP_REPLICAS, profile))
+    # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
+    # when only its claims' owner refs were fixed (the pod itself is unchanged).
+    fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
+                    if not identity_ok else pod.labels,
+                    spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
+    what = []
+    if not identity_ok:
+        what.append(f"label {P.POD_NAME_LABEL}")
+    if not storage_ok:
+        what.append("claim volumes")
+    if what:
+        message = f"{name} lost its identity ({' and '.join(what)}); restore it."
+    else:
+        message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
+                   f"they were fixed and {name} is updated (unchanged).")
+    out.append(_d("update", name, "identity", message, "identity", payload=fixed, **kw))
+    return out, False
+
+
+# ----------------------------------------------------------- processCondemned
+
+
+def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: Pod | None,
+                      monotonic: bool, now: float, profile: Profile) -> tuple[list[Decision], bool]:
+    """Decisions for one pod outside the ordinal range, highest first (``processCondemned``)."""
+    name = pod.name
+    kw = {"step": STEP_CONDEMNED, "slot": slot}
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    if pod.deletion_timestamp is not None:
+        if monotonic:
+            return [_d("wait", name, "terminating",
+                       f"{name} is terminating for scale down; wait until it is gone.",
+                       "condemned-terminating", **kw)], True
+        return [], False
+    blocker = first_unavailable.name if first_unavailable is not None else None
+    if not (pod.phase == "Running" and pod.ready) and monotonic and pod is not first_unavailable:
+        return [_d("wait", name, "scale-down-blocked",
+                   f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
+                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
+    if (not P.is_running_and_available(pod, mrs, now) and monotonic
+            and pod is not first_unavailable):
+        return [_d("wait", name, "scale-down-blocked",
+                   f"{name} is not Available and {blocker} is the first unavailable pod; "
+                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
+    return [_d("delete", name, "scale-down",
+               f"{name} is outside the ordinal range: delete it (highest ordinal first).",
+               "scale-down", payload=pod, **kw)], True
+
+
+# ------------------------------------------------------------ rolling update
+
+
+def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
+                        profile: Profile) -> list[Decision]:
+    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``).
+
+    The highest pod not at *update* and not terminating is deleted (one per
+    sync; the applier then takes one off ``status.currentReplicas``, whatever
+    that pod's revision was); an updated pod that is not Available stops the
+    walk with an ``update-unavailable`` wait.  Pods below the partition are
+    never looked at.
+    """
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    update_min = sts.spec.partition
+    for target in range(len(replicas) - 1, update_min - 1, -1):
+        pod = replicas[target]
+        if pod.revision != update and pod.deletion_timestamp is None:
+            return [_d("delete", pod.name, "update",
+                       f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
+                       "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
+                       payload=pod)]
+        if P.is_unavailable(pod, mrs, now):
+            return [_d("wait", pod.name, "update-unavailable",
+                       f"{pod.name} is not yet Available; the rolling update waits for it.",
+                       "update-unavailable", step=STEP_UPDATE, slot=target)]
+    return []
+
+
+def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
+                                profile: Profile) -> list[Decision]:
+    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``).
+
+    *replicas* are the pods of the ordinal range by index (placeholders for
+    pods not created yet).  ``unavailable`` counts every slot, below the
+    partition too.  OrderedReady (and Parallel before v1.37): nothing is
+    deleted while ``unavailable >= maxUnavailable``; otherwise the old-revision,
+    non-terminating pods from the top down to the partition are deleted, up to
+    ``maxUnavailable - unavailable`` of them.  Parallel in v1.37 (PR #137666):
+    old pods that are already unavailable do not block; they are deleted first
+    (at most maxUnavailable), then healthy old pods within
+    ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
+    in range but none could be deleted.
+    """
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    ru = sts.spec.rolling_update
+    update_min = ru.partition if ru else 0
+    max_u = scaled_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
+    unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
+    n_unavailable = sum(unavailable)
+
+    def old(i: int) -> bool:
+        pod = replicas[i]
+        return pod.revision != update and pod.deletion_timestamp is None
+
+    in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
+    parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
+    # unavailablePodsNeedingUpdate: every slot, not only those above the partition
+    needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
+    if n_unavailable >= max_u and needing == 0:
+        return _budget_wait(replicas, in_range, n_unavailable, max_u)
+
+    def delete(i: int, why: str) -> Decision:
+        pod = replicas[i]
+        return _d("delete", pod.name, "update",
+                  f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
+                  "mu-update", step=STEP_UPDATE, slot=i, payload=pod)
+
+    out: list[Decision] = []
+    if parallel:
+        # phase 1: old pods that are unavailable anyway, at most maxUnavailable of them
+        for i in [i for i in in_range if unavailable[i]][:max_u]:
+            out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
+        # phase 2: healthy old pods, within what the budget has left
+        budget = max_u - n_unavailable
+        for i in in_range:
+            if budget <= 0:
+                break
+            if not unavailable[i]:
+                out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
+                budget -= 1
+    else:
+        for i in in_range[:max_u - n_unavailable]:
+            out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
+    return out or _budget_wait(replicas, in_range, n_unavailable, max_u)
+
+
+def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
+    """A ``max-unavailable`` wait on the highest old pod in range, or nothing if there is none."""
+    if not in_range:
+        return []
+    pod = replicas[in_range[0]]
+    return [_d("wait", pod.name, "max-unavailable",
+               f"{n_unavailable} pod(s) are unavailable and maxUnavailable is {max_u}: "
+               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE,
+               slot=in_range[0])]
+
+
+# ------------------------------------------------------------------- the sync
+
+
+_UNSETTLED, _SETTLED_OLD, _SETTLED_UPDATED = 0, 1, 2
+"""Per-slot marks of plan_sync's pass: processReplica has work there (or the slot is
+empty); the pod is healthy and conforming, at an older revision; the same, at the
+update revision."""
+
+
+def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
+    """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
+    out, j, size = [], 0, min(n, initial)
+    remaining = n
+    while size > 0:
+        out.append(range(j, j + size))
+        j += size
+        remaining -= size
+        size = min(2 * size, remaining, cap)
+    return out
+
+
+def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
+              gates: Mapping[str, bool] | None = None) -> SyncPlan:
+    """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``)."""
+    gates = gates or {}
+    sts, now = snap.sts, snap.now
+    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
+    decisions: list[Decision] = list(rev_decisions)
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    n = sts.spec.replicas
+    end = start + n
+
+    # The one pass over the claimed pods, the per-pod cost of every sync (keep it lean):
+    # split by ordinal, count the status (computeReplicaStatus over replicas + condemned)
+    # and mark each slot _SETTLED_* when processReplica has nothing to do for its pod
+    # (healthy and conforming: it would return ([], False)).  A later pod with the same
+    # ordinal replaces an earlier one in its slot, as upstream's replicas[ord] = pod does.
+    replicas: list[Pod | None] = [None] * n
+    settled = bytearray(n)
+    condemned: list[Pod] = []
+    live = {current, update}
+    live_add = live.add
+    r_count = ready = available = cur = upd = 0
+    healthy_updated = healthy_other = 0  # counted apart: in replicas, ready, available, (current), updated
+    set_name, set_ns = sts.name, sts.namespace
+    plain_storage = not sts.spec.volume_claim_templates  # storage and claim checks hold trivially
+    if not plain_storage:
+        conf_cache = {} if snap.memo is None else _conformance_cache(sts, snap.memo, profile)
+        conf_get, claims_get = conf_cache.get, snap.claims.get
+    low = max(start, 0)
+    rev_label, name_label = REVISION_LABEL, POD_NAME_LABEL
+    for pod in snap.pods:
+        o = pod.ordinal
+        if (low <= o < end and pod.phase == "Running" and pod.ready and pod.deletion_timestamp is None
+                and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now))):
+            # The common case, an in-range healthy pod (not isUnavailable): count it, and
+            # settle its slot if it conforms (identityMatches, storage and claim checks).
+            labels = pod.labels
+            i = o - start
+            replicas[i] = pod
+            if labels.get(rev_label) == update:
+                healthy_updated += 1
+                mark = _SETTLED_UPDATED
+            else:
+                rev = labels.get(rev_label, "")
+                healthy_other += 1
+                live_add(rev)
+                if rev == current:
+                    cur += 1
+                mark = _SETTLED_OLD
+            if plain_storage:
+                if labels.get(name_label) == pod.name and pod.parent == set_name and pod.namespace == set_ns:
+                    settled[i] = mark
+                else:
+                    settled[i] = _UNSETTLED
+            else:  # claim templates: the memoised checks, see conformance()
+                hit = conf_get(pod.name)
+                if hit is not None and hit[0] is pod and hit[4] is not None:
+                    for cname, claim in zip(hit[3], hit[4]):
+                        if claims_get(cname) is not claim:
+                            hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
+                            break
+                else:
+                    hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
+                settled[i] = mark if hit[1] and hit[2] and hit[5] else _UNSETTLED
+            continue
+        rev = pod.labels.get(rev_label, "")
+        live_add(rev)
+        if start <= o < end:
+            i = o - start
+            replicas[i] = pod
+            settled[i] = _UNSETTLED
+        elif o >= 0:
+            condemned.append(pod)
+        else:
+            continue
+        phase = pod.phase
+        if phase == "":
+            continue
+        r_count += 1
+        if phase == "Running" and pod.ready:
+            ready += 1
+            if mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now):
+                available += 1
+        if pod.deletion_timestamp is None:
+            if rev == current:
+                cur += 1
+            if rev == update:
+                upd += 1
+    healthy = healthy_updated + healthy_other
+    r_count += healthy
+    ready += healthy
+    available += healthy
+    upd += healthy_updated
+    if current == update:
+        cur += healthy_updated
+    status = StatefulSetStatus(observed_generation=sts.generation, replicas=r_count, ready_replicas=ready,
+                               available_replicas=available, current_replicas=cur, updated_replicas=upd,
+                               current_revision=current, update_revision=update,
+                               collision_count=collisions, conditions=sts.status.conditions)
+    def slot(i: int) -> Pod:
+        pod = replicas[i]
+        if pod is None:  # placeholders are made when first looked at
+            pod = replicas[i] = placeholder(sts, start + i,
+                                            versioned_revision(sts, current, update, start + i, profile))
+        return pod
+
+    if len(condemned) > 1:
+        condemned.sort(key=lambda p: p.ordinal, reverse=True)
+    monotonic = sts.spec.pod_management_policy != "Parallel"
+
+    def finish(final_status) -> SyncPlan:
+        hist = history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit)
+        for r in hist:
+            decisions.append(_d("delete-revision", None, "history-limit",
+                                f"Revision {r.name} (number {r.revision}) is beyond "
+                                f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+                                "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        return SyncPlan(decisions=tuple(decisions), status=final_status, current_revision=current,
+                        update_revision=update, collision_count=collisions, monotonic=monotonic,
+                        replica_slots=len(replicas), condemned_slots=len(condemned),
+                        live_revisions=frozenset(live))
+
+    if sts.deletion_timestamp is not None:
+        return finish(base_status(sts, snap.pods, now, current, update, collisions, profile))
+
+    # processReplica over the slots in order, jumping from one unsettled slot (empty,
+    # unhealthy or not conforming) to the next: a settled slot would give ([], False).
+    i = settled.find(_UNSETTLED)
+    if i >= 0:  # the templates new pods are made from
+        revisions_by_name = {r.name: r for r in snap.revisions}
+        revisions_by_name[update_rev.name] = update_rev
+    while i >= 0:
+        ds, stop = process_replica(sts, slot(i), i, monotonic, snap, profile, revisions_by_name)
+        if ds:
+            decisions.extend(ds)
+            if monotonic and any(d.error for d in ds):
+                return finish(status)
+        if stop and monotonic:
+            return finish(status)
+        i = settled.find(_UNSETTLED, i + 1)
+
+    first_unavailable = None
+    if condemned:  # only processCondemned looks at the first unavailable pod
+        for i, pod in enumerate(replicas):
+            if pod is None or P.is_unavailable(pod, mrs, now):
+                first_unavailable = slot(i)
+                break
+        if first_unavailable is None:
+            first_unavailable = next((p for p in reversed(condemned) if P.is_unavailable(p, mrs, now)),
+                                     None)
+
+    for i, pod in enumerate(condemned):
+        if not claims_match(sts, pod, snap.claims, True, profile):
+            decisions.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
+                                                    STEP_CLAIMS_FIX, profile))
+
+    for i, pod in enumerate(condemned):
+        ds, stop = process_condemned(sts, pod, i, first_unavailable, monotonic, now, profile)
+        decisions.extend(ds)
+        if stop and monotonic:
+            return finish(status)
+
+    if sts.spec.update_strategy == "OnDelete":
+        return finish(status)
+    if _SETTLED_OLD not in settled and _UNSETTLED not in settled:
+        # Every slot holds a healthy pod at the update revision: neither rolling update
+        # deletes or waits (tests/test_perf_equivalence.py checks this against both).
+        return finish(status)
+    if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
+        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile))
+    else:
+        decisions.extend(plan_classic_update(sts, replicas, update, now, profile))
+    return finish(status)

@@ -1,0 +1,305 @@
+"""The v1.16 controller's algorithm as a pure function (≈ ``stateful_set_control.go``, 1.14–1.20 line).
+
+Most walkthroughs of the StatefulSet controller's source describe this
+release.  :func:`plan_sync` keeps the contract of
+:func:`stsedu.controller.stateful_set_control.plan_sync`: a :class:`~stsedu.controller.stateful_set_control.Snapshot` in, a
+:class:`~stsedu.controller.decisions.SyncPlan` out, nothing written, decisions in the
+order the Go code makes them and with the same action/reason vocabulary.
+
+In v1.16 ``updateStatefulSet`` is one function with one loop over the
+ordinal range (no ``processReplica``, ``processCondemned`` or
+``slowStartBatch``).  What it does differently from the newest controller
+(BEHAVIOUR.md section 2):
+
+* a Failed pod is deleted and its replacement created in the same pass; with
+  graceful deletion the create fails with AlreadyExists, the sync ends in an
+  error and is retried.  Succeeded pods are not replaced at all;
+* no minReadySeconds / availableReplicas, no start ordinal, no PVC retention
+  (no claim owner refs, no stale-claim wait, no claim re-creation under a
+  Pending pod, a claim being deleted does not block a create), no
+  maxUnavailable, no ``apps.kubernetes.io/pod-index`` label: the planner
+  ignores those spec fields even if a snapshot carries them;
+* health is ``isHealthy`` (Running, Ready, not terminating) everywhere;
+* the status is counted incrementally: all claimed pods at the start, then +1
+  for each pod created in the sync, -1 current/updated for each condemned pod
+  deleted, -1 replicas/current/updated for a Failed pod deleted, -1 current
+  for a rolling-update deletion (the applier subtracts that one);
+* ``completeRollingUpdate`` compares with the counted ``status.replicas``,
+  not ``spec.replicas``; a sync that fails writes no status at all
+  (``Profile.status_on_error``);
+* ``truncateHistory`` has no guard for a negative ``revisionHistoryLimit``:
+  the Go controller panics (kubernetes#129018); here the sync fails.
+
+Revisions (``getStatefulSetRevisions``), naming, identity and storage
+matching are the same as in the newest release and are reused from
+:mod:`stsedu.control`, :mod:`stsedu.predicates` and :mod:`stsedu.revisions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from . import stateful_set_utils as P
+from .stateful_set_control import Snapshot, full_pod, placeholder, plan_revisions, versioned_revision
+from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
+                        Decision, SyncPlan)
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
+from .profiles import V1_16, Profile
+
+__all__ = ["RULES_V116", "plan_sync", "complete_rolling_update"]
+
+RULES_V116 = {
+    "failed": "updateStatefulSet (v1.16): delete a Failed pod and recreate it in the same pass",
+    "create": "updateStatefulSet (v1.16): create missing pod",
+    "recreate": "updateStatefulSet (v1.16): create the replacement of a Failed pod at once",
+    "create-pvc": "createPersistentVolumeClaims: create missing claims first",
+    "terminating": "updateStatefulSet (v1.16): wait for terminating pod",
+    "not-running-ready": "updateStatefulSet (v1.16): wait for Running and Ready",
+    "identity": "UpdateStatefulPod: restore identity and storage",
+    "condemned-terminating": "updateStatefulSet (v1.16): wait for pod to terminate prior to scale down",
+    "scale-down-blocked": "updateStatefulSet (v1.16): wait for first unhealthy pod prior to scale down",
+    "scale-down": "updateStatefulSet (v1.16): delete condemned pod, highest ordinal first",
+    "update": "updateStatefulSet (v1.16): delete pod not at update revision",
+    "update-unhealthy": "updateStatefulSet (v1.16): wait for updated pod to be healthy",
+    "history-panic": "truncateHistory (v1.16): no guard for a negative revisionHistoryLimit",
+}
+"""Rule texts of the v1.16 planner's decisions (revision and history rules come from
+:data:`stsedu.controller.decisions.RULES`, unchanged since v1.16)."""
+
+
+def _d(action, pod, reason, message, key, **kw) -> Decision:
+    return Decision(action=action, pod=pod, reason=reason, message=message,
+                    rule=RULES_V116[key], **kw)
+
+
+@dataclass(slots=True)
+class _Counts:
+    """The status counters ``updateStatefulSet`` keeps while it works (incremental)."""
+
+    current: str
+    update: str
+    replicas: int = 0
+    ready: int = 0
+    cur: int = 0
+    upd: int = 0
+
+    def revision(self, rev: str, delta: int) -> None:
+        if rev == self.current:
+            self.cur += delta
+        if rev == self.update:
+            self.upd += delta
+
+
+def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus) -> StatefulSetStatus:
+    """Promote the update revision (v1.16 ``completeRollingUpdate``).
+
+    RollingUpdate sets only, once ``updatedReplicas`` and ``readyReplicas``
+    both equal the COUNTED ``status.replicas`` (not ``spec.replicas``).
+    """
+    if (sts.spec.update_strategy == "RollingUpdate"
+            and status.updated_replicas == status.replicas
+            and status.ready_replicas == status.replicas):
+        return replace(status, current_replicas=status.updated_replicas,
+                       current_revision=status.update_revision)
+    return status
+
+
+def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                    slot: int, why: str) -> list[Decision]:
+    """Creates for the pod's claims that do not exist (v1.16 ``createPersistentVolumeClaims``).
+
+    A claim that exists, even one being deleted, is left alone: the
+    "claim is being deleted" check came with PVC retention.
+    """
+    out = []
+    for name, template in P.claim_names(sts, pod.ordinal):
+        if name not in claims:
+            out.append(_d("create-pvc", pod.name, "missing",
+                          f"Create claim {name} for {pod.name} {why}.", "create-pvc",
+                          target=name, step=STEP_REPLICAS, slot=slot,
+                          payload=P.new_claim(sts, template, name)))
+    return out
+
+
+def plan_sync(snap: Snapshot, profile: Profile = V1_16,
+              gates: Mapping[str, bool] | None = None) -> SyncPlan:
+    """Everything one v1.16 sync decides, assuming each request succeeds (``UpdateStatefulSet``).
+
+    *profile* and *gates* are accepted for the planner contract and ignored:
+    v1.16 has a single behaviour and none of stsedu's feature gates.
+    Spec fields newer than v1.16 (minReadySeconds, ordinals, PVC retention
+    policy, maxUnavailable) are ignored even if *snap* carries them.
+    """
+    sts = snap.sts
+    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, V1_16)
+    revisions_by_name = {r.name: r for r in snap.revisions}
+    revisions_by_name[update_rev.name] = update_rev
+    decisions: list[Decision] = list(rev_decisions)
+    n = sts.spec.replicas
+    counts = _Counts(current, update)
+
+    # Count every claimed pod, then split them by ordinal (start is always 0 in v1.16).
+    replicas: list[Pod | None] = [None] * n
+    condemned: list[Pod] = []
+    for pod in snap.pods:
+        counts.replicas += 1
+        if P.is_running_and_ready(pod):
+            counts.ready += 1
+        if P.is_created(pod) and not P.is_terminating(pod):
+            counts.revision(pod.revision, +1)
+        if 0 <= pod.ordinal < n:
+            replicas[pod.ordinal] = pod
+        elif pod.ordinal >= n:
+            condemned.append(pod)
+
+    def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
+        return placeholder(sts, ordinal, versioned_revision(sts, current, update, ordinal, V1_16))
+
+    slots: list[Pod] = [p if p is not None else new_pod(i) for i, p in enumerate(replicas)]
+    condemned.sort(key=lambda p: p.ordinal)
+    first_unhealthy = next((p for p in slots + condemned if not P.is_healthy(p)), None)
+    monotonic = not P.allows_burst(sts)
+
+    def finish() -> SyncPlan:
+        status = StatefulSetStatus(
+            observed_generation=sts.generation, replicas=counts.replicas,
+            ready_replicas=counts.ready, available_replicas=0, current_replicas=counts.cur,
+            updated_replicas=counts.upd, current_revision=current, update_revision=update,
+            collision_count=collisions, conditions=sts.status.conditions)
+        # No rolling-update deletion can happen in a sync that completes the update (the
+        # deleted pod would be counted but not updated), so completing here, before the
+        # applier subtracts those deletions, gives upstream's result.
+        status = complete_rolling_update(sts, status)
+        live = {current, update} | {p.revision for p in snap.pods}
+        decisions.extend(_truncate(snap, live))
+        return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
+                        update_revision=update, collision_count=collisions, monotonic=monotonic,
+                        replica_slots=n, condemned_slots=len(condemned), live_revisions=frozenset(live))
+
+    if sts.deletion_timestamp is not None:
+        return finish()
+
+    # The replica loop: ordinals 0 .. replicas-1.
+    for i in range(n):
+        pod = slots[i]
+        kw = {"step": STEP_REPLICAS, "slot": i}
+        old_failed: Pod | None = None
+        if P.is_failed(pod):
+            again = " again (the API server accepts a repeated delete)" if P.is_terminating(pod) else ""
+            decisions.append(_d("delete", pod.name, "failed",
+                                f"{pod.name} is Failed: delete it{again} and create its replacement "
+                                "in the same pass (v1.16 recreates a Failed pod at once).",
+                                "failed", payload=pod, **kw))
+            counts.revision(pod.revision, -1)
+            counts.replicas -= 1
+            old_failed = pod
+            pod = slots[i] = new_pod(i)
+        if not P.is_created(pod):
+            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "before the pod"))
+            if old_failed is None:
+                decisions.append(_d("create", pod.name, "missing",
+                                    f"{pod.name} does not exist: create it at revision {pod.revision}.",
+                                    "create", payload=full_pod(sts, pod, revisions_by_name, V1_16), **kw))
+            else:
+                decisions.append(_d(
+                    "create", pod.name, "missing",
+                    f"Create the replacement {pod.name} at revision {pod.revision} right away. If the "
+                    f"old {pod.name} is still terminating (graceful deletion), the API server answers "
+                    "AlreadyExists: the sync ends with an error, writes no status, and is retried "
+                    "with backoff until the old pod is gone.",
+                    "recreate", payload=full_pod(sts, pod, revisions_by_name, V1_16), **kw))
+            counts.replicas += 1
+            counts.revision(pod.revision, +1)
+            if monotonic:
+                return finish()
+            continue  # burst: no more work on this slot in this pass
+        if P.is_terminating(pod) and monotonic:
+            decisions.append(_d("wait", pod.name, "terminating",
+                                f"StatefulSet is waiting for Pod {pod.name} to terminate.",
+                                "terminating", **kw))
+            return finish()
+        if not P.is_running_and_ready(pod) and monotonic:
+            why = (f" ({pod.phase}: v1.16 does not replace Succeeded pods)"
+                   if pod.phase == "Succeeded" else "")
+            decisions.append(_d("wait", pod.name, "not-running-ready",
+                                f"StatefulSet is waiting for Pod {pod.name} to be Running and Ready{why}.",
+                                "not-running-ready", **kw))
+            return finish()
+        identity_ok, storage_ok = P.identity_matches(sts, pod), P.storage_matches(sts, pod)
+        if identity_ok and storage_ok:
+            continue
+        if not storage_ok:
+            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "while restoring its storage"))
+        what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
+            ["claim volumes"] if not storage_ok else [])
+        fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=False),
+                        spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
+        decisions.append(_d("update", pod.name, "identity",
+                            f"{pod.name} lost its identity ({' and '.join(what)}); restore it.",
+                            "identity", payload=fixed, **kw))
+
+    # Scale down: highest ordinal first.
+    for k in range(len(condemned) - 1, -1, -1):
+        pod = condemned[k]
+        kw = {"step": STEP_CONDEMNED, "slot": k}
+        if P.is_terminating(pod):
+            if monotonic:
+                decisions.append(_d("wait", pod.name, "terminating",
+                                    f"StatefulSet is waiting for Pod {pod.name} to terminate prior to "
+                                    "scale down.", "condemned-terminating", **kw))
+                return finish()
+            continue
+        if not P.is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
+            blocker = first_unhealthy.name if first_unhealthy is not None else "?"
+            decisions.append(_d("wait", pod.name, "scale-down-blocked",
+                                f"{pod.name} is not Running and Ready: StatefulSet is waiting for Pod "
+                                f"{blocker} to be Running and Ready prior to scale down.",
+                                "scale-down-blocked", **kw))
+            return finish()
+        decisions.append(_d("delete", pod.name, "scale-down",
+                            f"{pod.name} is outside the ordinal range: delete it for scale down.",
+                            "scale-down", payload=pod, **kw))
+        counts.revision(pod.revision, -1)
+        if monotonic:
+            return finish()
+
+    if sts.spec.update_strategy == "OnDelete":
+        return finish()
+
+    # Rolling update: from the top down to the partition, one pod per sync.
+    update_min = sts.spec.rolling_update.partition if sts.spec.rolling_update is not None else 0
+    for target in range(n - 1, update_min - 1, -1):
+        pod = slots[target]
+        kw = {"step": STEP_UPDATE, "slot": target}
+        if pod.revision != update and not P.is_terminating(pod):
+            decisions.append(_d("delete", pod.name, "update",
+                                f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+                                "delete it for update.", "update", payload=pod, **kw))
+            return finish()  # the applier subtracts it from currentReplicas
+        if not P.is_healthy(pod):
+            decisions.append(_d("wait", pod.name, "update-unavailable",
+                                f"StatefulSet is waiting for Pod {pod.name} to update (it is not "
+                                "Running, Ready and alive).", "update-unhealthy", **kw))
+            return finish()
+    return finish()
+
+
+def _truncate(snap: Snapshot, live: set[str]) -> list[Decision]:
+    """Deletions of non-live revisions beyond the limit (v1.16 ``truncateHistory``)."""
+    limit = snap.sts.spec.revision_history_limit
+    history = [r for r in snap.revisions if r.name not in live]
+    if len(history) <= limit:
+        return []
+    if limit < 0:
+        return [Decision(action="error", pod=None, reason="negative-history-limit",
+                         message=f"revisionHistoryLimit is {limit}: the v1.16 truncateHistory slices "
+                                 "its list past the end and the controller panics on every sync "
+                                 "(fixed upstream by kubernetes#129301).",
+                         rule=RULES_V116["history-panic"], step=STEP_HISTORY,
+                         error=f"panic: revisionHistoryLimit {limit} < 0")]
+    return [Decision(action="delete-revision", pod=None, reason="history-limit",
+                     message=f"Revision {r.name} (number {r.revision}) is beyond "
+                             f"revisionHistoryLimit={limit}: delete it.",
+                     rule=RULES["truncate"], target=r.name, step=STEP_HISTORY, payload=r)
+            for r in history[: len(history) - limit]]

@@ -1,0 +1,378 @@
+"""Small pure helpers of the controller (≈ upstream ``stateful_set_utils.go``).
+
+Each predicate mirrors the upstream function named in its docstring.  Time
+is always a parameter (*now*); nothing here reads a clock or writes anything.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Mapping
+
+from ..api.objects import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
+                    PersistentVolumeClaim, StatefulSet)
+
+
+def is_created(pod: Pod) -> bool:
+    """True if the pod exists in the API (``isCreated``: its phase is set)."""
+    return pod.phase != ""
+
+
+def is_pending(pod: Pod) -> bool:
+    """True if the pod's phase is Pending (``isPending``)."""
+    return pod.phase == "Pending"
+
+
+def is_failed(pod: Pod) -> bool:
+    """True if the pod's phase is Failed (``isFailed``)."""
+    return pod.phase == "Failed"
+
+
+def is_succeeded(pod: Pod) -> bool:
+    """True if the pod's phase is Succeeded (``isSucceeded``)."""
+    return pod.phase == "Succeeded"
+
+
+def is_terminating(pod: Pod) -> bool:
+    """True if the pod has a deletion timestamp (``isTerminating``)."""
+    return pod.deletion_timestamp is not None
+
+
+def is_running_and_ready(pod: Pod) -> bool:
+    """True if the pod is Running with Ready=True (``isRunningAndReady``)."""
+    return pod.phase == "Running" and pod.ready
+
+
+def is_running_and_available(pod: Pod, min_ready_seconds: int, now: float) -> bool:
+    """True if Ready for strictly more than *min_ready_seconds* at *now* (``isRunningAndAvailable``).
+
+    Like upstream, this tests the Ready condition only, not the phase.
+    """
+    if not pod.ready:
+        return False
+    if min_ready_seconds <= 0:
+        return True
+    since = pod.ready_since if pod.ready_since is not None else now
+    return since + min_ready_seconds < now
+
+
+def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
+    """True if terminating, not Running and Ready, or not yet Available (``isUnavailable``).
+
+    Upstream (v1.35+) tests terminating or not available; a pod that is not
+    Running is treated as unavailable too (BEHAVIOUR.md 1.5, UNCONFIRMED).
+    """
+    return (pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready)
+            or not is_running_and_available(pod, min_ready_seconds, now))
+
+
+def is_healthy(pod: Pod) -> bool:
+    """True if Running and Ready and not terminating (``isHealthy``, v1.16 era)."""
+    return is_running_and_ready(pod) and not is_terminating(pod)
+
+
+def availability_times(pods, min_ready_seconds: int, now: float) -> list[float]:
+    """When each Ready pod that is not Available at *now* becomes so (``readySince +
+    minReadySeconds``, at or after *now*; ``isRunningAndAvailable`` counts it strictly after);
+    empty when *min_ready_seconds* is 0 or less, as availability then never waits on the clock."""
+    if min_ready_seconds <= 0:
+        return []
+    return [p.ready_since + min_ready_seconds for p in pods
+            if p.ready and p.ready_since is not None and p.ready_since + min_ready_seconds >= now]
+
+
+def allows_burst(sts: StatefulSet) -> bool:
+    """True if the set's podManagementPolicy is Parallel (``allowsBurst``)."""
+    return sts.spec.pod_management_policy == "Parallel"
+
+
+def pod_name(set_name: str, ordinal: int) -> str:
+    """``<set>-<ordinal>`` (``getPodName``)."""
+    return f"{set_name}-{ordinal}"
+
+
+def claim_name(template_name: str, set_name: str, ordinal: int) -> str:
+    """``<template>-<set>-<ordinal>`` (``getPersistentVolumeClaimName``)."""
+    return f"{template_name}-{set_name}-{ordinal}"
+
+
+def start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
+    """First ordinal of the set (``getStartOrdinal``); 0 where the profile lacks ``ordinals``."""
+    return sts.spec.start_ordinal if start_ordinal_supported else 0
+
+
+def is_member_of(sts: StatefulSet, pod: Pod) -> bool:
+    """True if the pod's name parses to this set's name (``isMemberOf``)."""
+    return pod.parent == sts.name
+
+
+def identity_matches(sts: StatefulSet, pod: Pod) -> bool:
+    """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``)."""
+    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.namespace == sts.namespace
+            and pod.labels.get(POD_NAME_LABEL) == pod.name)
+
+
+def claim_volumes(pod: Pod) -> dict[str, str]:
+    """Volume name -> claimName of the pod's PVC volumes."""
+    out = {}
+    for v in pod.spec.get("volumes", ()) or ():
+        pvc = v.get("persistentVolumeClaim")
+        if pvc:
+            out[v.get("name")] = pvc.get("claimName")
+    return out
+
+
+def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
+    """True if every claim template is mounted with the expected claim name (``storageMatches``)."""
+    if pod.ordinal < 0:
+        return False
+    templates = sts.spec.volume_claim_templates
+    if not templates:
+        return True
+    volumes = claim_volumes(pod)
+    for t in templates:
+        tname = t.get("metadata", {}).get("name", "")
+        if volumes.get(tname) != claim_name(tname, sts.name, pod.ordinal):
+            return False
+    return True
+
+
+def claim_names(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
+    """(claim name, template) for each volumeClaimTemplate of the set (``getPersistentVolumeClaims``)."""
+    return [(claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
+            for t in sts.spec.volume_claim_templates]
+
+
+def new_claim(sts: StatefulSet, template: Mapping, name: str) -> PersistentVolumeClaim:
+    """The PVC the controller creates from *template* (labels: template's + selector's matchLabels)."""
+    labels = dict(template.get("metadata", {}).get("labels") or {})
+    labels.update(sts.spec.selector.get("matchLabels") or {})
+    return PersistentVolumeClaim(name=name, namespace=sts.namespace, labels=labels,
+                                 annotations=dict(template.get("metadata", {}).get("annotations") or {}),
+                                 spec=copy.deepcopy(dict(template.get("spec") or {})))
+
+
+def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> dict[str, str]:
+    """The pod's labels with its identity restored (``updateIdentity``)."""
+    labels = dict(pod.labels)
+    labels[POD_NAME_LABEL] = pod.name
+    if pod_index_label:
+        labels[POD_INDEX_LABEL] = str(pod.ordinal)
+    return labels
+
+
+def update_storage(sts: StatefulSet, pod: Pod) -> dict:
+    """The pod's spec with its claim volumes rebuilt (``updateStorage``).
+
+    One volume per claim template, named after the template and pointing at
+    ``<template>-<set>-<ordinal>``, comes first; the pod's other volumes are
+    kept after them; a volume with a template's name is replaced.
+    """
+    spec = copy.deepcopy(dict(pod.spec))
+    wanted = {t.get("metadata", {}).get("name", ""): claim_name(t.get("metadata", {}).get("name", ""),
+                                                                 sts.name, pod.ordinal)
+              for t in sts.spec.volume_claim_templates}
+    volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
+               for vname, cname in wanted.items()]
+    volumes += [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]
+    spec["volumes"] = volumes
+    return spec
+
+
+def new_stateful_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
+                     pod_index_label: bool = True) -> Pod:
+    """The pod for *ordinal* built from *template* (``newStatefulSetPod`` + ``setPodRevision``).
+
+    The result is a plan (phase ``""``): the API server gives it a uid and
+    phase Pending when it is created.
+    """
+    name = pod_name(sts.name, ordinal)
+    meta = template.get("metadata") or {}
+    spec = copy.deepcopy(dict(template.get("spec") or {}))
+    labels = dict(meta.get("labels") or {})
+    labels[POD_NAME_LABEL] = name
+    if pod_index_label:
+        labels[POD_INDEX_LABEL] = str(ordinal)
+    labels[REVISION_LABEL] = revision
+    spec["hostname"] = name
+    if sts.spec.service_name:
+        spec["subdomain"] = sts.spec.service_name
+    grace = float(spec.pop("terminationGracePeriodSeconds", 30) or 0)
+    pod = Pod(name=name, namespace=sts.namespace, labels=labels,
+              annotations=dict(meta.get("annotations") or {}),
+              owner_references=(sts.ref(),), grace_period_seconds=grace, spec=spec)
+    if sts.spec.volume_claim_templates:
+        pod = _replace_spec(pod, update_storage(sts, pod))
+    return pod
+
+
+def _replace_spec(pod: Pod, spec: dict) -> Pod:
+    from dataclasses import replace
+    return replace(pod, spec=spec)
+
+
+def dns_name(pod: Pod, service: str, cluster_domain: str = "cluster.local") -> str:
+    """The pod's stable DNS name ``<pod>.<service>.<namespace>.svc.<cluster-domain>``."""
+    return f"{pod.name}.{service}.{pod.namespace}.svc.{cluster_domain}"
+
+
+# ------------------------------------------------------------- claim retention
+#
+# The PVC retention policy (persistentVolumeClaimRetentionPolicy) works through
+# owner references on the claims; the garbage collector does the deleting.
+# These mirror the helpers of upstream's stateful_set_utils.go and
+# stateful_pod_control.go one by one (BEHAVIOUR.md section 4).
+
+SET_KIND = ("apps/v1", "StatefulSet")
+POD_KIND = ("v1", "Pod")
+
+
+def matches_ref(ref: OwnerReference, kind: tuple[str, str], name: str) -> bool:
+    """True if *ref* names an object of *kind* ``(apiVersion, kind)`` called *name* (``matchesRef``)."""
+    return ref.api_version == kind[0] and ref.kind == kind[1] and ref.name == name
+
+
+def has_owner_ref(obj, owner_uid: str) -> bool:
+    """True if *obj* has an owner reference with uid *owner_uid*, controller or not (``hasOwnerRef``)."""
+    return any(r.uid == owner_uid for r in obj.owner_references)
+
+
+def has_stale_owner_ref(claim: PersistentVolumeClaim, kind: tuple[str, str], name: str, uid: str) -> bool:
+    """True if the claim's first ref to *kind*/*name* has another uid than *uid* (``hasStaleOwnerRef``).
+
+    The ref then points at an earlier object of the same name.  A pod that
+    is not created yet has uid ``""``, so any ref to its name is stale.
+    """
+    for r in claim.owner_references:
+        if matches_ref(r, kind, name):
+            return r.uid != uid
+    return False
+
+
+def retention_is_retain(sts: StatefulSet) -> bool:
+    """True if both halves of the retention policy are Retain (the default)."""
+    return sts.spec.when_scaled == "Retain" and sts.spec.when_deleted == "Retain"
+
+
+def has_unexpected_controller(claim: PersistentVolumeClaim, sts: StatefulSet, pod: Pod) -> bool:
+    """True if another controller manages the claim under a non-Retain policy (``hasUnexpectedController``).
+
+    A ref to this set's or this pod's name with another uid counts as
+    unexpected too (the claim was orphaned from an earlier object).
+    """
+    if retention_is_retain(sts):
+        return False
+    for r in claim.owner_references:
+        if matches_ref(r, SET_KIND, sts.name):
+            if r.uid != sts.uid:
+                return True
+            continue
+        if matches_ref(r, POD_KIND, pod.name):
+            if r.uid != pod.uid:
+                return True
+            continue
+        if r.controller:
+            return True
+    return False
+
+
+def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod: Pod) -> bool:
+    """True if the set or the pod owns the claim without being its controller (``hasNonControllerOwner``)."""
+    return any((r.uid == sts.uid or r.uid == pod.uid) and not r.controller for r in claim.owner_references)
+
+
+def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
+    """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
+    start = start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
+    return start <= pod.ordinal < start + sts.spec.replicas
+
+
+def _scaled_down(sts: StatefulSet, pod: Pod, condemned: bool | None) -> bool:
+    return (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
+
+
+def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | None = None) -> tuple[bool, bool]:
+    """(set ref wanted, pod ref wanted) on a claim of *pod* under the set's policy.
+
+    ============================  =============  ==================
+    whenScaled / whenDeleted      pod in range   pod condemned
+    ============================  =============  ==================
+    Retain / Retain               none           none
+    Retain / Delete               set            set
+    Delete / Retain               none           pod
+    Delete / Delete               set            pod
+    ============================  =============  ==================
+
+    *condemned* None means "outside the ordinal range" (``podInOrdinalRange``).
+    """
+    scaled, deleted = sts.spec.when_scaled, sts.spec.when_deleted
+    down = _scaled_down(sts, pod, condemned)
+    if scaled == "Retain" and deleted == "Delete":
+        return True, False
+    if scaled == "Delete" and deleted == "Retain":
+        return False, down
+    if scaled == "Delete" and deleted == "Delete":
+        return (not down), down
+    return False, False  # Retain/Retain, and unknown values are treated as Retain
+
+
+def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+                           condemned: bool | None = None) -> bool:
+    """True if the claim's owner refs already fit the retention policy (``isClaimOwnerUpToDate``).
+
+    Claims in a state the controller does not understand are reported up to
+    date so they are left alone: a stale ref (this set's or pod's name, other
+    uid), or another controller when none of our refs is there.
+    """
+    if (has_stale_owner_ref(claim, SET_KIND, sts.name, sts.uid)
+            or has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid)):
+        return True
+    if has_unexpected_controller(claim, sts, pod):
+        # our refs beside another controller must be cleaned up; otherwise leave it be
+        return not (has_owner_ref(claim, sts.uid) or has_owner_ref(claim, pod.uid))
+    if has_non_controller_owner(claim, sts, pod):
+        return False
+    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
+    return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
+
+
+def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+                     condemned: bool | None = None) -> tuple[OwnerReference, ...]:
+    """The claim's owner refs after ``updateClaimOwnerRefForSetAndPod``.
+
+    Every ref to this set's or pod's name is removed; then, unless another
+    controller manages the claim, controller refs are added as the policy
+    wants (see :func:`claim_owner_refs_wanted`).
+    """
+    unexpected = has_unexpected_controller(claim, sts, pod)
+    refs = tuple(r for r in claim.owner_references
+                 if not matches_ref(r, SET_KIND, sts.name) and not matches_ref(r, POD_KIND, pod.name))
+    if unexpected:
+        return refs
+    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
+    if want_set:
+        refs += (sts.ref(),)
+    if want_pod and pod.uid:
+        refs += (OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, api_version="v1"),)
+    return refs
+
+
+def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+    """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``).
+
+    Only under whenScaled=Delete (with Retain claims are meant to be reused).
+    A missing claim is not stale.  While stale, the pod is not created: the
+    garbage collector is about to delete the claim.
+    """
+    if sts.spec.when_scaled == "Retain":
+        return False
+    for name, _ in claim_names(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
+            return True
+    return False
+
+
+def revision_label(pod: Pod) -> str:
+    """``getPodRevision``."""
+    return pod.labels.get(REVISION_LABEL, "")

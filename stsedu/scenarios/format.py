@@ -1,0 +1,699 @@
+"""The scenario file format: its keys, its records, and how a file is read into steps.
+
+Every problem with a file raises :class:`ScenarioError` naming the file, the
+step and the field (docs/scenarios.md documents the format).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from ..api.errors import ValidationError
+from ..api.merge_patch import merge_patch
+from ..cluster import CASCADES, Cluster
+from ..controller.decisions import POD_ACTIONS, SyncResult
+from ..trace import Trace
+
+LIBRARY_DIR = Path(__file__).parent / "library"
+"""Where the shipped scenarios live (``stsedu/scenarios/library/*.yaml``)."""
+DATA_DIR = Path(__file__).parent.parent / "data"
+"""Manifests shipped with the package; a scenario names them ``stsedu:web.yaml``."""
+PACKAGE_PREFIX = "stsedu:"
+
+TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")
+CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay")
+STEP_KEYS = ("expect", "note", "set")
+EXPECT_KEYS = ("pods", "status", "decisions", "rollout_status", "pvcs", "revisions", "exists", "error")
+POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner")
+PVC_KEYS = ("name", "deleting", "owners")
+STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
+                 "updated_replicas", "current_revision", "update_revision",
+                 "observed_generation", "collision_count")
+_CAMEL = {"readyReplicas": "ready_replicas", "availableReplicas": "available_replicas",
+          "currentReplicas": "current_replicas", "updatedReplicas": "updated_replicas",
+          "currentRevision": "current_revision", "updateRevision": "update_revision",
+          "observedGeneration": "observed_generation", "collisionCount": "collision_count"}
+PHASES = ("Pending", "Running", "Succeeded", "Failed")
+EXPECTED_DECISION_ACTIONS = POD_ACTIONS + ("adopt", "release")
+"""Actions an ``expect.decisions`` list is compared with (a sync's pod decisions)."""
+
+
+# ================================================================== errors
+
+
+class ScenarioError(ValueError):
+    """A scenario file is invalid, or a step could not be carried out.
+
+    The message names the file, the step (numbered from 1; the objects are
+    step 0) and the field, for example
+    ``scenarios/foo.yaml: step 3 (scale): replicas: must be an integer``.
+    *source*, *step*, *action*, *field* and *problem* hold the parts.
+    """
+
+    def __init__(self, problem: str, source: str = "<scenario>", step: int | None = None,
+                 action: str | None = None, field: str | None = None) -> None:
+        self.source, self.step, self.action, self.field, self.problem = source, step, action, field, problem
+        super().__init__(_where(source, step, action) + (f"{field}: " if field else "") + problem)
+
+
+def _where(source: str, step: int | None, action: str | None) -> str:
+    out = f"{source}: "
+    if step is not None:
+        out += f"step {step}" + (f" ({action})" if action else "") + ": "
+    elif action:
+        out += f"{action}: "
+    return out
+
+
+class _Bad(Exception):
+    """Internal: a field of a scenario is wrong (turned into a ScenarioError with its place)."""
+
+    def __init__(self, field: str | None, problem: str) -> None:
+        super().__init__(problem)
+        self.field, self.problem = field, problem
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One expectation that did not hold: where (step, field), what was expected and what was found."""
+
+    source: str
+    step: int
+    action: str
+    field: str
+    expected: Any
+    actual: Any
+    detail: str = ""
+
+    def __str__(self) -> str:
+        text = f"expected {_fmt(self.expected)}, got {_fmt(self.actual)}"
+        if self.detail:
+            text += f" ({self.detail})"
+        return _where(self.source, self.step, self.action) + f"{self.field}: {text}"
+
+
+class ExpectationFailed(AssertionError):
+    """Expectations of a scenario did not hold.  *failures* lists them; *result* is the run so far."""
+
+    def __init__(self, failures: list[Failure], result: "RunResult") -> None:
+        self.failures = list(failures)
+        self.result = result
+        lines = [str(f) for f in self.failures]
+        super().__init__(lines[0] if len(lines) == 1 else
+                         f"{len(lines)} expectations failed:\n" + "\n".join("  " + s for s in lines))
+
+
+# ================================================================ records
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a scenario: *action* with its parsed *args*, optional *expect*, *note* and set."""
+
+    number: int
+    action: str
+    args: Mapping[str, Any]
+    set_name: str
+    expect: Mapping[str, Any] | None = None
+    note: str | None = None
+
+    def describe(self) -> str:
+        """A short line saying what the step does (``scale web to 5 replicas``)."""
+        return _DESCRIBE.get(self.action, lambda s: s.action)(self)
+
+
+@dataclass
+class StepRecord:
+    """What one step did: its syncs, the trace rows it added, its error (if expected) and failures.
+
+    *rows* maps each trace table to the ``(start, stop)`` slice of rows the
+    step added.  Record 0 is the objects being applied.
+    """
+
+    step: Step
+    syncs: list[SyncResult] = field(default_factory=list)
+    rows: dict[str, tuple[int, int]] = field(default_factory=dict)
+    start_time: float = 0.0
+    end_time: float = 0.0
+    error: str | None = None
+    failures: list[Failure] = field(default_factory=list)
+    checked: tuple[str, ...] = ()
+    """The expectation keys that were checked (``("pods", "status")``)."""
+
+
+@dataclass
+class RunResult:
+    """A finished (or stopped) run: the cluster, its trace and one record per step.
+
+    Unpacks as ``cluster, trace = scenario.run()``.
+    """
+
+    scenario: "Scenario"
+    cluster: Cluster
+    steps: list[StepRecord] = field(default_factory=list)
+
+    @property
+    def trace(self) -> Trace:
+        return self.cluster.trace
+
+    @property
+    def failures(self) -> list[Failure]:
+        return [f for rec in self.steps for f in rec.failures]
+
+    @property
+    def ok(self) -> bool:
+        """True if every expectation held."""
+        return not self.failures
+
+    @property
+    def syncs(self) -> list[SyncResult]:
+        return [s for rec in self.steps for s in rec.syncs]
+
+    def __iter__(self):
+        return iter((self.cluster, self.trace))
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a mapping"}.get(type(v), type(v).__name__)
+
+
+def _no_unknown(d: Mapping, known: tuple[str, ...], source: str, step: int | None = None,
+                action: str | None = None, prefix: str = "") -> None:
+    for k in d:
+        if k not in known:
+            close = difflib.get_close_matches(str(k), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ScenarioError(f"unknown field{hint}; known: {', '.join(known)}", source, step, action,
+                                f"{prefix}{k}")
+
+
+def _cluster_options(d: Any, source: str) -> dict:
+    if not isinstance(d, Mapping):
+        raise ScenarioError(f"must be a mapping, not {_kind(d)}", source, field="cluster")
+    _no_unknown(d, CLUSTER_KEYS, source, prefix="cluster.")
+    out: dict[str, Any] = {}
+    kubelet = d.get("kubelet", "auto")
+    if kubelet not in ("auto", "manual"):
+        raise ScenarioError(f'must be "auto" or "manual", not {kubelet!r}', source, field="cluster.kubelet")
+    out["kubelet"] = kubelet
+    seed = d.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
+    out["seed"] = seed
+    profile = d.get("profile", "current")
+    from ..controller.profiles import PROFILES
+    if profile not in PROFILES:
+        raise ScenarioError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", source,
+                            field="cluster.profile")
+    out["profile"] = profile
+    gates = d.get("feature_gates") or {}
+    from ..controller.profiles import KNOWN_GATES
+    if not isinstance(gates, Mapping):
+        raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
+                            field="cluster.feature_gates")
+    for g, v in gates.items():
+        if g not in KNOWN_GATES:
+            raise ScenarioError(f"unknown feature gate; known: {', '.join(KNOWN_GATES)}", source,
+                                field=f"cluster.feature_gates.{g}")
+        if not isinstance(v, bool):
+            raise ScenarioError(f"must be true or false, not {_kind(v)}", source,
+                                field=f"cluster.feature_gates.{g}")
+    if gates:
+        out["feature_gates"] = dict(gates)
+    stages = d.get("stages")
+    if stages is not None:
+        if not isinstance(stages, Mapping):
+            raise ScenarioError(f"must be a mapping, not {_kind(stages)}", source, field="cluster.stages")
+        _no_unknown(stages, ("start", "ready", "terminate", "jitter"), source, prefix="cluster.stages.")
+        for k, v in stages.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source,
+                                    field=f"cluster.stages.{k}")
+        out["stages"] = dict(stages)
+    if "gc_delay" in d:
+        v = d["gc_delay"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source, field="cluster.gc_delay")
+        out["gc_delay"] = float(v)
+    return out
+
+
+def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
+                  action: str) -> tuple[str, tuple[dict, ...]]:
+    """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
+    from ..api.load import load_documents
+    patch = None
+    if isinstance(e, str):
+        e = {"file": e}
+    if not isinstance(e, Mapping):
+        raise ScenarioError(f"must be a path, a manifest or {{file: path}}, not {_kind(e)}", source, step,
+                            action, label)
+    if "kind" in e or "apiVersion" in e:
+        text, what = dict(e), label
+    else:
+        _no_unknown(e, ("file", "yaml", "patch"), source, step, action, prefix=label + ".")
+        patch = e.get("patch")
+        if patch is not None and not isinstance(patch, Mapping):
+            raise ScenarioError(f"must be a mapping (a JSON merge patch), not {_kind(patch)}", source, step,
+                                action, label + ".patch")
+        if ("file" in e) == ("yaml" in e):
+            raise ScenarioError("give exactly one of file (a path) or yaml (manifest text)", source, step,
+                                action, label)
+        if "file" in e:
+            f = e["file"]
+            if not isinstance(f, str):
+                raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
+            p = DATA_DIR / f[len(PACKAGE_PREFIX):] if f.startswith(PACKAGE_PREFIX) else base / f
+            if not p.is_file():
+                raise ScenarioError(f"no such file: {p}", source, step, action, label + ".file")
+            text, what = p.read_text(encoding="utf-8"), f
+        else:
+            text, what = e["yaml"], label
+            if not isinstance(text, str):
+                raise ScenarioError(f"must be manifest text, not {_kind(text)}", source, step, action,
+                                    label + ".yaml")
+    try:
+        docs = load_documents(text)
+    except ValidationError as err:
+        raise ScenarioError(str(err), source, step, action, label) from None
+    if patch is not None:
+        docs = [merge_patch(d, patch) if d.get("kind") == "StatefulSet" else d for d in docs]
+    return what, tuple(docs)
+
+
+# ----------------------------------------------------------------- steps
+
+
+def _step(raw: Any, n: int, default_set: str, base: Path, source: str) -> Step:
+    if isinstance(raw, str):
+        raw = {raw: None}
+    if not isinstance(raw, Mapping):
+        raise ScenarioError(f"a step must be a mapping like {{scale: {{replicas: 5}}}}, not {_kind(raw)}",
+                            source, n)
+    actions = [k for k in raw if k not in STEP_KEYS]
+    if not actions:
+        if "expect" not in raw:
+            raise ScenarioError(f"no action; known actions: {', '.join(_PARSERS)}", source, n)
+        action = "expect"
+    elif len(actions) > 1:
+        raise ScenarioError(f"one action per step, found {', '.join(map(str, actions))}", source, n)
+    else:
+        action = actions[0]
+    if action not in _PARSERS:
+        close = difflib.get_close_matches(str(action), list(_PARSERS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ScenarioError(f"unknown action {action!r}{hint}; known: {', '.join(_PARSERS)}", source, n)
+    set_name = raw.get("set", default_set)
+    if not isinstance(set_name, str):
+        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, n, action, "set")
+    note = raw.get("note")
+    if note is not None and not isinstance(note, str):
+        raise ScenarioError(f"must be a string, not {_kind(note)}", source, n, action, "note")
+    try:
+        if action == "apply":
+            args = {"entries": tuple(_object_entry(e, f"apply[{i}]", base, source, n, action)
+                                     for i, e in enumerate(_as_list(raw["apply"])))}
+        else:
+            args = _PARSERS[action](raw.get(action) if action != "expect" else None)
+        expect = _parse_expect(raw["expect"]) if raw.get("expect") is not None else None
+    except _Bad as b:
+        raise ScenarioError(b.problem, source, n, action, b.field) from None
+    return Step(n, action, args, set_name, expect, note.strip() if note else None)
+
+
+def _as_list(v: Any) -> list:
+    return v if isinstance(v, list) else [v]
+
+
+def _int(v: Any, fld: str, minimum: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _Bad(fld, f"must be an integer, not {_kind(v)}")
+    if minimum is not None and v < minimum:
+        raise _Bad(fld, f"must be an integer >= {minimum}, not {v}")
+    return v
+
+
+def _seconds(v: Any, fld: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise _Bad(fld, f"must be a number of seconds >= 0, not {v!r}")
+    return float(v)
+
+
+def _str(v: Any, fld: str) -> str:
+    if not isinstance(v, str) or not v:
+        raise _Bad(fld, f"must be a non-empty string, not {_kind(v)}")
+    return v
+
+
+def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[str, ...] = (),
+             shown: tuple[str, ...] | None = None) -> Mapping:
+    if v is None:
+        v = {}
+    if not isinstance(v, Mapping):
+        raise _Bad(fld, f"must be a mapping, not {_kind(v)}")
+    for k in v:
+        if k not in known:
+            close = difflib.get_close_matches(str(k), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _Bad(k if fld is None else f"{fld}.{k}",
+                       f"unknown field{hint}; known: {', '.join(shown or known)}")
+    for k in required:
+        if k not in v:
+            raise _Bad(k if fld is None else f"{fld}.{k}", "required")
+    return v
+
+
+def _p_sync(v):
+    if v is None or v == {}:
+        return {"count": 1}
+    if isinstance(v, int) and not isinstance(v, bool):
+        return {"count": _int(v, "sync", 1)}
+    m = _mapping(v, None, ("count",))
+    return {"count": _int(m.get("count", 1), "count", 1)}
+
+
+def _p_run(v):
+    m = _mapping(v, None, ("max_syncs", "until"))
+    out = {}
+    if "max_syncs" in m:
+        out["max_syncs"] = _int(m["max_syncs"], "max_syncs", 1)
+    if "until" in m:
+        out["until"] = _seconds(m["until"], "until")
+    return out
+
+
+def _p_settle(v):
+    m = _mapping(v, None, ("max_syncs",))
+    return {"max_syncs": _int(m["max_syncs"], "max_syncs", 1)} if "max_syncs" in m else {}
+
+
+def _p_kubelet_step(v):
+    if v is None or v == {}:
+        return {"count": 1}
+    if isinstance(v, Mapping):
+        v = _mapping(v, None, ("count",)).get("count", 1)
+    return {"count": _int(v, "count", 1)}
+
+
+def _p_advance(v):
+    if isinstance(v, Mapping):
+        m = _mapping(v, None, ("seconds",), ("seconds",))
+        return {"seconds": _seconds(m["seconds"], "seconds")}
+    return {"seconds": _seconds(v, "seconds")}
+
+
+def _p_scale(v):
+    if isinstance(v, Mapping):
+        m = _mapping(v, None, ("replicas",), ("replicas",))
+        return {"replicas": _int(m["replicas"], "replicas")}
+    return {"replicas": _int(v, "replicas")}
+
+
+def _p_patch(v):
+    if not isinstance(v, Mapping) or not v:
+        raise _Bad("patch", f"must be a non-empty mapping (a JSON merge patch), not {_kind(v)}")
+    return {"patch": copy.deepcopy(dict(v))}
+
+
+def _p_set_image(v):
+    if isinstance(v, str):
+        return {"image": _str(v, "image"), "container": None}
+    m = _mapping(v, None, ("image", "container"), ("image",))
+    c = m.get("container")
+    return {"image": _str(m["image"], "image"), "container": None if c is None else _str(c, "container")}
+
+
+def _p_pods(name):
+    def parse(v):
+        if isinstance(v, Mapping):
+            m = _mapping(v, None, ("pod",), ("pod",))
+            v = m["pod"]
+        pods = _as_list(v)
+        if not pods:
+            raise _Bad(name, "needs a pod name (or a list of them)")
+        return {"pods": [_str(p, "pod" if len(pods) == 1 else f"pod[{i}]") for i, p in enumerate(pods)]}
+    return parse
+
+
+def _p_patch_pod(v):
+    m = _mapping(v, None, ("pod", "patch"), ("pod", "patch"))
+    if not isinstance(m["patch"], Mapping):
+        raise _Bad("patch", f"must be a mapping (a JSON merge patch), not {_kind(m['patch'])}")
+    return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
+
+
+def _p_pod_or_image(name, extra=()):
+    def parse(v):
+        m = _mapping(v, None, ("pod", "image") + extra)
+        if "pod" not in m and "image" not in m:
+            raise _Bad(None, f"{name} needs a pod (name) or an image")
+        out = {k: _str(m[k], k) for k in ("pod", "image") if k in m}
+        for k in extra:
+            if k in m:
+                out[k] = _seconds(m[k], k)
+            else:
+                raise _Bad(k, "required")
+        return out
+    return parse
+
+
+def _p_none(name):
+    def parse(v):
+        _mapping(v, None, ())
+        return {}
+    return parse
+
+
+def _p_inject_error(v):
+    m = _mapping(v, None, ("verb", "kind", "count", "reason"), ("verb",))
+    verb = m["verb"]
+    if verb not in ("create", "update", "delete"):
+        raise _Bad("verb", f"must be create, update or delete, not {verb!r}")
+    kinds = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
+    kind = m.get("kind", "Pod")
+    if kind not in kinds:
+        raise _Bad("kind", f"must be one of {', '.join(kinds)}, not {kind!r}")
+    out = {"verb": verb, "kind": kind, "count": _int(m.get("count", 1), "count", 1)}
+    if "reason" in m:
+        out["reason"] = _str(m["reason"], "reason")
+    return out
+
+
+def _p_rollout_undo(v):
+    if v is None or v == {}:
+        return {"to_revision": None}
+    if isinstance(v, int) and not isinstance(v, bool):
+        return {"to_revision": _int(v, "to_revision", 1)}
+    m = _mapping(v, None, ("to_revision",))
+    t = m.get("to_revision")
+    return {"to_revision": None if t is None else _int(t, "to_revision", 1)}
+
+
+def _p_delete(v):
+    if isinstance(v, str):
+        v = {"cascade": v}
+    m = _mapping(v, None, ("cascade",))
+    cascade = m.get("cascade", "background")
+    if cascade not in CASCADES:
+        raise _Bad("cascade", f"must be one of {', '.join(CASCADES)}, not {cascade!r}")
+    return {"cascade": cascade}
+
+
+_PARSERS: dict[str, Callable[[Any], dict]] = {
+    "sync": _p_sync, "run": _p_run, "settle": _p_settle, "advance": _p_advance,
+    "kubelet_step": _p_kubelet_step,
+    "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
+    "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
+    "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
+    "fail": _p_pods("fail"), "succeed": _p_pods("succeed"), "crash": _p_pods("crash"),
+    "finish_termination": _p_pods("finish_termination"),
+    "never_ready": _p_pod_or_image("never_ready"),
+    "fail_after": _p_pod_or_image("fail_after", ("seconds",)),
+    "clear_behaviours": _p_none("clear_behaviours"),
+    "inject_error": _p_inject_error, "rollout_undo": _p_rollout_undo, "delete": _p_delete,
+    "expect": lambda v: {},
+}
+
+
+# ------------------------------------------------------------ expectations
+
+
+def _revision_spec(v: Any, fld: str) -> int | str:
+    if isinstance(v, bool) or not isinstance(v, (int, str)) or v == "":
+        raise _Bad(fld, f"must be a revision number or a template image, not {_kind(v)}")
+    return v
+
+
+def _bool(v: Any, fld: str) -> bool:
+    if not isinstance(v, bool):
+        raise _Bad(fld, f"must be true or false, not {_kind(v)}")
+    return v
+
+
+def _parse_expect(v: Any) -> dict:
+    m = _mapping(v, "expect", EXPECT_KEYS)
+    out: dict[str, Any] = {}
+    if "pods" in m:
+        out["pods"] = _parse_pods(m["pods"])
+    if "status" in m:
+        st = _mapping(m["status"], "expect.status", STATUS_FIELDS + tuple(_CAMEL), shown=STATUS_FIELDS)
+        norm = {}
+        for k, val in st.items():
+            key = _CAMEL.get(k, k)
+            fld = f"expect.status.{k}"
+            if key in ("current_revision", "update_revision"):
+                norm[key] = _revision_spec(val, fld)
+            else:
+                norm[key] = _int(val, fld, 0)
+        out["status"] = norm
+    if "decisions" in m:
+        ds = m["decisions"]
+        if not isinstance(ds, list):
+            raise _Bad("expect.decisions", f"must be a list of [action, pod, reason], not {_kind(ds)}")
+        triples = []
+        for i, d in enumerate(ds):
+            fld = f"expect.decisions[{i}]"
+            if not isinstance(d, list) or len(d) != 3:
+                raise _Bad(fld, "must be [action, pod, reason] (pod may be null)")
+            action, pod, reason = d
+            if action not in EXPECTED_DECISION_ACTIONS:
+                raise _Bad(fld, f"action must be one of {', '.join(EXPECTED_DECISION_ACTIONS)}, "
+                                f"not {action!r}")
+            if pod is not None and not isinstance(pod, str):
+                raise _Bad(fld, f"pod must be a pod name or null, not {_kind(pod)}")
+            triples.append((action, pod, _str(reason, fld + " reason")))
+        out["decisions"] = triples
+    if "rollout_status" in m:
+        out["rollout_status"] = _str(m["rollout_status"], "expect.rollout_status")
+    if "pvcs" in m:
+        out["pvcs"] = _parse_pvcs(m["pvcs"])
+    if "revisions" in m:
+        rs = m["revisions"]
+        if not isinstance(rs, list):
+            raise _Bad("expect.revisions", f"must be a list of revision numbers, not {_kind(rs)}")
+        out["revisions"] = [_int(r, f"expect.revisions[{i}]", 1) for i, r in enumerate(rs)]
+    if "exists" in m:
+        out["exists"] = _bool(m["exists"], "expect.exists")
+    if "error" in m:
+        out["error"] = _str(m["error"], "expect.error")
+    return out
+
+
+def _named_items(v: Any, field: str, known: tuple[str, ...], what: str) -> list[tuple[str, dict]]:
+    """(field path, mapping) for each item of a list of names or ``{name: ..., ...}`` mappings."""
+    if not isinstance(v, list):
+        raise _Bad(field, f"must be a list of {what}, not {_kind(v)}")
+    out = []
+    for i, item in enumerate(v):
+        fld = f"{field}[{i}]"
+        item = dict(_mapping({"name": item} if isinstance(item, str) else item, fld, known, ("name",)))
+        _str(item["name"], fld + ".name")
+        out.append((fld, item))
+    return out
+
+
+def _parse_pods(v: Any) -> list[dict]:
+    out = []
+    for fld, p in _named_items(v, "expect.pods", POD_KEYS, "pods ({name: web-0, revision: 1} or names)"):
+        if "revision" in p:
+            _revision_spec(p["revision"], fld + ".revision")
+        if "phase" in p and p["phase"] not in PHASES:
+            raise _Bad(fld + ".phase", f"must be one of {', '.join(PHASES)}, not {p['phase']!r}")
+        for k in ("ready", "available", "terminating"):
+            if k in p:
+                _bool(p[k], f"{fld}.{k}")
+        if "owner" in p and p["owner"] is not None:
+            _str(p["owner"], fld + ".owner")
+        out.append(p)
+    names = [p["name"] for p in out]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise _Bad("expect.pods", f"pod {sorted(dup)[0]} is listed twice")
+    return out
+
+
+def _parse_pvcs(v: Any) -> list[dict]:
+    out = []
+    for fld, c in _named_items(v, "expect.pvcs", PVC_KEYS, "claims (names or {name, deleting, owners})"):
+        if "deleting" in c:
+            _bool(c["deleting"], fld + ".deleting")
+        if "owners" in c:
+            if not isinstance(c["owners"], list):
+                raise _Bad(fld + ".owners", f"must be a list of owner names, not {_kind(c['owners'])}")
+            c["owners"] = [_str(o, f"{fld}.owners[{j}]") for j, o in enumerate(c["owners"])]
+        out.append(c)
+    return out
+
+
+def _fmt(v: Any) -> str:
+    """A value as a scenario file would spell it (flow-style YAML)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _pods_text(s: Step) -> str:
+    return ", ".join(s.args["pods"])
+
+
+def _verb(s: Step, singular: str) -> str:
+    """*singular* for one pod; the plural form ("turns" -> "turn", "finishes" -> "finish") for several."""
+    if len(s.args["pods"]) == 1:
+        return singular
+    return singular[:-2] if singular.endswith("shes") else singular[:-1]
+
+
+_DESCRIBE: dict[str, Callable[[Step], str]] = {
+    "objects": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
+    "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
+    "run": lambda s: f"run {s.set_name} until stable"
+                     + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+    "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
+    "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
+                                                          if s.args["count"] > 1 else ""),
+    "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
+    "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
+    "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "
+                       + ("replica" if s.args["replicas"] == 1 else "replicas"),
+    "patch": lambda s: f"patch {s.set_name} {_fmt(s.args['patch'])}",
+    "set_image": lambda s: f"set image of {s.set_name}"
+                           + (f" container {s.args['container']}" if s.args["container"] else "")
+                           + f" to {s.args['image']}",
+    "delete_pod": lambda s: f"delete pod {_pods_text(s)}",
+    "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
+    "start": lambda s: f"kubelet starts {_pods_text(s)}",
+    "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
+    "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
+    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'fails')}",
+    "succeed": lambda s: f"{_pods_text(s)} {_verb(s, 'succeeds')}",
+    "crash": lambda s: f"a container of {_pods_text(s)} crashes",
+    "finish_termination": lambda s: f"{_pods_text(s)} {_verb(s, 'finishes')} terminating",
+    "never_ready": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
+                                        else s.args["pod"]) + " never become Ready",
+    "fail_after": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
+                                       else s.args["pod"]) + f" fail {_fmt(s.args['seconds'])}s after starting",
+    "clear_behaviours": lambda s: "forget never_ready / fail_after",
+    "inject_error": lambda s: f"the API server fails the next {s.args['count']} "
+                              f"{s.args['verb']} {s.args['kind']} request(s)",
+    "rollout_undo": lambda s: f"rollout undo {s.set_name}"
+                              + (f" --to-revision={s.args['to_revision']}" if s.args["to_revision"] else ""),
+    "delete": lambda s: f"delete statefulset {s.set_name} --cascade={s.args['cascade']}",
+    "expect": lambda s: "check",
+}

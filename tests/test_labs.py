@@ -127,3 +127,21 @@ def test_step_lab_one_sync_per_press_and_each_press_takes_a_second():
     assert "wait" in lab.decisions.value and len(lab.cluster.pods("web")) == 1 and lab.cluster.now == 1
     lab.kubelet_step()
     assert lab.cluster.pod("web-0").phase == "Running" and lab.cluster.now == 2
+
+
+def test_manual_kubelet_steps_take_simulated_time_when_asked():
+    """kubelet.step_seconds: each manual verb moves the clock first, so AGE and watch lines mean something;
+    a refused verb moves nothing; the default (0) keeps exact tests at one instant."""
+    import stsedu
+    c = stsedu.Cluster(kubelet="manual")
+    assert c.kubelet.step_seconds == 0
+    c.kubelet.step_seconds = 1
+    c.apply(stsedu.examples.web(1))
+    c.sync("web")
+    c.kubelet.start("web-0")
+    c.kubelet.set_ready("web-0")
+    assert c.now == 2 and c.pod("web-0").ready_since == 2
+    with pytest.raises(ValueError):
+        c.kubelet.start("web-0")  # not Pending: refused, and no time passes
+    assert c.now == 2
+    assert stsedu.tables.get_pods_text(c, "web").splitlines()[1].split()[-1] == "2s"

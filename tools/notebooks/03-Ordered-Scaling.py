@@ -15,13 +15,15 @@
 # all its pods at once, with random names.
 
 # %% [markdown]
-# Here you play the kubelet: in `manual` mode a pod moves only when you move it (and the clock
-# stands still). The first sync creates `web-0`:
+# Here you play the kubelet: in `manual` mode a pod moves only when you move it, and with
+# `step_seconds = 1` each thing you do to a pod takes one simulated second (so AGE means
+# something). The first sync creates `web-0`:
 
 # %%
 import stsedu
 
 cluster = stsedu.Cluster(kubelet="manual")
+cluster.kubelet.step_seconds = 1
 cluster.apply(stsedu.examples.web(3))
 stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 

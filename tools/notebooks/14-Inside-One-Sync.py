@@ -34,6 +34,7 @@
 import stsedu
 
 cluster = stsedu.Cluster(kubelet="manual")
+cluster.kubelet.step_seconds = 1  # each kubelet step takes one simulated second
 cluster.apply(stsedu.examples.web(2))
 cluster.settle("web")
 cluster.patch("web", {"spec": {"template": {"metadata": {"labels": {"tier": "web"}}}}})

@@ -76,14 +76,15 @@ stsedu.labs.FaultLab()
 # ## Under the hood
 #
 # A Failed (or Succeeded) pod is deleted by `processReplica` (reason `failed`) and created again
-# on a later sync. The stuck rollout is the rolling-update step of `updateStatefulSet`: it deletes
-# nothing while any pod is not Running and Ready (reason `update-unavailable`), and the replica
-# loop is stuck waiting on the broken pod (`not-running-ready`), so reverting the template alone
-# changes nothing for that pod. The waits of the stuck cluster:
+# on a later sync. The stuck rollout: with `OrderedReady` the replica loop (`processReplica`) stops
+# at the broken pod, which is not Running and Ready (reason `not-running-ready`), so the
+# rolling-update step of `updateStatefulSet`, which would replace it, is never reached (and it
+# would wait too, `update-unavailable`, while any pod is unhealthy). Reverting the template alone
+# changes nothing for that pod. The last wait on each pod of the stuck cluster:
 
 # %%
 frame = stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)
-frame[frame.action == "wait"][["sync", "pod", "reason", "rule"]].drop_duplicates(["pod", "reason"])
+frame[frame.action == "wait"][["sync", "pod", "reason", "rule"]].drop_duplicates(["pod", "reason"], keep="last")
 
 # %% [markdown]
 # ## Summary

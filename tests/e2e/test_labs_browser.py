@@ -134,3 +134,41 @@ def test_index_and_exercise_sheet_run_unmodified(name, jupyter_server, page, tmp
         panel.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
     _keep(page, name, tmp_path)
+
+
+def test_a_prediction_run_in_the_browser_is_revealed_with_the_rule_and_a_chart(jupyter_server, page, tmp_path):
+    """06.a: the stored output only asks; writing an answer into the cell and running it shows ✓ or ✗,
+    the rule, the decisions and a chart."""
+    from playwright.sync_api import expect
+
+    name = "06-Partitions-And-Canaries.ipynb"
+    url, root = jupyter_server
+    shutil.copy(REPO / "notebooks" / name, root / f"reveal-{name}")
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/tree/reveal-{name}?reset")
+    current = CURRENT.format(name=f"reveal-{name}")
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
+                           timeout=TIMEOUT)
+    cell = page.locator(".jp-CodeCell").filter(has_text='stsedu.labs.reveal("06.a"').first
+    expect(cell).to_contain_text("No prediction recorded yet")
+    expect(page.locator(".jp-Notebook")).not_to_contain_text("✓")
+    page.evaluate(f"""() => {{
+        const nb = {current}.content;
+        const i = nb.widgets.findIndex(c => c.model.sharedModel.getSource().includes('reveal("06.a"'));
+        nb.widgets[0].model.sharedModel.setSource(nb.widgets[0].model.sharedModel.getSource());
+        nb.widgets[i].model.sharedModel.setSource('import stsedu\\nanswer = ["web-3", "web-4"]\\n'
+                                                   + 'stsedu.labs.reveal("06.a", answer)');
+        nb.activeCellIndex = i;
+    }}""")
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-cell')")
+    expect(cell).to_contain_text("✓ right", timeout=TIMEOUT)
+    expect(cell).to_contain_text("The rule: Only pods whose ordinal is at least the partition")
+    expect(cell.locator(".lab-decisions")).to_contain_text("delete")
+    expect(cell.locator("canvas, svg").first).to_be_visible(timeout=TIMEOUT)
+    cell.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    shot = tmp_path / "screenshot-reveal.png"
+    page.screenshot(path=str(shot))
+    where = os.environ.get("STSEDU_SCREENSHOTS")
+    if where:
+        shutil.copy(shot, Path(where) / shot.name)

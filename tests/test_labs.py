@@ -145,3 +145,12 @@ def test_manual_kubelet_steps_take_simulated_time_when_asked():
         c.kubelet.start("web-0")  # not Pending: refused, and no time passes
     assert c.now == 2
     assert stsedu.tables.get_pods_text(c, "web").splitlines()[1].split()[-1] == "2s"
+
+
+def test_playground_manual_pod_buttons_take_a_simulated_second():
+    from stsedu.widgets import Playground
+    pg = Playground(kubelet="manual")
+    pg.sync_once()
+    t = pg.cluster.now
+    pg.start_pod("web-0")
+    assert pg.cluster.now == t + 1 and pg.cluster.pod("web-0").phase == "Running"

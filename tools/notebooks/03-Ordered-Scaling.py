@@ -28,8 +28,9 @@ cluster.apply(stsedu.examples.web(3))
 stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 
 # %% [markdown]
-# `web-0` is `Pending`. Syncing again changes nothing yet. Now be the kubelet: start `web-0`,
-# make it Ready, then sync.
+# The message names the *revision* the pod is made from: a saved copy of the pod template
+# (notebook 05 is about revisions). `web-0` is `Pending`, and syncing again changes nothing yet.
+# Now be the kubelet: start `web-0`, make it Ready, then sync.
 
 # %%
 cluster.kubelet.start("web-0")

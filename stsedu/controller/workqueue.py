@@ -180,6 +180,7 @@ class WorkQueue:
         old = self.waiting.get(key)
         if old is not None:
             if old[0] <= at:
+                self.record(key, f"{event} ({delay:g} s)", f"{cause}; already due at {old[0]:g} s")
                 return
             self.clock.cancel(old[1])
         entry = self.clock.schedule(at, lambda: self._ready(key, cause), priority=LATE,

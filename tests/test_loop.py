@@ -381,14 +381,23 @@ def test_min_ready_seconds_is_reached_through_delayed_requeues():
 
 
 def test_an_informer_delay_gives_a_stale_cache_that_the_loop_tolerates():
-    """With an informer delay the cache lags the store; the sets still converge."""
+    """A lagging pod watch: a sync sees its own status write but not yet the pod it created, tries to
+    create it again, gets AlreadyExists (``CreateStatefulPod``), and is requeued with rate limiting
+    until the pod's event arrives; the sets still converge."""
     c = stsedu.Cluster(seed=4, informer_delay=0.5)
     c.apply(sts("web", 3))
     c.apply(sts("db", 2))
-    assert c.loop.lister.get("StatefulSet", "default", "web") is None, "the add event is still in flight"
     c.run()
     assert c.statefulset("web").status.ready_replicas == 3 and c.statefulset("db").status.ready_replicas == 2
     assert c.loop.informers.in_flight == 0
+    errors = c.trace.decisions()["error"].dropna()
+    assert errors.str.contains("already exists").any()
+    assert c.trace.queue()["event"].str.contains("rate").any()
+    fresh = stsedu.Cluster(seed=4)
+    fresh.apply(sts("web", 3))
+    fresh.apply(sts("db", 2))
+    fresh.run()
+    assert fresh.trace.decisions()["error"].dropna().empty, "no delay, no stale read"
 
 
 def test_bad_loop_options_are_refused():

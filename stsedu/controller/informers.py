@@ -26,6 +26,11 @@ from ..sim.clock import NORMAL
 WATCHED = ("StatefulSet", "Pod", "ControllerRevision", "PersistentVolumeClaim")
 """The kinds the StatefulSet controller's informers watch (``NewStatefulSetController``'s arguments)."""
 
+DELAYED = ("Pod",)
+"""The kinds whose events the delay holds back: the pod watch lags while the set's does not, so
+a sync can see its own status write but not yet the pod it created (separate watches keep no
+order between them)."""
+
 
 @dataclass(frozen=True)
 class Tombstone:
@@ -73,13 +78,13 @@ class Lister:
 
 
 class Informers:
-    """One informer per watched kind, sharing a delivery *delay* (seconds, simulated)."""
+    """One informer per watched kind; the Pod informer delivers *delay* seconds late (simulated)."""
 
     def __init__(self, store, clock, delay: float = 0.0) -> None:
         self.store = store
         self.clock = clock
         self.delay = float(delay)
-        """How long after a write its event reaches the cache and the handlers."""
+        """How long after a pod write its event reaches the cache and the handlers."""
         self.cache: dict[str, dict[str, dict[str, Any]]] = {k: {} for k in WATCHED}
         self.lister = Lister(self.cache)
         self.handlers: dict[str, Handlers] = {k: Handlers() for k in WATCHED}
@@ -93,7 +98,7 @@ class Informers:
     def _on_write(self, kind: str, verb: str, old, new) -> None:
         if kind not in self.cache:
             return
-        if self.delay <= 0:
+        if self.delay <= 0 or kind not in DELAYED:
             self._deliver(kind, verb, old, new)
             return
         self.in_flight += 1

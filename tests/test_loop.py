@@ -411,3 +411,47 @@ def test_bad_loop_options_are_refused():
     with pytest.raises(ValidationError):
         c.informer_delay = "soon"
     assert c.informer_delay == 0.0
+
+
+# ------------------------------------------------------------ chart and lab
+
+
+def test_queue_flow_draws_the_loop_in_order():
+    """``charts.queue_flow``: for the first key, informer event -> work queue -> worker -> sync -> API write,
+    and the write's own event comes back to the queue."""
+    c = stsedu.Cluster(seed=1)
+    c.apply(sts("web", 1))
+    c.run()
+    df = stsedu.charts.queue_flow_data(c.trace, limit=None)
+    lanes = df["lane"].tolist()
+    assert lanes[:5] == ["informer event", "work queue", "worker", "sync", "API write"]
+    after_write = lanes[lanes.index("API write"):]
+    assert "informer event" in after_write and "work queue" in after_write
+    spec = stsedu.charts.ChartWidget(stsedu.charts.queue_flow(c.trace, limit=10)).spec
+    assert len(spec["datasets"][next(iter(spec["datasets"]))]) == 10
+
+
+def test_loop_lab_controls_rerun_and_redraw_in_place():
+    """LoopLab: the informer-delay slider and the API-error toggle re-run the two sets; the same chart
+    widget shows the new run; the summary counts failed calls and rate-limited requeues."""
+    from stsedu.widgets import LoopLab
+    lab = LoopLab()
+    chart, first = lab.chart, lab.chart.spec
+    assert "rate-limited requeues</td><td><b>0<" in lab.summary.value
+    lab.set_api_error(True)
+    assert lab.chart is chart and lab.chart.spec != first
+    assert "rate-limited requeues</td><td><b>0<" not in lab.summary.value
+    lab.set_api_error(False)
+    lab.set_delay(1.0)
+    assert lab.cluster.informer_delay == 1.0
+    assert lab.cluster.trace.decisions()["error"].fillna("").str.contains("already exists").any()
+
+
+def test_reveal_shows_no_answer_before_a_prediction():
+    """Predict, then see: with no answer only the question shows; an answer is checked against the simulator."""
+    from stsedu.widgets import loop_lab
+    bare = loop_lab.reveal("04.a").value
+    assert "Question 04.a" in bare and "✓" not in bare and "✗" not in bare and "0.005" not in bare
+    assert "✓" in loop_lab.reveal("04.a", (0.005, 0.01, 0.02)).value
+    assert "✗" in loop_lab.reveal("04.b", "create").value
+    assert "✓" in loop_lab.reveal("04.b", "adopt").value

@@ -455,3 +455,31 @@ def test_reveal_shows_no_answer_before_a_prediction():
     assert "✓" in loop_lab.reveal("04.a", (0.005, 0.01, 0.02)).value
     assert "✗" in loop_lab.reveal("04.b", "create").value
     assert "✓" in loop_lab.reveal("04.b", "adopt").value
+
+
+# ----------------------------------------------------------------- scenarios
+
+
+def test_the_two_sets_scenario_runs_the_whole_controller_and_repeats():
+    """A scenario with two sets and ``run_all`` steps: every expectation holds, same trace twice."""
+    sc = stsedu.scenarios.load("two-sets")
+    c1, t1 = sc.run()
+    c2, t2 = sc.run()
+    assert t1.rows() == t2.rows()
+    assert set(t1.syncs()["set"]) == {"web", "db"}
+    assert t1.queue()["event"].str.contains("rate").any()
+
+
+def test_scenario_loop_options_are_checked(tmp_path):
+    """``cluster.informer_delay`` / ``concurrent_syncs`` in a scenario: used, and refused with the field named."""
+    from stsedu.scenarios import ScenarioError
+    text = ("objects: [stsedu:web.yaml]\ncluster: {informer_delay: 0.5, concurrent_syncs: 2}\n"
+            "steps:\n  - run_all: {}\n    expect: {status: {ready_replicas: 3}}\n")
+    good = tmp_path / "good.yaml"
+    good.write_text(text)
+    cluster, _ = stsedu.scenarios.load(good).run()
+    assert cluster.informer_delay == 0.5 and cluster.loop.workers == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("0.5", "-1"))
+    with pytest.raises(ScenarioError, match="cluster.informer_delay"):
+        stsedu.scenarios.load(bad)

@@ -36,6 +36,7 @@ def queue_flow_data(trace, limit: int | None = 80, start: int = 0) -> pd.DataFra
     writes = {n: g for n, g in d.groupby("sync")}
     syncs = trace.syncs().set_index("sync")
     rows = []
+    outstanding: list[str] = []  # keys handed out and not yet done, in order: their syncs run in that order
     for r in q.itertuples(index=False):
         ev, key, t, cause = r.event, r.key, r.time, r.cause
         if ev == "added" or ev.startswith("added (while processing"):
@@ -44,13 +45,16 @@ def queue_flow_data(trace, limit: int | None = 80, start: int = 0) -> pd.DataFra
             rows.append((t, key, "work queue", "added" if ev == "added" else "marked dirty", cause))
         elif ev == "handed to worker":
             rows.append((t, key, "worker", "handed to worker", ""))
-            n = r.sync + 1  # the sync this worker runs next
+            outstanding.append(key)
+            n = r.sync + len(outstanding)  # the sync this key gets
             if n in syncs.index and syncs.loc[n, "set"] == key.split("/", 1)[1]:
                 rows.append((t, key, "sync", f"sync {n}", ""))
                 for w in (writes[n].itertuples(index=False) if n in writes else ()):
                     target = w.pod if isinstance(w.pod, str) else w.target if isinstance(w.target, str) else ""
                     rows.append((t, key, "API write", f"{w.action} {target}".strip(), w.message))
         elif ev == "done":
+            if key in outstanding:
+                outstanding.remove(key)
             rows.append((t, key, "worker", "done: " + (cause.split(": ", 1)[-1] if cause else ""), cause))
         else:  # requeues, forgotten
             rows.append((t, key, "work queue", ev, cause))

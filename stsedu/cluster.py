@@ -49,6 +49,9 @@ class Cluster:
     (``"current"``, ``"v1.36"``, ``"v1.16"``); *feature_gates* override its
     gate defaults.  *gc_delay* is how long the garbage collector takes to
     notice a gone owner (default: 0 in manual mode, 1 s in auto mode).
+    *informer_delay* holds pod events back that many seconds before the
+    controller's cache and handlers see them, and *concurrent_syncs* is the
+    number of workers of ``run()`` with no name (docs/loop.md).
 
     Raise :class:`ValidationError` (a ValueError) listing every bad argument
     (docs/validation.md, "Calls").

@@ -401,6 +401,8 @@ def test_an_informer_delay_gives_a_stale_cache_that_the_loop_tolerates():
 
 
 def test_bad_loop_options_are_refused():
+    """Bad ``informer_delay`` / ``concurrent_syncs`` / ``max_syncs``: a ValidationError naming the field,
+    nothing changed."""
     with pytest.raises(ValidationError, match="informer_delay"):
         stsedu.Cluster(informer_delay=-1)
     with pytest.raises(ValidationError, match="concurrent_syncs"):

@@ -91,7 +91,7 @@ class Cluster:
                                                 planner_for(self.profile))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
-                                   arguments.as_integer(concurrent_syncs))
+                                   arguments.as_integer(concurrent_syncs), sync=self.sync)
         """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
         self.last_warnings: list[str] = []
         """Warnings of the last successful apply or edit (unknown fields, fields the profile's release
@@ -110,16 +110,6 @@ class Cluster:
     @reuse_quiet_syncs.setter
     def reuse_quiet_syncs(self, value: bool) -> None:
         self.controller.reuse_quiet_syncs = value
-
-    @property
-    def informer_delay(self) -> float:
-        """Seconds between a write and its event reaching the controller's caches and handlers."""
-        return self.loop.informers.delay
-
-    @informer_delay.setter
-    def informer_delay(self, value: float) -> None:
-        arguments.check("informer_delay", arguments.number(value, "informer_delay"))
-        self.loop.informers.delay = float(value)
 
     @property
     def now(self) -> float:
@@ -670,6 +660,16 @@ class Cluster:
                          "images": ", ".join(c.get("image", "") for c in
                                              r.template.get("spec", {}).get("containers", []))})
         return pd.DataFrame(rows, columns=["revision", "name", "current", "update", "images"])
+
+    @property
+    def informer_delay(self) -> float:
+        """Seconds between a pod write and its event reaching the controller's cache and handlers."""
+        return self.loop.informers.delay
+
+    @informer_delay.setter
+    def informer_delay(self, value: float) -> None:
+        arguments.check("informer_delay", arguments.number(value, "informer_delay"))
+        self.loop.informers.delay = float(value)
 
     def inject_error(self, verb: str, kind: str = "Pod", count: int = 1, reason: str = "InternalError",
                      after: int = 0) -> None:

@@ -27,8 +27,10 @@ def key_of(obj) -> str:
 class ControllerLoop:
     """Informers, the pod and set handlers, a work queue and *workers* workers around one controller."""
 
-    def __init__(self, controller, informers: Informers, workers: int = 1) -> None:
+    def __init__(self, controller, informers: Informers, workers: int = 1, sync=None) -> None:
         self.controller = controller
+        self.sync = sync or controller.sync
+        """``sync(name, namespace)``: one reconcile (the cluster passes its own, which hands back copies)."""
         self.informers = informers
         self.lister = informers.lister
         self.clock = controller.clock
@@ -143,7 +145,7 @@ class ControllerLoop:
             ctl = self.controller
             store, ctl.store = ctl.store, self.lister  # the sync reads the informer caches (listers)
             try:
-                result = ctl.sync(name, namespace)
+                result = self.sync(name, namespace)
             finally:
                 ctl.store = store
             if result.error:

@@ -172,8 +172,8 @@ def reveal(qid: str, answer: Any = None):
     """Predict, then see: with no *answer* repeat question *qid*; with one, check it against the simulator."""
     q = LOOP_QUESTIONS[qid]
     if answer is None:
-        return w.HTML(f"<b>Question {q.id}.</b> {html.escape(q.text)}<br><i>Answer with {html.escape(q.form)}, "
-                      f"then run this cell again.</i>")
+        return w.HTML(f"<b>Question {q.id}.</b> {html.escape(q.text)}<br><i>No prediction recorded yet: "
+                      f"answer with {html.escape(q.form)}, then run this cell again.</i>")
     expected = q.expected()
     ok = _same(answer, expected)
     mark = "✓ Right" if ok else f"✗ Not quite: the simulator gives {html.escape(repr(expected))}"

@@ -90,17 +90,6 @@ class Cluster:
 
     # ================================================================ reads
     @property
-    def reuse_quiet_syncs(self) -> bool:
-        """Let a sync of a set whose inputs are the very objects its previous sync read, when that sync
-        changed nothing, repeat that outcome without planning again (same decisions, status and trace;
-        docs/performance.md).  False plans every sync afresh."""
-        return self.controller.reuse_quiet_syncs
-
-    @reuse_quiet_syncs.setter
-    def reuse_quiet_syncs(self, value: bool) -> None:
-        self.controller.reuse_quiet_syncs = value
-
-    @property
     def now(self) -> float:
         """The clock, in seconds since the cluster was made."""
         return self.clock.now

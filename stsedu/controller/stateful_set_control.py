@@ -26,7 +26,8 @@ from typing import Mapping
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
-from ..api.objects import ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
+from ..api.objects import (REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
+                           StatefulSetStatus)
 from .profiles import CURRENT, Profile
 from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
                         next_revision, revision_hash, revision_name, scaled_max_unavailable)
@@ -140,10 +141,38 @@ def versioned_revision(sts: StatefulSet, current: str, update: str, ordinal: int
     return current if use_current else update
 
 
-def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
-    """The not-yet-created pod of a slot (phase ``""``); built in full only when created."""
-    return Pod(name=f"{sts.name}-{ordinal}", namespace=sts.namespace,
-               labels={"controller-revision-hash": revision})
+class PlannedPod:
+    """The pod of an empty slot, as ``newVersionedStatefulSetPod`` makes it before it exists.
+
+    It carries what the planner reads of a pod (name, ordinal, the revision
+    label, phase ``""`` so that ``isCreated`` is False, no readiness, no
+    deletion timestamp); :func:`full_pod` builds the complete pod to create.
+    A plain small object: a sync makes one for every empty slot.
+    """
+
+    __slots__ = ("name", "namespace", "ordinal", "parent", "labels", "revision")
+    uid = ""
+    phase = ""
+    ready = False
+    ready_since = None
+    deletion_timestamp = None
+    owner_references = ()
+
+    def __init__(self, name: str, namespace: str, parent: str, ordinal: int, revision: str) -> None:
+        self.name = name
+        self.namespace = namespace
+        self.parent = parent
+        self.ordinal = ordinal
+        self.revision = revision
+        self.labels = {REVISION_LABEL: revision}
+
+    def __repr__(self) -> str:
+        return f"<PlannedPod {self.name}: revision {self.revision}>"
+
+
+def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> PlannedPod:
+    """The not-yet-created pod of a slot (``newVersionedStatefulSetPod``); built in full only when created."""
+    return PlannedPod(f"{sts.name}-{ordinal}", sts.namespace, sts.name, ordinal, revision)
 
 
 def full_pod(sts: StatefulSet, pod: Pod, revisions: Mapping[str, ControllerRevision],
@@ -207,7 +236,9 @@ def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
     if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
         return status
     n = sts.spec.replicas
-    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n:
+    promoted = (status.current_replicas == status.updated_replicas
+                and status.current_revision == status.update_revision)
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
         return replace(status, current_replicas=status.updated_replicas,
                        current_revision=status.update_revision)
     return status
@@ -282,7 +313,7 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
 def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
                  condemned: bool, profile: Profile) -> bool:
     """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
-    if not profile.pvc_retention:
+    if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
     for name, _ in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
@@ -301,24 +332,23 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     out: list[Decision] = []
     name = pod.name
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    kw = {"step": STEP_REPLICAS, "slot": slot}
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
         if not P.is_terminating(pod):
             out.append(_d("delete", name, "failed",
                           f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
-                          "failed", payload=pod, **kw))
+                          "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
         else:
             out.append(_d("wait", name, "terminating",
                           f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
-                          "failed-terminating", **kw))
+                          "failed-terminating", step=STEP_REPLICAS, slot=slot))
         return out, True
     # a missing pod is created, with its claims first
     if not P.is_created(pod):
         if profile.pvc_retention and P.claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
-                          "removed; wait before creating the pod.", "stale-claim", **kw))
+                          "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
             return out, True
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
         out.extend(claim_ds)
@@ -326,7 +356,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
             return out, True
         out.append(_d("create", name, "missing",
                       f"{name} does not exist: create it at revision {pod.revision}.",
-                      "create", payload=full_pod(sts, pod, revisions or {}, profile), **kw))
+                      "create", payload=full_pod(sts, pod, revisions or {}, profile), step=STEP_REPLICAS, slot=slot))
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
         return out, monotonic
@@ -341,16 +371,16 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # OrderedReady: wait for the pod to be gone, Running and Ready, Available
     if P.is_terminating(pod) and monotonic:
         out.append(_d("wait", name, "terminating",
-                      f"{name} is terminating; wait until it is gone.", "terminating", **kw))
+                      f"{name} is terminating; wait until it is gone.", "terminating", step=STEP_REPLICAS, slot=slot))
         return out, True
     if not P.is_running_and_ready(pod) and monotonic:
         out.append(_d("wait", name, "not-running-ready",
-                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", **kw))
+                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", step=STEP_REPLICAS, slot=slot))
         return out, True
     if not P.is_running_and_available(pod, mrs, snap.now) and monotonic:
         out.append(_d("wait", name, "not-available",
                       f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
-                      "not-available", **kw))
+                      "not-available", step=STEP_REPLICAS, slot=slot))
         return out, True
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = P.identity_matches(sts, pod)
@@ -379,7 +409,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     else:
         message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
                    f"they were fixed and {name} is updated (unchanged).")
-    out.append(_d("update", name, "identity", message, "identity", payload=fixed, **kw))
+    out.append(_d("update", name, "identity", message, "identity", payload=fixed, step=STEP_REPLICAS, slot=slot))
     return out, False
 
 

@@ -19,7 +19,7 @@ from .api.errors import ValidationError
 from .api.field_errors import invalid
 from .api.load import load_documents
 from .api.merge_patch import merge_patch
-from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet
+from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet, detached
 from .controller.decisions import SyncResult
 from .controller.profiles import Profile, get_profile
 from .controller.stateful_set import StatefulSetController, planner_for, set_revisions
@@ -675,6 +675,4 @@ def _claim_sort_key(name: str):
     return (head, int(ordinal) if ordinal.isdigit() else -1, name)
 
 
-def _detached(obj):
-    """A copy of a stored object that shares nothing with the store (changing it changes nothing)."""
-    return copy.deepcopy(obj)
+_detached = detached

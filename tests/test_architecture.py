@@ -169,3 +169,16 @@ def test_changing_what_a_write_returns_changes_nothing(cluster):
     assert cluster.pod("web-0").labels["tier"] == "a"
     del before  # the patch above changed the pod on purpose; the returned objects changed nothing else
     assert cluster.statefulset("web").spec.template["metadata"]["labels"]["app"] == "nginx"
+
+
+def test_a_pod_the_kubelet_hands_back_is_the_callers_copy():
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    before = None
+    for verb in ("start", "set_ready", "set_unready", "crash", "fail"):
+        pod = getattr(c.kubelet, verb)("web-0")
+        before = c.dump()
+        pod.labels["app"] = "other"
+        pod.spec["containers"][0]["image"] = "x"
+        assert c.dump() == before, verb

@@ -157,12 +157,13 @@ class Cluster:
     # ============================================================ the controller
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
-        return self.controller.sync(name, namespace)
+        return _with_detached_payloads(self.controller.sync(name, namespace))
 
     def preview(self, name: str, namespace: str = "default"):
         """The plan the next sync would carry out, without doing anything."""
         self.statefulset(name, namespace)  # KeyError if absent
-        return self.controller.preview(self.store.get("StatefulSet", namespace, name), namespace)
+        return _with_detached_payloads(self.controller.preview(self.store.get("StatefulSet", namespace, name),
+                                                               namespace))
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time.
@@ -676,3 +677,12 @@ def _claim_sort_key(name: str):
 
 
 _detached = detached
+
+
+def _with_detached_payloads(record):
+    """*record* (a SyncResult or SyncPlan) with the caller's copies of its decisions' payloads (the pods,
+    claims and revisions acted on), so that changing them changes nothing stored."""
+    if all(d.payload is None for d in record.decisions):
+        return record
+    return replace(record, decisions=tuple(d if d.payload is None else replace(d, payload=detached(d.payload))
+                                           for d in record.decisions))

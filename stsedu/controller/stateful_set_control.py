@@ -618,8 +618,9 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     # processReplica for each slot; OrderedReady stops at the first slot that blocks
     for i, pod in enumerate(replicas):
         ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, revisions)
-        decisions.extend(ds)
-        if monotonic and (stop or any(d.error for d in ds)):
+        if ds:
+            decisions.extend(ds)
+        if monotonic and (stop or (ds and any(d.error for d in ds))):
             return finish()
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first

@@ -3,7 +3,7 @@
 :func:`plan_sync` takes a :class:`Snapshot` (what the informer cache holds at
 the start of a sync) and returns a :class:`SyncPlan`: every decision upstream's
 ``UpdateStatefulSet`` would make if each request succeeded, in the order it
-would make them.  Nothing is written here; ``pod_control.apply_plan`` carries
+would make them.  Nothing is written here; ``stateful_pod_control.apply_plan`` carries
 the plan out and stops where upstream would stop on an error.
 
 Step by step (BEHAVIOUR.md section 1):

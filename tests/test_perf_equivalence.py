@@ -100,8 +100,8 @@ def test_store_view_stays_live_for_a_namespace_created_later():
 
 
 def test_revision_candidate_follows_the_template_and_the_cluster():
-    """getStatefulSetRevisions: the remembered candidate never outlives a template change, and two
-    clusters whose sets share a uid (uids are deterministic) each get their own."""
+    """getStatefulSetRevisions: the candidate revision follows a template change, and two clusters
+    whose sets share a uid (uids are deterministic) each get their own."""
     a, b = stsedu.Cluster(kubelet="manual"), stsedu.Cluster(kubelet="manual")
     a.apply(web(1, image="nginx:1"))
     b.apply(web(1, image="nginx:2"))

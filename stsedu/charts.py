@@ -37,10 +37,11 @@ import numpy as np
 import pandas as pd
 
 from . import tables
+from .loop_chart import queue_flow, queue_flow_data
 from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, REVISION_COLORS, SPEC_COLOR,
                       STATE_COLORS)
 
-__all__ = ["pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
+__all__ = ["queue_flow", "queue_flow_data", "pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
            "ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT", "revision_colors", "STATE_COLORS", "ACTION_COLORS",
            "ACTION_SHAPES", "REVISION_COLORS", "COUNTER_COLORS", "MAX_ROWS"]
 

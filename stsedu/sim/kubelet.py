@@ -14,10 +14,12 @@ run (fail a pod, make one never Ready).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..api.objects import detached
 from .clock import NORMAL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +55,14 @@ class StageProfile:
 
 def _name(pod) -> str:
     return pod if isinstance(pod, str) else pod.name
+
+
+def _hands_out_a_copy(verb):
+    """A manual verb returns the caller's copy of the pod: changing it changes nothing stored."""
+    @functools.wraps(verb)
+    def wrapper(self, *args, **kwargs):
+        return detached(verb(self, *args, **kwargs))
+    return wrapper
 
 
 class Kubelet:
@@ -141,6 +151,7 @@ class Kubelet:
             self._writes.clock.advance_to(self._writes.now + self.step_seconds)
 
     # ----------------------------------------------------------- manual verbs
+    @_hands_out_a_copy
     def start(self, pod, namespace: str = "default") -> "Pod":
         """A Pending pod becomes Running (not yet Ready).  Raise ValueError if it is not Pending."""
         p = self._pod(pod, namespace)
@@ -152,6 +163,7 @@ class Kubelet:
             self._after_start(p)
         return p
 
+    @_hands_out_a_copy
     def set_ready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes True (since now).  Raise ValueError unless Running."""
         p = self._pod(pod, namespace)
@@ -162,6 +174,7 @@ class Kubelet:
         self._tick()
         return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
+    @_hands_out_a_copy
     def set_unready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes False (a failing readiness probe)."""
         p = self._pod(pod, namespace)
@@ -170,6 +183,7 @@ class Kubelet:
         self._tick()
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
+    @_hands_out_a_copy
     def fail(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Failed (evicted, node lost, ...)."""
         p = self._pod(pod, namespace)
@@ -179,6 +193,7 @@ class Kubelet:
         return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
                            "failed")
 
+    @_hands_out_a_copy
     def succeed(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Succeeded (all containers exited 0)."""
         p = self._pod(pod, namespace)
@@ -188,6 +203,7 @@ class Kubelet:
         return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._writes.now),
                            "succeeded")
 
+    @_hands_out_a_copy
     def crash(self, pod, namespace: str = "default") -> "Pod":
         """A container crashes and restarts: the pod stays Running, not Ready, restarts + 1."""
         p = self._pod(pod, namespace)

@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")
-                   if p.name[:2] not in ("00", "04", "13"))
+                   if p.name[:2] not in ("00", "13"))
 
 pytestmark = [
     pytest.mark.browser,
@@ -55,7 +55,7 @@ def _move_a_control(page, lab):
         page.mouse.move(x + 40, y, steps=4)
         page.mouse.up()
         return "replicas"
-    toggles = lab.locator(".widget-toggle-button:not(.mod-active)")
+    toggles = lab.locator(".widget-toggle-button:not(.mod-active), .widget-toggle-button button:not(.mod-active)")
     if toggles.count():
         toggles.first.click()
         return "option"
@@ -95,7 +95,8 @@ def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp
     did_before = lab.locator(".lab-did").inner_text() if lab.locator(".lab-did").count() else ""
 
     _move_a_control(page, lab)
-    expect(lab.locator(".lab-did, .lab-error").first).not_to_have_text(did_before, timeout=TIMEOUT)
+    if did_before:  # the labs of stsedu.labs say what you did (04's LoopLab has no such line)
+        expect(lab.locator(".lab-did, .lab-error").first).not_to_have_text(did_before, timeout=TIMEOUT)
     assert lab.locator(".lab-error").count() == 0, lab.locator(".lab-error").inner_text()
     page.wait_for_function("([el, before]) => el.innerHTML !== before",
                            arg=[table.element_handle(), table_before], timeout=TIMEOUT)

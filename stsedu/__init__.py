@@ -25,13 +25,19 @@ PUBLIC = (
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "exercises", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
-    "widgets",
+    "widgets", "labs",
 )
 __all__ = list(PUBLIC)
 
 
-def __getattr__(name):  # stsedu.charts and stsedu.widgets load on first use (Altair, ipywidgets)
-    if name in ("charts", "widgets"):
+import pandas as _pd  # noqa: E402
+
+# Decision messages and rules are sentences: show them whole in notebook tables.
+_pd.set_option("display.max_colwidth", None)
+
+
+def __getattr__(name):  # stsedu.charts, stsedu.widgets and stsedu.labs load on first use (Altair, ipywidgets)
+    if name in ("charts", "widgets", "labs"):
         import importlib
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(".widgets.labs" if name == "labs" else f".{name}", __name__)
     raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

@@ -68,27 +68,29 @@ def test_tab_writer_pads_like_kubectl_and_remembers_widths():
 
 
 def test_watch_lines_of_the_manifest_rollout(rollout):
-    """kubectl get pods -w: one line per pod change, AGE as of the change, the DELETED event as a last line."""
+    """kubectl get pods -w: one line per pod change, AGE as of the change, the DELETED event as a last line
+    (containers stopped: 0/1); a new pod shows Pending (added), Pending (scheduled), ContainerCreating,
+    as in the StatefulSet Basics tutorial's watch output."""
     lines = tables.watch_lines(rollout.trace)
-    assert lines[:10] == [
-        "NAME    READY   STATUS              RESTARTS   AGE",
+    assert lines[:6] == [
+        "NAME    READY   STATUS    RESTARTS   AGE",
+        "web-0   0/1     Pending   0          0s",
+        "web-0   0/1     Pending   0          0s",
         "web-0   0/1     ContainerCreating   0          0s",
         "web-0   0/1     Running             0          1s",
         "web-0   1/1     Running             0          3s",
-        "web-1   0/1     ContainerCreating   0          0s",
-        "web-1   0/1     Running             0          1s",
-        "web-1   1/1     Running             0          3s",
-        "web-2   0/1     ContainerCreating   0          0s",
-        "web-2   0/1     Running             0          1s",
-        "web-2   1/1     Running             0          3s",
     ]
+    assert [ln.split()[2] for ln in lines[6:16]] == (["Pending", "Pending", "ContainerCreating", "Running", "Running"]
+                                                     * 2)
     # the rolling update replaces web-2 first: terminating (14 s old), gone (15 s), recreated
-    assert lines[10:13] == [
+    assert lines[16:20] == [
         "web-2   1/1     Terminating         0          14s",
-        "web-2   1/1     Terminating         0          15s",
-        "web-2   0/1     ContainerCreating   0          0s",
+        "web-2   0/1     Terminating         0          15s",
+        "web-2   0/1     Pending             0          0s",
+        "web-2   0/1     Pending             0          0s",
     ]
-    assert len(lines) == 1 + len(rollout.trace.pods())
+    created = (rollout.trace.pods()["event"] == "created").sum()
+    assert len(lines) == 1 + len(rollout.trace.pods()) + 2 * created
     assert [ln.split()[0] for ln in lines if "Terminating" in ln] == ["web-2"] * 2 + ["web-1"] * 2 + ["web-0"] * 2
 
 
@@ -96,11 +98,13 @@ def test_watch_lines_wide_and_revision_columns_grow_like_kubectl(rollout):
     """-o wide adds IP NODE NOMINATED NODE READINESS GATES; a wider IP widens the column from then on."""
     lines = tables.watch_lines(rollout.trace, wide=True, revision=True)
     first = rollout.revisions("web")[0].name
-    assert lines[0] == ("NAME    READY   STATUS              RESTARTS   AGE   IP       NODE     NOMINATED NODE   "
+    assert lines[0] == ("NAME    READY   STATUS    RESTARTS   AGE   IP       NODE     NOMINATED NODE   "
                         "READINESS GATES   CONTROLLER-REVISION-HASH")
-    assert lines[1].split() == ["web-0", "0/1", "ContainerCreating", "0", "0s", "<none>", "node-1", "<none>",
+    assert lines[1].split() == ["web-0", "0/1", "Pending", "0", "0s", "<none>", "<none>", "<none>", "<none>", first]
+    assert lines[2].split()[6] == "node-1"  # bound by the scheduler
+    assert lines[3].split() == ["web-0", "0/1", "ContainerCreating", "0", "0s", "<none>", "node-1", "<none>",
                                 "<none>", first]
-    assert lines[2] == ("web-0   0/1     Running             0          1s    10.244.0.1   node-1   <none>"
+    assert lines[4] == ("web-0   0/1     Running             0          1s    10.244.0.1   node-1   <none>"
                         "           <none>            " + first)
     # a recreated pod gets a new address: IPs are not part of a StatefulSet pod's identity
     assert lines[-1].split()[0] == "web-0" and lines[-1].split()[5] == "10.244.0.6"

@@ -3,7 +3,12 @@
 For each source: add the navigation cell (previous / index / next), fill the
 index of 00-Index, execute it in a fresh kernel (nbclient) from notebooks/,
 drop the widget state that execution stores (it holds ~1 MB of Vega
-JavaScript per chart), and write notebooks/<name>.ipynb.  The stored outputs
+JavaScript per chart) and the widget views that point into it (a learner who
+opens the notebook sees the lab's text form, "Run this cell to use it",
+until they run the cell; nbval never compares widget views), and write
+notebooks/<name>.ipynb.  Prediction cells run with ``answer = None``, so
+their stored output only repeats the question: the answer appears when the
+learner runs the cell with a prediction.  The stored outputs
 are what nbval compares against, so re-run this after any change that alters
 what a notebook prints:
 
@@ -27,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "tools" / "notebooks"
 OUT = ROOT / "notebooks"
 INDEX_MARK = "<!-- index -->"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def sources() -> list[Path]:
@@ -66,7 +72,8 @@ def load(path: Path):
     nb = jupytext.reads(re.sub(r"^# blurb:.*\n", "", text, count=1, flags=re.M).lstrip(), fmt="py:percent")
     nb.cells = [c for c in nb.cells if c.source.strip()]
     nb.metadata["stsedu"] = {"blurb": m.group(1).strip() if m else ""}
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    # as JupyterLab writes it, so that opening a notebook does not mark it modified
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata.pop("jupytext", None)
     return nb
@@ -95,6 +102,10 @@ def build(selected: set[str], execute: bool) -> None:
                            resources={"metadata": {"path": str(OUT)}}).execute()
             for cell in nb.cells:
                 cell.metadata.pop("execution", None)
+                for out in cell.get("outputs", []):
+                    data = out.get("data", {})
+                    if WIDGET_VIEW in data and "text/plain" in data:
+                        del data[WIDGET_VIEW]
         nb.metadata.pop("widgets", None)
         nbformat.validate(nb)
         target = OUT / f"{path.stem}.ipynb"

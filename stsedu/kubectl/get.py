@@ -161,7 +161,9 @@ REVISION_LABEL_HEADER = "CONTROLLER-REVISION-HASH"
 
 
 def watch_frame(trace, set_name: str | None = None):
-    """One row per pod change with the cells ``kubectl get pods -w`` prints for it.
+    """One row per line ``kubectl get pods -w`` prints: each pod change, and for a new pod the
+    three lines a real watch shows (``Pending`` when created, ``Pending`` again when the
+    scheduler binds it, ``ContainerCreating`` when the kubelet takes it).
 
     Columns: sync, time, pod, ready (``1/1``), status, restarts, age (all
     strings as kubectl prints them at the moment of the change), revision,
@@ -184,13 +186,27 @@ def watch_frame(trace, set_name: str | None = None):
     last_restart = _last_restart_times(df)
     out = pd.DataFrame({
         "sync": df["sync"], "time": df["time"], "pod": df["pod"],
-        "ready": [f"{n if r else 0}/{n}" for r, n in zip(df["ready"], df["containers"])],
+        # containers are stopped before the pod object goes: its last line reads 0/n
+        "ready": [f"{n if r and ev != 'deleted' else 0}/{n}"
+                  for r, n, ev in zip(df["ready"], df["containers"], df["event"])],
         "status": [pod_status_text(ph, term) for ph, term in zip(df["phase"], df["terminating"])],
         "restarts": [_restarts_text(int(n), lr, t) for n, lr, t in zip(df["restarts"], last_restart, df["time"])],
         "age": [human_duration(t - b) for t, b in zip(df["time"], born)],
         "revision": df["revision"], "ip": df["ip"],
         "node": SIM_NODE, "cause": df["cause"],
     })
+    # A new pod, as a watch sees it: ADDED unscheduled (Pending), bound to the node by the
+    # scheduler (Pending), then taken by the kubelet (ContainerCreating).
+    created = (df["event"] == "created").to_numpy()
+    if created.any():
+        first = out[created].assign(status="Pending", node="<none>")
+        bound = out[created].assign(status="Pending", cause="scheduler: bound to " + SIM_NODE)
+        out["_order"] = range(len(out))
+        first["_order"] = [o - 0.2 for o in out.loc[created, "_order"]]
+        bound["_order"] = [o - 0.1 for o in out.loc[created, "_order"]]
+        out.loc[created, "cause"] = "kubelet: creating containers"
+        out = (pd.concat([out, first, bound]).sort_values("_order", kind="stable")
+               .drop(columns="_order").reset_index(drop=True))
     return out[cols]
 
 

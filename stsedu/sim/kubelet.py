@@ -79,6 +79,11 @@ class Kubelet:
         self._never_ready_pods: set[str] = set()
         self._never_ready_images: set[str] = set()
         self._fail_after: dict[tuple[str, str], float] = {}
+        self.step_seconds = 0.0
+        """Manual mode: simulated seconds each verb takes (the clock moves that much, and the
+        garbage collector and requeues due meanwhile act, before the pod changes), so that AGE,
+        timelines and "at Ns" mean something when a learner plays the kubelet.  0 (the default)
+        keeps every manual step at the same instant, as exact tests want."""
 
     # ------------------------------------------------------------ behaviours
     def never_ready(self, pod: str | None = None, image: str | None = None) -> None:
@@ -140,6 +145,11 @@ class Kubelet:
                 fn(pod)
         clock.schedule(clock.now + delay, fire, priority=NORMAL, label=f"kubelet: {what} {name}")
 
+    def _tick(self) -> None:
+        """A manual verb takes :attr:`step_seconds` (called once the verb is known to be allowed)."""
+        if self.mode == "manual" and self.step_seconds > 0:
+            self._writes.clock.advance_to(self._writes.now + self.step_seconds)
+
     # ----------------------------------------------------------- manual verbs
     @_hands_out_a_copy
     def start(self, pod, namespace: str = "default") -> "Pod":
@@ -147,6 +157,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase != "Pending" or p.terminating:
             raise ValueError(f'pod "{p.name}" is {p.status_text}; start() moves a Pending pod to Running')
+        self._tick()
         p = self._write(replace(p, phase="Running", started_at=self._writes.now), "started")
         if self.mode == "auto":
             self._after_start(p)
@@ -160,6 +171,7 @@ class Kubelet:
             raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can become Ready')
         if p.ready:
             return p
+        self._tick()
         return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
     @_hands_out_a_copy
@@ -168,6 +180,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if not p.ready:
             return p
+        self._tick()
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
     @_hands_out_a_copy
@@ -176,6 +189,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase in ("Failed", "Succeeded"):
             raise ValueError(f'pod "{p.name}" has already ended ({p.phase})')
+        self._tick()
         return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
                            "failed")
 
@@ -185,6 +199,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase in ("Failed", "Succeeded"):
             raise ValueError(f'pod "{p.name}" has already ended ({p.phase})')
+        self._tick()
         return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._writes.now),
                            "succeeded")
 
@@ -194,6 +209,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase != "Running":
             raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can crash')
+        self._tick()
         p = self._write(replace(p, ready=False, ready_since=self._writes.now, restarts=p.restarts + 1),
                         "container restarted")
         if self.mode == "auto" and not self._is_never_ready(p):
@@ -206,6 +222,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if not p.terminating:
             raise ValueError(f'pod "{p.name}" is not terminating; delete it first')
+        self._tick()
         self._writes.remove_pod(p, "kubelet: terminated")
 
     def step(self, namespace: str = "default") -> str | None:

@@ -13,6 +13,9 @@
   informer-delay slider and an API-error toggle (notebook 04).
 * :class:`View` and its subclasses (:mod:`.views`): the pluggable views a
   Playground shows.
+* the labs (:mod:`.labs`, also ``stsedu.labs``): one small panel per idea of
+  the notebook series (``IdentityLab``, ``PartitionLab``, ...) and the
+  predict-then-see questions (``stsedu.labs.reveal``).
 
 Every action is a plain method (``pg.set_replicas(5)``, ``pg.sync_once()``)
 that the widgets call; it never raises for a bad value: the API server's
@@ -25,9 +28,13 @@ from __future__ import annotations
 
 from .loop_lab import LoopLab
 from .playground import Playground
+from .labs import (AvailabilityLab, FaultLab, HistoryLab, IdentityLab, Lab, OnDeleteLab, OwnershipLab,
+                   PartitionLab, PolicyLab, ProfileLab, ScalingLab, StepLab, StorageLab, UpdateLab)
 from .stepper import SyncStepper
 from .views import (ACTIONS, CONTROLS, DEFAULT_VIEWS, VIEWS, ChartView, DecisionsView, LogView, PodsView,
                     StatusView, View, default_manifest)
 
 __all__ = ["LoopLab", "Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",
-           "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "DEFAULT_VIEWS", "default_manifest"]
+           "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "DEFAULT_VIEWS", "default_manifest",
+           "Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
+           "OwnershipLab", "PolicyLab", "AvailabilityLab", "FaultLab", "HistoryLab", "StepLab", "ProfileLab"]

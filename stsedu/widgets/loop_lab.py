@@ -79,6 +79,10 @@ class LoopLab(w.VBox):
             control.observe(lambda _change: self.refresh(), names="value")
         self.start.observe(lambda _change: self.redraw(), names="value")
         super().__init__([w.HBox([self.delay, self.error, self.workers]), self.start, self.chart, self.summary])
+        # the classes the series' browser test looks for in every lab (tests/e2e/test_labs_browser.py)
+        self.add_class("stsedu-lab-panel")
+        self.chart.add_class("stsedu-lab-chart")
+        self.summary.add_class("stsedu-lab-decisions")
         self.cluster: Cluster | None = None
         self.refresh()
 

@@ -21,6 +21,9 @@ from .layout import PlaygroundLayout
 from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, View, _VIEW_ALIASES,
                     _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
+MANUAL_STEP_SECONDS = 1.0
+"""Manual kubelet: simulated seconds each pod button (Start, Ready, ...) takes (``kubelet.step_seconds``)."""
+
 # ========================================================================== Playground
 
 def _kernel_loop() -> asyncio.AbstractEventLoop | None:
@@ -363,6 +366,8 @@ class Playground(PlaygroundLayout):
     # ------------------------------------------------------------- kubelet
     def _apply_speed(self, c: Cluster) -> None:
         from dataclasses import replace
+        # a learner playing the kubelet: each pod button takes simulated time (AGE, charts)
+        c.kubelet.step_seconds = MANUAL_STEP_SECONDS
         b = self._base_stages
         if b is None:
             return

@@ -99,7 +99,6 @@ def test_playground_slider_and_sync(frontend, jupyter_server, page, tmp_path):
 
 SERIES = {
     "00-Index.ipynb": "partitioned roll out complete: 3 new pods have been updated...",
-    "04-Rolling-Updates.ipynb": "partitioned roll out complete: 3 new pods have been updated...",
 }
 
 
@@ -131,7 +130,7 @@ def test_series_notebook_runs_in_jupyterlab(name, jupyter_server, page, tmp_path
     # (charts drawing offline in the page is checked by the Playground test above)
     page.locator(".jp-CodeCell").filter(has_text=SERIES[name]).last.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
-    shot = tmp_path / f"screenshot-notebook-{name[:2]}.png"
+    shot = tmp_path / f"screenshot-series-{name[:2]}.png"
     page.screenshot(path=str(shot))
     _keep(shot)
     assert shot.stat().st_size > 10_000

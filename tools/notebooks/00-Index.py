@@ -50,18 +50,11 @@ cluster.apply(manifest)
 cluster.statefulset("web").spec.replicas
 
 # %% [markdown]
-# **Predict before you run.** The set wants 3 pods. Will the controller create all three at
-# once? Which pod comes first, and what must happen before the next one is created?
+# `cluster.run` syncs the controller and lets simulated time pass until nothing is left to do.
+# Here is every `create` and `wait` it decided, with the time (in seconds) and the reason:
 
 # %%
 results = cluster.run("web")
-len(results)
-
-# %% [markdown]
-# `run` synced the controller and let time pass until nothing was left to do. Here is every
-# `create` and `wait` it decided, with the time (in seconds) and the plain reason:
-
-# %%
 decisions = cluster.trace.decisions()
 decisions[decisions.action.isin(["create", "wait"])][["sync", "time", "action", "pod", "reason"]]
 
@@ -71,20 +64,33 @@ decisions[decisions.action.isin(["create", "wait"])][["sync", "time", "action", 
 # than `minReadySeconds: 10`). Only then does it create `web-1`. That is the
 # `OrderedReady` policy.
 #
-# The final state, like `kubectl get pods` and the set's status:
+# The final state, as `kubectl get pods` and `kubectl rollout status` print it:
 
 # %%
-for pod in cluster.pods("web"):
-    print(pod.name, pod.phase, "ready" if pod.ready else "not ready", pod.revision)
+print(stsedu.tables.get_pods_text(cluster, "web"))
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
 # ## The notebooks
 #
-# Each notebook takes one idea, shows it in a small run, and asks you to predict before you
-# look. Exercises with feedback are in every notebook and collected in notebook 13.
+# Each notebook takes one idea, asks you to **predict** what the controller will do (you write
+# your answer in a cell; running it shows what the simulator did, with ✓ or ✗ and the rule), and
+# gives you a **lab**: a small panel with that idea's knobs, a table of the decisions each change
+# caused and a chart of the run. Each notebook ends with an *Under the hood* part that names the
+# upstream Go functions. The classroom exercises are in notebook 13.
 #
 # <!-- index -->
+
+# %% [markdown]
+# ## The Playground
+#
+# The **Playground** is the full panel: every knob (replicas, partition, maxUnavailable,
+# minReadySeconds, policy, strategy, image, kubelet mode) and every view (decisions, pods, status,
+# charts, the sync log) in one place. It is in the next cell; open it in any notebook with
+# `stsedu.widgets.Playground()`.
+
+# %%
+stsedu.widgets.Playground()
 
 # %% [markdown]
 # ## Summary

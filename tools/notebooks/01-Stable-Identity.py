@@ -1,4 +1,4 @@
-# blurb: Names, ordinals, the start ordinal, hostnames, labels, DNS names and claim names: what makes web-1 web-1.
+# blurb: Names, ordinals and ordinals.start, hostnames, labels, DNS names and claim names: what makes web-1 web-1. Lab: ordinals.start and replicas.
 
 # %% [markdown]
 # # Stable identity: names, ordinals and DNS
@@ -6,12 +6,17 @@
 # In this notebook you will:
 #
 # - see how every pod of a StatefulSet gets a name made of the set's name and an **ordinal**;
-# - read the hostname, subdomain and labels the controller gives each pod;
-# - work out each pod's stable DNS name, and its claim's name;
-# - move the first ordinal with `spec.ordinals.start`.
+# - read the hostname, labels and stable DNS name the controller gives each pod;
+# - predict which pods exist when the numbering starts elsewhere, then move it in a lab.
+#
+# An *ordinal* is the number at the end of a pod's name: `web-0`, `web-1`, `web-2`. A Deployment's
+# pods get random names (`web-7c9d8-xk2lp`) and any of them can replace any other; a StatefulSet's
+# pod `web-1` is always `web-1`, with the same DNS name and the same volume, however often it is
+# recreated.
 
 # %% [markdown]
-# We bring up the docs' `web` example with the automatic kubelet and let it settle.
+# We bring up the docs' `web` example (a headless Service `nginx` and 3 replicas) with the
+# automatic kubelet, which starts pods by itself as simulated time passes:
 
 # %%
 import stsedu
@@ -24,77 +29,78 @@ print(stsedu.tables.get_pods_text(cluster, "web"))
 # %% [markdown]
 # ## What the controller writes into each pod
 #
-# A pod's name is `<set>-<ordinal>`. When the controller creates it, it also sets the pod's
-# `hostname` (the pod name) and `subdomain` (the set's `serviceName`), and three labels:
-# `statefulset.kubernetes.io/pod-name`, `apps.kubernetes.io/pod-index` (the ordinal) and
-# `controller-revision-hash` (the ControllerRevision the pod was made from).
+# When it creates `web-1`, the controller sets the pod's `hostname` to its name and its
+# `subdomain` to the Service's name, and labels it with its name and its ordinal:
 
 # %%
-for pod in cluster.pods("web"):
-    print(pod.name, pod.spec["hostname"], pod.spec["subdomain"], dict(pod.labels))
+stsedu.identity.pod_identity_table(cluster, "web")[["pod", "hostname", "subdomain", "pod_name_label", "pod_index_label"]]
 
 # %% [markdown]
 # ## Stable DNS names
 #
-# With the headless Service `nginx` (its `clusterIP` is `None`), each pod gets a DNS name
-# `<pod>.<service>.<namespace>.svc.<cluster domain>` that follows it wherever it is
-# rescheduled. The concept page shows it as a table; so does stsedu:
+# Through the headless Service, each pod gets a DNS name
+# `<pod>.<service>.<namespace>.svc.<cluster domain>` that follows it wherever it is rescheduled.
+# The concept page shows it as a table; so does stsedu:
 
 # %%
 stsedu.identity.dns_table(cluster, "web")
 
 # %% [markdown]
-# The table for a different namespace or cluster domain changes only the suffix. Try
-# `cluster_domain="kube.local"`:
-
-# %%
-stsedu.identity.dns_table(cluster, "web", cluster_domain="kube.local")
-
-# %% [markdown]
-# ## Stable storage names
-#
-# Each volume claim template gives every pod its own PersistentVolumeClaim, named
-# `<template>-<set>-<ordinal>`. If `web-1` is deleted and comes back, it finds `www-web-1` again.
+# Each volume claim template gives every pod its own claim, named `<template>-<set>-<ordinal>`
+# (notebook 02 is about storage):
 
 # %%
 print(stsedu.tables.get_pvc_text(cluster, "web"))
 
 # %% [markdown]
-# ## Moving the first ordinal
+# ## Predict, then see
 #
-# `spec.ordinals.start` (GA in Kubernetes 1.31) says where numbering starts. **Predict:** with
-# `start: 1`, which pod is removed and which one is added?
-
-# %%
-cluster.patch("web", {"spec": {"ordinals": {"start": 1}}})
-_ = cluster.run("web")
-print(stsedu.tables.get_pods_text(cluster, "web"))
-
-# %% [markdown]
-# `web-0` is now outside the range `[1, 3]`, so it was *condemned* and deleted; `web-3` was
-# created first, because the controller handles the pods in range before it scales down.
-
-# %% [markdown]
-# ## Exercises
+# `spec.ordinals.start` (GA in Kubernetes 1.31) says where numbering starts; the default is 0.
 #
-# Replace `None` with your prediction and run the cell.
+# **Question 01.a.** A set `web` has `ordinals.start: 3` and 3 replicas. You scale it to 5.
+# Which pods exist once it is stable?
 
 # %%
-ex = stsedu.exercises.get("01.2")
-ex.show()
-ex.check(None)
+answer = None  # a list of pod names, e.g. ["web-0", "web-1"]
+stsedu.labs.reveal("01.a", answer)
 
 # %% [markdown]
-# What is the claim of `web-2` called?
+# ## The lab
+#
+# Move `ordinals.start` and `replicas`. The table on the right lists each pod's hostname, DNS name
+# and ordinal label; the timeline shows which pods were created and removed, and when. Which pod
+# goes first when you raise the start by one: the old lowest, or is the new highest created first?
 
 # %%
-stsedu.exercises.get("01.3").check(None)
+stsedu.labs.IdentityLab()
+
+# %% [markdown]
+# Delete `web-1` on the first cluster: the new pod has the same name, hostname and DNS name,
+# but it is a new pod (a new UID and, in a real cluster, a new IP).
+
+# %%
+uid = cluster.pod("web-1").uid
+cluster.delete_pod("web-1")
+cluster.run("web")
+print(cluster.pod("web-1").spec["hostname"], uid != cluster.pod("web-1").uid)
+
+# %% [markdown]
+# ## Under the hood
+#
+# The name comes from `getPodName` (`<set>-<ordinal>`), the hostname, subdomain and labels from
+# `initIdentity` and `updateIdentity` in `stateful_set_utils.go`. Each sync checks them with
+# `identityMatches` and `storageMatches`, and repairs a pod whose labels were edited
+# (decision `update`, reason `identity`). Ordinals outside `[start, start + replicas)` are
+# *condemned*: the controller deletes them after it has handled the pods in range.
+
+# %%
+stsedu.identity.pod_identity_table(cluster, "web")[["pod", "identity_matches", "storage_matches", "claims"]]
 
 # %% [markdown]
 # ## Summary
 #
 # - Pod names are `<set>-<ordinal>`; ordinals run from `ordinals.start` (default 0) for
 #   `replicas` pods.
-# - The controller sets `hostname`, `subdomain` and the pod-name, pod-index and revision labels.
+# - The controller sets `hostname`, `subdomain` and the pod-name and pod-index labels.
 # - DNS name: `<pod>.<service>.<namespace>.svc.<cluster domain>`; claim name:
 #   `<template>-<set>-<ordinal>`.

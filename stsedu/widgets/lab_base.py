@@ -1,0 +1,409 @@
+"""The pieces every lab is made of: :class:`Lab` (cluster, controls, redraw), :class:`LabChart`
+(one chart widget updated in place) and :func:`decisions_html` (the plain-words decisions table).
+
+The labs themselves are in :mod:`stsedu.widgets.labs`."""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Callable, Sequence
+
+import ipywidgets as W
+
+from .. import examples, tables
+from ..api.errors import APIError, ValidationError
+from ..cluster import Cluster
+from ..controller.decisions import POD_ACTIONS, SyncResult
+
+__all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
+
+IMAGES = ("nginx:1", "nginx:2", "nginx:3")
+"""Images the labs offer: nginx:1 is what the set starts with."""
+
+BROKEN_IMAGE = "nginx:broken"
+"""An image whose pods start but never pass their readiness probe (FaultLab)."""
+
+CHARTS = {"timeline": ("pod_timeline", "Pods over time"),
+          "revisions": ("revision_map", "Which revision each pod runs"),
+          "counters": ("status_counters", "Status counters over time"),
+          "strip": ("decision_strip", "Decisions, sync by sync")}
+"""Chart kinds a lab can show: kind -> (function in stsedu.charts, title)."""
+
+_ERRORS = (APIError, ValidationError, ValueError, KeyError)
+
+_CSS = """
+<style>
+.stsedu-lab { font-size: 13px; }
+.stsedu-lab .lab-title { font-size: 15px; font-weight: 600; margin: 2px 0; }
+.stsedu-lab .lab-note { color: var(--jp-ui-font-color2, #666); font-size: 12px; }
+.stsedu-lab .lab-did { background: #eef4fb; border-left: 4px solid #1f6feb; padding: 3px 10px; margin: 4px 0;
+  color: #0b2a4a; }
+.stsedu-lab .lab-error { background: #fdecea; color: #8a1c14; border-left: 4px solid #d32f2f;
+  padding: 3px 10px; margin: 4px 0; }
+.stsedu-lab .lab-h { font-weight: 600; margin: 6px 0 2px 0; }
+.stsedu-lab table.lab-decisions { border-collapse: collapse; font-size: 12px; line-height: 1.35; }
+.stsedu-lab table.lab-decisions th { text-align: left; padding: 2px 8px; border-bottom: 2px solid #bbb; }
+.stsedu-lab table.lab-decisions td { text-align: left; padding: 2px 8px; border-bottom: 1px solid #e3e3e3;
+  vertical-align: top; white-space: normal; }
+.stsedu-lab table.lab-decisions td.mono { font-family: var(--jp-code-font-family, monospace); white-space: nowrap; }
+.stsedu-lab .a-create { color: #1a7f37; font-weight: 600; }
+.stsedu-lab .a-delete { color: #cf222e; font-weight: 600; }
+.stsedu-lab .a-update { color: #0969da; font-weight: 600; }
+.stsedu-lab .a-wait { color: #9a6700; font-weight: 600; }
+.stsedu-lab pre.lab-pre { font-family: var(--jp-code-font-family, monospace); font-size: 12px; line-height: 1.35;
+  margin: 0; padding: 4px 6px; background: var(--jp-layout-color2, #f6f8fa); border-radius: 3px;
+  white-space: pre; overflow-x: auto; }
+.stsedu-lab .lab-scroll { max-height: 240px; overflow-y: auto; }
+.stsedu-lab .lab-ok { color: #1a7f37; font-weight: 600; }
+.stsedu-lab .lab-no { color: #cf222e; font-weight: 600; }
+</style>
+"""
+
+
+def _esc(x: Any) -> str:
+    return "" if x is None else html.escape(str(x))
+
+
+class LabChart:
+    """One chart of a lab's run, redrawn in place after every change.
+
+    Uses ``stsedu.charts.ChartWidget`` (one widget, ``update(chart)`` per change) when the
+    package has it, else the Playground's ``ChartView``.  ``update(lab)`` rebuilds the chart
+    only when the trace grew or the clock moved.
+    """
+
+    def __init__(self, kind: str) -> None:
+        from .. import charts
+        fn, self.title = CHARTS[kind]
+        self.fn = getattr(charts, fn)
+        self.chart = None
+        self._key: tuple | None = None
+        widget_cls = getattr(charts, "ChartWidget", None)
+        if widget_cls is not None:
+            self._view = None
+            self.widget = widget_cls(layout=W.Layout(width="100%"))
+        else:
+            from .views import ChartView
+            self._view = ChartView(self.fn, title=self.title)
+            self.widget = self._view.widget
+        self.widget.add_class("stsedu-lab-chart")
+
+    def reset(self) -> None:
+        self._key = None
+        if self._view is not None:
+            self._view.reset()
+
+    def update(self, lab: "Lab") -> None:
+        trace = lab.cluster.trace
+        rows = trace.rows()
+        key = (id(trace), lab.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
+        if key == self._key:
+            return
+        self._key = key
+        if self._view is not None:
+            self._view.update(lab)
+            self.chart = self._view.chart
+            return
+        if not rows["syncs"]:
+            self.widget.update(None)
+            return
+        self.chart = self.fn(trace, lab.name)
+        self.widget.update(self.chart)
+
+
+def _show_chart(chart):
+    """A displayable form of an Altair chart: a ChartWidget when there is one, else the chart
+    (with the kit's offline renderer)."""
+    from .. import charts
+    widget_cls = getattr(charts, "ChartWidget", None)
+    if widget_cls is not None:
+        return widget_cls(chart)
+    charts.enable_offline()
+    return chart
+
+
+# ------------------------------------------------------------------ decisions table
+
+
+def decisions_html(results: Sequence[SyncResult], empty: str = "No sync decided anything.") -> str:
+    """The pod decisions of *results* as an HTML table in plain words, nothing truncated.
+
+    One row per decision (create, delete, update, wait); a wait repeated by
+    consecutive syncs is one row (``syncs 4–7``).  The reason code and the
+    upstream rule are in the row's tooltip (the "under the hood" layer).
+    """
+    rows: list[list] = []
+    for r in results:
+        for d in r.decisions:
+            if d.action not in POD_ACTIONS:
+                continue
+            key = (d.action, d.pod, d.reason)
+            if rows and rows[-1][0] == key and d.action == "wait" and rows[-1][2] == r.sync - 1:
+                rows[-1][2] = r.sync
+                continue
+            rows.append([key, r.sync, r.sync, r.time, d])
+    if not rows:
+        return f"<p class='lab-note'>{_esc(empty)}</p>"
+    out = ["<table class='lab-decisions'><thead><tr><th>at</th><th>sync</th><th>decision</th><th>pod</th>"
+           "<th>why</th></tr></thead><tbody>"]
+    for (action, pod, reason), first, last, t, d in rows:
+        syncs = f"{first}" if first == last else f"{first}–{last}"
+        tip = f"reason: {reason} · upstream: {d.rule}"
+        out.append(f"<tr title='{_esc(tip)}'><td class='mono'>{t:g}s</td><td class='mono'>{syncs}</td>"
+                   f"<td class='mono a-{_esc(action)}'>{_esc(action)}</td><td class='mono'>{_esc(pod)}</td>"
+                   f"<td>{_esc(d.message)}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- labs
+
+
+class Lab:
+    """A focused panel for one idea: controls, what they caused, and a chart of the run.
+
+    *manifest* is the StatefulSet (default: ``examples.web(3)``); *chart* one
+    of :data:`CHARTS`; *views* the kubectl texts to show under the decisions
+    (``"pods"``, ``"pvc"``, ``"history"``, ``"revisions"``, ``"owners"``,
+    ``"identity"``, ``"sts"``).  Subclasses add their controls in
+    :meth:`_controls`.
+    """
+
+    title = "Lab"
+    intro = ""
+    empty_note = "No sync ran after this change."
+    _ran = True
+    linger_seconds = 5.0
+    """Simulated seconds that pass after a change once the set is stable (the chart's last stretch)."""
+    chart_kind = "timeline"
+    views: tuple[str, ...] = ("pods",)
+
+    def __init__(self, manifest: dict | None = None, *, chart: str | None = None,
+                 views: Sequence[str] | None = None, profile: str = "current", name: str = "web",
+                 max_syncs: int = 300) -> None:
+        self.name = name
+        self.manifest = manifest if manifest is not None else self.default_manifest()
+        self.profile = profile
+        self.max_syncs = max_syncs
+        if chart is not None:
+            self.chart_kind = chart
+        if views is not None:
+            self.views = tuple(views)
+        self.last_error: BaseException | None = None
+        self.last_results: list[SyncResult] = []
+        self.did = ""
+        self.cluster = self._new_cluster()
+        self._initial()
+        self._build()
+        self._redraw()
+
+    # ------------------------------------------------------------- setup
+    def default_manifest(self) -> dict:
+        return examples.web(3)
+
+    def _new_cluster(self) -> Cluster:
+        return Cluster(profile=self.profile)
+
+    def _initial(self) -> None:
+        """Create the set and let it come up (the first thing the lab shows)."""
+        self.cluster.apply(self.manifest)
+        self.last_results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+        self.did = f"<code>kubectl apply -f web.yaml</code> at t=0s"
+
+    # ---------------------------------------------------------- controls
+    def _controls(self) -> list[W.Widget]:
+        return []
+
+    def slider(self, label: str, value: int, lo: int, hi: int, on: Callable[[int], Any]) -> W.IntSlider:
+        s = W.IntSlider(value=value, min=lo, max=hi, description=label, continuous_update=False,
+                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
+        s.observe(lambda ch: self._from_widget(on, ch["new"]), names="value")
+        return s
+
+    def choice(self, label: str, options: Sequence, value: Any, on: Callable[[Any], Any]) -> W.ToggleButtons:
+        t = W.ToggleButtons(options=list(options), value=value, description=label,
+                            style={"description_width": "initial", "button_width": "auto"})
+        t.observe(lambda ch: self._from_widget(on, ch["new"]), names="value")
+        return t
+
+    def button(self, label: str, on: Callable[[], Any], style: str = "") -> W.Button:
+        b = W.Button(description=label, button_style=style, layout=W.Layout(width="auto"))
+        b.on_click(lambda _b: self._from_widget(lambda _v: on(), None))
+        return b
+
+    _syncing = False
+
+    def _from_widget(self, fn: Callable[[Any], Any], value: Any) -> None:
+        if self._syncing:  # the lab is setting its own controls
+            return
+        fn(value)
+
+    def _sync_controls(self) -> None:
+        """Put the controls back to the cluster's values (after an error or a replay)."""
+        if not self._exists():
+            return
+        s = self._sts().spec
+        ru = s.rolling_update
+        values = {"w_replicas": s.replicas, "w_start": s.start_ordinal, "w_mrs": s.min_ready_seconds,
+                  "w_limit": s.revision_history_limit,
+                  "w_image": s.template["spec"]["containers"][0]["image"],
+                  "w_partition": ru.partition if ru is not None else None,
+                  "w_mu": ru.max_unavailable if ru is not None else None}
+        for attr, value in values.items():
+            w = getattr(self, attr, None)
+            if w is None or value is None:
+                continue
+            if isinstance(w, W.ToggleButtons) and value not in w.options:
+                continue
+            if isinstance(value, int) or isinstance(w, W.ToggleButtons):
+                self._set_control(w, value)
+
+    def _set_control(self, widget: W.Widget, value: Any) -> None:
+        self._syncing = True
+        try:
+            widget.value = value
+        finally:
+            self._syncing = False
+
+    # ----------------------------------------------------------- actions
+    def change(self, what: str, fn: Callable[[Cluster], Any], run: bool = True) -> list[SyncResult]:
+        """Make one change (*fn* on the cluster, described by *what*, kubectl-style), then let
+        the controller run until the set is stable, and redraw.  Returns the syncs it caused."""
+        t0 = self.cluster.now
+        self.last_error = None
+        try:
+            fn(self.cluster)
+        except _ERRORS as e:
+            self.last_error = e
+            self._sync_controls()
+            self._redraw()
+            return []
+        self._sync_controls()
+        results: list[SyncResult] = []
+        self._ran = run and self._exists()
+        if self._ran:
+            results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+            if self.cluster.clock.peek() is None:
+                # stable: let a few seconds pass so that the new state shows in the chart
+                self.cluster.advance(self.linger_seconds)
+        self.last_results = results
+        self.did = f"{what} at t={t0:g}s"
+        self._redraw()
+        return results
+
+    def _exists(self) -> bool:
+        try:
+            self.cluster.statefulset(self.name)
+            return True
+        except KeyError:
+            return False
+
+    def _sts(self):
+        return self.cluster.statefulset(self.name)
+
+    def scale(self, replicas: int) -> list[SyncResult]:
+        return self.change(f"<code>kubectl scale sts {self.name} --replicas={replicas}</code>",
+                           lambda c: c.scale(self.name, replicas))
+
+    def set_image(self, image: str) -> list[SyncResult]:
+        return self.change(f"<code>kubectl set image sts/{self.name} nginx={image}</code>",
+                           lambda c: c.set_image(self.name, image))
+
+    def patch(self, patch: dict, what: str) -> list[SyncResult]:
+        import json
+        return self.change(f"<code>kubectl patch sts {self.name} -p '{_esc(json.dumps(patch))}'</code>"
+                           f" ({_esc(what)})", lambda c: c.patch(self.name, patch))
+
+    def delete_pod(self, pod: str) -> list[SyncResult]:
+        return self.change(f"<code>kubectl delete pod {pod}</code>", lambda c: c.delete_pod(pod))
+
+    # ----------------------------------------------------------- drawing
+    def _build(self) -> None:
+        self.header = W.HTML(f"{_CSS}<div class='lab-title'>{_esc(self.title)}</div>"
+                             + (f"<div class='lab-note'>{self.intro}</div>" if self.intro else ""))
+        self.did_area = W.HTML()
+        self.decisions = W.HTML()
+        self.decisions.add_class("stsedu-lab-decisions")
+        self.text = W.HTML()
+        self.text.add_class("stsedu-lab-text")
+        self.chart = LabChart(self.chart_kind)
+        controls = self._controls()
+        self.controls = W.VBox(controls)
+        self.widget = W.VBox([
+            self.header, self.controls, self.did_area,
+            W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
+                            self.decisions], layout=W.Layout(flex="1 1 0%", min_width="380px")),
+                    W.VBox([self.text], layout=W.Layout(flex="1 1 0%", min_width="0", overflow="auto"))],
+                   layout=W.Layout(grid_gap="16px", align_items="flex-start", width="100%")),
+            self.chart.widget])
+        self.widget.add_class("stsedu-lab")
+        self.widget.add_class("stsedu-lab-panel")
+
+    def _redraw(self) -> None:
+        c = self.cluster
+        if self.last_error is not None:
+            from .views import _error_html
+            self.did_area.value = _error_html(self.last_error).replace("stsedu-error", "lab-error")
+        else:
+            n = len(self.last_results)
+            syncs = f"{n} sync{'s' * (n != 1)}"
+            if self._ran:
+                end = self.last_results[-1].time if self.last_results else c.now
+                what = f": {syncs}, stable at t={end:g}s"
+            else:
+                what = f": {syncs}" if n else ""
+            self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what}. Now t={c.now:g}s.</div>"
+        self.decisions.value = ("<div class='lab-scroll'>" +
+                                decisions_html(self.last_results, self.empty_note if not self._ran else
+                                               "No pod to create, delete or wait for: the pods already are as the spec asks.") + "</div>")
+        self.text.value = "".join(self._view(v) for v in self.views)
+        self.chart.update(self)
+
+    def _view(self, kind: str) -> str:
+        c, name = self.cluster, self.name
+        if kind == "pods":
+            from ..api.objects import REVISION_LABEL
+            head, text = (f"kubectl get pods -L {REVISION_LABEL}",
+                          tables.get_pods_text(c, name if self._exists() else None, label_columns=(REVISION_LABEL,)))
+        elif kind == "pvc":
+            head, text = "kubectl get pvc", tables.get_pvc_text(c)
+        elif kind == "sts":
+            head, text = "kubectl get sts", tables.get_sts_text(c)
+        elif kind == "history":
+            head = f"kubectl rollout history sts/{name}"
+            text = tables.rollout_history_text(c, name) if self._exists() else "(no StatefulSet)"
+        elif kind == "revisions":
+            head, text = "kubectl get controllerrevisions", tables.get_controllerrevisions_text(c)
+        elif kind == "owners":
+            head = "pods and their owner"
+            rows = [f"{p.name:<8} {('StatefulSet/' + p.owner) if p.owner else '<none> (orphan)'}"
+                    for p in sorted(c.pods(), key=lambda p: p.ordinal)]
+            text = "\n".join(["NAME     OWNER"] + rows) if rows else "No pods."
+        elif kind == "identity":
+            from ..identity import pod_identity_table
+            df = pod_identity_table(c, name) if self._exists() else None
+            head = "each pod's identity"
+            text = ("No pods." if df is None or df.empty else
+                    df[["pod", "hostname", "dns_name", "pod_index_label"]].to_string(index=False))
+        else:
+            raise ValueError(f"unknown view {kind!r}")
+        return f"<div class='lab-h'><code>{_esc(head)}</code></div><pre class='lab-pre lab-scroll'>{_esc(text)}</pre>"
+
+    # -------------------------------------------------------- display
+    def summary(self) -> str:
+        """One line about the set now (also the lab's text form)."""
+        if not self._exists():
+            return f"no StatefulSet {self.name}; {len(self.cluster.pods())} pods left"
+        s = self._sts()
+        pods = self.cluster.pods(self.name)
+        ready = sum(p.ready and not p.terminating for p in pods)
+        return f"{s.spec.replicas} replicas, {ready} of {len(pods)} pods Ready"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} ({self.title}): {self.summary()}. Run this cell to use it.>"
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle

@@ -1,0 +1,430 @@
+"""Labs: one small panel per idea of the notebook series, and predict-then-see questions.
+
+A *lab* owns a :class:`~stsedu.Cluster` with one StatefulSet ``web`` and a
+few controls: exactly the knobs of one idea (replicas and a blocked
+scale-down, partition and image, the retention policy, ...).  Every change
+is made the way a person would make it with kubectl, then the controller
+runs until the set is stable; the lab redraws, in place,
+
+* what you did and when (simulated time),
+* the decisions of the syncs that change caused (plain words; the upstream
+  rule shows on hover),
+* the objects the idea is about (``kubectl get pods``, claims, history ...),
+* a chart of the whole run (pod timeline, revision map, status counters).
+
+Every control is also a plain method (``lab.set_replicas(2)``,
+``lab.delete_pod("web-1")``), which the tests and the browser test use.  A
+bad value never raises: the API server's error shows in the lab, the cluster
+is left as it was and the controls snap back.
+
+:func:`reveal` is the predict-then-see half: a question about a situation
+the simulator sets up, answered in a code cell (``answer = ...``).  With no
+answer it only repeats the question and the form of an answer; with one it
+runs the simulator, shows what happened (decisions and chart) and says ✓ or
+✗ with the rule.  The expected answer is never stored anywhere: it is what
+the simulator does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import ipywidgets as W
+
+from .. import examples
+from ..cluster import Cluster
+from ..controller.decisions import SyncResult
+from .lab_base import BROKEN_IMAGE, CHARTS, IMAGES, Lab, LabChart, _esc, decisions_html
+from .predict import QUESTIONS, Question, Reveal, question, reveal
+
+__all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
+           "OwnershipLab", "PolicyLab", "AvailabilityLab", "FaultLab", "HistoryLab", "ProfileLab", "StepLab",
+           "LabChart", "Question", "QUESTIONS", "Reveal", "question", "reveal", "decisions_html", "IMAGES",
+           "BROKEN_IMAGE", "CHARTS"]
+
+
+class IdentityLab(Lab):
+    """01: where the pods' names come from: ``ordinals.start`` and replicas."""
+
+    title = "Identity lab: ordinals.start and replicas"
+    intro = "Move the first ordinal or the number of replicas; watch which names exist and what each pod is called."
+    views = ("identity",)
+
+    def _controls(self):
+        s = self._sts().spec
+        self.w_start = self.slider("ordinals.start", s.start_ordinal, 0, 5, self.set_start)
+        self.w_replicas = self.slider("replicas", s.replicas, 0, 6, self.scale)
+        return [W.HBox([self.w_start, self.w_replicas])]
+
+    def set_start(self, start: int):
+        return self.patch({"spec": {"ordinals": {"start": start}}}, f"first ordinal {start}")
+
+
+class StorageLab(Lab):
+    """02: one claim per pod; what scale-down and deletion do to the claims."""
+
+    title = "Storage lab: claims, scaling and the retention policy"
+    intro = ("Each pod gets its own PersistentVolumeClaim. Scale down and up, pick what happens to "
+             "the claims when scaled down or when the set is deleted.")
+    views = ("pods", "pvc")
+
+    def default_manifest(self):
+        return examples.web(3, claims=True)
+
+    def _controls(self):
+        self.w_replicas = self.slider("replicas", 3, 0, 5, self.scale)
+        self.w_scaled = self.choice("whenScaled", ["Retain", "Delete"], "Retain",
+                                    lambda v: self.set_retention(when_scaled=v))
+        self.w_deleted = self.choice("whenDeleted", ["Retain", "Delete"], "Retain",
+                                     lambda v: self.set_retention(when_deleted=v))
+        self.b_delete = self.button("Delete the set", self.delete_set, "danger")
+        self.b_create = self.button("Create it again", self.recreate, "success")
+        return [W.HBox([self.w_replicas, self.b_delete, self.b_create]), W.HBox([self.w_scaled, self.w_deleted])]
+
+    def set_retention(self, when_scaled: str | None = None, when_deleted: str | None = None):
+        pol = {}
+        if when_scaled:
+            pol["whenScaled"] = when_scaled
+        if when_deleted:
+            pol["whenDeleted"] = when_deleted
+        return self.patch({"spec": {"persistentVolumeClaimRetentionPolicy": pol}}, "retention policy")
+
+    def delete_set(self):
+        def go(c):
+            c.delete(self.name)
+            c.advance(60)  # kubectl waits while the garbage collector removes the pods
+        return self.change(f"<code>kubectl delete sts {self.name}</code> (then 60s pass)", go, run=False)
+
+    def recreate(self):
+        if self._exists():
+            self.last_error = ValueError(f"statefulset {self.name!r} already exists")
+            self._redraw()
+            return []
+        m = examples.web(self.w_replicas.value, claims=True)
+        m["spec"]["persistentVolumeClaimRetentionPolicy"] = {"whenScaled": self.w_scaled.value,
+                                                             "whenDeleted": self.w_deleted.value}
+        return self.change("<code>kubectl apply -f web.yaml</code>", lambda c: c.apply(m))
+
+
+class ScalingLab(Lab):
+    """03: OrderedReady scaling, and a scale-down blocked by an unhealthy pod."""
+
+    title = "Scaling lab: replicas, and a pod that is not healthy"
+    intro = ("Move replicas up or down. Untick <i>web-0 healthy</i> to make web-0 fail its readiness "
+             "probe, then scale down: what happens to the pods that should go?")
+    views = ("pods",)
+
+    def _controls(self):
+        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_healthy = W.Checkbox(value=True, description="web-0 healthy", indent=False)
+        self.w_healthy.observe(lambda ch: self._from_widget(self.set_healthy, ch["new"]), names="value")
+        return [W.HBox([self.w_replicas, self.w_healthy])]
+
+    def set_healthy(self, healthy: bool):
+        def go(c):
+            if healthy:
+                c.kubelet.clear_behaviours()
+                p = c.pod("web-0")
+                if p.phase == "Running" and not p.ready:
+                    c.kubelet.set_ready("web-0")
+            else:
+                c.kubelet.never_ready(pod="web-0")
+                c.kubelet.set_unready("web-0")
+        word = "passes" if healthy else "fails"
+        return self.change(f"web-0's readiness probe {word}", go)
+
+
+class PolicyLab(ScalingLab):
+    """09: OrderedReady against Parallel, on the same scaling."""
+
+    title = "Policy lab: OrderedReady or Parallel"
+    intro = ("Pick a pod management policy, then move replicas. The policy cannot be edited in place: "
+             "the lab deletes the set with <code>--cascade=orphan</code> and creates it again.")
+
+    def _controls(self):
+        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_policy = self.choice("podManagementPolicy", ["OrderedReady", "Parallel"], "OrderedReady",
+                                    self.set_policy)
+        return [W.HBox([self.w_policy]), W.HBox([self.w_replicas])]
+
+    def set_policy(self, policy: str):
+        def go(c):
+            m = self._sts().to_manifest()
+            m.pop("status", None)
+            m["metadata"] = {"name": self.name}
+            m["spec"]["podManagementPolicy"] = policy
+            c.delete(self.name, cascade="orphan")
+            while self._exists():
+                c.clock.advance_to(c.clock.peek())
+            c.apply(m)
+        return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
+                           f"<code>kubectl apply</code> with podManagementPolicy={policy}", go)
+
+
+class UpdateLab(Lab):
+    """05: a new image rolls out, highest ordinal first; or waits, with OnDelete."""
+
+    title = "Update lab: image and update strategy"
+    intro = "Pick an image to start a rollout; switch the strategy to OnDelete and pick another image."
+    chart_kind = "revisions"
+    views = ("pods",)
+
+    def _controls(self):
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        self.w_strategy = self.choice("updateStrategy", ["RollingUpdate", "OnDelete"], "RollingUpdate",
+                                      self.set_strategy)
+        return [self.w_image, self.w_strategy]
+
+    def set_strategy(self, strategy: str):
+        return self.patch({"spec": {"updateStrategy": {"type": strategy}}}, f"strategy {strategy}")
+
+
+class PartitionLab(Lab):
+    """06: a partition stages a rollout: only ordinals >= partition are updated."""
+
+    title = "Partition lab: partition and image"
+    intro = ("Only pods whose ordinal is at least the partition get the new image. Pick an image, "
+             "then lower the partition step by step.")
+    chart_kind = "revisions"
+
+    def default_manifest(self):
+        return examples.web(4, updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 4}})
+
+    def _controls(self):
+        self.w_partition = self.slider("partition", 4, 0, 4, self.set_partition)
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        return [self.w_image, self.w_partition]
+
+    def set_partition(self, partition: int):
+        return self.patch({"spec": {"updateStrategy": {"type": "RollingUpdate",
+                                                       "rollingUpdate": {"partition": partition}}}},
+                          f"partition {partition}")
+
+
+class OnDeleteLab(Lab):
+    """07: OnDelete: a new image waits until you delete a pod."""
+
+    title = "OnDelete lab: image, and delete a pod yourself"
+    intro = "Pick a new image: nothing is replaced. Delete pods one by one and see what comes back."
+    chart_kind = "revisions"
+
+    def default_manifest(self):
+        return examples.web(3, updateStrategy={"type": "OnDelete"})
+
+    def _controls(self):
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        buttons = [self.button(f"Delete web-{i}", lambda i=i: self.delete_pod(f"web-{i}"), "warning")
+                   for i in range(3)]
+        return [self.w_image, W.HBox(buttons)]
+
+
+class OwnershipLab(Lab):
+    """08: deleting the set with or without its pods, and re-adoption."""
+
+    title = "Ownership lab: delete the set, keep the pods, adopt them again"
+    intro = ("<code>--cascade=orphan</code> deletes only the StatefulSet: its pods keep running with no "
+             "owner. Create the set again and watch it adopt them.")
+    views = ("owners", "pods")
+
+    def _controls(self):
+        return [W.HBox([self.button("Delete set (--cascade=orphan)", lambda: self.delete_set("orphan"), "warning"),
+                        self.button("Delete set (cascade)", lambda: self.delete_set("background"), "danger"),
+                        self.button("Create the set again", self.recreate, "success")])]
+
+    def delete_set(self, cascade: str):
+        def go(c):
+            c.delete(self.name, cascade=cascade)
+            c.advance(30)  # the garbage collector acts while kubectl waits
+        flag = " --cascade=orphan" if cascade == "orphan" else ""
+        return self.change(f"<code>kubectl delete sts {self.name}{flag}</code> (then 30s pass)", go, run=False)
+
+    def recreate(self):
+        if self._exists():
+            self.last_error = ValueError(f"statefulset {self.name!r} already exists")
+            self._redraw()
+            return []
+        return self.change("<code>kubectl apply -f web.yaml</code>", lambda c: c.apply(self.manifest))
+
+
+class AvailabilityLab(Lab):
+    """10: minReadySeconds (Ready is not yet Available) and maxUnavailable."""
+
+    title = "Availability lab: minReadySeconds and maxUnavailable"
+    intro = ("Set how long a pod must be Ready before it counts as Available, and how many pods a "
+             "rollout may take down at once; then pick an image to start a rollout.")
+    chart_kind = "counters"
+    views = ("sts", "pods")
+
+    def default_manifest(self):
+        return examples.web(5)
+
+    def _controls(self):
+        self.w_mrs = self.slider("minReadySeconds", 0, 0, 30, self.set_min_ready)
+        self.w_mu = self.slider("maxUnavailable", 1, 1, 5, self.set_max_unavailable)
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        return [W.HBox([self.w_mrs, self.w_mu]), self.w_image]
+
+    def set_min_ready(self, seconds: int):
+        return self.patch({"spec": {"minReadySeconds": seconds}}, f"minReadySeconds {seconds}")
+
+    def set_max_unavailable(self, n: int):
+        return self.patch({"spec": {"updateStrategy": {"type": "RollingUpdate",
+                                                       "rollingUpdate": {"maxUnavailable": n}}}},
+                          f"maxUnavailable {n}")
+
+
+class FaultLab(Lab):
+    """11: a pod fails; a rollout to a broken image gets stuck; the way out."""
+
+    title = "Fault lab: a failed pod, a broken image, and the way out"
+    intro = (f"<code>{BROKEN_IMAGE}</code> starts but never passes its readiness probe. Roll it out, "
+             "then try to fix the set by putting <code>nginx:1</code> back, and by deleting the stuck pod.")
+    chart_kind = "timeline"
+
+    def _new_cluster(self):
+        c = Cluster(profile=self.profile)
+        c.kubelet.never_ready(image=BROKEN_IMAGE)
+        return c
+
+    def _controls(self):
+        return [W.HBox([self.button("web-1 fails", lambda: self.fail_pod("web-1"), "warning"),
+                        self.button(f"Roll out {BROKEN_IMAGE}", lambda: self.set_image(BROKEN_IMAGE), "danger"),
+                        self.button("Put nginx:1 back", lambda: self.set_image("nginx:1"), "info"),
+                        self.button("Delete web-2", lambda: self.delete_pod("web-2"), "warning")])]
+
+    def fail_pod(self, pod: str):
+        return self.change(f"{pod}'s container exits for good (phase Failed)",
+                           lambda c: c.kubelet.fail(pod))
+
+    def set_image(self, image):
+        # a stuck rollout never becomes stable: stop after two minutes of simulated time
+        t = self.cluster.now
+        return self.change(f"<code>kubectl set image sts/{self.name} nginx={image}</code>",
+                           lambda c: c.set_image(self.name, image), run=False) + self._run_for(t + 120)
+
+    def delete_pod(self, pod):
+        t = self.cluster.now
+        return self.change(f"<code>kubectl delete pod {pod}</code>", lambda c: c.delete_pod(pod),
+                           run=False) + self._run_for(t + 120)
+
+    def _run_for(self, until: float) -> list[SyncResult]:
+        if self.last_error is not None:
+            return []
+        self.last_results = self.cluster.run(self.name, max_syncs=self.max_syncs, until=until)
+        self._redraw()
+        return self.last_results
+
+
+class HistoryLab(Lab):
+    """12: ControllerRevisions, rollout undo and revisionHistoryLimit."""
+
+    title = "History lab: images, undo and revisionHistoryLimit"
+    intro = "Roll out a few images, undo, and lower the history limit: which revisions are kept?"
+    chart_kind = "revisions"
+    views = ("history", "revisions")
+
+    def _controls(self):
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        self.w_limit = self.slider("revisionHistoryLimit", 10, 0, 10, self.set_limit)
+        return [self.w_image, W.HBox([self.w_limit, self.button("kubectl rollout undo", self.undo, "info")])]
+
+    def set_limit(self, n: int):
+        return self.patch({"spec": {"revisionHistoryLimit": n}}, f"revisionHistoryLimit {n}")
+
+    def undo(self):
+        return self.change(f"<code>kubectl rollout undo sts/{self.name}</code>",
+                           lambda c: c.rollout_undo(self.name))
+
+
+
+class ProfileLab(Lab):
+    """15: the same changes under today's controller and under v1.16."""
+
+    title = "Profile lab: today's controller or v1.16"
+    intro = ("Pick a profile: the lab replays everything you did under that controller. "
+             "Scale, roll out an image, and compare the decisions and the chart.")
+    chart_kind = "strip"
+
+    def __init__(self, manifest=None, **kw):
+        self._log: list[tuple[str, Callable[[Cluster], Any]]] = []
+        super().__init__(manifest, **kw)
+
+    def default_manifest(self):
+        return examples.web(3, minReadySeconds=5)
+
+    def _controls(self):
+        self.w_profile = self.choice("profile", ["current", "v1.16"], self.profile, self.set_profile)
+        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
+        return [self.w_profile, W.HBox([self.w_replicas]), self.w_image]
+
+    def change(self, what, fn, run=True):
+        out = super().change(what, fn, run)
+        if self.last_error is None:
+            self._log.append((what, fn))
+        return out
+
+    def set_profile(self, profile: str):
+        """Replay the set's creation and every change so far under *profile*."""
+        self.profile = profile
+        self.cluster = self._new_cluster()
+        self.cluster.apply(self.manifest)
+        results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+        for _what, fn in self._log:
+            fn(self.cluster)
+            results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+        self.last_results = results
+        self.did = f"everything again under profile <b>{_esc(profile)}</b>; the last change"
+        self.chart.reset()
+        self._redraw()
+        return results
+
+
+class StepLab(Lab):
+    """14: one sync at a time, by hand: you sync, you play the kubelet."""
+
+    title = "Step lab: one sync at a time"
+    intro = ("Nothing happens until you press a button: <i>Sync once</i> runs exactly one sync, "
+             "<i>Kubelet: one step</i> moves one pod one stage (Pending → Running → Ready, or a "
+             "terminating pod away). The decision strip has one column per sync.")
+    chart_kind = "strip"
+    empty_note = "No sync yet since this change: press Sync once."
+    step_seconds = 1.0
+    """Simulated time each button press takes, so that AGE and the chart's time axis move."""
+
+    def _new_cluster(self):
+        return Cluster(kubelet="manual", profile=self.profile)
+
+    def _initial(self):
+        self.cluster.apply(self.manifest)
+        self.last_results = [self.cluster.sync(self.name)]
+        self._ran = False
+        self.did = "<code>kubectl apply -f web.yaml</code> and one sync"
+
+    def _controls(self):
+        self.w_replicas = self.slider("replicas", 3, 0, 6, lambda n: self.change(
+            f"<code>kubectl scale sts {self.name} --replicas={n}</code>", lambda c: c.scale(self.name, n), run=False))
+        self.w_image = self.choice("image", IMAGES, IMAGES[0], lambda img: self.change(
+            f"<code>kubectl set image sts/{self.name} nginx={img}</code>", lambda c: c.set_image(self.name, img),
+            run=False))
+        return [W.HBox([self.button("Sync once", self.sync_once, "primary"),
+                        self.button("Kubelet: one step", self.kubelet_step, "info"), self.w_replicas]),
+                self.w_image]
+
+    def sync_once(self) -> list[SyncResult]:
+        results: list[SyncResult] = []
+
+        self.cluster.advance(self.step_seconds)
+        self.change("one sync", lambda c: results.append(c.sync(self.name)), run=False)
+        self.last_results = results
+        self._redraw()
+        return results
+
+    def kubelet_step(self):
+        moved: list = []
+
+        self.cluster.advance(self.step_seconds)
+        self.change("one kubelet step", lambda c: moved.append(c.kubelet.step()), run=False)
+        self.did = f"one kubelet step ({_esc(moved[0]) if moved and moved[0] else 'no pod could move'})"
+        self._redraw()
+        return []

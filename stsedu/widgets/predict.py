@@ -1,0 +1,490 @@
+"""Predict, then see: questions about a situation the simulator sets up, answered in a code cell.
+
+``stsedu.labs.reveal(qid)`` with no answer repeats the question and the form of an answer (what a
+shipped notebook stores); with one it runs the simulator, shows what happened (decisions and a
+chart) and says ✓ or ✗ with the rule.  The expected answer is what the simulator does, computed
+each time; it is stored nowhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import examples
+from ..cluster import Cluster
+from ..controller.decisions import POD_ACTIONS, SyncResult
+from .lab_base import _CSS, BROKEN_IMAGE, CHARTS, _esc, _show_chart, decisions_html
+
+__all__ = ["Question", "QUESTIONS", "question", "reveal", "Reveal"]
+
+
+# ------------------------------------------------------------------- predictions
+
+
+@dataclass
+class Question:
+    """A predict-then-see question: *setup* builds the situation, *act* makes the change and
+    returns what happened (the thing to predict), computed by the simulator."""
+
+    id: str
+    text: str
+    form: str
+    kind: str  # "pods" | "decision" | "value"
+    setup: Callable[[], Cluster]
+    act: Callable[[Cluster], Any]
+    why: str
+    chart: str = "timeline"
+
+
+def _up(manifest: dict, manual: bool = False, **kw) -> Cluster:
+    c = Cluster(kubelet="manual" if manual else "auto", **kw)
+    c.apply(manifest)
+    if manual:
+        c.settle("web")
+    else:
+        c.run("web")
+    return c
+
+
+def _first_pod_decision(c: Cluster, *, skip_waits: bool = False) -> tuple[str, str] | None:
+    r = c.sync("web")
+    for d in r.decisions:
+        if d.action in POD_ACTIONS and not (skip_waits and d.action == "wait"):
+            return (d.action, d.pod)
+    return None
+
+
+def _pods(c: Cluster) -> list[str]:
+    return [p.name for p in c.pods("web") if not p.terminating]
+
+
+def _q_created_while_pending():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(4, ordinals={"start": 1}))
+    c.sync("web")
+    c.kubelet.start("web-1")
+    c.kubelet.set_ready("web-1")
+    c.sync("web")  # creates web-2, which stays Pending
+    return c
+
+
+def _q_blocked():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(5))
+    c.settle("web")
+    c.kubelet.set_unready("web-1")
+    return c
+
+
+def _scale_down_blocked(c):
+    c.scale("web", 2)
+    return _first_pod_decision(c)
+
+
+def _partitioned(partition: int, replicas: int = 5):
+    def setup():
+        return _up(examples.web(replicas, updateStrategy={"type": "RollingUpdate",
+                                                          "rollingUpdate": {"partition": partition}}))
+    return setup
+
+
+def _new_image_pods_at(image: str):
+    def act(c):
+        c.set_image("web", image)
+        c.run("web")
+        return [p.name for p in c.pods("web") if image in p.images()]
+    return act
+
+
+def _canary_setup():
+    c = _partitioned(2, replicas=4)()
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    return c
+
+
+def _midway_update():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(3))
+    c.settle("web")
+    c.set_image("web", "nginx:2")
+    c.sync("web")                      # deletes web-2 for the update
+    c.kubelet.finish_termination("web-2")
+    c.sync("web")                      # creates it again at the new revision
+    c.kubelet.start("web-2")
+    return c
+
+
+def _parallel_scale_down_deletes(c):
+    c.scale("web", 1)
+    r = c.sync("web")
+    return sum(d.action == "delete" for d in r.decisions)
+
+
+def _ready_at_zero_mrs():
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(2, minReadySeconds=10))
+    c.sync("web")
+    c.kubelet.start("web-0")
+    c.kubelet.set_ready("web-0")
+    return c
+
+
+def _sync_at(t):
+    def act(c):
+        c.advance(max(0.0, t - c.now))
+        return _first_pod_decision(c)
+    return act
+
+
+def _parallel_failed():
+    c = _up(examples.web(3, policy="Parallel"), manual=True)
+    c.kubelet.fail("web-0")
+    return c
+
+
+def _template_and_missing():
+    c = _up(examples.web(2), manual=True)
+    c.patch("web", {"spec": {"replicas": 3, "template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:2"}]}}}})
+    return c
+
+
+def _ondelete_two_images():
+    c = _up(examples.web(3, updateStrategy={"type": "OnDelete"}))
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    c.set_image("web", "nginx:3")
+    c.run("web")
+    return c
+
+
+def _image_of_recreated(pod: str):
+    def act(c):
+        c.delete_pod(pod)
+        c.run("web")
+        return c.pod(pod).images()[0]
+    return act
+
+
+def _orphan_then_scale():
+    c = _up(examples.web(3))
+    c.delete("web", cascade="orphan")
+    c.advance(30)
+    return c
+
+
+def _recreate_with(replicas: int):
+    def act(c):
+        c.apply(examples.web(replicas))
+        c.run("web")
+        return sorted(p.name for p in c.pods() if not p.terminating)
+    return act
+
+
+def _storage_scaled_down():
+    c = _up(examples.web(4, claims=True,
+                         persistentVolumeClaimRetentionPolicy={"whenScaled": "Delete", "whenDeleted": "Retain"}))
+    return c
+
+
+def _claims_after(n: int):
+    def act(c):
+        c.scale("web", n)
+        c.run("web")
+        c.advance(60)
+        return sorted(p.name for p in c.pvcs() if not p.deleting)
+    return act
+
+
+def _parallel_first_sync(n: int):
+    def act(c):
+        c.scale("web", n)
+        r = c.sync("web")
+        return sum(d.action == "create" for d in r.decisions)
+    return act
+
+
+def _max_unavailable_first_deletes():
+    return _up(examples.web(6, updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 3}}))
+
+
+def _first_sync_deletes(image: str):
+    def act(c):
+        c.set_image("web", image)
+        r = c.sync("web")
+        return sorted((d.pod for d in r.decisions if d.action == "delete"), key=lambda p: int(p.split("-")[1]))
+    return act
+
+
+def _broken_rollout():
+    c = Cluster()
+    c.kubelet.never_ready(image=BROKEN_IMAGE)
+    c.apply(examples.web(4))
+    c.run("web")
+    c.set_image("web", BROKEN_IMAGE)
+    c.run("web", until=c.now + 120)
+    return c
+
+
+def _revert_and_count_replaced(c):
+    c.set_image("web", "nginx:1")
+    c.run("web", until=c.now + 120)
+    return [p.name for p in c.pods("web") if BROKEN_IMAGE in p.images()]
+
+
+def _history_setup():
+    c = _up(examples.web(2))
+    for img in ("nginx:2", "nginx:3"):
+        c.set_image("web", img)
+        c.run("web")
+    return c
+
+
+def _undo_number(c):
+    c.rollout_undo("web")
+    c.run("web")
+    return max(r.revision for r in c.revisions("web"))
+
+
+def _identity_setup():
+    return _up(examples.web(3, ordinals={"start": 3}))
+
+
+def _names_after_scale(n):
+    def act(c):
+        c.scale("web", n)
+        c.run("web")
+        return _pods(c)
+    return act
+
+
+def _v116_setup():
+    return _up(examples.web(0, minReadySeconds=30), profile="v1.16")
+
+
+def _v116_act(c):
+    c.scale("web", 3)
+    c.run("web", until=c.now + 20)
+    return _pods(c)
+
+
+QUESTIONS: dict[str, Question] = {q.id: q for q in [
+    Question("01.a", "A set web has ordinals.start 3 and 3 replicas. You scale it to 5. Which pods exist "
+             "once it is stable?", 'a list of pod names, e.g. ["web-0", "web-1"]', "pods",
+             _identity_setup, _names_after_scale(5),
+             "Ordinals run from ordinals.start to start + replicas - 1: here 3..7. Names are "
+             "<set>-<ordinal>, so scaling adds the next ordinals up, never fills in below start."),
+    Question("02.a", "Four pods web-0..web-3, each with its claim www-web-N; whenScaled is Delete. You scale "
+             "to 2. Which claims are left once the scale-down is over?", 'a list of claim names, e.g. ["www-web-0"]',
+             "pods", _storage_scaled_down, _claims_after(2),
+             "whenScaled: Delete removes the claims of the pods that scale-down removed (the controller makes "
+             "the set their owner and the garbage collector deletes them once the pod is gone); the claims "
+             "of the pods that stay are kept.", chart="timeline"),
+    Question("03.a", "A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
+             "and Ready, web-2 was just created and is Pending. What does the next sync do?",
+             'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")', "decision",
+             _q_created_while_pending, lambda c: _first_pod_decision(c),
+             "OrderedReady: before anything happens to a higher ordinal, every lower one must be Running and "
+             "Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
+    Question("03.b", "Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
+             "next sync do?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")',
+             "decision", _q_blocked, _scale_down_blocked,
+             "Scale-down removes the highest ordinal first, but only while every pod that stays is healthy: "
+             "with web-1 not Ready, the condemned pods wait (the concept page's web-0 example, one ordinal up)."),
+    Question("05.a", "Five Ready pods at nginx:1. You set image nginx:2 (RollingUpdate, no partition). "
+             "Which pods does the FIRST sync delete?", 'a list of pod names, e.g. ["web-0"]', "pods",
+             lambda: _up(examples.web(5)), _first_sync_deletes("nginx:2"),
+             "A rolling update deletes one pod at a time, the highest ordinal first, and waits for its "
+             "replacement to be Running and Ready before the next one.", chart="revisions"),
+    Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
+             "but not Ready yet. What does the next sync do?",
+             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _midway_update, lambda c: _first_pod_decision(c),
+             "The rolling update waits for each replacement to be Running and Ready before it deletes the "
+             "next pod: here it waits for web-2.", chart="revisions"),
+    Question("06.a", "Five Ready pods, partition 3. You set image nginx:2. Which pods run nginx:2 once the "
+             "set is stable?", 'a list of pod names, e.g. ["web-0"]', "pods",
+             _partitioned(3), _new_image_pods_at("nginx:2"),
+             "Only pods whose ordinal is at least the partition are updated: web-3 and web-4. The others "
+             "stay at the old revision, even if deleted.", chart="revisions"),
+    Question("06.b", "Five Ready pods, partition 10 (more than replicas). You set image nginx:2. Which pods "
+             "run nginx:2 once the set is stable?", 'a list of pod names, or [] for none', "pods",
+             _partitioned(10), _new_image_pods_at("nginx:2"),
+             "No ordinal is at least 10, so nothing is updated: a partition above replicas pauses the rollout.",
+             chart="revisions"),
+    Question("06.c", "Four pods, partition 2, image changed to nginx:2 (web-2 and web-3 run it). web-0 is "
+             "deleted. Which image does the new web-0 run?", 'an image name, e.g. "nginx:1"', "value",
+             _canary_setup, _image_of_recreated("web-0"),
+             "A pod below the partition is always recreated from the current (old) revision: only ordinals "
+             "at or above the partition get the update revision.", chart="revisions"),
+    Question("07.a", "An OnDelete set of 3 pods at nginx:1. You set nginx:2, then nginx:3, without deleting "
+             "anything. Then you delete web-0. Which image does the new web-0 run?",
+             'an image name, e.g. "nginx:1"', "value", _ondelete_two_images, _image_of_recreated("web-0"),
+             "With OnDelete a pod is recreated from the update revision, the newest template: nginx:3. "
+             "Revisions in between are never run by anyone.", chart="revisions"),
+    Question("08.a", "Three pods were orphaned (the set was deleted with --cascade=orphan). You create the "
+             "set again with replicas 2. Which pods exist once it is stable?", 'a list of pod names',
+             "pods", _orphan_then_scale, _recreate_with(2),
+             "The new set adopts the orphans that match its selector, then treats them as its own: web-2 is "
+             "outside replicas 2, so it is deleted like any scale-down."),
+    Question("09.a", "A Parallel set with 0 replicas is scaled to 4. How many pods does the first sync "
+             "create?", "a number", "value",
+             lambda: _up(examples.web(0, policy="Parallel")), _parallel_first_sync(4),
+             "Parallel creates every missing pod in one sync without waiting for any of them."),
+    Question("09.b", "A Parallel set of 4 Ready pods is scaled to 1. How many pods does the first sync delete?",
+             "a number", "value", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
+             "Parallel also removes condemned pods without waiting: all three go in one sync."),
+    Question("10.a", "Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
+             "sync delete?", 'a list of pod names', "pods",
+             _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
+             "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
+             "highest ordinal first.", chart="revisions"),
+    Question("10.b", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
+             "the sync at t=5 do?", 'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")',
+             "decision", _ready_at_zero_mrs, _sync_at(5),
+             "Ready is not Available: a pod counts as Available only once it has been Ready for "
+             "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
+    Question("11.a", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
+             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
+             'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
+             "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
+             "before it touches it, and it never will. You must delete it yourself (the documented forced "
+             "rollback)."),
+    Question("11.b", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
+             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+             _parallel_failed, lambda c: _first_pod_decision(c),
+             "A Failed pod is deleted so that it can be created again with the same name (and claims); "
+             "that happens in the replica loop, lowest ordinal first."),
+    Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
+             "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "value",
+             _history_setup, _undo_number,
+             "Undo goes back to the previous template (nginx:2); its ControllerRevision is reused and gets "
+             "the next number, 4, instead of a new copy being made.", chart="revisions"),
+    Question("14.a", "Two Ready pods; in one edit you change the image AND scale to 3. What does the next "
+             "sync do first?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")',
+             "decision", _template_and_missing, lambda c: _first_pod_decision(c),
+             "Scaling comes before updating in every sync: the replica loop creates the missing web-2 (at the "
+             "new revision) before the rolling update looks at old pods.", chart="strip"),
+    Question("15.a", "Under the v1.16 controller, a set with minReadySeconds 30 is scaled from 0 to 3. "
+             "Which pods exist 20 seconds later?", 'a list of pod names', "pods",
+             _v116_setup, _v116_act,
+             "v1.16 knows nothing about minReadySeconds for StatefulSets: a pod that is Running and Ready is "
+             "enough, so it creates the next pod as soon as the previous is Ready. Today's controller waits "
+             "until each pod has been Ready for 30 s (Available) before it creates the next."),
+]}
+
+
+def question(qid: str) -> Question:
+    """The question *qid*; KeyError naming the known ones otherwise."""
+    try:
+        return QUESTIONS[qid]
+    except KeyError:
+        raise KeyError(f"no question {qid!r}; known: {', '.join(QUESTIONS)}") from None
+
+
+def _norm(kind: str, value: Any) -> Any:
+    if kind == "pods":
+        if isinstance(value, str) or not isinstance(value, (list, tuple, set)):
+            raise TypeError
+        return sorted((str(v) for v in value), key=lambda s: (s.rsplit("-", 1)[0], int(s.rsplit("-", 1)[1])
+                                                              if s.rsplit("-", 1)[-1].isdigit() else 0))
+    if kind == "decision":
+        if value is None:
+            return None
+        a, p = value
+        return (str(a).strip().lower(), str(p).strip())
+    if isinstance(value, str):
+        return value.strip()
+    return value
+
+
+@dataclass
+class Reveal:
+    """What :func:`reveal` shows: text for nbval and text/plain, HTML with the decisions and a chart."""
+
+    text: str
+    html: str = ""
+    chart: Any = None
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return self.html or f"<pre>{_esc(self.text)}</pre>"
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
+        if self.chart is not None:
+            display(_show_chart(self.chart))
+
+
+NO_ANSWER = None
+
+
+def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
+    """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
+    the simulator, show what happened and say ✓ or ✗ with the rule."""
+    q = question(qid)
+    head = f"Question {q.id}: {q.text}"
+    if answer is NO_ANSWER or answer is ...:
+        ask = f"No prediction recorded yet: write it as answer = {q.form}, then run this cell."
+        return Reveal(f"{head}\n{ask}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {_esc(q.id)}:</b> "
+                                          f"{_esc(q.text)}<br><span class='lab-note'>{_esc(ask)}</span></div>")
+    try:
+        given = _norm(q.kind, answer)
+    except (TypeError, ValueError, IndexError):
+        return Reveal(f"{head}\nYour answer {answer!r} does not have the form asked for: {q.form}.")
+    c = q.setup()
+    n0 = len(c.trace.rows()["syncs"])
+    got = _norm(q.kind, q.act(c))
+    ok = given == got
+    mark = "✓ right" if ok else "✗ not this time"
+    shown = lambda v: "nothing" if v in (None, []) else (", ".join(v) if isinstance(v, list) else  # noqa: E731
+                                                         (" ".join(v) if isinstance(v, tuple) else str(v)))
+    text = (f"{head}\nYou predicted: {shown(given)}\n{mark}: the simulator {'agrees' if ok else 'did'}: "
+            f"{shown(got)}\nThe rule: {q.why}")
+    results = [r for r in _results(c) if r.sync > n0]
+    body = decisions_html(results)
+    cls = "lab-ok" if ok else "lab-no"
+    page = (f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}</div>"
+            f"<div>You predicted: <b>{_esc(shown(given))}</b></div>"
+            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {_esc(shown(got))}</div>"
+            f"<div class='lab-did'>The rule: {_esc(q.why)}</div>"
+            f"<div class='lab-h'>What the controller decided</div>{body}</div>")
+    chart = None
+    try:
+        from .. import charts
+        chart = getattr(charts, CHARTS[q.chart][0])(c.trace, "web")
+    except Exception:  # noqa: BLE001 - the verdict matters more than the picture
+        chart = None
+    return Reveal(text, page, chart)
+
+
+def _results(c: Cluster) -> list[SyncResult]:
+    """The syncs in a cluster's trace, as light SyncResult-likes for :func:`decisions_html`."""
+    df = c.trace.decisions()
+    out: dict[int, _TraceSync] = {}
+    for row in df.itertuples(index=False):
+        s = out.setdefault(int(row.sync), _TraceSync(int(row.sync), float(row.time), []))
+        s.decisions.append(_TraceDecision(row.action, row.pod if isinstance(row.pod, str) else None,
+                                          row.reason, row.rule, row.message))
+    return [out[k] for k in sorted(out)]
+
+
+@dataclass
+class _TraceDecision:
+    action: str
+    pod: str | None
+    reason: str
+    rule: str
+    message: str
+
+
+@dataclass
+class _TraceSync:
+    sync: int
+    time: float
+    decisions: list

@@ -93,7 +93,7 @@ class Feedback:
         return self.message
 
     def _repr_markdown_(self) -> str:
-        return self.message
+        return self.message.replace("<", "&lt;").replace(">", "&gt;")
 
 
 # ======================================================================= lines

@@ -153,9 +153,9 @@ def placeholder(kind: str, choices: tuple[str, ...] = ()) -> str:
     """Which form to use (never the answer): the comment after ``answer = None``."""
     return {
         "pods": 'a list of pod names, like ["web-0"]',
-        "decisions": 'a decision like ("create", "web-0") or ("wait", "web-0"), a list of them, or "nothing"',
-        "number": "a whole number, like 0",
-        "revision": "a revision number, like 1",
+        "decisions": 'a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"',
+        "number": "a whole number, like 7",
+        "revision": "a revision number, like 7",
         "bool": "True or False",
         "text": 'a string in quotes, like "web-0"',
         "choice": "one of " + _choices_text(choices),

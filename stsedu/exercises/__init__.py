@@ -33,7 +33,7 @@ from .exercise import load_file as _load_file
 from .exercise import loads as _loads
 
 __all__ = ["Exercise", "Feedback", "ExerciseError", "AnswerSheet", "Grades", "get", "catalog", "load",
-           "loads", "register", "for_notebook", "library", "save_answers", "load_answers", "grade",
+           "loads", "register", "unregister", "all_exercises", "select", "for_notebook", "library", "save_answers", "load_answers", "grade",
            "current_sheet", "EXERCISES", "OLD_IDS", "LIBRARY_DIR", "kinds"]
 
 LIBRARY_DIR = Path(__file__).parent / "library"
@@ -83,6 +83,13 @@ def register(exercise: Exercise, replace: bool = False) -> Exercise:
                             exercise.source, field="id")
     _REGISTRY[exercise.id] = exercise
     return exercise
+
+
+def unregister(exercise_id: str) -> None:
+    """Forget a loaded exercise (a shipped one cannot be forgotten)."""
+    if any(e.id == exercise_id for e in EXERCISES):
+        raise ExerciseError("a shipped exercise cannot be unregistered", exercise_id)
+    _REGISTRY.pop(exercise_id, None)
 
 
 def _files(path: Path) -> list[Path]:

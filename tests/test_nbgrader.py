@@ -55,6 +55,25 @@ def fill(released: Path, submitted: Path, answers: dict[str, str]) -> None:
     nbformat.write(nb, submitted)
 
 
+def test_the_source_notebook_has_nbgrader_cells(tmp_path):
+    """Answer cells hold the computed solution between nbgrader's markers; test cells are hidden,
+    locked, graded with the exercise's points; a teacher's exercise travels inside the notebook."""
+    (tmp_path / "t1.yaml").write_text(TEACHER_EXERCISE)
+    out = tmp_path / "source" / "ps1" / "ps1.ipynb"
+    assert main(["nbgrader", "--exercises", str(tmp_path / "t1.yaml"), "--out", str(out)],
+                out=io.StringIO()) == 0
+    nb = nbformat.read(out, as_version=4)
+    nbformat.validate(nb)
+    cells = {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells}
+    answer, check = cells["answer_T_1"], cells["check_T_1"]
+    assert answer.metadata["nbgrader"]["solution"] and not answer.metadata["nbgrader"]["grade"]
+    assert "### BEGIN SOLUTION\nanswer_T_1 = 1\n### END SOLUTION" in answer.source
+    meta = check.metadata["nbgrader"]
+    assert (meta["grade"], meta["locked"], meta["points"], meta["solution"]) == (True, True, 3, False)
+    assert "### BEGIN HIDDEN TESTS" in check.source and "assert_correct(answer_T_1)" in check.source
+    assert "stsedu.exercises.loads(" in cells["setup"].source and '"T.1"' in cells["setup"].source
+
+
 @pytest.mark.slow
 def test_nbgrader_autogrades_a_generated_assignment(tmp_path):
     course = tmp_path / "course"

@@ -384,7 +384,11 @@ def _fits(kind: str, produced: str) -> bool:
 
 
 def _kind_of(v: Any) -> str:
-    return _scenarios._kind(v) if hasattr(_scenarios, "_kind") else type(v).__name__
+    """How an error names a value's type (as the scenario reader does)."""
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a mapping"}.get(type(v), type(v).__name__)
 
 
 def _close(word: str, known) -> str:

@@ -174,8 +174,8 @@ def for_notebook(notebook: str) -> list[Exercise]:
 
 def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None = None) -> list[Exercise]:
     """The exercises of an assignment: those in *paths* (files/folders; default: the shipped library),
-    narrowed to *ids* if given, in that order."""
-    pool = [e for p in paths for e in load(p)] if paths else list(EXERCISES)
+    narrowed to *ids* if given, in that order.  (Not registered: this is for the teacher's tools.)"""
+    pool = [e for p in paths for e in load(p, register_them=False)] if paths else list(EXERCISES)
     if not ids:
         return pool
     by_id = {e.id: e for e in pool}

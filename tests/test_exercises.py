@@ -152,3 +152,15 @@ def test_the_exercise_sheet_asks_without_answering():
     stored = "\n".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "✓" not in stored and "✗" not in stored and "write your prediction first" in stored
     assert "save_answers" in src
+
+
+ODD_ANSWERS = [0, -1, 2.5, True, "", "   ", "???", [], [[]], [1, 2], ["create", 5], ("create",), {"a": 1},
+               [("fly", "web-1")], ["web-0", None], object(), b"web-0", float("nan"), "revision x", Ellipsis]
+
+
+@pytest.mark.parametrize("ex", E.EXERCISES, ids=lambda e: e.id)
+def test_any_answer_gets_feedback_never_a_traceback(ex):
+    """Whatever a learner types, check() answers with a Feedback (and records only readable answers)."""
+    for answer in ODD_ANSWERS:
+        fb = ex.check(answer, record=False)
+        assert isinstance(fb, E.Feedback) and fb.message.startswith(("✓", "✗", f"Exercise {ex.id}:"))

@@ -227,3 +227,26 @@ def test_a_teacher_id_cannot_shadow_another_file(course, tmp_path):
     with pytest.raises(E.ExerciseError, match="already used by"):
         E.load(other)
     E.load(course)                   # loading the same files again (re-running a cell) is fine
+
+
+def test_an_exercise_can_reuse_a_scenario_file(tmp_path):
+    """`scenario:` may name a shipped scenario or a file beside the exercise; its expectations still hold."""
+    by_name = E.loads(textwrap.dedent("""\
+        id: "T.9"
+        question: After the staged, canary and phased roll-out, which revision is current?
+        scenario: partition-canary
+        answer: {kind: revision, from: status, field: current_revision}
+        why: Once every pod is updated and Ready, the update revision becomes the current one.
+        """), register_it=False)
+    assert by_name.expected() == 2 and len(by_name.scenario.steps) == by_name.question_steps > 5
+    (tmp_path / "lesson.yaml").write_text(E.get("06.1").text.split("scenario:\n", 1)[1].split("reveal:")[0]
+                                          .replace("\n  ", "\n").strip() + "\n")
+    (tmp_path / "t.yaml").write_text(textwrap.dedent("""\
+        id: "T.8"
+        question: Which pods run the new revision once the set settles?
+        scenario: lesson.yaml
+        reveal: [settle: {}]
+        answer: {kind: pods, from: pods, where: {revision: 2}}
+        why: Only ordinals >= partition are updated.
+        """))
+    assert E.load(tmp_path / "t.yaml", register_them=False)[0].expected() == ["web-2", "web-3"]

@@ -75,7 +75,7 @@ def norm_decisions(ans: Any) -> list[list]:
         return [_decision(p) for p in re.split(r"[;,]| and ", text) if p.strip()]
     if isinstance(ans, (list, tuple)):
         if ans and isinstance(ans[0], str) and ans[0].strip().lower() in POD_ACTIONS \
-                and len(ans) <= 2 and (len(ans) == 1 or ans[1] is None
+                and len(ans) <= 2 and (len(ans) == 1 or not isinstance(ans[1], str)
                                        or ans[1].strip().lower() not in POD_ACTIONS):
             return [_decision(ans)]       # one decision: ("create", "web-1")
         return [_decision(a) for a in ans]

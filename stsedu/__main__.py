@@ -158,6 +158,9 @@ def _check_files(paths: list[str], out: TextIO) -> int:
     for path in paths:
         p = Path(path)
         files = sorted(list(p.glob("*.yaml")) + list(p.glob("*.yml"))) if p.is_dir() else [p]
+        if not files:
+            print(f"error: {path}: no exercise files (*.yaml) in this folder", file=sys.stderr)
+            bad += 1
         for f in files:
             try:
                 e = E.load(f, register_them=False)[0]

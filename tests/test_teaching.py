@@ -250,3 +250,10 @@ def test_an_exercise_can_reuse_a_scenario_file(tmp_path):
         why: Only ordinals >= partition are updated.
         """))
     assert E.load(tmp_path / "t.yaml", register_them=False)[0].expected() == ["web-2", "web-3"]
+
+
+def test_exercise_check_of_nothing_says_so(tmp_path):
+    code, _, err = cli("exercise", "check", str(tmp_path))
+    assert code == 2 and "no exercise files" in err
+    code, _, err = cli("exercise", "check", str(tmp_path / "missing.yaml"))
+    assert code == 2 and "no such file" in err

@@ -152,7 +152,7 @@ class _Lines:
 # ===================================================================== model
 
 
-@dataclass
+@dataclass(eq=False)
 class Exercise:
     """One predict-then-check question, read from an exercise file (see the module's docstring)."""
 

@@ -257,3 +257,15 @@ def test_exercise_check_of_nothing_says_so(tmp_path):
     assert code == 2 and "no exercise files" in err
     code, _, err = cli("exercise", "check", str(tmp_path / "missing.yaml"))
     assert code == 2 and "no such file" in err
+
+
+def test_the_documented_examples_are_valid_exercises():
+    """The exercise in docs/teaching.md and in the format's docstring load and compute their answer."""
+    import re
+
+    import stsedu.exercises.exercise as X
+    doc = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
+    assert E.loads(block, register_it=False).expected() == ["web-3", "web-4"]
+    example = X.__doc__.split("file::\n\n", 1)[1].split("\n\nThe answer", 1)[0]
+    assert E.loads(textwrap.dedent(example), register_it=False).expected() == ["web-2", "web-3"]

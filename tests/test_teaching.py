@@ -217,7 +217,15 @@ def test_exercise_check_runs_the_scenario_and_checks_hints(tmp_path):
     assert "the hint for web-3, web-4 is given for the RIGHT answer" in check_error(tmp_path, text)
     text = TEACHER_EXERCISE.replace("reveal:\n  - settle: {}", "reveal:\n  - delete_pod: web-9")
     err = check_error(tmp_path, text)
-    assert "the scenario cannot run" in err and 'pods "web-9" not found' in err
+    assert "line 15: reveal[0]: the scenario cannot run" in err and 'pods "web-9" not found' in err
+    text = TEACHER_EXERCISE.replace("replicas: 5,", "replicas: -5,")
+    err = check_error(tmp_path, text)
+    assert "line 8: scenario.objects: the scenario cannot run" in err
+    assert "spec.replicas: Invalid value: -5: must be greater than or equal to 0" in err
+    text = replace_line(TEACHER_EXERCISE, "    - settle: {}\n    - set_image",
+                        "    - settle: {}\n      expect: {pods: [web-0]}\n    - set_image")
+    err = check_error(tmp_path, text)
+    assert "line 13: scenario.steps[0].expect: an expectation of the scenario does not hold" in err
 
 
 def test_a_teacher_id_cannot_shadow_another_file(course, tmp_path):

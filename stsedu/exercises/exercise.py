@@ -174,6 +174,8 @@ class Exercise:
     source: str = "<exercise>"
     text: str = field(default="", repr=False)
     """The exercise file's text (how the nbgrader notebook carries a teacher's exercise)."""
+    external_scenario: bool = field(default=False, repr=False)
+    """True if ``scenario:`` names a file or a shipped scenario (its errors are that file's)."""
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- state
@@ -186,10 +188,16 @@ class Exercise:
         try:
             return self.scenario.run(strict=True, stop_after=stop_after)
         except _scenarios.ScenarioError as e:
-            raise ExerciseError(f"the scenario cannot run: {e}", self.source, field="scenario") from None
+            err = _scenario_error(e, _Lines(self.text, self.source), ("scenario",), self.question_steps,
+                                  self.external_scenario)
+            raise ExerciseError(f"the scenario cannot run: {e}", self.source, err.line, err.field) from None
         except _scenarios.ExpectationFailed as e:
+            f = e.failures[0]
+            err = _scenario_error(_scenarios.ScenarioError("", step=f.step, action=f.action, field="expect"),
+                                  _Lines(self.text, self.source), ("scenario",), self.question_steps,
+                                  self.external_scenario)
             raise ExerciseError(f"an expectation of the scenario does not hold: {e}", self.source,
-                                field="scenario") from None
+                                err.line, err.field) from None
 
     def expected(self) -> Any:
         """The right answer, computed by replaying the scenario and reading it from the simulator.
@@ -445,7 +453,8 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
     return Exercise(id=ex_id, question=" ".join(data["question"].split()), kind=kind,
                     why=" ".join(data["why"].split()), scenario=scenario, question_steps=n_question,
                     answer_spec=spec, notebook=notebook, title=data.get("title", ""), points=points,
-                    hints=hints, choices=choices, example=data.get("format", ""), source=source, text=text)
+                    hints=hints, choices=choices, example=data.get("format", ""), source=source, text=text,
+                    external_scenario=isinstance(data["scenario"], str))
 
 
 def _parse_answer(a: Any, L: _Lines):
@@ -575,6 +584,8 @@ def _scenario_error(e, L: _Lines, prefix: tuple, n_question: int, external: bool
     step, fld = getattr(e, "step", None), _split_field(getattr(e, "field", None))
     if external:
         return L.error(str(e), "scenario")
+    if not step and fld and fld[0] not in ("name", "title", "description", "cluster", "objects", "set", "steps"):
+        fld = ["objects"]           # a manifest that the API server refused: its label is a file name
     if step and step > n_question:
         path = ("reveal", step - n_question - 1)
     elif step:

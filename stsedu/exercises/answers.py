@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import kinds as K
+from .exercise import RECORDED
 
 FORMAT = "stsedu-answers"
 
@@ -38,7 +39,7 @@ class AnswerSheet:
 
     def check(self, exercise_id: str, answer: Any):
         """Check *answer* to one exercise (✓/✗ with the rule or a hint) and record it."""
-        from . import get
+        from .registry import get
         ex = get(exercise_id)
         fb = ex.check(answer, record=False)
         if fb.answered:
@@ -46,7 +47,7 @@ class AnswerSheet:
         return fb
 
     def show(self, exercise_id: str) -> None:
-        from . import get
+        from .registry import get
         get(exercise_id).show()
 
     def to_dict(self) -> dict:
@@ -80,6 +81,7 @@ class AnswerSheet:
 
 
 _CURRENT = [AnswerSheet()]
+_CURRENT[0].answers = RECORDED          # what Exercise.check records
 
 
 def current_sheet() -> AnswerSheet:
@@ -225,7 +227,7 @@ def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "") -> Result:
 def grade(submissions: Iterable[str | Path], exercises: list | None = None) -> Grades:
     """Grade answer files against *exercises* (default: the shipped library).  Never raises for a bad file."""
     if exercises is None:
-        from . import EXERCISES
+        from .registry import EXERCISES
         exercises = list(EXERCISES)
     results = []
     for path in submissions:

@@ -43,7 +43,7 @@ def _meta(grade_id: str, *, solution=False, grade=False, locked=False, points=No
 
 
 def _is_shipped(ex) -> bool:
-    from . import EXERCISES
+    from .registry import EXERCISES
     return any(e is ex for e in EXERCISES)
 
 

@@ -7,6 +7,19 @@
   status is 1 if any expectation failed, 2 if the scenario is invalid;
 * ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML.
 
+For teachers (exercises: ``docs/teaching.md``):
+
+* ``stsedu exercise check FILE...``: validate exercise files (errors name the
+  line), run each one and print the answer the simulator computes;
+* ``stsedu exercise list [--exercises DIR]``: the exercises with their kinds and points;
+* ``stsedu exercise key --out key.html``: the answer key (.html or .ipynb), never
+  inside the students' notebooks/ folder;
+* ``stsedu grade SUBMISSIONS... --out scores.csv``: grade answer files;
+* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an nbgrader source notebook.
+
+``--exercises PATH`` (a file or a folder, repeatable; default: the shipped
+exercises) and ``--ids ID...`` choose the exercises.
+
 What is printed for each step: the step, then, in the order they happened,
 each sync's decisions (``sync 3 at 14s``) and the pods' changes as
 ``kubectl get pods --watch`` lines; at the end
@@ -43,6 +56,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     sub.add_parser("list", help="list the shipped scenarios")
     show = sub.add_parser("show", help="print a shipped scenario's YAML (to copy and edit)")
     show.add_argument("name")
+    _teacher_commands(sub)
     args = parser.parse_args(argv)
 
     try:
@@ -54,10 +68,118 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         if args.command == "run":
             return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet)
+        if args.command in ("exercise", "grade", "nbgrader"):
+            return _teacher(args, out, parser)
         return run_scenario(DEMO, out)
     except _scenarios.ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+
+
+# ================================================================= teachers
+
+
+def _selection_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--exercises", metavar="PATH", action="append",
+                   help="an exercise file or folder (repeatable; default: the shipped exercises)")
+    p.add_argument("--ids", metavar="ID", nargs="+", help="only these exercises, in this order")
+
+
+def _teacher_commands(sub) -> None:
+    ex = sub.add_parser("exercise", help="teachers: check exercise files, list them, write the answer key")
+    exsub = ex.add_subparsers(dest="exercise_command")
+    check = exsub.add_parser("check", help="validate exercise files and show the computed answers")
+    check.add_argument("files", nargs="+", metavar="FILE", help="exercise .yaml files or folders")
+    lst = exsub.add_parser("list", help="list exercises (id, notebook, kind, points, question)")
+    _selection_args(lst)
+    key = exsub.add_parser("key", help="write the teacher's answer key (.html or .ipynb)")
+    _selection_args(key)
+    key.add_argument("--out", required=True, metavar="FILE", help="key.html or key.ipynb")
+    grade = sub.add_parser("grade", help="grade students' answer files (JSON from save_answers)")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    grade.add_argument("--out", metavar="CSV", help="write the scores to this CSV file")
+    _selection_args(grade)
+    nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
+    _selection_args(nbg)
+    nbg.add_argument("--out", required=True, metavar="FILE",
+                     help="e.g. source/ps1/ps1.ipynb inside an nbgrader course folder")
+    nbg.add_argument("--title", default="StatefulSet exercises")
+
+
+def _teacher(args, out: TextIO, parser) -> int:
+    from . import exercises as E
+    from .exercises import notebooks as N
+    try:
+        if args.command == "exercise" and args.exercise_command == "check":
+            return _check_files(args.files, out)
+        if args.command == "exercise" and args.exercise_command is None:
+            parser.parse_args(["exercise", "--help"])
+        exs = E.select(args.ids, args.exercises)
+        if args.command == "exercise" and args.exercise_command == "list":
+            for e in exs:
+                q = e.question if len(e.question) <= 70 else e.question[:67] + "..."
+                out.write(f"{e.id:<8}{e.kind:<10}{e.points:>3} pt  {q}\n")
+            return 0
+        if args.command == "exercise" and args.exercise_command == "key":
+            path = N.write_answer_key(exs, args.out)
+            out.write(f"answer key for {len(exs)} exercises written to {path}\n")
+            return 0
+        if args.command == "grade":
+            grades = E.grade(args.submissions, exs)
+            for r in grades.results:
+                if r.status != "ok":
+                    out.write(r.line() + "\n")
+            out.write(grades.summary() + "\n")
+            if args.out:
+                out.write(f"scores written to {grades.to_csv(args.out)}\n")
+            return 0
+        if args.command == "nbgrader":
+            import nbformat
+            from pathlib import Path
+            p = Path(args.out)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(N.nbgrader_source(exs, args.title), p)
+            out.write(f"nbgrader source notebook ({len(exs)} exercises, "
+                      f"{sum(e.points for e in exs)} points) written to {p}\n"
+                      f"next: nbgrader generate_assignment {p.parent.name}\n")
+            return 0
+    except E.ExerciseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 2
+
+
+def _check_files(paths: list[str], out: TextIO) -> int:
+    """Validate each file, run it, and check its hints and choices against the computed answer."""
+    from pathlib import Path
+    from . import exercises as E
+    from .exercises import kinds as K
+    bad = 0
+    for path in paths:
+        p = Path(path)
+        files = sorted(list(p.glob("*.yaml")) + list(p.glob("*.yml"))) if p.is_dir() else [p]
+        if not files:
+            print(f"error: {path}: no exercise files (*.yaml) in this folder", file=sys.stderr)
+            bad += 1
+        for f in files:
+            try:
+                e = E.load(f, register_them=False)[0]
+                answer = e.expected()
+                problems = [f"{f}: hints: the hint for {K.show(w)} is given for the RIGHT answer"
+                            for w, _ in e.hints if w == answer]
+                if e.kind == "choice" and answer not in e.choices:
+                    problems.append(f"{f}: answer.choices: the simulator's answer {answer!r} is not "
+                                    f"among the choices")
+            except E.ExerciseError as err:
+                problems = [str(err)]
+            if problems:
+                bad += 1
+                for line in problems:
+                    print(f"error: {line}", file=sys.stderr)
+                continue
+            out.write(f"ok  {f}: exercise {e.id} ({e.kind}, {e.points} pt); the simulator answers: "
+                      f"{K.show(answer)}\n")
+    return 2 if bad else 0
 
 
 def _list(out: TextIO) -> int:

@@ -1,72 +1,107 @@
-# blurb: A classroom set: every exercise of the series in one place, with checks and hints (teachers: solutions).
+# blurb: Your exercise sheet: predict what the controller does, check, and save your answers for your teacher.
 
 # %% [markdown]
-# # Exercises: a classroom set
+# # Exercises: your answer sheet
 #
 # In this notebook you will:
 #
-# - find every predict-then-check exercise of the series in one place;
-# - check your predictions and get a hint when they are off;
-# - (teachers) show the solutions.
+# - predict, for eight situations across the series, what the StatefulSet controller does next;
+# - check each prediction against the simulator, which then tells you the rule (or gives a hint);
+# - save your answers to a small file that your teacher can grade.
 #
-# Each exercise builds a small cluster, asks what the controller will do, and compares your
-# answer with what the simulator then does. Answers can be a decision like
-# `("delete", "web-2")` or `"delete web-2"`, a list of pod names, a number, or `True`/`False`.
+# For each exercise: run the cell once to see the question and the pods. Then replace `None`
+# with your prediction, in the form the comment shows, and run the cell again. Nothing is
+# revealed before you answer.
 
 # %%
 import stsedu
 
-stsedu.exercises.catalog()
-
 # %% [markdown]
-# ## How to answer
-#
-# `show()` prints the question and the pods; `check(answer)` compares. Try exercise 02.2:
+# ### 1. Identity (notebook 01)
 
 # %%
-ex = stsedu.exercises.get("02.2")
+ex = stsedu.exercises.get("01.2")
 ex.show()
+answer = None  # a list of pod names, like ["web-0"]
+ex.check(answer)
 
 # %% [markdown]
-# A wrong prediction gets a hint, not just a no:
+# ### 2. Storage (notebook 02)
 
 # %%
-ex.check(("delete", "web-1"))
+ex = stsedu.exercises.get("02.1")
+ex.show()
+answer = None  # a whole number, like 7
+ex.check(answer)
 
 # %% [markdown]
-# ## Your answers
+# ### 3. Ordered scaling (notebook 03)
+
+# %%
+ex = stsedu.exercises.get("03.2")
+ex.show()
+answer = None  # a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"
+ex.check(answer)
+
+# %% [markdown]
+# ### 4. Rolling updates (notebook 05)
+
+# %%
+ex = stsedu.exercises.get("05.1")
+ex.show()
+answer = None  # a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"
+ex.check(answer)
+
+# %% [markdown]
+# ### 5. Partitions (notebook 06)
+
+# %%
+ex = stsedu.exercises.get("06.1")
+ex.show()
+answer = None  # a list of pod names, like ["web-0"]
+ex.check(answer)
+
+# %% [markdown]
+# ### 6. OnDelete (notebook 07)
+
+# %%
+ex = stsedu.exercises.get("07.1")
+ex.show()
+answer = None  # a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"
+ex.check(answer)
+
+# %% [markdown]
+# ### 7. Deletion and ownership (notebook 08)
+
+# %%
+ex = stsedu.exercises.get("08.1")
+ex.show()
+answer = None  # a whole number, like 7
+ex.check(answer)
+
+# %% [markdown]
+# ### 8. Parallel pod management (notebook 09)
+
+# %%
+ex = stsedu.exercises.get("09.1")
+ex.show()
+answer = None  # a whole number, like 7
+ex.check(answer)
+
+# %% [markdown]
+# ## Save your answers
 #
-# Fill in the dictionary (leave `None` where you have no answer yet) and run the check.
+# Put your name in, then run the cell: every answer you checked in this notebook goes into
+# `my-answers.json` (answers already in that file are kept, so you can save from several
+# notebooks). Hand that file to your teacher.
 
 # %%
-answers = {e.id: None for e in stsedu.exercises.EXERCISES}
-answers["02.2"] = ("delete", "web-2")
-answers["03.1"] = 4
-
-# %% [markdown]
-# The check of every exercise at once:
-
-# %%
-for exercise_id, answer in answers.items():
-    print(stsedu.exercises.get(exercise_id).check(answer).message[:110])
-
-# %% [markdown]
-# ## For teachers
-#
-# `teacher_mode()` (or the environment variable `STSEDU_TEACHER=1` before starting
-# JupyterLab) lets `solution()` reveal each answer with its rule. Without it:
-
-# %%
-stsedu.exercises.get("05.1").solution()
-
-# %% [markdown]
-# The exercises are defined in `stsedu/exercises.py`: to write your own, copy one of them; its
-# answer is computed by running the simulator, so it cannot drift from the controller's rules.
-# Scenario files (`stsedu.scenarios`) are the other way to hand out a run.
+print(stsedu.exercises.save_answers("my-answers.json", student="your name"))
 
 # %% [markdown]
 # ## Summary
 #
-# - Every exercise: `stsedu.exercises.get(id)`, then `show()` and `check(answer)`.
-# - Answers are computed by the simulator; hints explain the rule.
-# - Teachers: `stsedu.exercises.teacher_mode()` and `solution()`.
+# - Every exercise: `stsedu.exercises.get(id)`, `show()`, then `check(answer)`; the answer is
+#   computed by running the simulator, so it always follows the controller's rules.
+# - `stsedu.exercises.save_answers("my-answers.json", student=...)` keeps your predictions.
+# - More exercises wait at the end of each notebook; `stsedu.exercises.catalog()` lists them all.

@@ -1,0 +1,35 @@
+"""Predict-then-check exercises, kept as YAML files, with an answer sheet and a grader.
+
+Every exercise is a small YAML file (format: :mod:`stsedu.exercises.exercise`):
+a scenario (the same format as ``stsedu run``), a question, the kind of answer
+expected, points and hints.  The right answer is never stored: it is computed
+by replaying the scenario on the simulator.
+
+    ex = stsedu.exercises.get("03.2")
+    ex.show()                        # the question and the pods it is about
+    ex.check(("delete", "web-2"))    # ✓ / ✗ with the rule or a hint; records the answer
+    stsedu.exercises.save_answers("me.json", student="Ada")
+
+Teachers keep their own folder: ``stsedu.exercises.load("my-exercises/")``
+registers every file in it, after which ``get("T.1")`` works;
+``stsedu exercise check FILE`` validates one, ``stsedu grade`` grades a class
+(:func:`grade`), ``stsedu exercise key`` writes the answer key and
+``stsedu nbgrader`` an nbgrader source notebook (:mod:`.nbgrader`).
+
+Ids follow the notebook series (exercise 06.1 belongs to notebook 06).
+:data:`OLD_IDS` maps the ids of the earlier numbering to the new ones.
+"""
+
+from __future__ import annotations
+
+from . import kinds  # noqa: F401
+from .answers import (AnswerSheet, Grades, current_sheet, grade, load_answers,  # noqa: F401
+                      save_answers)
+from .exercise import Exercise, ExerciseError, Feedback, from_dict  # noqa: F401
+from .registry import (EXERCISES, LIBRARY_DIR, OLD_IDS, all_exercises, catalog, for_notebook,  # noqa: F401
+                       get, library, load, loads, register, select, unregister)
+
+__all__ = ["Exercise", "Feedback", "ExerciseError", "AnswerSheet", "Grades", "get", "catalog", "load",
+           "loads", "register", "unregister", "all_exercises", "select", "for_notebook", "library",
+           "save_answers", "load_answers", "grade", "current_sheet", "EXERCISES", "OLD_IDS", "LIBRARY_DIR",
+           "kinds"]

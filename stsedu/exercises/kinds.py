@@ -1,0 +1,207 @@
+"""The kinds of answer an exercise expects, and how a learner's answer is read.
+
+Each kind has a normaliser (a learner's spelling -> one canonical value that
+compares with ``==`` and is JSON-friendly), a placeholder saying which form to
+use, and a generic hint for a wrong answer when the exercise names none.
+
+=========== ======================================================= ==========================
+kind        a learner writes                                        canonical value
+=========== ======================================================= ==========================
+pods        ``["web-0", "web-2"]`` or ``"web-0, web-2"``             sorted list of names
+decisions   ``("create", "web-1")``, a list of them, ``"nothing"``  list of [action, pod]
+number      ``3`` or ``"3"``                                        int
+revision    ``2``, ``"2"`` or ``"revision 2"``                      int
+bool        ``True`` / ``False`` (or ``"yes"`` / ``"no"``)          bool
+text        ``"www-web-2"``                                         stripped string
+choice      one of the exercise's choices (or its letter a, b, ...) the choice's text
+=========== ======================================================= ==========================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+KINDS = ("pods", "decisions", "number", "revision", "bool", "text", "choice")
+POD_ACTIONS = ("create", "delete", "update", "wait")
+
+
+class AnswerFormatError(ValueError):
+    """A learner's answer cannot be read as the kind the exercise expects."""
+
+
+def _blank(ans: Any) -> bool:
+    return ans is None or ans is Ellipsis or (isinstance(ans, str) and not ans.strip())
+
+
+def _ordinal_key(name: str):
+    base, _, tail = name.rpartition("-")
+    return (base, int(tail)) if tail.isdigit() else (name, -1)
+
+
+def norm_pods(ans: Any) -> list[str]:
+    if isinstance(ans, str):
+        ans = [a for a in re.split(r"[\s,;]+", ans.strip().strip("[]")) if a]
+        ans = [a.strip("'\"") for a in ans]
+    if not isinstance(ans, (list, tuple, set)):
+        raise AnswerFormatError("write a list of names, like [\"web-0\", \"web-1\"]")
+    if not all(isinstance(a, str) and a for a in ans):
+        raise AnswerFormatError("every name must be a string in quotes, like \"web-0\"")
+    return sorted({a.strip() for a in ans}, key=_ordinal_key)
+
+
+def _decision(item: Any) -> list:
+    if isinstance(item, str):
+        words = item.strip().lower().split()
+        if not words:
+            raise AnswerFormatError("an empty decision")
+        item = words
+    if not isinstance(item, (list, tuple)) or not 1 <= len(item) <= 2 or not isinstance(item[0], str):
+        raise AnswerFormatError('write a decision as ("create", "web-1")')
+    action = item[0].strip().lower()
+    if action not in POD_ACTIONS:
+        raise AnswerFormatError(f"{item[0]!r} is not a pod action (use {', '.join(POD_ACTIONS)})")
+    pod = item[1] if len(item) > 1 else None
+    if pod is not None and not isinstance(pod, str):
+        raise AnswerFormatError('the pod must be a name in quotes, like "web-1"')
+    return [action, pod]
+
+
+def norm_decisions(ans: Any) -> list[list]:
+    if isinstance(ans, str):
+        text = ans.strip().lower()
+        if text in ("nothing", "none", "no action", "[]"):
+            return []
+        return [_decision(p) for p in re.split(r"[;,]| and ", text) if p.strip()]
+    if isinstance(ans, (list, tuple)):
+        if ans and isinstance(ans[0], str) and ans[0].strip().lower() in POD_ACTIONS \
+                and len(ans) <= 2 and (len(ans) == 1 or not isinstance(ans[1], str)
+                                       or ans[1].strip().lower() not in POD_ACTIONS):
+            return [_decision(ans)]       # one decision: ("create", "web-1")
+        return [_decision(a) for a in ans]
+    raise AnswerFormatError('write a decision like ("create", "web-1"), a list of them, or "nothing"')
+
+
+def _int(ans: Any, what: str) -> int:
+    if isinstance(ans, bool):
+        raise AnswerFormatError(f"write {what}, not True/False")
+    if isinstance(ans, float) and ans.is_integer():
+        return int(ans)
+    if isinstance(ans, int):
+        return ans
+    if isinstance(ans, str):
+        m = re.fullmatch(r"\s*(?:revision|rev\.?|r)?\s*(-?\d+)\s*", ans.lower())
+        if m:
+            return int(m.group(1))
+    raise AnswerFormatError(f"write {what}, like 2")
+
+
+def norm_number(ans: Any) -> int:
+    return _int(ans, "a whole number")
+
+
+def norm_revision(ans: Any) -> int:
+    return _int(ans, "a revision number")
+
+
+def norm_bool(ans: Any) -> bool:
+    if isinstance(ans, bool):
+        return ans
+    if isinstance(ans, str) and ans.strip().lower() in ("true", "yes", "y"):
+        return True
+    if isinstance(ans, str) and ans.strip().lower() in ("false", "no", "n"):
+        return False
+    raise AnswerFormatError("write True or False")
+
+
+def norm_text(ans: Any) -> str:
+    if isinstance(ans, bool) or not isinstance(ans, (str, int)):
+        raise AnswerFormatError('write the answer as a string in quotes, like "web-0"')
+    return str(ans).strip()
+
+
+def norm_choice(ans: Any, choices: tuple[str, ...]) -> str:
+    if isinstance(ans, bool) or not isinstance(ans, (str, int)):
+        raise AnswerFormatError(f"write one of the choices: {_choices_text(choices)}")
+    text = str(ans).strip()
+    for c in choices:
+        if text.lower() == c.lower():
+            return c
+    if len(text) == 1 and text.isalpha() and ord(text.lower()) - ord("a") < len(choices):
+        return choices[ord(text.lower()) - ord("a")]
+    raise AnswerFormatError(f"{text!r} is not one of the choices: {_choices_text(choices)}")
+
+
+def _choices_text(choices) -> str:
+    return ", ".join(f'"{c}"' for c in choices)
+
+
+_NORMALISERS = {"pods": norm_pods, "decisions": norm_decisions, "number": norm_number,
+                "revision": norm_revision, "bool": norm_bool, "text": norm_text}
+
+
+def normalise(kind: str, ans: Any, choices: tuple[str, ...] = ()) -> Any:
+    """*ans* in its canonical form for *kind*.  Raise AnswerFormatError if it is blank or unreadable."""
+    if _blank(ans):
+        raise AnswerFormatError("no answer yet")
+    if kind == "choice":
+        return norm_choice(ans, choices)
+    return _NORMALISERS[kind](ans)
+
+
+def placeholder(kind: str, choices: tuple[str, ...] = ()) -> str:
+    """Which form to use (never the answer): the comment after ``answer = None``."""
+    return {
+        "pods": 'a list of pod names, like ["web-0"]',
+        "decisions": 'a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"',
+        "number": "a whole number, like 7",
+        "revision": "a revision number, like 7",
+        "bool": "True or False",
+        "text": 'a string in quotes, like "web-0"',
+        "choice": "one of " + _choices_text(choices),
+    }[kind]
+
+
+def show(v: Any) -> str:
+    """A canonical answer as a learner would read it."""
+    if isinstance(v, list) and v and isinstance(v[0], list):
+        return ", ".join(f"{a} {p}" if p else a for a, p in v)
+    if v == []:
+        return "nothing"
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
+    return repr(v)
+
+
+def generic_hint(kind: str, given: Any, expected: Any) -> str:
+    """A hint that fits any exercise of *kind* (used when the exercise names none for this answer)."""
+    if kind == "decisions":
+        if given and expected and [a for a, _ in given] == [a for a, _ in expected]:
+            return "The kind of action is right; look again at which pod it concerns."
+        if given and expected and [p for _, p in given] == [p for _, p in expected]:
+            return "The pod is right; what does the controller do with it?"
+        if expected == []:
+            return "Look again: is there anything left for the controller to do?"
+        return ("Walk through the sync in order: replicas first (lowest ordinal), then condemned pods, "
+                "then the update.")
+    if kind == "pods":
+        missing = set(expected) - set(given)
+        extra = set(given) - set(expected)
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} name(s) missing from your list")
+        if extra:
+            parts.append(f"{len(extra)} name(s) too many")
+        return "; ".join(parts) + "." if parts else "Check the names."
+    if kind == "bool":
+        return "Think about the exact rule (strictly more, or at least?)."
+    if kind in ("number", "revision"):
+        return "Too high." if given > expected else "Too low."
+    return "Compare with the rule in the notebook's text."
+
+
+def jsonable(v: Any) -> Any:
+    """A canonical value as JSON can store it (tuples become lists)."""
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    return v

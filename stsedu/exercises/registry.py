@@ -1,0 +1,177 @@
+"""Where exercises are found by id: the shipped library, teachers' files, the old numbering."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from .exercise import Exercise, ExerciseError
+from .exercise import load_file as _load_file
+from .exercise import loads as _loads
+
+LIBRARY_DIR = Path(__file__).parent / "library"
+"""The shipped exercises (``stsedu/exercises/library/*.yaml``)."""
+
+OLD_IDS = {
+    "01.1": "01.1", "01.2": "01.2", "01.3": "01.3",
+    "02.1": "03.1", "02.2": "03.2", "02.3": "03.3",
+    "03.1": "09.1", "03.2": "09.2",
+    "04.1": "05.1", "04.2": "05.2",
+    "05.1": "06.1", "05.2": "06.2", "05.3": "06.3",
+    "06.1": "07.1", "06.2": "07.2",
+    "07.1": "10.1", "07.2": "10.2", "07.3": "10.3",
+    "08.1": "11.1", "08.2": "11.2",
+    "09.1": "12.1", "09.2": "12.2",
+    "10.1": "02.1", "10.2": "02.2",
+    "11.1": "08.1",
+    "12.1": "14.1",
+}
+"""Old exercise id (the numbering before the series was reordered) -> new id.
+
+``get(old_id, old=True)`` looks one up; plain ``get`` also finds an old id
+that no new exercise uses (``"04.1"`` -> ``"05.1"``)."""
+
+_REGISTRY: dict[str, Exercise] = {}
+
+
+def _library() -> list[Exercise]:
+    return [_load_file(p) for p in sorted(LIBRARY_DIR.glob("*.yaml"))]
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:  # pragma: no cover
+        return a == b
+
+
+def _read(path: Path) -> Exercise:
+    """One file; a shipped exercise's file gives the shipped exercise itself."""
+    for e in EXERCISES:
+        if _same_file(e.source, str(path)):
+            return e
+    return _load_file(path)
+
+
+EXERCISES: list[Exercise] = _library()
+"""The shipped exercises, in series order."""
+for _e in EXERCISES:
+    _REGISTRY[_e.id] = _e
+
+
+def register(exercise: Exercise, replace: bool = False) -> Exercise:
+    """Make *exercise* reachable with :func:`get`.
+
+    An id already used by another file raises :class:`ExerciseError` unless
+    *replace*; loading the same file again (re-running a cell) replaces it.
+    """
+    old = _REGISTRY.get(exercise.id)
+    if old is not None and not replace and not _same_file(old.source, exercise.source):
+        raise ExerciseError(f"id {exercise.id!r} is already used by {old.source}; choose another id",
+                            exercise.source, field="id")
+    _REGISTRY[exercise.id] = exercise
+    return exercise
+
+
+def unregister(exercise_id: str) -> None:
+    """Forget a loaded exercise (a shipped one cannot be forgotten)."""
+    if any(e.id == exercise_id for e in EXERCISES):
+        raise ExerciseError("a shipped exercise cannot be unregistered", exercise_id)
+    _REGISTRY.pop(exercise_id, None)
+
+
+def _files(path: Path) -> list[Path]:
+    return sorted(list(path.glob("*.yaml")) + list(path.glob("*.yml")))
+
+
+def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
+    """Read an exercise file, or every ``*.yaml`` file of a folder, and register them.
+
+    Returns the exercises (in file-name order).  Raise :class:`ExerciseError`
+    naming the file, line and field of the first invalid one.
+    """
+    p = Path(path)
+    if p.is_dir():
+        paths = _files(p)
+        if not paths:
+            raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
+    elif p.is_file():
+        paths = [p]
+    else:
+        raise ExerciseError("no such file or folder", str(path))
+    out = [_read(q) for q in paths]
+    ids = [e.id for e in out]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ExerciseError(f"id {dup[0]!r} is used by more than one file in this folder", str(path))
+    if register_them:
+        for e in out:
+            register(e)
+    return out
+
+
+def loads(text: str, source: str = "<exercise>", register_it: bool = True) -> Exercise:
+    """Read one exercise from YAML text (and register it)."""
+    ex = _loads(text, source=source)
+    return register(ex) if register_it else ex
+
+
+def get(exercise_id: str, old: bool = False) -> Exercise:
+    """The exercise with this id (``"06.1"``, or a teacher's ``"T.1"`` once loaded).
+
+    With *old* the id is read in the earlier numbering (:data:`OLD_IDS`).
+    Raise KeyError listing the ids otherwise.
+    """
+    key = str(exercise_id)
+    if old:
+        if key not in OLD_IDS:
+            raise KeyError(f"no exercise {key!r} in the old numbering; there were: {', '.join(OLD_IDS)}")
+        key = OLD_IDS[key]
+    elif key not in _REGISTRY and key in OLD_IDS:
+        key = OLD_IDS[key]
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        raise KeyError(f"no exercise {exercise_id!r}; there are: {', '.join(_REGISTRY)}") from None
+
+
+def all_exercises() -> list[Exercise]:
+    """Every registered exercise: the shipped ones, then the loaded ones."""
+    return list(_REGISTRY.values())
+
+
+def for_notebook(notebook: str) -> list[Exercise]:
+    """The exercises of one notebook (``"06"``)."""
+    return [e for e in _REGISTRY.values() if e.notebook == notebook]
+
+
+def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None = None) -> list[Exercise]:
+    """The exercises of an assignment: those in *paths* (files/folders; default: the shipped library),
+    narrowed to *ids* if given, in that order.  (Not registered: this is for the teacher's tools.)"""
+    pool = [e for p in paths for e in load(p, register_them=False)] if paths else list(EXERCISES)
+    if not ids:
+        return pool
+    by_id = {e.id: e for e in pool}
+    out = []
+    for i in ids:
+        if i not in by_id:
+            raise ExerciseError(f"no exercise {i!r} among {', '.join(by_id)}", "--ids")
+        out.append(by_id[i])
+    return out
+
+
+def library():
+    """The shipped exercises as a DataFrame (same as :func:`catalog` before any teacher's are loaded)."""
+    return _frame(EXERCISES)
+
+
+def catalog():
+    """Every registered exercise as a DataFrame: id, notebook, kind, points, question."""
+    return _frame(all_exercises())
+
+
+def _frame(exs):
+    import pandas as pd
+    return pd.DataFrame([{"id": e.id, "notebook": e.notebook, "kind": e.kind, "points": e.points,
+                          "question": e.question} for e in exs],
+                        columns=["id", "notebook", "kind", "points", "question"])

@@ -18,6 +18,8 @@ import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..api.arguments import checked, name, optional, pod_ref, seconds
+from ..api.errors import ValidationError
 from .clock import NORMAL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -45,9 +47,9 @@ class StageProfile:
         unknown = set(d) - {"start", "ready", "terminate", "jitter"}
         if unknown:
             raise ValueError(f"unknown stage(s) {sorted(unknown)}; known: start, ready, terminate, jitter")
-        for k, v in d.items():
-            if not isinstance(v, (int, float)) or v < 0:
-                raise ValueError(f"stage {k!r} must be a number of seconds >= 0, not {v!r}")
+        errs = [e for k, v in d.items() for e in seconds(v, f"stages.{k}")]
+        if errs:
+            raise ValidationError(errs, kind="StageProfile")
         return cls(**{k: float(v) for k, v in d.items()})
 
 
@@ -71,21 +73,23 @@ class Kubelet:
         self._fail_after: dict[tuple[str, str], float] = {}
 
     # ------------------------------------------------------------ behaviours
+    @checked("Kubelet", pod=optional(pod_ref), image=optional(name))
     def never_ready(self, pod: str | None = None, image: str | None = None) -> None:
         """Make a pod (by name) or every pod running *image* never pass its readiness probe."""
         if pod is None and image is None:
-            raise ValueError("never_ready needs a pod name or an image")
+            raise ValidationError([("pod", "Required value: a pod name or an image")],
+                                  kind="Kubelet.never_ready()")
         if pod is not None:
             self._never_ready_pods.add(_name(pod))
         if image is not None:
             self._never_ready_images.add(image)
 
+    @checked("Kubelet", seconds=seconds, pod=optional(pod_ref), image=optional(name))
     def fail_after(self, seconds: float, pod: str | None = None, image: str | None = None) -> None:
         """Make a pod (or pods running *image*) fail *seconds* after they start Running."""
         if pod is None and image is None:
-            raise ValueError("fail_after needs a pod name or an image")
-        if seconds < 0:
-            raise ValueError(f"seconds must be >= 0, not {seconds}")
+            raise ValidationError([("pod", "Required value: a pod name or an image")],
+                                  kind="Kubelet.fail_after()")
         if pod is not None:
             self._fail_after[("pod", _name(pod))] = float(seconds)
         if image is not None:
@@ -131,6 +135,7 @@ class Kubelet:
         clock.schedule(clock.now + delay, fire, priority=NORMAL, label=f"kubelet: {what} {name}")
 
     # ----------------------------------------------------------- manual verbs
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def start(self, pod, namespace: str = "default") -> "Pod":
         """A Pending pod becomes Running (not yet Ready).  Raise ValueError if it is not Pending."""
         p = self._pod(pod, namespace)
@@ -141,6 +146,7 @@ class Kubelet:
             self._after_start(p)
         return p
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def set_ready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes True (since now).  Raise ValueError unless Running."""
         p = self._pod(pod, namespace)
@@ -150,6 +156,7 @@ class Kubelet:
             return p
         return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def set_unready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes False (a failing readiness probe)."""
         p = self._pod(pod, namespace)
@@ -157,6 +164,7 @@ class Kubelet:
             return p
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def fail(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Failed (evicted, node lost, ...)."""
         p = self._pod(pod, namespace)
@@ -165,6 +173,7 @@ class Kubelet:
         return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
                            "failed")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def succeed(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Succeeded (all containers exited 0)."""
         p = self._pod(pod, namespace)
@@ -173,6 +182,7 @@ class Kubelet:
         return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._writes.now),
                            "succeeded")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def crash(self, pod, namespace: str = "default") -> "Pod":
         """A container crashes and restarts: the pod stays Running, not Ready, restarts + 1."""
         p = self._pod(pod, namespace)
@@ -185,6 +195,7 @@ class Kubelet:
                         lambda q: self._auto_ready(q))
         return p
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def finish_termination(self, pod, namespace: str = "default") -> None:
         """A terminating pod disappears.  Raise ValueError if it is not terminating."""
         p = self._pod(pod, namespace)
@@ -192,6 +203,7 @@ class Kubelet:
             raise ValueError(f'pod "{p.name}" is not terminating; delete it first')
         self._writes.remove_pod(p, "kubelet: terminated")
 
+    @checked("Kubelet", namespace=name)
     def step(self, namespace: str = "default") -> str | None:
         """Move ONE pod one stage, lowest ordinal first; say what moved (None if nothing could).
 

@@ -568,6 +568,26 @@ empty); the pod is healthy and conforming, at an older revision; the same, at th
 update revision."""
 
 
+class _Slots:
+    """The ordinal range as a read-only sequence of pods, placeholders made on demand."""
+
+    __slots__ = ("_n", "_slot")
+
+    def __init__(self, n: int, slot) -> None:
+        self._n, self._slot = n, slot
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> Pod:
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return self._slot(i)
+
+    def __iter__(self):
+        return (self._slot(i) for i in range(self._n))
+
+
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
     """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
     out, j, size = [], 0, min(n, initial)
@@ -597,8 +617,10 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     # and mark each slot _SETTLED_* when processReplica has nothing to do for its pod
     # (healthy and conforming: it would return ([], False)).  A later pod with the same
     # ordinal replaces an earlier one in its slot, as upstream's replicas[ord] = pod does.
-    replicas: list[Pod | None] = [None] * n
-    settled = bytearray(n)
+    # Slots are kept sparse (ordinal index -> pod, -> mark): memory follows the pods that
+    # exist and the work of the sync, not spec.replicas (2147483647 is a valid value).
+    replicas: dict[int, Pod] = {}
+    settled: dict[int, int] = {}
     condemned: list[Pod] = []
     live = {current, update}
     live_add = live.add
@@ -681,11 +703,18 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                                current_revision=current, update_revision=update,
                                collision_count=collisions, conditions=sts.status.conditions)
     def slot(i: int) -> Pod:
-        pod = replicas[i]
+        pod = replicas.get(i)
         if pod is None:  # placeholders are made when first looked at
             pod = replicas[i] = placeholder(sts, start + i,
                                             versioned_revision(sts, current, update, start + i, profile))
         return pod
+
+    def next_unsettled(i: int) -> int:
+        """The first slot from *i* that processReplica has work in (empty, unhealthy or
+        not conforming), or -1; only settled slots, each a pod that exists, are skipped."""
+        while i < n and settled.get(i, _UNSETTLED) != _UNSETTLED:
+            i += 1
+        return i if i < n else -1
 
     if len(condemned) > 1:
         condemned.sort(key=lambda p: p.ordinal, reverse=True)
@@ -700,7 +729,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                                 "truncate", target=r.name, step=STEP_HISTORY, payload=r))
         return SyncPlan(decisions=tuple(decisions), status=final_status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=len(replicas), condemned_slots=len(condemned),
+                        replica_slots=n, condemned_slots=len(condemned),
                         live_revisions=frozenset(live))
 
     if sts.deletion_timestamp is not None:
@@ -708,7 +737,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
 
     # processReplica over the slots in order, jumping from one unsettled slot (empty,
     # unhealthy or not conforming) to the next: a settled slot would give ([], False).
-    i = settled.find(_UNSETTLED)
+    i = next_unsettled(0)
     if i >= 0:  # the templates new pods are made from
         revisions_by_name = {r.name: r for r in snap.revisions}
         revisions_by_name[update_rev.name] = update_rev
@@ -720,11 +749,12 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                 return finish(status)
         if stop and monotonic:
             return finish(status)
-        i = settled.find(_UNSETTLED, i + 1)
+        i = next_unsettled(i + 1)
 
     first_unavailable = None
     if condemned:  # only processCondemned looks at the first unavailable pod
-        for i, pod in enumerate(replicas):
+        for i in range(n):  # stops at the first empty slot: bounded by the pods that exist
+            pod = replicas.get(i)
             if pod is None or P.is_unavailable(pod, mrs, now):
                 first_unavailable = slot(i)
                 break
@@ -745,12 +775,14 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
 
     if sts.spec.update_strategy == "OnDelete":
         return finish(status)
-    if _SETTLED_OLD not in settled and _UNSETTLED not in settled:
+    if len(settled) == n and all(m == _SETTLED_UPDATED for m in settled.values()):
         # Every slot holds a healthy pod at the update revision: neither rolling update
         # deletes or waits (tests/test_perf_equivalence.py checks this against both).
         return finish(status)
+    # Reached only once every slot holds a pod or got a create: the work is already ~n.
+    slots = _Slots(n, slot)
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile))
+        decisions.extend(plan_max_unavailable_update(sts, slots, update, now, profile))
     else:
-        decisions.extend(plan_classic_update(sts, replicas, update, now, profile))
+        decisions.extend(plan_classic_update(sts, slots, update, now, profile))
     return finish(status)

@@ -53,10 +53,9 @@ def non_finite_error(path: str, value: float) -> ValidationError:
 # Loading (sigs.k8s.io/yaml YAMLToJSON, kubectl's document splitting)
 # ---------------------------------------------------------------------------
 
-class _KubeLoader(yaml.SafeLoader):
-    """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay
-    strings, keys become strings (``true``, ``1``), and a key set twice in one map is
-    an error."""
+class BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses nesting deeper than :data:`MAX_NESTING_DEPTH` (with the
+    line and column) before Python's stack runs out.  Scenario files use it too."""
 
     _depth = 0
 
@@ -71,6 +70,12 @@ class _KubeLoader(yaml.SafeLoader):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+
+class _KubeLoader(BoundedLoader):
+    """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay
+    strings, keys become strings (``true``, ``1``), and a key set twice in one map is
+    an error."""
 
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, yaml.MappingNode):
@@ -155,13 +160,13 @@ def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0
     return value
 
 
-def to_json_data(value: Any, path: str = "") -> Any:
+def to_json_data(value: Any, path: str = "", max_nodes: int = _MAX_YAML_NODES) -> Any:
     """*value* as plain JSON data (see :func:`_to_json_value`), with a fresh node budget.
 
     Raises ValidationError for excessive aliasing, nesting deeper than
     :data:`MAX_NESTING_DEPTH`, and NaN or infinite numbers (each naming its field).
     """
-    return _to_json_value(value, [_MAX_YAML_NODES], path)
+    return _to_json_value(value, [max_nodes], path)
 
 
 def _yaml_error(exc: yaml.YAMLError) -> ValidationError:

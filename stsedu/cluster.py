@@ -325,12 +325,11 @@ class Cluster:
                 continue
             obj = f"{kind.lower()}/{name}"
             key = (kind, ns, name)
-            old = None
-            if kind == "StatefulSet":
-                old = pending.get(key)
-                if old is None:
-                    stored = self.store.get("StatefulSet", ns, name)
-                    old = self._defaulted(stored) if stored is not None else None
+            old = pending.get(key)
+            if old is None:
+                stored = self.store.get(kind, ns, name)
+                if stored is not None:
+                    old = self._defaulted(stored) if kind == "StatefulSet" else stored.to_manifest()
             new, errs, doc_warnings = admit(doc, old, profile=self.profile,
                                             max_unavailable_gate=self._max_unavailable_gate)
             warnings += [(obj, w) for w in doc_warnings]

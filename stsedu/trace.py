@@ -95,8 +95,8 @@ def _row(rec: Any, where: str) -> tuple[str, tuple]:
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: a row must be a JSON object, not {type(rec).__name__}")
     t = rec.get("table")
-    if t not in TABLES:
-        raise ValueError(f"{where}: unknown table {t!r} in a row")
+    if not isinstance(t, str) or t not in TABLES:
+        raise ValueError(f"{where}: unknown table {json.dumps(t)[:80]} in a row")
     row = []
     for c in TABLES[t]:
         value = rec.get(c)

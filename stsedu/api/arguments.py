@@ -111,6 +111,10 @@ def string(value: Any, path: str, *, required: bool = True) -> list[Error]:
         return [invalid(path, value, f"must be a string, not {_type_name(value)}")]
     if required and not value:
         return [(path, "Required value")]
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no JSON text can carry it
+        return [invalid(path, value.encode("utf-8", "backslashreplace").decode(), "must be valid UTF-8 text")]
     return []
 
 
@@ -292,7 +296,7 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
     """
     if isinstance(patch, (str, bytes)):
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else patch
-        size = len(text.encode("utf-8"))
+        size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
             raise _size_error(size)
         docs = [d for d in _parse_yaml(text) if d is not None]

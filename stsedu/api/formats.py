@@ -59,7 +59,7 @@ def _name_errors(value: str, max_len: int, pattern, message: str, fmt: str, *exa
     rejects, is reported as ``must not contain dots`` instead.
     """
     errs = []
-    if len(value.encode()) > max_len:
+    if len(value.encode("utf-8", "surrogatepass")) > max_len:
         errs.append(max_len_error(max_len))
     if not pattern.fullmatch(value):
         if dotted is not None and dotted.fullmatch(value):
@@ -118,7 +118,7 @@ def is_qualified_name(value: str) -> list[str]:
                  + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif len(name.encode("utf-8", "surrogatepass")) > 63:
         errs.append("name part " + max_len_error(63))
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT,
@@ -129,7 +129,7 @@ def is_qualified_name(value: str) -> list[str]:
 def is_valid_label_value(value: str) -> list[str]:
     """Mirror of ``IsValidLabelValue`` / ``content.IsLabelValue``."""
     errs = []
-    if len(value.encode()) > 63:
+    if len(value.encode("utf-8", "surrogatepass")) > 63:
         errs.append(max_len_error(63))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(

@@ -118,9 +118,19 @@ def _size_error(size: int) -> ValidationError:
         " bytes (3 MiB)")
 
 
+def _valid_utf8(text: str) -> str:
+    """*text* with lone surrogates (no UTF-8 for them) replaced by U+FFFD, as Go's
+    ``encoding/json`` decodes an unpaired ``\\ud800``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
 def _go_key(key: Any) -> str:
     if isinstance(key, str):
-        return key
+        return _valid_utf8(key)
     if key is None:
         return "null"
     if isinstance(key, bool):
@@ -152,6 +162,8 @@ def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0
         return value.isoformat()
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
+    if isinstance(value, str):
+        return _valid_utf8(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise non_finite_error(path, value)
@@ -231,7 +243,7 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
         except UnicodeDecodeError as exc:
             raise _manifest_error(f"error converting YAML to JSON: yaml: invalid UTF-8: {exc}") from None
     if isinstance(source, str):
-        size = len(source.encode("utf-8"))
+        size = len(source.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
             raise _size_error(size)
         raw = _parse_yaml(source)

@@ -100,7 +100,9 @@ def validate_service_update(svc: dict, old: dict) -> list[Error]:
     Service the real server gave an IP, so setting ``clusterIP`` (``None`` included) on
     it is refused too; leaving it out keeps the IP, as ``kubectl apply`` would.
     """
-    errs = []
+    errs = decode_errors(svc)
+    if errs:  # the decoder answers first
+        return errs
     spec, old_spec = svc.get("spec") or {}, old.get("spec") or {}
     if spec.get("type") != "ExternalName" and old_spec.get("type") != "ExternalName":
         new_ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""

@@ -16,7 +16,10 @@ Items (docs/performance.md explains each one and what it compares):
 3. trace to tables and chart for the 1,000-replica rollout;
 4. widget round-trip (control change -> table and chart rebuilt), 50 replicas;
 5. wall time of the notebook suite under nbval;
-6. peak memory of the 1,000-replica rollout with its trace (in a subprocess).
+6. peak memory of the 1,000-replica rollout with its trace (in a subprocess);
+7. charts in a fresh kernel (nbclient): first chart display (offline) and the next one,
+   a lab's redraw in place after a control change at 50 and 500 replicas, the kernel's
+   peak RSS; and the most rows any chart's dataset holds for a 1,000-replica rollout.
 
 Times are the minimum over several repeats, and each ratio is measured side
 by side in one process (rounds interleaved) so that machine noise cancels.
@@ -472,12 +475,135 @@ def item_memory(table: Table, n: int) -> None:
               f"Python heap peak {py:.0f} MB)", "< 200 MB", verdict(peak < 200))
 
 
+# ------------------------------------------------- 7. charts in a fresh kernel (issue 17)
+
+_CHART_CELLS = [
+    # 0: the kit and a small run, before any chart (not timed: a notebook's first cells)
+    """import json, time, resource
+import stsedu
+from stsedu import charts
+from stsedu.examples import web
+c = stsedu.Cluster(seed=0)
+c.apply(web(3)); c.run("web"); c.set_image("web", "nginx:2"); c.run("web")
+FIG = {}""",
+    # 1: first chart: offline set-up + build + display (the comm carries the widget and its JavaScript)
+    """t0 = time.perf_counter()
+charts.enable_offline()
+display(charts.revision_map(c.trace))
+FIG["first"] = time.perf_counter() - t0""",
+    # 2: the next chart
+    """t0 = time.perf_counter()
+display(charts.pod_timeline(c.trace))
+FIG["next"] = time.perf_counter() - t0""",
+    # 3: a lab at N replicas: one ChartWidget + a decisions table, redrawn in place on a slider change
+    """import ipywidgets as W, statistics
+from stsedu import tables
+def lab(n, rounds):
+    k = stsedu.Cluster(seed=0)
+    k.apply(web(n, "Parallel")); k.run("web")
+    slider = W.IntSlider(value=n, min=0, max=2 * n)
+    view = charts.ChartWidget(charts.pod_timeline(k.trace, x="sync"))
+    table = W.HTML()
+    def on_change(change):
+        k.scale("web", change["new"])
+        r = k.sync("web")
+        table.value = tables.decisions_frame(r.decisions).to_html()
+        view.update(charts.pod_timeline(k.trace, x="sync"))
+    slider.observe(on_change, names="value")
+    display(W.VBox([slider, table, view]))
+    times = []
+    for i in range(rounds):
+        before = view.spec
+        t0 = time.perf_counter()
+        slider.value = n + 1 if i % 2 == 0 else n
+        times.append(time.perf_counter() - t0)
+        assert view.spec is not before
+    return statistics.median(times)
+FIG["lab50"] = lab(50, 11)""",
+    # 4: the kernel's peak RSS after a notebook's worth of charts (before the 500-replica lab)
+    """def hwm():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+FIG["rss"] = hwm()""",
+    # 5: the lab at 500 replicas
+    """FIG["lab500"] = lab(500, 5)
+import sys
+FIG["vl_convert"] = "vl_convert" in sys.modules
+print("FIGURES " + json.dumps(FIG))""",
+]
+
+
+def _run_chart_notebook() -> dict:
+    """Run _CHART_CELLS in a fresh kernel (nbclient) importing this checkout; its FIGURES line."""
+    import json
+    import nbformat
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in _CHART_CELLS])
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), old]))
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+    for out in nb.cells[-1].outputs:
+        for line in out.get("text", "").splitlines():
+            if line.startswith("FIGURES "):
+                return json.loads(line[len("FIGURES "):])
+    raise RuntimeError("the chart notebook printed no figures")
+
+
+def item_chart_kernel(table: Table, rounds: int) -> None:
+    """Charts as a learner meets them: each round a fresh kernel (nbclient) runs a small notebook.
+
+    Wall time inside the kernel (display includes sending the widget over the comm), the
+    minimum over *rounds* kernels; the lab's redraw is the median of its slider changes.
+    """
+    try:
+        runs = [_run_chart_notebook() for _ in range(rounds)]
+    except Exception as e:  # noqa: BLE001 - reported as a miss
+        table.add("7. charts in a fresh kernel", f"error: {type(e).__name__}: {e}"[:70], "", MISS)
+        return
+    best = {k: min(r[k] for r in runs) for k in ("first", "next", "lab50", "lab500", "rss")}
+    vlc = " (vl_convert was imported!)" if any(r["vl_convert"] for r in runs) else ""
+    table.add("7. first chart display (offline, fresh kernel)", fmt_s(best["first"]) + vlc, "≤ 1 s",
+              verdict(best["first"] <= 1.0 and not vlc))
+    table.add("7. next chart display", fmt_s(best["next"]), "≤ 0.3 s", verdict(best["next"] <= 0.3))
+    table.add("7. lab redraw after a control change, 50 replicas", f"{fmt_s(best['lab50'])}  (median)",
+              "< 100 ms", verdict(best["lab50"] < 0.1))
+    table.add("7. lab redraw after a control change, 500 replicas", f"{fmt_s(best['lab500'])}  (median)",
+              "< 300 ms", verdict(best["lab500"] < 0.3))
+    table.add("7. kernel peak RSS after a notebook with charts", f"{best['rss']:.0f} MiB", "≤ 150 MiB",
+              verdict(best["rss"] <= 150))
+
+
+def item_chart_rows(table: Table, n: int) -> None:
+    """No chart's dataset holds more rows than charts.MAX_ROWS, for a rollout of *n* replicas."""
+    charts = checkout_module("charts")
+    if charts is None:
+        table.add("7. rows per chart dataset", "n/a (module stsedu.charts missing)", "", NA)
+        return
+    bound = charts.MAX_ROWS
+    _dt0, c, _k = rollout(n)
+    worst = {}
+    for name in ("pod_timeline", "revision_map", "status_counters", "decision_strip", "overview"):
+        spec = charts.to_spec(getattr(charts, name)(c.trace))
+        worst[name] = max((len(v) for v in spec.get("datasets", {}).values()), default=0)
+    top = max(worst, key=worst.get)
+    table.add(f"7. rows per chart dataset, rollout of {n:,}", f"{worst[top]:,} max ({top})",
+              f"≤ {bound:,}", verdict(worst[top] <= bound))
+
+
 # ------------------------------------------------------------------------ main
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--items", default="1,2,3,4,5,6", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
     args = ap.parse_args(argv)
     items = {int(x) for x in args.items.split(",") if x.strip()}
@@ -498,6 +624,9 @@ def main(argv=None) -> int:
         item_notebooks(table)
     if 6 in items:
         item_memory(table, 1000)
+    if 7 in items:
+        item_chart_kernel(table, 1 if quick else 3)
+        item_chart_rows(table, 1000)
     print()
     print(table.markdown())
     v = [x for x in table.verdicts() if x != INFO]

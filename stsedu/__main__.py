@@ -223,16 +223,16 @@ class Printer:
         # pod changes before this step's first sync (the user's or the kubelet's) come first
         self._watch(header, [line for row, line in pods if first is None or row[0] < first])
         for n in sorted(syncs):
-            self._sync(syncs[n])
+            self._sync(syncs[n], of_set=rec.step.action == "run_all")
             self._watch(header, [line for row, line in pods if row[0] == n])
         for w in warnings:
             self.w(f"   Warning {w[3]} {w[4]}: {w[5]}")
 
-    def _sync(self, s) -> None:
+    def _sync(self, s, of_set: bool = False) -> None:
         st = s.status
         counts = (f"replicas {st.replicas}, ready {st.ready_replicas}, available {st.available_replicas}, "
                   f"current {st.current_replicas}, updated {st.updated_replicas}") if st else "no status"
-        self.w(f"   sync {s.sync} at {_secs(s.time)} (status: {counts})" + (f"  ERROR {s.error}" if s.error else ""))
+        self.w(f"   sync {s.sync}{f' of {s.set_name}' if of_set else ''} at {_secs(s.time)} (status: {counts})" + (f"  ERROR {s.error}" if s.error else ""))
         lines = decision_lines(s)
         if not lines:
             self.w("      (nothing to do)")

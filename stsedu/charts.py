@@ -18,32 +18,35 @@ charting, so no chart carries more than :data:`MAX_ROWS` rows in a dataset,
 Altair's 5,000-row limit is never hit, and the chart's subtitle says how it
 was aggregated.
 
-In JupyterLab, call :func:`enable_offline` once: Altair 6's default renderer
-loads Vega from a CDN and its mimetype renderer shows nothing in JupyterLab
-4 (see docs/charts.md).  :func:`save` writes PNG, SVG or self-contained HTML
-without a network.
+:class:`ChartWidget` shows a chart and redraws it in place; its Vega
+JavaScript is shipped in the package, so charts draw with no network and no
+vl-convert.  In JupyterLab, call :func:`enable_offline` once so that a chart
+at the end of a cell is shown the same way (Altair 6's default renderer loads
+Vega from a CDN, and its mimetype renderer shows nothing in JupyterLab 4; see
+docs/charts.md).  :func:`save` writes HTML and JSON with the kit alone, and
+PNG, SVG or PDF with the optional vl-convert-python (``stsedu[export]``).
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
-import altair as alt
+from .chart_widget import EXPORT_HINT, ChartWidget, alt, enable_offline, save, to_spec  # first: imports Altair
 from altair.utils.schemapi import debug_mode
 import numpy as np
 import pandas as pd
 
 from . import tables
+from .loop_chart import queue_flow, queue_flow_data
 from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, REVISION_COLORS, SPEC_COLOR,
                       STATE_COLORS)
 
-__all__ = ["pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
-           "enable_offline", "save", "revision_colors", "STATE_COLORS", "ACTION_COLORS",
+__all__ = ["queue_flow", "queue_flow_data", "pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
+           "ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT", "revision_colors", "STATE_COLORS", "ACTION_COLORS",
            "ACTION_SHAPES", "REVISION_COLORS", "COUNTER_COLORS", "MAX_ROWS"]
 
 MAX_ROWS = 2000
-"""Most rows a chart's dataset may have before the chart aggregates (Altair refuses above 5,000)."""
+"""Most rows any dataset of any chart holds: larger runs are aggregated first (Altair refuses above 5,000)."""
 
 WIDTH = 640
 """Width of every chart's plot area, in pixels (readable on a projector at 100%)."""
@@ -181,13 +184,14 @@ def _segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None) 
     return _merge(seg, key) if key else seg
 
 
-def _aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: float,
-               n_bands: int = N_BANDS, n_bins: int = N_BINS) -> tuple[pd.DataFrame, str]:
+def _aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: float) -> tuple[pd.DataFrame, str]:
     """Sample the segments on a grid of ordinal bands x bins of the x axis; keep the commonest *value*.
 
-    Returns the grid (y0, y1, x0, x1, band, value, pods, of) and a sentence
-    saying how it was aggregated.
+    Returns the grid (y0, y1, x0, x1, band, value, pods, of), at most
+    :data:`MAX_ROWS` cells, and a sentence saying how it was aggregated.
     """
+    n_bins = max(1, min(N_BINS, MAX_ROWS))
+    n_bands = max(1, min(N_BANDS, MAX_ROWS // n_bins))
     o_lo, o_hi = _ordinal_range(seg)
     n_ord = o_hi - o_lo + 1
     band = max(1, math.ceil(n_ord / n_bands))
@@ -324,6 +328,15 @@ def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
     return pts.assign(y=pts["partition"] - 0.5)[["x", "y", "partition"]]
 
 
+REVISION_LOOKS = {
+    "Ready": "M-1,-0.8H1V0.8H-1Z",                                      # a filled bar
+    "not Ready": "M-1,-0.8H1V0.8H-1Z M-0.72,-0.52V0.52H0.72V-0.52Z",    # an outline (a ring)
+    "terminating": "M-1,-0.22H-0.5V0.22H-1Z M-0.25,-0.22H0.25V0.22H-0.25Z M0.5,-0.22H1V0.22H0.5Z",  # dashes
+}
+"""How the revision map draws a pod's state apart from its revision's colour, as legend symbols (SVG paths):
+Ready a filled bar, not Ready an outline, terminating a dashed line."""
+
+
 def _revision_map(trace, set_name: str):
     seg = _segments(trace, set_name, "sync")
     if not seg.empty:
@@ -336,10 +349,11 @@ def _revision_map(trace, set_name: str):
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     x_enc = alt.X("x0:Q", scale=_x_scale(lo, hi), axis=_x_axis("sync"))
     y_enc = alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name))
-    color = alt.Color("revision:N", title="revision",
-                      scale=alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"]),
+    rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
+    color = alt.Color("revision:N", title="revision", scale=rev_scale,
                       legend=alt.Legend(orient="right", labelLimit=220))
-    subtitle = ["colour = the pod's revision (first grey, next orange); pale = not Ready; faint = terminating"]
+    subtitle = ["colour = the pod's revision (first grey, next orange); "
+                "filled = Ready, outline = not Ready, dashed line = terminating"]
     if len(seg) > MAX_ROWS:
         grid, how = _aggregate(seg, "revision", list(colors), lo, hi)
         layer = alt.Chart(grid).mark_rect().encode(
@@ -348,20 +362,37 @@ def _revision_map(trace, set_name: str):
                      alt.Tooltip("pods:Q", title="pods at that revision"), alt.Tooltip("of:Q", title="pods in band"),
                      alt.Tooltip("x0:Q", title="syncs from", format=".0f"),
                      alt.Tooltip("x1:Q", title="syncs to", format=".0f")])
+        layers, top_data = [layer], alt.Undefined
         subtitle = [how]
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.45, y1=seg["ordinal"] + 0.45,
                           syncs=[f"{a}" if a == b else f"{a}–{b}"
                                  for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())])
         data = data.reindex(columns=["pod", "ordinal", "revision", "look", "x0", "x1", "y0", "y1", "syncs"])
-        layer = alt.Chart(data).mark_rect(stroke="white", strokeWidth=1).encode(
+        # Revision and pod state on separate channels: the revision is the hue, the state is the form
+        # (a filled bar, an outline, a dashed line).  A paler shade of the revision's colour for "not
+        # Ready" made a Ready pod of the grey first revision read as "not Ready".
+        looks = list(REVISION_LOOKS)
+        ready_or_not = alt.FieldOneOfPredicate(field="look", oneOf=["Ready", "not Ready"])
+        tip = [alt.Tooltip("pod:N"), alt.Tooltip("revision:N"), alt.Tooltip("look:N", title="pod is"),
+               alt.Tooltip("syncs:N", title="syncs")]
+        bars = alt.Chart().transform_filter(ready_or_not).mark_rect(strokeWidth=2).encode(
             x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", color=color,
-            opacity=alt.Opacity("look:N", title="pod",
-                                scale=alt.Scale(domain=["Ready", "not Ready", "terminating"], range=[1.0, 0.5, 0.2]),
-                                legend=alt.Legend(orient="right", symbolFillColor="#555555")),
-            tooltip=[alt.Tooltip("pod:N"), alt.Tooltip("revision:N"), alt.Tooltip("look:N", title="pod is"),
-                     alt.Tooltip("syncs:N", title="syncs")])
-    layers = [layer]
+            stroke=alt.Stroke("revision:N", scale=rev_scale, legend=None),
+            fillOpacity=alt.FillOpacity("look:N", scale=alt.Scale(domain=looks[:2], range=[1.0, 0.1]), legend=None),
+            tooltip=tip)
+        going = alt.Chart().transform_filter(alt.FieldEqualPredicate(field="look", equal="terminating")).mark_rule(
+            strokeWidth=3, strokeDash=[5, 3]).encode(
+            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale),
+            color=alt.Color("revision:N", scale=rev_scale, legend=None), tooltip=tip)
+        # The state's legend: Vega-Lite draws none for a rect's fill opacity, so invisible points (no
+        # position) carry it, each form drawn as a filled symbol: a square, a square ring, three dashes.
+        key = alt.Chart(pd.DataFrame({"look": looks, "x0": [None] * 3, "y0": [None] * 3})).mark_point(
+            filled=True, opacity=1, color="#555555").encode(
+            x=alt.X("x0:Q", scale=_x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale),
+            shape=alt.Shape("look:N", title="pod", scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
+                            legend=alt.Legend(orient="right")))
+        layers, top_data = [bars, going, key], data
     part = _partition_line(trace, set_name, lo, hi)
     if not part.empty:
         line = alt.Chart(part).mark_line(interpolate="step-after", color="black", strokeWidth=2.5,
@@ -375,7 +406,7 @@ def _revision_map(trace, set_name: str):
             x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale), text="text:N")
         layers += [line, label]
         subtitle.append("dashed line: the partition; only ordinals at or above it are updated")
-    chart = alt.layer(*layers) if len(layers) > 1 else layer
+    chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]
     return chart.properties(width=WIDTH, height=_height(o_hi - o_lo + 1),
                             title=_title(f"Revisions of {set_name}, sync by sync", *subtitle))
 
@@ -414,11 +445,12 @@ def _status_data(trace, set_name: str, x: str, lo: float, hi: float) -> tuple[pd
     # several syncs at one instant: only the last one's status lasts (a step needs one value per x)
     data = data.drop_duplicates("x", keep="last")
     how = ""
-    if len(data) > MAX_ROWS:
-        step = (hi - lo) / MAX_ROWS
-        data = data.assign(bin=((data["x"] - lo) // step).astype(int)).drop_duplicates("bin", keep="last")
-        data = data.drop(columns="bin")
-        how = f"aggregated: the status at the end of each of {MAX_ROWS} equal stretches of the x axis"
+    if len(data) >= MAX_ROWS:  # >=: the row carried to the right edge below must fit too
+        n = max(1, MAX_ROWS - 1)
+        step = (hi - lo) / n
+        b = ((data["x"] - lo) // step).clip(upper=n - 1).astype(int)
+        data = data.assign(bin=b).drop_duplicates("bin", keep="last").drop(columns="bin")
+        how = f"aggregated: the status at the end of each of {n} equal stretches of the x axis"
     if data["x"].iloc[-1] < hi:  # carry the last status to the right edge
         data = pd.concat([data, data.iloc[[-1]].assign(x=hi)], ignore_index=True)
     return data[["x", "sync", "time", *cols]].reset_index(drop=True), how
@@ -512,8 +544,12 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
         n_ord = o_hi - o_lo + 1
         band = max(1, math.ceil(n_ord / N_BANDS))
         width = max(1.0, (hi - lo) / N_BINS) if x == "sync" else (hi - lo) / N_BINS
-        g = df.assign(b=(df["ordinal"] - o_lo) // band, xb=((df[xfield] - lo) // width).astype(int))
-        grid = g.groupby(["b", "xb", "kind"], as_index=False).size()
+        while True:  # one mark per band, bin and kind of decision: coarser until at most MAX_ROWS
+            g = df.assign(b=(df["ordinal"] - o_lo) // band, xb=((df[xfield] - lo) // width).astype(int))
+            grid = g.groupby(["b", "xb", "kind"], as_index=False).size()
+            if len(grid) <= MAX_ROWS or (band >= n_ord and width >= hi - lo):
+                break
+            band, width = band * 2, width * 2
         grid = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
                            band=[f"ordinals {o_lo + b * band}–{min(o_hi, o_lo + (b + 1) * band - 1)}"
                                  for b in grid["b"]])
@@ -555,7 +591,8 @@ def decision_strip(trace, set_name: str | None = None, include_other: bool = Fal
 
 
 def _sync_summary(trace, set_name: str, max_points: int = 400) -> pd.DataFrame:
-    """One row per sync (thinned to about *max_points*): sync, time, and what it decided, in words."""
+    """One row per sync (thinned to at most *max_points*): sync, time, and what it decided, in words."""
+    max_points = min(max_points, MAX_ROWS)
     syncs = trace.syncs()
     syncs = syncs[syncs["set"] == set_name][["sync", "time"]]
     dec = trace.decisions()
@@ -716,70 +753,3 @@ def _overview(trace, set_name: str):
         title=_title(f"{set_name}: {n} syncs in {end:.0f} s",
                      "hover anywhere to pick a sync: a line marks it in every panel"),
         config=alt.Config(**CONFIG))
-
-
-# ------------------------------------------------------------------ rendering and saving
-
-_RENDERER = "stsedu"
-
-
-def _offline_renderer(spec: dict, **metadata):
-    """The ``jupyter`` renderer in offline mode, plus a static SVG of the same chart.
-
-    JupyterLab shows the interactive widget (the SVG is its fallback where
-    widgets cannot run: an untrusted notebook, an HTML export without
-    widget state); nbconvert's HTML export picks the SVG when no widget
-    state was saved, so exported pages show the chart with no network.
-    """
-    from altair.utils.mimebundle import spec_to_mimebundle
-    from altair.vegalite.v6.display import jupyter_renderer
-    static = metadata.pop("static_fallback", True)
-    bundle = jupyter_renderer(spec, offline=True, **metadata)
-    data, meta = bundle if isinstance(bundle, tuple) else (bundle, {})
-    if static:
-        try:
-            svg = spec_to_mimebundle(spec, format="svg", mode="vega-lite",
-                                     vegalite_version=alt.SCHEMA_VERSION.lstrip("v"))
-            data = dict(data)
-            data.update(svg if isinstance(svg, dict) else svg[0])
-        except Exception:  # pragma: no cover - a static copy is a bonus, never a reason to show nothing
-            pass
-    return (data, meta) if meta else data
-
-
-def enable_offline(static_fallback: bool = True) -> None:
-    """Show Altair charts offline in JupyterLab 4 (and in HTML exports), never from a CDN.
-
-    Turns on Altair's ``jupyter`` renderer with ``offline=True`` (anywidget
-    plus the Vega JavaScript bundled in vl-convert-python), wrapped so that
-    each chart also carries a static SVG (*static_fallback*) that HTML
-    exports and untrusted notebooks show.  Idempotent and silent: call it in
-    every notebook's first cell.
-    """
-    if _RENDERER not in alt.renderers.names():
-        alt.renderers.register(_RENDERER, _offline_renderer)
-    alt.JupyterChart.enable_offline(offline=True)
-    if alt.renderers.active != _RENDERER or alt.renderers.options.get("static_fallback") != static_fallback:
-        alt.renderers.enable(_RENDERER, static_fallback=static_fallback)
-
-
-def save(chart, path, scale: float = 2.0) -> Path:
-    """Write *chart* to *path* without a network: ``.png`` (at *scale*), ``.svg``, ``.pdf``, ``.html`` or ``.json``.
-
-    PNG, SVG and PDF are drawn by vl-convert; HTML inlines the Vega
-    JavaScript so the page works offline.  Returns the path.  Raise
-    ValueError for another extension.
-    """
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "png":
-        chart.save(str(path), format="png", scale_factor=scale)
-    elif fmt in ("svg", "pdf", "json"):
-        chart.save(str(path), format=fmt)
-    elif fmt == "html":
-        chart.save(str(path), format="html", inline=True)
-    else:
-        raise ValueError(f"cannot save a chart as {path.suffix or 'a file without extension'!r}; "
-                         "use .png, .svg, .pdf, .html or .json")
-    return path

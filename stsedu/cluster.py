@@ -22,6 +22,8 @@ from .api.merge_patch import merge_patch
 from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet
 from .controller.decisions import SyncResult
 from .controller.profiles import Profile, get_profile
+from .controller.informers import Informers
+from .controller.loop import ControllerLoop
 from .controller.stateful_set import StatefulSetController, planner_for, set_revisions
 from .sim.clock import Clock
 from .sim.gc import FOREGROUND, ORPHAN, GarbageCollector
@@ -47,6 +49,9 @@ class Cluster:
     (``"current"``, ``"v1.36"``, ``"v1.16"``); *feature_gates* override its
     gate defaults.  *gc_delay* is how long the garbage collector takes to
     notice a gone owner (default: 0 in manual mode, 1 s in auto mode).
+    *informer_delay* holds pod events back that many seconds before the
+    controller's cache and handlers see them, and *concurrent_syncs* is the
+    number of workers of ``run()`` with no name (docs/loop.md).
 
     Raise :class:`ValidationError` (a ValueError) listing every bad argument
     (docs/validation.md, "Calls").
@@ -55,10 +60,13 @@ class Cluster:
     def __init__(self, kubelet: str = "auto", seed: int = 0, profile: str | Profile = "current",
                  feature_gates: Mapping[str, bool] | None = None,
                  stages: StageProfile | Mapping[str, float] | None = None,
-                 cluster_domain: str = "cluster.local", gc_delay: float | None = None) -> None:
+                 cluster_domain: str = "cluster.local", gc_delay: float | None = None,
+                 informer_delay: float = 0.0, concurrent_syncs: int = 1) -> None:
         arguments.check("", arguments.cluster_options(
             kubelet=kubelet, seed=seed, profile=profile, feature_gates=feature_gates, stages=stages,
-            cluster_domain=cluster_domain, gc_delay=gc_delay))
+            cluster_domain=cluster_domain, gc_delay=gc_delay)
+            + arguments.number(informer_delay, "informer_delay")
+            + arguments.integer(concurrent_syncs, "concurrent_syncs", minimum=1))
         seed = arguments.as_integer(seed)
         self.profile = get_profile(profile)
         gates = dict(feature_gates or {})
@@ -82,6 +90,9 @@ class Cluster:
         self.controller = StatefulSetController(self._writes, self.profile, self.feature_gates,
                                                 planner_for(self.profile))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
+        self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
+                                   arguments.as_integer(concurrent_syncs), sync=self.sync)
+        """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
         self.last_warnings: list[str] = []
         """Warnings of the last successful apply or edit (unknown fields, fields the profile's release
         drops, skipped documents), as kubectl prints them."""
@@ -195,10 +206,17 @@ class Cluster:
         self.clock.advance_to(self.now + seconds)
         return self.now
 
-    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
-    def run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
+    @arguments.checked("Cluster", name=arguments.optional(arguments.name), namespace=arguments.name)
+    def run(self, name: str | None = None, max_syncs: int = 1000, namespace: str = "default",
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
+
+        With no *name*, run the whole controller as upstream's does
+        (docs/loop.md): informer events queue the keys of the sets they
+        concern, workers take keys from the queue and sync them, a failed
+        sync is requeued with rate limiting; it stops when nothing is queued
+        or scheduled, after *max_syncs* syncs, or at time *until*.  Every set
+        of every namespace takes part; ``trace.queue()`` shows the queue.
 
         A sync follows every change the controller made itself (its own status
         writes included, as the set's update event queues one); when a sync
@@ -214,9 +232,12 @@ class Cluster:
         (a ValueError) unless *max_syncs* is an integer >= 1 and *until* None
         or a finite number; either way before anything happens.
         """
-        self.statefulset(name, namespace)  # KeyError before anything happens
+        if name is not None:
+            self.statefulset(name, namespace)  # KeyError before anything happens
         arguments.check("run", arguments.integer(max_syncs, "max_syncs", minimum=1)
                         + arguments.number(until, "until", minimum=None, allow_none=True))
+        if name is None:
+            return self.loop.run(arguments.as_integer(max_syncs), until)
         return list(self.iter_run(name, max_syncs, namespace, until))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
@@ -661,6 +682,16 @@ class Cluster:
                          "images": ", ".join(c.get("image", "") for c in
                                              r.template.get("spec", {}).get("containers", []))})
         return pd.DataFrame(rows, columns=["revision", "name", "current", "update", "images"])
+
+    @property
+    def informer_delay(self) -> float:
+        """Seconds between a pod write and its event reaching the controller's cache and handlers."""
+        return self.loop.informers.delay
+
+    @informer_delay.setter
+    def informer_delay(self, value: float) -> None:
+        arguments.check("informer_delay", arguments.number(value, "informer_delay"))
+        self.loop.informers.delay = float(value)
 
     def inject_error(self, verb: str, kind: str = "Pod", count: int = 1, reason: str = "InternalError",
                      after: int = 0) -> None:

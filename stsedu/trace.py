@@ -50,8 +50,16 @@ Normal or Warning, plus the user's own actions (reason ``User``)."""
 SYNC_COLUMNS = ("sync", "time", "set", "decisions", "changed", "error")
 """Columns of :meth:`Trace.syncs`: one row per sync."""
 
+QUEUE_COLUMNS = ("sync", "time", "key", "event", "cause")
+"""Columns of :meth:`Trace.queue`: one row per change of a key in the controller's work queue.
+
+``key`` is ``namespace/name``; ``event`` is what happened to it (added, handed to
+worker, done, requeued with rate limit, requeued after delay, requeued because it
+was added while processing, forgotten); ``cause`` the informer event or sync
+result that led to it (empty when the event speaks for itself)."""
+
 TABLES = {"decisions": DECISION_COLUMNS, "pods": POD_COLUMNS, "status": STATUS_COLUMNS,
-          "events": EVENT_COLUMNS, "syncs": SYNC_COLUMNS}
+          "events": EVENT_COLUMNS, "syncs": SYNC_COLUMNS, "queue": QUEUE_COLUMNS}
 """Every table of a trace and its columns, in the order :meth:`Trace.save` writes them."""
 
 FORMAT = "stsedu-trace"
@@ -70,7 +78,7 @@ _COLUMN_TYPES = {
     "ready_replicas": _I0, "available_replicas": _I0, "current_replicas": _I0,
     "updated_replicas": _I0, "current_revision": _S0, "update_revision": _S0,
     "observed_generation": _I0, "written": _B0, "min_ready_seconds": _I0, "partition": _I0,
-    "type": _S, "object": _S0, "decisions": _I0, "changed": _B0}
+    "type": _S, "object": _S0, "decisions": _I0, "changed": _B0, "key": _S}
 """What :meth:`Trace.load` accepts in each column (a row of another type would load, then
 break the tables built from it)."""
 
@@ -124,7 +132,7 @@ def _json(text: str, where: str) -> Any:
 class Trace:
     """Everything a cluster did, in order.
 
-    ``decisions()``, ``pods()``, ``status()``, ``events()`` and ``syncs()``
+    ``decisions()``, ``pods()``, ``status()``, ``events()``, ``syncs()`` and ``queue()``
     return DataFrames with the columns documented in this module.
     """
 
@@ -140,6 +148,7 @@ class Trace:
         self._status: list[tuple] = []
         self._events: list[tuple] = []
         self._syncs: list[tuple] = []
+        self._queue: list[tuple] = []
 
     # --------------------------------------------------------------- writing
     def add_decision(self, set_name: str, seq: int, d) -> None:
@@ -166,6 +175,9 @@ class Trace:
 
     def add_sync(self, set_name: str, n_decisions: int, changed: bool, error: str | None) -> None:
         self._syncs.append((self.sync, self.time, set_name, n_decisions, changed, error))
+
+    def add_queue(self, key: str, event: str, cause: str) -> None:
+        self._queue.append((self.sync, self._now(), key, event, cause))
 
     # --------------------------------------------------------------- reading
     @staticmethod
@@ -194,6 +206,11 @@ class Trace:
         """One row per sync (columns: :data:`SYNC_COLUMNS`)."""
         return self._frame(self._syncs, SYNC_COLUMNS)
 
+    def queue(self, key: str | None = None):
+        """One row per work-queue change (columns: :data:`QUEUE_COLUMNS`); only *key* (``ns/name``) if given."""
+        rows = self._queue if key is None else [r for r in self._queue if r[2] == key]
+        return self._frame(rows, QUEUE_COLUMNS)
+
     def __len__(self) -> int:
         return len(self._syncs)
 
@@ -206,7 +223,7 @@ class Trace:
         """The raw rows of every table (for saving and comparing traces)."""
         return {"decisions": list(self._decisions), "pods": list(self._pods),
                 "status": list(self._status), "events": list(self._events),
-                "syncs": list(self._syncs)}
+                "syncs": list(self._syncs), "queue": list(self._queue)}
 
     # ----------------------------------------------------------- save / load
     def save(self, path: str | Path) -> Path:

@@ -146,6 +146,8 @@ CALLS = [
     ("patch_pod", lambda c, v: c.patch_pod("web-0", {"metadata": {"labels": {"app": v}}})),
     ("advance", lambda c, v: c.advance(v)),
     ("run-until", lambda c, v: c.run("web", max_syncs=3, until=v)),
+    ("run_all-until", lambda c, v: c.run(None, max_syncs=3, until=v)),
+    ("run_all-max", lambda c, v: c.run(max_syncs=v) if not isinstance(v, int) or v < 50 else None),
     ("run-max", lambda c, v: c.run("web", max_syncs=v) if not isinstance(v, int) or v < 50 else None),
     ("settle", lambda c, v: c.settle("web", max_syncs=v) if not isinstance(v, int) or v < 50 else None),
     ("inject_error", lambda c, v: c.inject_error("create", count=v)),
@@ -185,7 +187,7 @@ def test_every_call_with_any_argument(call, value):
 
 @FUZZ
 @given(option=st.sampled_from(["kubelet", "seed", "profile", "feature_gates", "stages", "cluster_domain",
-                               "gc_delay"]), value=HOSTILE)
+                               "gc_delay", "informer_delay", "concurrent_syncs"]), value=HOSTILE)
 def test_cluster_options(option, value):
     try:
         c = stsedu.Cluster(**{option: value})

@@ -10,7 +10,7 @@ import pytest
 import stsedu
 from helpers import WEB_YAML
 
-FRAMES = ("decisions", "pods", "status", "events", "syncs")
+FRAMES = ("decisions", "pods", "status", "events", "syncs", "queue")
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +23,9 @@ def busy_trace() -> stsedu.Trace:
     c.set_image("web", "nginx:2")
     c.inject_error("create", "Pod")
     c.run("web")
+    c.inject_error("create", "Pod")
+    c.scale("web", 3)
+    c.run()  # the whole controller: the queue table gets a rate-limited requeue
     c.delete("web", cascade="orphan")
     return c.trace
 
@@ -37,6 +40,7 @@ def assert_same(a: stsedu.Trace, b: stsedu.Trace) -> None:
 def test_jsonl_round_trip_gives_the_same_frames(busy_trace, tmp_path):
     """Saving as JSON lines and loading back gives equal DataFrames (values and dtypes) and metadata."""
     assert busy_trace.decisions()["applied"].eq(False).any(), "the fixture should hold a failed request"
+    assert busy_trace.queue()["event"].str.contains("rate").any(), "... and a rate-limited requeue"
     path = busy_trace.save(tmp_path / "run.jsonl")
     assert_same(busy_trace, stsedu.Trace.load(path))
 

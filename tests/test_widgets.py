@@ -426,7 +426,7 @@ def test_log_view_lists_every_sync_incrementally():
 
 def test_chart_views_update_their_jupyter_charts_in_place(pg):
     """The default chart tabs are stsedu.charts' pod timeline, revision map and decision strip;
-    the shown one gets a new spec after syncs, in the same JupyterChart widget."""
+    the shown one gets a new spec after syncs, in the same ChartWidget."""
     titles = [v.title for v in pg._tabbed]
     assert titles == ["Pod timeline", "Revisions", "Decisions per sync", "Sync log"]
     timeline = pg._tabbed[0]

@@ -37,7 +37,8 @@ MAX_STEP_COUNT = 100_000
 step that would run longer is refused when the file is loaded."""
 
 TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")
-CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay")
+CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay", "informer_delay",
+                "concurrent_syncs")
 STEP_KEYS = ("expect", "note", "set")
 EXPECT_KEYS = ("pods", "status", "decisions", "rollout_status", "pvcs", "revisions", "exists", "error")
 POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner")
@@ -254,6 +255,17 @@ def _cluster_options(d: Any, source: str) -> dict:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
             raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source, field="cluster.gc_delay")
         out["gc_delay"] = float(v)
+    if "informer_delay" in d:
+        v = d["informer_delay"]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source,
+                                field="cluster.informer_delay")
+        out["informer_delay"] = float(v)
+    if "concurrent_syncs" in d:
+        v = d["concurrent_syncs"]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ScenarioError(f"must be an integer >= 1, not {v!r}", source, field="cluster.concurrent_syncs")
+        out["concurrent_syncs"] = v
     return out
 
 
@@ -578,7 +590,7 @@ def _p_delete(v):
 
 
 _PARSERS: dict[str, Callable[[Any], dict]] = {
-    "sync": _p_sync, "run": _p_run, "settle": _p_settle, "advance": _p_advance,
+    "sync": _p_sync, "run": _p_run, "run_all": _p_run, "settle": _p_settle, "advance": _p_advance,
     "kubelet_step": _p_kubelet_step,
     "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
     "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
@@ -734,6 +746,8 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
     "run": lambda s: f"run {s.set_name} until stable"
                      + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+    "run_all": lambda s: "run the whole controller (every set, one work queue) until nothing is queued"
+                         + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
     "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
     "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
                                                           if s.args["count"] > 1 else ""),

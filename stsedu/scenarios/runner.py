@@ -283,6 +283,7 @@ def _fail_after(c: Cluster, s: Step, sc: Scenario):
 _ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
     "sync": lambda c, s, sc: [c.sync(s.set_name) for _ in range(s.args["count"])],
     "run": lambda c, s, sc: c.run(s.set_name, **s.args),
+    "run_all": lambda c, s, sc: c.run(None, **s.args),
     "settle": lambda c, s, sc: c.settle(s.set_name, **s.args),
     "kubelet_step": lambda c, s, sc: _nothing([c.kubelet.step() for _ in range(s.args["count"])]),
     "advance": lambda c, s, sc: _nothing(c.advance(s.args["seconds"])),

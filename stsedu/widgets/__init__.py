@@ -9,6 +9,8 @@
   (``Playground(controls=["replicas"], actions=["sync"], views=["decisions"])``).
 * :class:`SyncStepper` (:mod:`.stepper`): steps through the decisions of one
   sync and highlights the step of the upstream algorithm that made each.
+* :class:`LoopLab` (:mod:`.loop_lab`): two sets through the whole controller loop, with an
+  informer-delay slider and an API-error toggle (notebook 04).
 * :class:`View` and its subclasses (:mod:`.views`): the pluggable views a
   Playground shows.
 
@@ -21,10 +23,11 @@ cluster's values.  ``pg.last_error`` holds the exception.
 
 from __future__ import annotations
 
+from .loop_lab import LoopLab
 from .playground import Playground
 from .stepper import SyncStepper
 from .views import (ACTIONS, CONTROLS, DEFAULT_VIEWS, VIEWS, ChartView, DecisionsView, LogView, PodsView,
                     StatusView, View, default_manifest)
 
-__all__ = ["Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",
+__all__ = ["LoopLab", "Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",
            "ChartView", "LogView", "CONTROLS", "ACTIONS", "VIEWS", "DEFAULT_VIEWS", "default_manifest"]

@@ -324,30 +324,13 @@ class StatusView(View):
             "</tbody></table>")
 
 
-_OFFLINE_DONE = False
-
-
-def _enable_offline_charts() -> None:
-    """Bundle Vega into the chart widget (once, and only under a kernel: no CDN needed)."""
-    global _OFFLINE_DONE
-    if _OFFLINE_DONE:
-        return
-    _OFFLINE_DONE = True
-    try:
-        from IPython import get_ipython
-        if get_ipython() is None:
-            return
-    except ImportError:  # pragma: no cover
-        return
-    from .. import charts
-    charts.enable_offline()
-
-
 class ChartView(View):
-    """An Altair chart of the trace in an ``alt.JupyterChart`` that updates in place.
+    """An Altair chart of the trace in a :class:`stsedu.charts.ChartWidget` that redraws in place.
 
     *chart_fn(trace, set_name)* (or *chart_fn(trace)*) returns the chart.
-    The chart is rebuilt only when the trace has grown or the clock moved.
+    The chart is rebuilt only when the trace has grown or the clock moved, and
+    the same widget (``jchart``) gets the new spec: it draws offline, from the
+    Vega JavaScript shipped in the package, with no vl-convert.
     """
 
     title = "Chart"
@@ -357,8 +340,7 @@ class ChartView(View):
         super().__init__()
         import inspect
 
-        import altair as alt
-        _enable_offline_charts()
+        from ..charts import ChartWidget
         self.chart_fn = chart_fn
         try:
             params = [p for p in inspect.signature(chart_fn).parameters.values()
@@ -370,7 +352,7 @@ class ChartView(View):
             self.title = title
         self.chart = None
         self._key: tuple | None = None
-        self.jchart = alt.JupyterChart(alt.Chart().mark_point(), layout=W.Layout(display="none"))
+        self.jchart = ChartWidget(layout=W.Layout(display="none"))
         self.note = W.HTML()
         self.widget = W.VBox([self.note, self.jchart])
 
@@ -395,12 +377,9 @@ class ChartView(View):
             return
         self.note.value = ""
         self.chart = chart
-        # Assigning a chart that compares "equal" is ignored by traitlets (Altair
-        # expressions overload ==); None first, inside hold_sync, so the frontend
-        # only ever receives the final spec (no blank frame, no flicker).
-        with self.jchart.hold_sync():
-            self.jchart.chart = None
-            self.jchart.chart = chart
+        # The same widget, a new spec (compared as a dict: an unchanged chart sends nothing);
+        # the browser swaps the drawing when the new one is ready, so nothing blanks.
+        self.jchart.update(chart)
         self.jchart.layout.display = None
 
 

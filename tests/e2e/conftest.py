@@ -85,7 +85,10 @@ def jupyter_server(tmp_path_factory):
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     port = _free_port()
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    # Kernels (and the server) start without vl_convert (kernel_without_vl_convert/sitecustomize.py):
+    # every chart in these tests draws from the kit's own Vega bundle, as in JupyterLite.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE / "kernel_without_vl_convert"), str(REPO),
+                                                    env.get("PYTHONPATH", "")) if p)
     env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
     env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
     log = tmp / "jupyter.log"

@@ -19,7 +19,7 @@ from .api.errors import ValidationError
 from .api.field_errors import invalid
 from .api.load import load_documents
 from .api.merge_patch import merge_patch
-from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet
+from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet, detached
 from .controller.decisions import SyncResult
 from .controller.profiles import Profile, get_profile
 from .controller.informers import Informers
@@ -101,17 +101,6 @@ class Cluster:
 
     # ================================================================ reads
     @property
-    def reuse_quiet_syncs(self) -> bool:
-        """Let a sync of a set whose inputs are the very objects its previous sync read, when that sync
-        changed nothing, repeat that outcome without planning again (same decisions, status and trace;
-        docs/performance.md).  False plans every sync afresh."""
-        return self.controller.reuse_quiet_syncs
-
-    @reuse_quiet_syncs.setter
-    def reuse_quiet_syncs(self, value: bool) -> None:
-        self.controller.reuse_quiet_syncs = value
-
-    @property
     def now(self) -> float:
         """The clock, in seconds since the cluster was made."""
         return self.clock.now
@@ -188,13 +177,14 @@ class Cluster:
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
-        return self.controller.sync(name, namespace)
+        return _with_detached_payloads(self.controller.sync(name, namespace))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def preview(self, name: str, namespace: str = "default"):
         """The plan the next sync would carry out, without doing anything."""
         self.statefulset(name, namespace)  # KeyError if absent
-        return self.controller.preview(self.store.get("StatefulSet", namespace, name), namespace)
+        return _with_detached_payloads(self.controller.preview(self.store.get("StatefulSet", namespace, name),
+                                                               namespace))
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time.
@@ -739,6 +729,13 @@ def _claim_sort_key(name: str):
     return (head, int(ordinal) if ordinal.isdigit() else -1, name)
 
 
-def _detached(obj):
-    """A copy of a stored object that shares nothing with the store (changing it changes nothing)."""
-    return copy.deepcopy(obj)
+_detached = detached
+
+
+def _with_detached_payloads(record):
+    """*record* (a SyncResult or SyncPlan) with the caller's copies of its decisions' payloads (the pods,
+    claims and revisions acted on), so that changing them changes nothing stored."""
+    if all(d.payload is None for d in record.decisions):
+        return record
+    return replace(record, decisions=tuple(d if d.payload is None else replace(d, payload=detached(d.payload))
+                                           for d in record.decisions))

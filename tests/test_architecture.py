@@ -169,3 +169,37 @@ def test_changing_what_a_write_returns_changes_nothing(cluster):
     assert cluster.pod("web-0").labels["tier"] == "a"
     del before  # the patch above changed the pod on purpose; the returned objects changed nothing else
     assert cluster.statefulset("web").spec.template["metadata"]["labels"]["app"] == "nginx"
+
+
+def test_a_pod_the_kubelet_hands_back_is_the_callers_copy():
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    before = None
+    for verb in ("start", "set_ready", "set_unready", "crash", "fail"):
+        pod = getattr(c.kubelet, verb)("web-0")
+        before = c.dump()
+        pod.labels["app"] = "other"
+        pod.spec["containers"][0]["image"] = "x"
+        assert c.dump() == before, verb
+
+
+def test_changing_what_a_sync_or_preview_returns_changes_nothing():
+    """The pods (and claims, revisions) a decision carries are the caller's copies."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2, claims=True))
+    r = c.sync("web")
+    created = [d for d in r.decisions if d.payload is not None and d.action in ("create", "create-pvc",
+                                                                                 "create-revision")]
+    assert {d.action for d in created} == {"create", "create-pvc", "create-revision"}
+    before = c.dump()
+    for d in created:
+        d.payload.labels["app"] = "other"
+    assert c.dump() == before
+    c.settle("web")
+    c.scale("web", 1)
+    for record in (c.preview("web"), c.sync("web")):
+        (delete,) = [d for d in record.decisions if d.action == "delete"]
+        assert delete.pod == "web-1"
+        delete.payload.labels.clear()
+        assert c.pod("web-1").labels["app"] == "nginx"

@@ -597,3 +597,11 @@ def test_pods_view_follows_pod_changes_at_the_same_instant(pg):
     assert pg.cluster.now == t
     line = next(ln for ln in pods.table.value.splitlines() if ln.startswith("web-1 "))
     assert "Error" in line
+
+
+def test_settle_brings_up_a_set_larger_than_max_syncs_allows():
+    """Playground(settle=True) starts from a stable set even when it takes more syncs than max_syncs
+    (an OrderedReady set comes up in about four syncs per pod: 260 pods need more than 1,000)."""
+    pg = sw.Playground(replicas=260, settle=True, views=["decisions"])
+    st = pg.cluster.statefulset(pg.name).status
+    assert pg.max_syncs == 1000 and st.ready_replicas == st.replicas == 260

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -27,6 +28,13 @@ HASH_LABEL = "controller.kubernetes.io/hash"
 _ORDINAL_RE = re.compile(r"(.*)-([0-9]+)")
 
 
+def detached(obj):
+    """A copy of a stored object that shares nothing with the store: what the cluster hands to callers
+    (changing it changes nothing stored)."""
+    return copy.deepcopy(obj)
+
+
+@lru_cache(maxsize=1 << 16)
 def parse_pod_name(name: str) -> tuple[str, int]:
     """Parent name and ordinal of a pod name (mirror of ``getParentNameAndOrdinal``).
 

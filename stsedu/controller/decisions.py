@@ -15,9 +15,6 @@ from ..api.objects import StatefulSetStatus
 
 # Actions that change pods, or stop the controller (API.md's table).
 POD_ACTIONS = ("create", "delete", "update", "wait")
-# Other actions recorded in the same trace.
-OTHER_ACTIONS = ("create-pvc", "update-pvc", "create-revision", "update-revision",
-                 "reuse-revision", "delete-revision", "adopt", "release", "status", "error")
 
 # Steps of one sync, in the order upstream runs them.
 STEP_CLAIM = "claim"            # getPodsForStatefulSet / adoptOrphanRevisions
@@ -89,10 +86,6 @@ class Decision:
     applied: bool | None = None
     error: str | None = None
     payload: Any = field(default=None, compare=False, repr=False)
-
-    @property
-    def is_wait(self) -> bool:
-        return self.action == "wait"
 
     def as_tuple(self) -> tuple[str, str | None, str]:
         """(action, pod, reason): handy in tests and exercises."""

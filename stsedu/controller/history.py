@@ -84,34 +84,9 @@ def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRe
     return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
 
 
-_CANDIDATES: dict[str, tuple] = {}
-"""new_revision's last answer per set uid, with the objects it was made from."""
-
-
 def new_revision(sts: StatefulSet, number: int, collision_count: int,
                  null_creation_timestamp: bool = False) -> ControllerRevision:
-    """The candidate revision for the set's live template (``newRevision``).
-
-    Every sync asks for it; the answer is remembered per set and reused while
-    the set's spec and annotations are the very same (frozen, never mutated)
-    objects and the number and collision count are unchanged.
-    """
-    hit = _CANDIDATES.get(sts.uid)
-    if (hit is not None and hit[0] is sts.spec and hit[1] is sts.annotations and hit[2] == number
-            and hit[3] == collision_count and hit[4] == sts.name and hit[5] == sts.namespace
-            and hit[6] == null_creation_timestamp):
-        return hit[7]
-    rev = _new_revision(sts, number, collision_count, null_creation_timestamp)
-    if sts.uid:
-        if len(_CANDIDATES) >= 256:
-            _CANDIDATES.clear()
-        _CANDIDATES[sts.uid] = (sts.spec, sts.annotations, number, collision_count, sts.name,
-                                sts.namespace, null_creation_timestamp, rev)
-    return rev
-
-
-def _new_revision(sts: StatefulSet, number: int, collision_count: int,
-                  null_creation_timestamp: bool = False) -> ControllerRevision:
+    """The candidate revision for the set's live template (``newRevision``)."""
     data = revision_data(sts.spec.template, null_creation_timestamp)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})

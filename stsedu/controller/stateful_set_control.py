@@ -3,7 +3,7 @@
 :func:`plan_sync` takes a :class:`Snapshot` (what the informer cache holds at
 the start of a sync) and returns a :class:`SyncPlan`: every decision upstream's
 ``UpdateStatefulSet`` would make if each request succeeded, in the order it
-would make them.  Nothing is written here; ``pod_control.apply_plan`` carries
+would make them.  Nothing is written here; ``stateful_pod_control.apply_plan`` carries
 the plan out and stops where upstream would stop on an error.
 
 Step by step (BEHAVIOUR.md section 1):
@@ -26,8 +26,8 @@ from typing import Mapping
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
-from ..api.objects import (POD_NAME_LABEL, REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod,
-                    StatefulSet, StatefulSetStatus)
+from ..api.objects import (REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
+                           StatefulSetStatus)
 from .profiles import CURRENT, Profile
 from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
                         next_revision, revision_hash, revision_name, scaled_max_unavailable)
@@ -47,8 +47,6 @@ class Snapshot:
     namespace_revisions: Mapping[str, ControllerRevision]
     """Every revision of the namespace, by name (name collisions)."""
     now: float
-    memo: dict | None = None
-    """A cache of per-pod checks kept between syncs (results never depend on it)."""
 
 
 def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
@@ -143,10 +141,38 @@ def versioned_revision(sts: StatefulSet, current: str, update: str, ordinal: int
     return current if use_current else update
 
 
-def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> Pod:
-    """The not-yet-created pod of a slot (phase ``""``); built in full only when created."""
-    return Pod(name=f"{sts.name}-{ordinal}", namespace=sts.namespace,
-               labels={"controller-revision-hash": revision})
+class PlannedPod:
+    """The pod of an empty slot, as ``newVersionedStatefulSetPod`` makes it before it exists.
+
+    It carries what the planner reads of a pod (name, ordinal, the revision
+    label, phase ``""`` so that ``isCreated`` is False, no readiness, no
+    deletion timestamp); :func:`full_pod` builds the complete pod to create.
+    A plain small object: a sync makes one for every empty slot.
+    """
+
+    __slots__ = ("name", "namespace", "ordinal", "parent", "labels", "revision")
+    uid = ""
+    phase = ""
+    ready = False
+    ready_since = None
+    deletion_timestamp = None
+    owner_references = ()
+
+    def __init__(self, name: str, namespace: str, parent: str, ordinal: int, revision: str) -> None:
+        self.name = name
+        self.namespace = namespace
+        self.parent = parent
+        self.ordinal = ordinal
+        self.revision = revision
+        self.labels = {REVISION_LABEL: revision}
+
+    def __repr__(self) -> str:
+        return f"<PlannedPod {self.name}: revision {self.revision}>"
+
+
+def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> PlannedPod:
+    """The not-yet-created pod of a slot (``newVersionedStatefulSetPod``); built in full only when created."""
+    return PlannedPod(f"{sts.name}-{ordinal}", sts.namespace, sts.name, ordinal, revision)
 
 
 def full_pod(sts: StatefulSet, pod: Pod, revisions: Mapping[str, ControllerRevision],
@@ -173,19 +199,18 @@ def replica_status(pods, min_ready_seconds: int, now: float, current: str, updat
     replicas = ready = available = cur = upd = 0
     mrs = min_ready_seconds if profile.min_ready_seconds else 0
     for pod in pods:
-        phase = pod.phase
-        if phase == "":
+        if not P.is_created(pod):
             continue
         replicas += 1
-        if phase == "Running" and pod.ready:
+        if P.is_running_and_ready(pod):
             ready += 1
             if P.is_running_and_available(pod, mrs, now):
                 available += 1
-        if pod.deletion_timestamp is None:
-            rev = pod.labels.get("controller-revision-hash", "")
-            if rev == current:
+        if not P.is_terminating(pod):
+            revision = P.revision_label(pod)
+            if revision == current:
                 cur += 1
-            if rev == update:
+            if revision == update:
                 upd += 1
     return replicas, ready, available, cur, upd
 
@@ -211,7 +236,9 @@ def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
     if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
         return status
     n = sts.spec.replicas
-    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n:
+    promoted = (status.current_replicas == status.updated_replicas
+                and status.current_revision == status.update_revision)
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
         return replace(status, current_replicas=status.updated_replicas,
                        current_revision=status.update_revision)
     return status
@@ -286,7 +313,7 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
 def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
                  condemned: bool, profile: Profile) -> bool:
     """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
-    if not profile.pvc_retention:
+    if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
     for name, _ in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
@@ -298,53 +325,6 @@ def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolu
 # ----------------------------------------------------------- processReplica
 
 
-def conformance(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile) -> tuple[bool, bool, bool]:
-    """(identityMatches, storageMatches, ClaimsMatchRetentionPolicy) for an in-range pod, memoised.
-
-    The memo keeps, per set, the last answer for each pod name together with
-    the pod object and the claim objects it was computed from.  Stored
-    objects are frozen and replaced on every write, so an answer is reused
-    only while the very same pod and claim objects are listed; the set's
-    cache is dropped when its spec object (any spec change) or the profile
-    changes.
-    """
-    if snap.memo is None or not pod.uid:
-        return (P.identity_matches(sts, pod), P.storage_matches(sts, pod),
-                claims_match(sts, pod, snap.claims, False, profile))
-    hit = _conformance_entry(sts, pod, snap, profile, _conformance_cache(sts, snap.memo, profile))
-    return hit[1], hit[2], hit[5]
-
-
-def _conformance_cache(sts: StatefulSet, memo: dict, profile: Profile) -> dict:
-    """The set's conformance cache: pod name -> [pod, identity, storage, claim names, claims, retention]."""
-    key = ("conformance", sts.uid)
-    entry = memo.get(key)
-    if entry is None or entry[0] is not sts.spec or entry[1] is not profile:
-        entry = memo[key] = (sts.spec, profile, {})
-    return entry[2]
-
-
-def _conformance_entry(sts: StatefulSet, pod: Pod, snap: Snapshot, profile: Profile, cache: dict) -> list:
-    """The up-to-date cache entry of *pod* (worked out again if the pod or a claim changed)."""
-    claims = snap.claims
-    hit = cache.get(pod.name)
-    if hit is None or hit[0] is not pod:
-        names = tuple(name for name, _ in P.claim_names(sts, pod.ordinal))
-        hit = cache[pod.name] = [pod, P.identity_matches(sts, pod), P.storage_matches(sts, pod), names,
-                                 None, False]
-    seen = hit[4]
-    fresh = seen is not None
-    if fresh:
-        for name, claim in zip(hit[3], seen):
-            if claims.get(name) is not claim:
-                fresh = False
-                break
-    if not fresh:
-        hit[4] = tuple(claims.get(name) for name in hit[3])
-        hit[5] = claims_match(sts, pod, claims, False, profile)
-    return hit
-
-
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, revisions: Mapping[str, ControllerRevision] | None = None
                     ) -> tuple[list[Decision], bool]:
@@ -352,23 +332,23 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     out: list[Decision] = []
     name = pod.name
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    kw = {"step": STEP_REPLICAS, "slot": slot}
-    replaced_failed = pod.phase == "Failed" or (profile.succeeded_restarts and pod.phase == "Succeeded")
-    if replaced_failed:
-        if pod.deletion_timestamp is None:
+    # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
+    if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
+        if not P.is_terminating(pod):
             out.append(_d("delete", name, "failed",
                           f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
-                          "failed", payload=pod, **kw))
+                          "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
         else:
             out.append(_d("wait", name, "terminating",
                           f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
-                          "failed-terminating", **kw))
+                          "failed-terminating", step=STEP_REPLICAS, slot=slot))
         return out, True
-    if pod.phase == "":
+    # a missing pod is created, with its claims first
+    if not P.is_created(pod):
         if profile.pvc_retention and P.claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
-                          "removed; wait before creating the pod.", "stale-claim", **kw))
+                          "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
             return out, True
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
         out.extend(claim_ds)
@@ -376,34 +356,36 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
             return out, True
         out.append(_d("create", name, "missing",
                       f"{name} does not exist: create it at revision {pod.revision}.",
-                      "create", payload=full_pod(sts, pod, revisions or {}, profile), **kw))
+                      "create", payload=full_pod(sts, pod, revisions or {}, profile), step=STEP_REPLICAS, slot=slot))
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
-        if monotonic:
-            return out, True
-        return out, False
-    if pod.phase == "Pending" and profile.pvc_retention:
-        # createMissingPersistentVolumeClaims: missing claims, then their owner refs
+        return out, monotonic
+    # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
+    if P.is_pending(pod) and profile.pvc_retention:
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
         out.extend(claim_ds)
         if blocked:
             return out, True
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
-    if pod.deletion_timestamp is not None and monotonic:
+    # OrderedReady: wait for the pod to be gone, Running and Ready, Available
+    if P.is_terminating(pod) and monotonic:
         out.append(_d("wait", name, "terminating",
-                      f"{name} is terminating; wait until it is gone.", "terminating", **kw))
+                      f"{name} is terminating; wait until it is gone.", "terminating", step=STEP_REPLICAS, slot=slot))
         return out, True
-    if not (pod.phase == "Running" and pod.ready) and monotonic:
+    if not P.is_running_and_ready(pod) and monotonic:
         out.append(_d("wait", name, "not-running-ready",
-                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", **kw))
+                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", step=STEP_REPLICAS, slot=slot))
         return out, True
     if not P.is_running_and_available(pod, mrs, snap.now) and monotonic:
         out.append(_d("wait", name, "not-available",
                       f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
-                      "not-available", **kw))
+                      "not-available", step=STEP_REPLICAS, slot=slot))
         return out, True
-    identity_ok, storage_ok, retention_ok = conformance(sts, pod, snap, profile)
+    # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
+    identity_ok = P.identity_matches(sts, pod)
+    storage_ok = P.storage_matches(sts, pod)
+    retention_ok = claims_match(sts, pod, snap.claims, False, profile)
     if identity_ok and storage_ok and retention_ok:
         return out, False
     if not storage_ok:
@@ -427,7 +409,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     else:
         message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
                    f"they were fixed and {name} is updated (unchanged).")
-    out.append(_d("update", name, "identity", message, "identity", payload=fixed, **kw))
+    out.append(_d("update", name, "identity", message, "identity", payload=fixed, step=STEP_REPLICAS, slot=slot))
     return out, False
 
 
@@ -440,14 +422,14 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    if pod.deletion_timestamp is not None:
+    if P.is_terminating(pod):
         if monotonic:
             return [_d("wait", name, "terminating",
                        f"{name} is terminating for scale down; wait until it is gone.",
                        "condemned-terminating", **kw)], True
         return [], False
     blocker = first_unavailable.name if first_unavailable is not None else None
-    if not (pod.phase == "Running" and pod.ready) and monotonic and pod is not first_unavailable:
+    if not P.is_running_and_ready(pod) and monotonic and pod is not first_unavailable:
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
                    f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
@@ -478,7 +460,7 @@ def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now:
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
-        if pod.revision != update and pod.deletion_timestamp is None:
+        if P.revision_label(pod) != update and not P.is_terminating(pod):
             return [_d("delete", pod.name, "update",
                        f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
                        "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
@@ -514,7 +496,7 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
 
     def old(i: int) -> bool:
         pod = replicas[i]
-        return pod.revision != update and pod.deletion_timestamp is None
+        return P.revision_label(pod) != update and not P.is_terminating(pod)
 
     in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
     parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
@@ -562,30 +544,34 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
 # ------------------------------------------------------------------- the sync
 
 
-_UNSETTLED, _SETTLED_OLD, _SETTLED_UPDATED = 0, 1, 2
-"""Per-slot marks of plan_sync's pass: processReplica has work there (or the slot is
-empty); the pod is healthy and conforming, at an older revision; the same, at the
-update revision."""
+class Slots:
+    """The replica slots 0 .. n-1 in order: the pod of each ordinal, or the pod
+    ``newVersionedStatefulSetPod`` would make, made when a slot is first read.
 
+    Upstream allocates ``make([]*v1.Pod, replicaCount)``; spec.replicas may be
+    2147483647, so stsedu keeps only the pods that exist and the slots a sync reads
+    (OrderedReady stops at the first empty slot): memory follows the work.
+    """
 
-class _Slots:
-    """The ordinal range as a read-only sequence of pods, placeholders made on demand."""
-
-    __slots__ = ("_n", "_slot")
-
-    def __init__(self, n: int, slot) -> None:
-        self._n, self._slot = n, slot
+    def __init__(self, n: int, new_pod) -> None:
+        self._n, self._new_pod, self._pods = n, new_pod, {}
 
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, i: int) -> Pod:
+    def __setitem__(self, i: int, pod) -> None:
+        self._pods[i] = pod
+
+    def __getitem__(self, i: int):
         if not 0 <= i < self._n:
             raise IndexError(i)
-        return self._slot(i)
+        pod = self._pods.get(i)
+        if pod is None:
+            pod = self._pods[i] = self._new_pod(i)
+        return pod
 
     def __iter__(self):
-        return (self._slot(i) for i in range(self._n))
+        return (self[i] for i in range(self._n))
 
 
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
@@ -602,187 +588,85 @@ def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
 
 def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
               gates: Mapping[str, bool] | None = None) -> SyncPlan:
-    """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``)."""
+    """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``).
+
+    The steps of ``updateStatefulSet``, in its order: revisions, the status
+    count, the split into replicas and condemned pods, ``processReplica`` for
+    each slot, ``fixPodClaim`` and ``processCondemned`` for each condemned pod,
+    then the rolling update; ``truncateHistory`` last.
+    """
     gates = gates or {}
     sts, now = snap.sts, snap.now
-    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
-    decisions: list[Decision] = list(rev_decisions)
     mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    start = sts.spec.start_ordinal if profile.start_ordinal else 0
-    n = sts.spec.replicas
-    end = start + n
+    start = P.start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
 
-    # The one pass over the claimed pods, the per-pod cost of every sync (keep it lean):
-    # split by ordinal, count the status (computeReplicaStatus over replicas + condemned)
-    # and mark each slot _SETTLED_* when processReplica has nothing to do for its pod
-    # (healthy and conforming: it would return ([], False)).  A later pod with the same
-    # ordinal replaces an earlier one in its slot, as upstream's replicas[ord] = pod does.
-    # Slots are kept sparse (ordinal index -> pod, -> mark): memory follows the pods that
-    # exist and the work of the sync, not spec.replicas (2147483647 is a valid value).
-    replicas: dict[int, Pod] = {}
-    settled: dict[int, int] = {}
+    # getStatefulSetRevisions
+    decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
+    revisions = {r.name: r for r in snap.revisions}
+    revisions[update_rev.name] = update_rev
+
+    # computeReplicaStatus
+    status = base_status(sts, snap.pods, now, current, update, collisions, profile)
+
+    # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
+    # the others are condemned; an empty slot gets the pod newVersionedStatefulSetPod would make
+    replicas = Slots(sts.spec.replicas, lambda i: placeholder(
+        sts, start + i, versioned_revision(sts, current, update, start + i, profile)))
     condemned: list[Pod] = []
-    live = {current, update}
-    live_add = live.add
-    r_count = ready = available = cur = upd = 0
-    healthy_updated = healthy_other = 0  # counted apart: in replicas, ready, available, (current), updated
-    set_name, set_ns = sts.name, sts.namespace
-    plain_storage = not sts.spec.volume_claim_templates  # storage and claim checks hold trivially
-    if not plain_storage:
-        conf_cache = {} if snap.memo is None else _conformance_cache(sts, snap.memo, profile)
-        conf_get, claims_get = conf_cache.get, snap.claims.get
-    low = max(start, 0)
-    rev_label, name_label = REVISION_LABEL, POD_NAME_LABEL
     for pod in snap.pods:
-        o = pod.ordinal
-        if (low <= o < end and pod.phase == "Running" and pod.ready and pod.deletion_timestamp is None
-                and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now))):
-            # The common case, an in-range healthy pod (not isUnavailable): count it, and
-            # settle its slot if it conforms (identityMatches, storage and claim checks).
-            labels = pod.labels
-            i = o - start
-            replicas[i] = pod
-            if labels.get(rev_label) == update:
-                healthy_updated += 1
-                mark = _SETTLED_UPDATED
-            else:
-                rev = labels.get(rev_label, "")
-                healthy_other += 1
-                live_add(rev)
-                if rev == current:
-                    cur += 1
-                mark = _SETTLED_OLD
-            if plain_storage:
-                if labels.get(name_label) == pod.name and pod.parent == set_name and pod.namespace == set_ns:
-                    settled[i] = mark
-                else:
-                    settled[i] = _UNSETTLED
-            else:  # claim templates: the memoised checks, see conformance()
-                hit = conf_get(pod.name)
-                if hit is not None and hit[0] is pod and hit[4] is not None:
-                    for cname, claim in zip(hit[3], hit[4]):
-                        if claims_get(cname) is not claim:
-                            hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
-                            break
-                else:
-                    hit = _conformance_entry(sts, pod, snap, profile, conf_cache)
-                settled[i] = mark if hit[1] and hit[2] and hit[5] else _UNSETTLED
-            continue
-        rev = pod.labels.get(rev_label, "")
-        live_add(rev)
-        if start <= o < end:
-            i = o - start
-            replicas[i] = pod
-            settled[i] = _UNSETTLED
-        elif o >= 0:
+        if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
+            replicas[pod.ordinal - start] = pod
+        elif pod.ordinal >= 0:
             condemned.append(pod)
-        else:
-            continue
-        phase = pod.phase
-        if phase == "":
-            continue
-        r_count += 1
-        if phase == "Running" and pod.ready:
-            ready += 1
-            if mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now):
-                available += 1
-        if pod.deletion_timestamp is None:
-            if rev == current:
-                cur += 1
-            if rev == update:
-                upd += 1
-    healthy = healthy_updated + healthy_other
-    r_count += healthy
-    ready += healthy
-    available += healthy
-    upd += healthy_updated
-    if current == update:
-        cur += healthy_updated
-    status = StatefulSetStatus(observed_generation=sts.generation, replicas=r_count, ready_replicas=ready,
-                               available_replicas=available, current_replicas=cur, updated_replicas=upd,
-                               current_revision=current, update_revision=update,
-                               collision_count=collisions, conditions=sts.status.conditions)
-    def slot(i: int) -> Pod:
-        pod = replicas.get(i)
-        if pod is None:  # placeholders are made when first looked at
-            pod = replicas[i] = placeholder(sts, start + i,
-                                            versioned_revision(sts, current, update, start + i, profile))
-        return pod
+    condemned.sort(key=lambda pod: pod.ordinal, reverse=True)  # descendingOrdinal
 
-    def next_unsettled(i: int) -> int:
-        """The first slot from *i* that processReplica has work in (empty, unhealthy or
-        not conforming), or -1; only settled slots, each a pod that exists, are skipped."""
-        while i < n and settled.get(i, _UNSETTLED) != _UNSETTLED:
-            i += 1
-        return i if i < n else -1
+    # the first unavailable pod: lowest replica, else lowest condemned pod
+    first_unavailable = next((pod for pod in replicas if P.is_unavailable(pod, mrs, now)), None)
+    if first_unavailable is None:
+        first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
 
-    if len(condemned) > 1:
-        condemned.sort(key=lambda p: p.ordinal, reverse=True)
-    monotonic = sts.spec.pod_management_policy != "Parallel"
+    monotonic = not P.allows_burst(sts)
+    live = {current, update} | {P.revision_label(pod) for pod in snap.pods}
 
-    def finish(final_status) -> SyncPlan:
-        hist = history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit)
-        for r in hist:
+    def finish() -> SyncPlan:
+        # truncateHistory
+        for r in history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit):
             decisions.append(_d("delete-revision", None, "history-limit",
                                 f"Revision {r.name} (number {r.revision}) is beyond "
                                 f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
                                 "truncate", target=r.name, step=STEP_HISTORY, payload=r))
-        return SyncPlan(decisions=tuple(decisions), status=final_status, current_revision=current,
+        return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=n, condemned_slots=len(condemned),
+                        replica_slots=len(replicas), condemned_slots=len(condemned),
                         live_revisions=frozenset(live))
 
     if sts.deletion_timestamp is not None:
-        return finish(base_status(sts, snap.pods, now, current, update, collisions, profile))
+        return finish()
 
-    # processReplica over the slots in order, jumping from one unsettled slot (empty,
-    # unhealthy or not conforming) to the next: a settled slot would give ([], False).
-    i = next_unsettled(0)
-    if i >= 0:  # the templates new pods are made from
-        revisions_by_name = {r.name: r for r in snap.revisions}
-        revisions_by_name[update_rev.name] = update_rev
-    while i >= 0:
-        ds, stop = process_replica(sts, slot(i), i, monotonic, snap, profile, revisions_by_name)
+    # processReplica for each slot; OrderedReady stops at the first slot that blocks
+    for i, pod in enumerate(replicas):
+        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, revisions)
         if ds:
             decisions.extend(ds)
-            if monotonic and any(d.error for d in ds):
-                return finish(status)
-        if stop and monotonic:
-            return finish(status)
-        i = next_unsettled(i + 1)
+        if monotonic and (stop or (ds and any(d.error for d in ds))):
+            return finish()
 
-    first_unavailable = None
-    if condemned:  # only processCondemned looks at the first unavailable pod
-        for i in range(n):  # stops at the first empty slot: bounded by the pods that exist
-            pod = replicas.get(i)
-            if pod is None or P.is_unavailable(pod, mrs, now):
-                first_unavailable = slot(i)
-                break
-        if first_unavailable is None:
-            first_unavailable = next((p for p in reversed(condemned) if P.is_unavailable(p, mrs, now)),
-                                     None)
-
+    # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     for i, pod in enumerate(condemned):
         if not claims_match(sts, pod, snap.claims, True, profile):
             decisions.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
                                                     STEP_CLAIMS_FIX, profile))
-
     for i, pod in enumerate(condemned):
         ds, stop = process_condemned(sts, pod, i, first_unavailable, monotonic, now, profile)
         decisions.extend(ds)
         if stop and monotonic:
-            return finish(status)
+            return finish()
 
+    # the rolling update
     if sts.spec.update_strategy == "OnDelete":
-        return finish(status)
-    if len(settled) == n and all(m == _SETTLED_UPDATED for m in settled.values()):
-        # Every slot holds a healthy pod at the update revision: neither rolling update
-        # deletes or waits (tests/test_perf_equivalence.py checks this against both).
-        return finish(status)
-    # Reached only once every slot holds a pod or got a create: the work is already ~n.
-    slots = _Slots(n, slot)
+        return finish()
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        decisions.extend(plan_max_unavailable_update(sts, slots, update, now, profile))
+        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile))
     else:
-        decisions.extend(plan_classic_update(sts, slots, update, now, profile))
-    return finish(status)
+        decisions.extend(plan_classic_update(sts, replicas, update, now, profile))
+    return finish()

@@ -283,7 +283,7 @@ def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod
 
 def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
     """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
-    start = start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
+    start = sts.spec.start_ordinal if start_ordinal_supported else 0  # getStartOrdinal
     return start <= pod.ordinal < start + sts.spec.replicas
 
 

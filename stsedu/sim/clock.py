@@ -26,7 +26,6 @@ class _Entry:
     seq: int
     action: Callable[[], None] = field(compare=False)
     label: str = field(compare=False, default="")
-    cancelled: bool = field(compare=False, default=False)
 
 
 class Clock:
@@ -53,20 +52,13 @@ class Clock:
         heapq.heappush(self._queue, entry)
         return entry
 
-    @staticmethod
-    def cancel(entry: _Entry) -> None:
-        """Make a scheduled event do nothing."""
-        entry.cancelled = True
-
     def peek(self) -> float | None:
-        """Time of the next live event, or None."""
-        while self._queue and self._queue[0].cancelled:
-            heapq.heappop(self._queue)
+        """Time of the next event, or None."""
         return self._queue[0].time if self._queue else None
 
     def pending(self) -> list[tuple[float, str]]:
-        """(time, label) of every live event, soonest first."""
-        return [(e.time, e.label) for e in sorted(self._queue) if not e.cancelled]
+        """(time, label) of every event, soonest first."""
+        return [(e.time, e.label) for e in sorted(self._queue)]
 
     def advance_to(self, t: float) -> int:
         """Run every event due at or before *t*; return how many ran.  Raise ValueError if *t* < now."""

@@ -14,12 +14,14 @@ run (fail a pod, make one never Ready).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..api.arguments import checked, name, optional, pod_ref, seconds
 from ..api.errors import ValidationError
+from ..api.objects import detached
 from .clock import NORMAL
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +57,14 @@ class StageProfile:
 
 def _name(pod) -> str:
     return pod if isinstance(pod, str) else pod.name
+
+
+def _hands_out_a_copy(verb):
+    """A manual verb returns the caller's copy of the pod: changing it changes nothing stored."""
+    @functools.wraps(verb)
+    def wrapper(self, *args, **kwargs):
+        return detached(verb(self, *args, **kwargs))
+    return wrapper
 
 
 class Kubelet:
@@ -136,6 +146,7 @@ class Kubelet:
 
     # ----------------------------------------------------------- manual verbs
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def start(self, pod, namespace: str = "default") -> "Pod":
         """A Pending pod becomes Running (not yet Ready).  Raise ValueError if it is not Pending."""
         p = self._pod(pod, namespace)
@@ -147,6 +158,7 @@ class Kubelet:
         return p
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def set_ready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes True (since now).  Raise ValueError unless Running."""
         p = self._pod(pod, namespace)
@@ -157,6 +169,7 @@ class Kubelet:
         return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def set_unready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes False (a failing readiness probe)."""
         p = self._pod(pod, namespace)
@@ -165,6 +178,7 @@ class Kubelet:
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def fail(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Failed (evicted, node lost, ...)."""
         p = self._pod(pod, namespace)
@@ -174,6 +188,7 @@ class Kubelet:
                            "failed")
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def succeed(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Succeeded (all containers exited 0)."""
         p = self._pod(pod, namespace)
@@ -183,6 +198,7 @@ class Kubelet:
                            "succeeded")
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
     def crash(self, pod, namespace: str = "default") -> "Pod":
         """A container crashes and restarts: the pod stays Running, not Ready, restarts + 1."""
         p = self._pod(pod, namespace)

@@ -33,8 +33,6 @@ class Store:
         self._uids = 0
         self._views: dict[tuple[str, str], Mapping[str, Any]] = {}
         self.listeners: list[Listener] = []
-        self.epoch: dict[str, int] = {k: 0 for k in KINDS}
-        """Per kind, a counter bumped by every write (cheap change detection)."""
 
     # ------------------------------------------------------------------ reads
     def get(self, kind: str, namespace: str, name: str):
@@ -100,7 +98,6 @@ class Store:
         return old
 
     def _notify(self, kind, verb, old, new) -> None:
-        self.epoch[kind] += 1
         for listener in self.listeners:
             listener(kind, verb, old, new)
 

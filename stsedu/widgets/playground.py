@@ -128,10 +128,12 @@ class Playground(PlaygroundLayout):
         self._base_stages = c.kubelet.stages
         self._apply_speed(c)
         if self._settle:
+            # a set comes up in about four syncs per pod: give the start room for every pod
+            budget = max(self.max_syncs, 10 * sts.spec.replicas + 10)
             if kubelet == "manual":
-                c.settle(sts.name, max_syncs=self.max_syncs)
+                c.settle(sts.name, max_syncs=budget)
             else:
-                c.run(sts.name, max_syncs=self.max_syncs)
+                c.run(sts.name, max_syncs=budget)
         return c, sts.name
 
     def _initial_images(self, images) -> list[str]:

@@ -570,8 +570,19 @@ class Slots:
             pod = self._pods[i] = self._new_pod(i)
         return pod
 
+    def as_list_if_full(self):
+        """A plain list when every slot holds a pod (the usual case: cheaper to walk)."""
+        if len(self._pods) == self._n:
+            return [self._pods[i] for i in range(self._n)]
+        return self
+
     def __iter__(self):
-        return (self[i] for i in range(self._n))
+        pods, new_pod = self._pods, self._new_pod
+        for i in range(self._n):
+            pod = pods.get(i)
+            if pod is None:
+                pod = pods[i] = new_pod(i)
+            yield pod
 
 
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
@@ -618,6 +629,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
             replicas[pod.ordinal - start] = pod
         elif pod.ordinal >= 0:
             condemned.append(pod)
+    replicas = replicas.as_list_if_full()
     condemned.sort(key=lambda pod: pod.ordinal, reverse=True)  # descendingOrdinal
 
     # the first unavailable pod: lowest replica, else lowest condemned pod

@@ -2,10 +2,14 @@
 
 * ``stsedu`` (no arguments): the concept page's web/nginx example, run to
   stability with the auto kubelet, printed as it happens;
-* ``stsedu run SCENARIO [--trace FILE]``: replay a scenario file (or a
-  shipped scenario by name), print it, check its expectations; the exit
-  status is 1 if any expectation failed, 2 if the scenario is invalid;
+* ``stsedu run SCENARIO [--trace FILE [--force]]``: replay a scenario file
+  (or a shipped scenario by name), print it, check its expectations;
 * ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML.
+
+Exit status (:data:`EXIT_OK` ...): 0 every expectation held; 1 an expectation
+failed; 2 the scenario is invalid (or a step was refused); 3 the trace file
+cannot be written (a directory, a missing folder, a full device, an existing
+file without ``--force``, or the scenario itself).
 
 For teachers (exercises: ``docs/teaching.md``):
 
@@ -29,13 +33,18 @@ each sync's decisions (``sync 3 at 14s``) and the pods' changes as
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 import textwrap
 from typing import TextIO
 
 from . import __version__
 from . import scenarios as _scenarios
 from .trace import POD_COLUMNS
+
+EXIT_OK, EXIT_EXPECTATION_FAILED, EXIT_INVALID_SCENARIO, EXIT_OUTPUT_ERROR = 0, 1, 2, 3
+"""The exit statuses of ``stsedu run`` (documented in docs/scenarios.md)."""
 
 DEMO = "first-statefulset"
 """The shipped scenario ``stsedu`` runs without arguments (web.yaml, auto kubelet, until stable)."""
@@ -52,6 +61,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     run = sub.add_parser("run", help="replay a scenario file (or a shipped scenario by name)")
     run.add_argument("scenario", help="path to a scenario .yaml, or the name of a shipped one")
     run.add_argument("--trace", metavar="FILE", help="write the trace to FILE (.jsonl, or .parquet with pyarrow)")
+    run.add_argument("--force", action="store_true",
+                     help="let --trace replace an existing file (never the scenario itself)")
     run.add_argument("-q", "--quiet", action="store_true", help="print only the steps and expectation results")
     sub.add_parser("list", help="list the shipped scenarios")
     show = sub.add_parser("show", help="print a shipped scenario's YAML (to copy and edit)")
@@ -67,13 +78,17 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             out.write(text if text.endswith("\n") else text + "\n")
             return 0
         if args.command == "run":
-            return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet)
+            return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet,
+                                force=args.force)
         if args.command in ("exercise", "grade", "nbgrader"):
             return _teacher(args, out, parser)
         return run_scenario(DEMO, out)
     except _scenarios.ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_INVALID_SCENARIO
+    except TraceFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_OUTPUT_ERROR
 
 
 # ================================================================= teachers
@@ -191,21 +206,72 @@ def _list(out: TextIO) -> int:
     return 0
 
 
-def run_scenario(what: str, out: TextIO, trace_path: str | None = None, quiet: bool = False) -> int:
-    """Load, print and run one scenario; returns 0 if every expectation held, else 1."""
+class TraceFileError(Exception):
+    """``--trace`` names a file that cannot or must not be written (exit status 3)."""
+
+
+def check_trace_path(trace_path: str, inputs: list[Path], force: bool = False) -> Path:
+    """The path ``--trace`` may write, checked before the run: not a directory, in a
+    folder that exists, not one of *inputs* (the scenario file), and not an existing
+    file unless *force*.  Raise TraceFileError saying which."""
+    path = Path(trace_path)
+    if path.is_dir():
+        raise TraceFileError(f"--trace {trace_path}: is a directory; give a file name such as run.jsonl")
+    if not path.parent.is_dir():
+        raise TraceFileError(f"--trace {trace_path}: no such folder: {path.parent}")
+    if path.exists() or path.is_symlink():
+        for src in inputs:
+            try:
+                same = path.resolve() == src.resolve() or (src.exists() and path.samefile(src))
+            except OSError:
+                same = False
+            if same:
+                raise TraceFileError(f"--trace {trace_path}: is the scenario being run; "
+                                     "refusing to overwrite an input (even with --force)")
+        if not force:
+            raise TraceFileError(f"--trace {trace_path}: file exists; add --force to replace it")
+    return path
+
+
+def write_trace(trace, path: Path) -> Path:
+    """Save *trace* to *path* through a temporary file in the same folder, so a failed
+    write (a full device, no permission) leaves no half-written trace and any old file as
+    it was.  Raise TraceFileError with the reason."""
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        trace.save(tmp)
+        os.replace(tmp, path)
+    except ImportError as e:
+        raise TraceFileError(f"--trace {path}: {e}") from None
+    except OSError as e:
+        raise TraceFileError(f"--trace {path}: cannot write the trace: {e.strerror or e}") from None
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+    return path
+
+
+def run_scenario(what: str, out: TextIO, trace_path: str | None = None, quiet: bool = False,
+                 force: bool = False) -> int:
+    """Load, print and run one scenario; returns 0 if every expectation held, else 1.
+
+    Raise ScenarioError (exit 2) for an invalid scenario and TraceFileError (exit 3)
+    if *trace_path* cannot or must not be written -- checked before the run.
+    """
     sc = _scenarios.load(what)
+    path = None
+    if trace_path:
+        path = check_trace_path(trace_path, [sc.path] if sc.path is not None else [], force)
     printer = Printer(out, quiet=quiet)
     printer.header(sc)
     result = sc.run(strict=False, observer=printer.step)
     printer.footer(result)
-    if trace_path:
-        try:
-            path = result.trace.save(trace_path)
-        except ImportError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
+    if path is not None:
+        write_trace(result.trace, path)
         out.write(f"trace written to {path}\n")
-    return 0 if result.ok else 1
+    return EXIT_OK if result.ok else EXIT_EXPECTATION_FAILED
 
 
 # ================================================================= printing

@@ -105,6 +105,7 @@ class Cluster:
         """The clock, in seconds since the cluster was made."""
         return self.clock.now
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def statefulset(self, name: str, namespace: str = "default") -> StatefulSet:
         """The stored StatefulSet.  Raise KeyError if there is none."""
         sts = self.store.get("StatefulSet", namespace, name)
@@ -112,9 +113,11 @@ class Cluster:
             raise KeyError(f'statefulsets.apps "{name}" not found')
         return _detached(sts)
 
+    @arguments.checked("Cluster", namespace=arguments.optional(arguments.name))
     def statefulsets(self, namespace: str | None = None) -> list[StatefulSet]:
         return [_detached(s) for s in self.store.list("StatefulSet", namespace)]
 
+    @arguments.checked("Cluster", set_name=arguments.optional(arguments.name), namespace=arguments.name)
     def pods(self, set_name: str | None = None, namespace: str = "default") -> list[Pod]:
         """Pods (of one set if *set_name*: those it owns, terminating ones included), by ordinal."""
         pods = self.store.list("Pod", namespace)
@@ -123,10 +126,12 @@ class Cluster:
         return sorted((_detached(self._writes.with_availability(p)) for p in pods),
                       key=lambda p: (p.parent, p.ordinal, p.name))
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def pod(self, name: str, namespace: str = "default") -> Pod:
         """One pod.  Raise KeyError if there is none."""
         return _detached(self._writes.pod(name, namespace))
 
+    @arguments.checked("Cluster", set_name=arguments.optional(arguments.name), namespace=arguments.name)
     def pvcs(self, set_name: str | None = None, namespace: str = "default") -> list[PersistentVolumeClaim]:
         """Claims, sorted by template then ordinal; of one set's volumeClaimTemplates if *set_name*.
 
@@ -142,6 +147,7 @@ class Cluster:
             claims = [c for c in claims if _claim_of(c.name, set_name, templates)]
         return sorted((_detached(c) for c in claims), key=lambda c: _claim_sort_key(c.name))
 
+    @arguments.checked("Cluster", set_name=arguments.name, namespace=arguments.name)
     def revisions(self, set_name: str, namespace: str = "default") -> list[ControllerRevision]:
         """The set's ControllerRevisions, oldest (lowest number) first."""
         sts = self.store.get("StatefulSet", namespace, set_name)
@@ -151,9 +157,11 @@ class Cluster:
         return sorted((_detached(r) for r in revs if r.name.rsplit("-", 1)[0] == set_name),
                       key=lambda r: (r.revision, r.seq))
 
+    @arguments.checked("Cluster", namespace=arguments.name)
     def services(self, namespace: str = "default") -> list[Service]:
         return [_detached(s) for s in self.store.list("Service", namespace)]
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def service(self, name: str, namespace: str = "default") -> Service:
         svc = self.store.get("Service", namespace, name)
         if svc is None:
@@ -166,10 +174,12 @@ class Cluster:
                 "trace": {k: len(v) for k, v in self.trace.rows().items()}}
 
     # ============================================================ the controller
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
         return _with_detached_payloads(self.controller.sync(name, namespace))
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def preview(self, name: str, namespace: str = "default"):
         """The plan the next sync would carry out, without doing anything."""
         self.statefulset(name, namespace)  # KeyError if absent
@@ -186,6 +196,7 @@ class Cluster:
         self.clock.advance_to(self.now + seconds)
         return self.now
 
+    @arguments.checked("Cluster", name=arguments.optional(arguments.name), namespace=arguments.name)
     def run(self, name: str | None = None, max_syncs: int = 1000, namespace: str = "default",
             until: float | None = None) -> list[SyncResult]:
         """Sync, and let time pass while the controller only waits, until the set is stable.
@@ -219,6 +230,7 @@ class Cluster:
             return self.loop.run(arguments.as_integer(max_syncs), until)
         return list(self.iter_run(name, max_syncs, namespace, until))
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def iter_run(self, name: str, max_syncs: int = 1000, namespace: str = "default",
                  until: float | None = None) -> Iterator[SyncResult]:
         """:meth:`run`, one SyncResult at a time (for progress bars); stop iterating to stop the run."""
@@ -253,6 +265,7 @@ class Cluster:
                 break
             self.clock.advance_to(nxt)
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def settle(self, name: str, max_syncs: int = 1000, namespace: str = "default") -> list[SyncResult]:
         """Play the kubelet by hand until the set is stable (for manual mode).
 
@@ -323,12 +336,11 @@ class Cluster:
                 continue
             obj = f"{kind.lower()}/{name}"
             key = (kind, ns, name)
-            old = None
-            if kind == "StatefulSet":
-                old = pending.get(key)
-                if old is None:
-                    stored = self.store.get("StatefulSet", ns, name)
-                    old = self._defaulted(stored) if stored is not None else None
+            old = pending.get(key)
+            if old is None:
+                stored = self.store.get(kind, ns, name)
+                if stored is not None:
+                    old = self._defaulted(stored) if kind == "StatefulSet" else stored.to_manifest()
             new, errs, doc_warnings = admit(doc, old, profile=self.profile,
                                             max_unavailable_gate=self._max_unavailable_gate)
             warnings += [(obj, w) for w in doc_warnings]
@@ -448,6 +460,7 @@ class Cluster:
         self._warn([(f"statefulset/{name}", w) for w in warnings])
         return _detached(stored)
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
         """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``).
 
@@ -463,6 +476,7 @@ class Cluster:
         patch = arguments.load_patch(patch, kind="StatefulSet.apps", name=name)
         return self._edit(name, namespace, lambda m: merge_patch(m, patch), f"user: patch {json.dumps(patch)}")
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def scale(self, name: str, replicas: int, namespace: str = "default") -> StatefulSet:
         """Set ``spec.replicas`` (like ``kubectl scale --replicas``).
 
@@ -478,6 +492,7 @@ class Cluster:
             return m
         return self._edit(name, namespace, go, f"user: scale --replicas={replicas}")
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def set_image(self, name: str, image: str, container: str | None = None,
                   namespace: str = "default") -> StatefulSet:
         """Change a container image, like ``kubectl set image statefulset/<name> <container>=<image>``.
@@ -511,12 +526,14 @@ class Cluster:
             return m
         return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def delete_pod(self, name: str, namespace: str = "default") -> Pod:
         """Graceful delete (like ``kubectl delete pod``): the pod becomes terminating."""
         pod = self.pod(name, namespace)
         self.trace.add_event("Normal", "User", f"pod/{name}", "user: delete pod")
         return _detached(self._writes.delete_pod(namespace, name, "user: delete_pod") or pod)
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
         """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
 
@@ -536,6 +553,7 @@ class Cluster:
         return _detached(self._writes.write_pod(replace(pod, labels=labels, annotations=annotations),
                                                 "user: patch_pod"))
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
         """Delete a claim (like ``kubectl delete pvc``).
 
@@ -554,6 +572,7 @@ class Cluster:
         claim = self.store.get("PersistentVolumeClaim", namespace, name)
         return None if claim is None else _detached(claim)
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
         """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.
 
@@ -586,6 +605,7 @@ class Cluster:
                                                  finalizers=sts.finalizers + (finalizer,)))
         self.gc.trigger()
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:
         """Put back an earlier pod template, like ``kubectl rollout undo statefulset/<name>``.
 
@@ -633,11 +653,13 @@ class Cluster:
                                         f"(revision {target.revision}, {target.name})")
         return f"statefulset.apps/{name} rolled back"
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_status(self, name: str, namespace: str = "default") -> str:
         """What ``kubectl rollout status statefulset/<name>`` prints now (one line)."""
         from .kubectl.rollout import rollout_status_text
         return rollout_status_text(self.statefulset(name, namespace))
 
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_history(self, name: str, namespace: str = "default"):
         """The set's revisions as a DataFrame: revision number, name, and which is current/update."""
         import pandas as pd

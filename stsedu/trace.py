@@ -9,6 +9,7 @@ turned into pandas DataFrames on demand.  Every frame has a ``sync`` column
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,69 @@ TABLES = {"decisions": DECISION_COLUMNS, "pods": POD_COLUMNS, "status": STATUS_C
 
 FORMAT = "stsedu-trace"
 FORMAT_VERSION = 1
+
+MAX_TRACE_LINE_BYTES = 1 << 20
+"""Longest line :meth:`Trace.load` reads (a row is a few hundred bytes)."""
+
+_S, _S0, _I, _I0, _B, _B0, _T = "text", "text or null", "integer", "integer or null", "bool", \
+    "bool or null", "time"
+_COLUMN_TYPES = {
+    "sync": _I, "time": _T, "set": _S0, "seq": _I, "action": _S, "pod": _S0, "reason": _S0,
+    "target": _S0, "message": _S0, "rule": _S0, "step": _S0, "applied": _B0, "error": _S0,
+    "ordinal": _I, "event": _S, "phase": _S0, "ready": _B, "terminating": _B, "revision": _S0,
+    "cause": _S0, "restarts": _I0, "containers": _I0, "spec_replicas": _I0, "replicas": _I0,
+    "ready_replicas": _I0, "available_replicas": _I0, "current_replicas": _I0,
+    "updated_replicas": _I0, "current_revision": _S0, "update_revision": _S0,
+    "observed_generation": _I0, "written": _B0, "min_ready_seconds": _I0, "partition": _I0,
+    "type": _S, "object": _S0, "decisions": _I0, "changed": _B0, "key": _S}
+"""What :meth:`Trace.load` accepts in each column (a row of another type would load, then
+break the tables built from it)."""
+
+_POD_EVENTS = ("created", "updated", "deleted")
+
+
+def _type_ok(value: Any, kind: str) -> bool:
+    if value is None:
+        return kind.endswith("or null")
+    if kind in (_S, _S0):
+        return isinstance(value, str)
+    if kind in (_I, _I0):
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 1 << 63
+    if kind in (_B, _B0):
+        return isinstance(value, bool)
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0)
+
+
+def _row(rec: Any, where: str) -> tuple[str, tuple]:
+    """(table, row) from one loaded record; ValueError naming *where* and the column if it is bad."""
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: a row must be a JSON object, not {type(rec).__name__}")
+    t = rec.get("table")
+    if not isinstance(t, str) or t not in TABLES:
+        raise ValueError(f"{where}: unknown table {json.dumps(t)[:80]} in a row")
+    row = []
+    for c in TABLES[t]:
+        value = rec.get(c)
+        if c == "time" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not _type_ok(value, _COLUMN_TYPES[c]):
+            raise ValueError(f"{where}: {t}.{c}: Invalid value: {json.dumps(value)[:80]}: "
+                             f"must be {'a finite time >= 0' if c == 'time' else _COLUMN_TYPES[c]}")
+        row.append(value)
+    if t == "pods" and rec.get("event") not in _POD_EVENTS:
+        raise ValueError(f"{where}: pods.event: Unsupported value: {json.dumps(rec.get('event'))}: "
+                         f"supported values: {', '.join(_POD_EVENTS)}")
+    return t, tuple(row)
+
+
+def _json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where}: not JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply to be a trace row") from None
 
 
 class Trace:
@@ -199,40 +263,76 @@ class Trace:
     def load(cls, path: str | Path) -> "Trace":
         """Read a trace written by :meth:`save` (JSON lines, or Parquet by the ``.parquet`` suffix).
 
-        Raise ValueError if the file is not an stsedu trace or was written by
-        a newer format version.
+        Raise ValueError if the file is not an stsedu trace, was written by a newer
+        format version, or holds a row that is not what :meth:`save` writes (not
+        JSON, nested too deeply, an unknown table, a column of the wrong type, a
+        time that is not finite): the message names the line (the header is line
+        1) and the column, e.g. ``t.jsonl: line 7: pods.ready: Invalid value:
+        "yes": must be bool``.  OSError if the file cannot be opened.
         """
         path = Path(path)
         if path.suffix == ".parquet":
             pa, pq = _pyarrow()
-            table = pq.read_table(path)
+            try:
+                table = pq.read_table(path)
+            except (OSError, pa.ArrowException) as exc:
+                raise ValueError(f"{path}: not a readable Parquet file: {exc}") from None
             raw = (table.schema.metadata or {}).get(b"stsedu")
             if raw is None:
                 raise ValueError(f"{path}: not an stsedu trace (no stsedu metadata)")
-            header = json.loads(raw)
-            records = table.to_pylist()
+            header = _json(raw.decode("utf-8", "replace"), f"{path}: header")
+            records = [(f"{path}: row {n}", r) for n, r in enumerate(table.to_pylist(), start=1)]
         else:
-            with path.open(encoding="utf-8") as f:
-                first = f.readline()
+            try:
+                f = path.open(encoding="utf-8", errors="strict")
+            except IsADirectoryError:
+                raise ValueError(f"{path}: is a directory, not a trace file") from None
+            with f:
                 try:
-                    header = json.loads(first) if first.strip() else {}
-                except json.JSONDecodeError:
-                    header = {}
-                if not isinstance(header, dict) or header.get("format") != FORMAT:
-                    raise ValueError(f"{path}: not an stsedu trace (the first line is not its header)")
-                records = [json.loads(line) for line in f if line.strip()]
-        if header.get("format_version", 0) > FORMAT_VERSION:
+                    first = f.readline(MAX_TRACE_LINE_BYTES + 1)
+                    try:
+                        header = json.loads(first) if first.strip() else {}
+                    except (json.JSONDecodeError, RecursionError):
+                        header = {}
+                    if not isinstance(header, dict) or header.get("format") != FORMAT:
+                        raise ValueError(f"{path}: not an stsedu trace (the first line is not its header)")
+                    records = []
+                    for n, line in enumerate(iter(lambda: f.readline(MAX_TRACE_LINE_BYTES + 1), ""),
+                                             start=2):
+                        where = f"{path}: line {n}"
+                        if len(line) > MAX_TRACE_LINE_BYTES:
+                            raise ValueError(f"{where}: longer than {MAX_TRACE_LINE_BYTES} bytes")
+                        if line.strip():
+                            records.append((where, _json(line, where)))
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        if not isinstance(header, dict):
+            raise ValueError(f"{path}: not an stsedu trace (the header is not a JSON object)")
+        version = header.get("format_version", 0)
+        if not _type_ok(version, _I):
+            raise ValueError(f"{path}: header: format_version: Invalid value: {json.dumps(version)}:"
+                             " must be an integer")
+        if version > FORMAT_VERSION:
             raise ValueError(f"{path}: trace format version {header['format_version']} is newer than "
                              f"this stsedu reads ({FORMAT_VERSION}); upgrade stsedu")
-        trace = cls(header.get("meta"))
-        trace.sync = header.get("sync", 0)
-        trace.time = header.get("time", 0.0)
+        meta, sync, time = header.get("meta"), header.get("sync", 0), header.get("time", 0.0)
+        if meta is not None and not isinstance(meta, dict):
+            raise ValueError(f"{path}: header: meta: Invalid value: must be a JSON object")
+        if not _type_ok(sync, _I) or sync < 0:
+            raise ValueError(f"{path}: header: sync: Invalid value: {json.dumps(sync)}:"
+                             " must be an integer >= 0")
+        if isinstance(time, int) and not isinstance(time, bool):
+            time = float(time)
+        if not _type_ok(time, _T):
+            raise ValueError(f"{path}: header: time: Invalid value: {json.dumps(time)}:"
+                             " must be a finite time >= 0")
+        trace = cls(meta)
+        trace.sync = sync
+        trace.time = time
         tables = {t: getattr(trace, "_" + t) for t in TABLES}
-        for rec in records:
-            t = rec.get("table")
-            if t not in TABLES:
-                raise ValueError(f"{path}: unknown table {t!r} in a row")
-            tables[t].append(tuple(rec.get(c) for c in TABLES[t]))
+        for where, rec in records:
+            t, row = _row(rec, where)
+            tables[t].append(row)
         return trace
 
 

@@ -779,7 +779,7 @@ def _grouped(rows):
     return groups
 
 
-MANIFEST_TABLES = ("create", "update", "service", "loading")
+MANIFEST_TABLES = ("create", "update", "service", "service_update", "loading")
 """The tables checked here; the "calls" table is checked by tests/test_robustness.py."""
 
 
@@ -790,7 +790,7 @@ def _doc_cases():
 
 
 def test_docs_have_all_tables():
-    """The doc has the four checked tables, each with rows."""
+    """The doc has the checked tables, each with rows."""
     tables = doc_tables()
     assert set(MANIFEST_TABLES) <= set(tables)
     assert all(tables[name] for name in MANIFEST_TABLES)
@@ -812,6 +812,9 @@ def test_docs_table_rows_match(web_docs, table, source, expected):
         actual = create_errors(web, patch)
     elif table == "update":
         actual = update_errors(web, patch)
+    elif table == "service_update":  # ValidateServiceUpdate: the old object is nginx itself
+        actual = service.validate_service_update(defaults.default_service(merge_patch(nginx, patch)),
+                                                 defaults.default_service(copy.deepcopy(web_docs[0])))
     else:
         actual = service.validate_service(defaults.default_service(merge_patch(nginx, patch)))
     assert actual == expected
@@ -922,10 +925,10 @@ def test_resource_quantities_are_stored_in_canonical_form(web):
     revision hash is computed over)."""
     doc = merge_patch(web, {"spec": {"template": {"spec": {"containers": [{
         "name": "nginx", "image": "nginx:1",
-        "resources": {"limits": {"cpu": 0.5, "memory": "1024Mi"}, "requests": {"cpu": "0.0001", "memory": "1.5Gi"}}}]}}}})
+        "resources": {"limits": {"cpu": 0.5, "memory": "2048Mi"}, "requests": {"cpu": "0.0001", "memory": "1.5Gi"}}}]}}}})
     doc["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"] = "2048Mi"
     out = defaults.default_statefulset(doc)
     assert out["spec"]["template"]["spec"]["containers"][0]["resources"] == {
-        "limits": {"cpu": "500m", "memory": "1Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
+        "limits": {"cpu": "500m", "memory": "2Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
     assert out["spec"]["volumeClaimTemplates"][0]["spec"]["resources"] == {"requests": {"storage": "2Gi"}}
     assert statefulset.validate_statefulset(out) == []

@@ -28,7 +28,8 @@ from .field_errors import Error
 from .load import load_documents
 from .profile_rules import profile_errors, prune_fields
 from .schema import SCHEMAS, _prune, unknown_fields
-from .validation.service import validate_service
+from .validation.pod import pod_template_warnings
+from .validation.service import validate_service, validate_service_update
 from .validation.statefulset import validate_statefulset, validate_statefulset_update
 
 
@@ -101,6 +102,8 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     errs = _api_version_errors(doc)
     if kind == "Service":
         new = _prune(default_service(doc), SCHEMAS[kind])
+        if old is not None:  # ValidateServiceUpdate
+            return new, errs + validate_service_update(new, old), warnings
         return new, errs + validate_service(new), warnings
     if errs:  # the API server has no such resource: nothing else is looked at
         return None, errs, warnings
@@ -112,6 +115,9 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     errs += validate_statefulset_update(new, old) if old is not None else validate_statefulset(new)
     if profile is not None:
         errs += profile_errors(new, profile, old)
+    if not errs:  # WarningsOnCreate / WarningsOnUpdate: GetWarningsForPodTemplate
+        spec = new.get("spec") or {}
+        warnings += pod_template_warnings(spec.get("template") or {}, "spec.template")
     return new, errs, warnings
 
 

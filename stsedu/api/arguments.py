@@ -14,6 +14,8 @@ rejected input with its message (its "calls" table is checked by
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 import operator
@@ -109,6 +111,10 @@ def string(value: Any, path: str, *, required: bool = True) -> list[Error]:
         return [invalid(path, value, f"must be a string, not {_type_name(value)}")]
     if required and not value:
         return [(path, "Required value")]
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: no JSON text can carry it
+        return [invalid(path, value.encode("utf-8", "backslashreplace").decode(), "must be valid UTF-8 text")]
     return []
 
 
@@ -138,6 +144,76 @@ def check(method: str, errors: list[Error]) -> None:
         raise call_error(method, errors)
 
 
+# ------------------------------------------------------------ one checker for every public call
+
+def optional(spec):
+    """*spec*, or None."""
+    def check_optional(value: Any, path: str) -> list[Error]:
+        return [] if value is None else spec(value, path)
+    return check_optional
+
+
+def name(value: Any, path: str) -> list[Error]:
+    """An object name or a namespace: a non-empty string."""
+    return string(value, path)
+
+
+def seconds(value: Any, path: str) -> list[Error]:
+    """A finite number of seconds >= 0 (not bool, not text, not NaN or infinity)."""
+    return number(value, path)
+
+
+def pod_ref(value: Any, path: str) -> list[Error]:
+    """A pod: its name, or a Pod object (anything with a string ``name``)."""
+    if isinstance(value, str):
+        return string(value, path)
+    if isinstance(getattr(value, "name", None), str) and hasattr(value, "phase"):
+        return []
+    return [invalid(path, value, f"must be a pod name or a Pod, not {_type_name(value)}")]
+
+
+def checked(owner: str, **specs):
+    """Decorator: check the named arguments of a public call before it runs.
+
+    ``@checked("Cluster", name=name, namespace=name)`` raises one
+    :class:`~stsedu.api.errors.ValidationError` (``Cluster.pods() is invalid:
+    set_name: Invalid value: 5: must be a string, not number``) listing every bad
+    argument, before the call changes anything.  Each spec is one of the checkers
+    above: ``spec(value, argument) -> [(argument, message), ...]``.
+    """
+    def decorate(fn):
+        signature = inspect.signature(fn)
+        kind = f"{owner}.{fn.__name__}()"
+        params = list(signature.parameters)
+        # (argument, position, default, spec): read straight from args/kwargs, no bind()
+        # per call -- Cluster.sync is on the hot path of every run
+        where = [(arg, params.index(arg), signature.parameters[arg].default, spec)
+                 for arg, spec in specs.items()]
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            errs: list[Error] = []
+            n = len(args)
+            for arg, pos, default, spec in where:
+                if pos < n:
+                    value = args[pos]
+                elif arg in kwargs:
+                    value = kwargs[arg]
+                elif default is inspect.Parameter.empty:
+                    return fn(*args, **kwargs)  # Python's own error for a missing argument
+                else:
+                    value = default
+                if spec is name and value.__class__ is str and value and value.isascii():
+                    continue  # the common case, at once
+                errs += spec(value, arg)
+            if errs:
+                raise ValidationError(errs, kind=kind)
+            return fn(*args, **kwargs)
+        wrapper.__signature__ = signature
+        return wrapper
+    return decorate
+
+
 # ------------------------------------------------------------ Cluster(...) options
 
 KUBELET_MODES = ("auto", "manual")
@@ -147,7 +223,6 @@ STAGES = ("start", "ready", "terminate", "jitter")
 def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any, stages: Any,
                     cluster_domain: Any, gc_delay: Any) -> list[Error]:
     """Problems with the arguments of ``Cluster(...)``, in argument order."""
-    from ..sim.kubelet import StageProfile
     from .formats import is_dns1123_subdomain
     from ..controller.profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
@@ -178,7 +253,7 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
                     continue
                 errs += boolean(value, path)
     if stages is not None:
-        if isinstance(stages, StageProfile):
+        if not isinstance(stages, Mapping) and all(hasattr(stages, k) for k in STAGES):  # a StageProfile
             values = {k: getattr(stages, k) for k in STAGES}
         elif isinstance(stages, Mapping):
             values = dict(stages)
@@ -232,7 +307,7 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
     """
     if isinstance(patch, (str, bytes)):
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else patch
-        size = len(text.encode("utf-8"))
+        size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
             raise _size_error(size)
         docs = [d for d in _parse_yaml(text) if d is not None]

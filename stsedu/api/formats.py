@@ -8,6 +8,8 @@ import re
 # ---------------------------------------------------------------------------
 # String formats (k8s.io/apimachinery/pkg/api/validate/content, util/validation)
 # ---------------------------------------------------------------------------
+# Go's regexp anchored with ^...$ matches the whole string; Python's ``$`` also matches
+# before a final newline, so every pattern here is used with ``fullmatch`` only.
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
@@ -16,12 +18,12 @@ _LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
 _PERCENT_FMT = "[0-9]+%"
 
-_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
-_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
-_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
-_LABEL_KEY_RE = re.compile(f"^{_LABEL_KEY_FMT}$")
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
-_PERCENT_RE = re.compile(f"^{_PERCENT_FMT}$")
+_DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
+_DNS1035_LABEL_RE = re.compile(_DNS1035_LABEL_FMT)
+_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
+_PERCENT_RE = re.compile(_PERCENT_FMT)
 
 NEGATIVE_MSG = "must be greater than or equal to 0"
 """``IsNegativeErrorMsg`` of ``ValidateNonnegativeField``."""
@@ -57,10 +59,10 @@ def _name_errors(value: str, max_len: int, pattern, message: str, fmt: str, *exa
     rejects, is reported as ``must not contain dots`` instead.
     """
     errs = []
-    if len(value.encode()) > max_len:
+    if len(value.encode("utf-8", "surrogatepass")) > max_len:
         errs.append(max_len_error(max_len))
-    if not pattern.match(value):
-        if dotted is not None and dotted.match(value):
+    if not pattern.fullmatch(value):
+        if dotted is not None and dotted.fullmatch(value):
             errs.append("must not contain dots")
         else:
             errs.append(regex_error(message, fmt, *examples))
@@ -116,9 +118,9 @@ def is_qualified_name(value: str) -> list[str]:
                  + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif len(name.encode("utf-8", "surrogatepass")) > 63:
         errs.append("name part " + max_len_error(63))
-    if not _LABEL_KEY_RE.match(name):
+    if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT,
                                                "MyName", "my.name", "123-abc"))
     return errs
@@ -127,9 +129,9 @@ def is_qualified_name(value: str) -> list[str]:
 def is_valid_label_value(value: str) -> list[str]:
     """Mirror of ``IsValidLabelValue`` / ``content.IsLabelValue``."""
     errs = []
-    if len(value.encode()) > 63:
+    if len(value.encode("utf-8", "surrogatepass")) > 63:
         errs.append(max_len_error(63))
-    if not _LABEL_VALUE_RE.match(value):
+    if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(
             "a valid label must be an empty string or consist of alphanumeric characters, '-',"
             " '_' or '.', and must start and end with an alphanumeric character",
@@ -139,7 +141,7 @@ def is_valid_label_value(value: str) -> list[str]:
 
 def is_valid_percent(value: str) -> list[str]:
     """Mirror of ``IsValidPercent``."""
-    if _PERCENT_RE.match(value):
+    if _PERCENT_RE.fullmatch(value):
         return []
     return [regex_error("a valid percent string must be a numeric string followed by an"
                         " ending '%'", _PERCENT_FMT, "1%", "93%")]
@@ -155,7 +157,7 @@ def is_valid_port_name(port: str) -> list[str]:
     errs = []
     if len(port) > 15:
         errs.append(max_len_error(15))
-    if not re.match(r"^[-a-z0-9]+$", port):
+    if not re.fullmatch(r"[-a-z0-9]+", port):
         errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
     if not re.search(r"[a-z]", port):
         errs.append("must contain at least one letter (a-z)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime
 import json
+import math
 from typing import Any, Iterable
 
 import yaml
@@ -26,12 +27,52 @@ _MAX_YAML_NODES = 1_000_000
 """Values a loaded document may expand to once YAML aliases are followed; more is
 reported as go-yaml does ("document contains excessive aliasing")."""
 
+MAX_NESTING_DEPTH = 100
+"""Deepest nesting of maps and lists a loaded document (YAML, JSON or Python data) may
+have.  Real manifests stay under 20 levels; Go's decoders stop at 10000 (go-yaml's
+"exceeded max depth", encoding/json's "exceeded max depth"), far beyond what a
+recursive reader in Python can follow, so stsedu stops at 100 with a clear error
+instead of a ``RecursionError``."""
+
+
+def depth_error(path: str = "") -> ValidationError:
+    """The error for a document nested deeper than :data:`MAX_NESTING_DEPTH`."""
+    return ValidationError([(path, f"Invalid value: nesting deeper than {MAX_NESTING_DEPTH}"
+                                   " levels of maps and lists: exceeded max depth")], kind="manifest")
+
+
+def non_finite_error(path: str, value: float) -> ValidationError:
+    """The error for a NaN or infinite number (JSON has no such numbers: sigs.k8s.io/yaml
+    fails to convert them, ``json: unsupported value: NaN``)."""
+    shown = "NaN" if value != value else ("+Inf" if value > 0 else "-Inf")
+    return ValidationError([(path, f"Invalid value: {shown}: json: unsupported value: {shown}"
+                                   " (numbers must be finite)")], kind="manifest")
+
 
 # ---------------------------------------------------------------------------
 # Loading (sigs.k8s.io/yaml YAMLToJSON, kubectl's document splitting)
 # ---------------------------------------------------------------------------
 
-class _KubeLoader(yaml.SafeLoader):
+class BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses nesting deeper than :data:`MAX_NESTING_DEPTH` (with the
+    line and column) before Python's stack runs out.  Scenario files use it too."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        # the composer recurses once per level: bound it before Python's stack does
+        self._depth += 1
+        try:
+            if self._depth > MAX_NESTING_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"exceeded max depth of {MAX_NESTING_DEPTH} levels of maps and lists",
+                    self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _KubeLoader(BoundedLoader):
     """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay
     strings, keys become strings (``true``, ``1``), and a key set twice in one map is
     an error."""
@@ -77,9 +118,19 @@ def _size_error(size: int) -> ValidationError:
         " bytes (3 MiB)")
 
 
+def _valid_utf8(text: str) -> str:
+    """*text* with lone surrogates (no UTF-8 for them) replaced by U+FFFD, as Go's
+    ``encoding/json`` decodes an unpaired ``\\ud800``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+
+
 def _go_key(key: Any) -> str:
     if isinstance(key, str):
-        return key
+        return _valid_utf8(key)
     if key is None:
         return "null"
     if isinstance(key, bool):
@@ -87,25 +138,47 @@ def _go_key(key: Any) -> str:
     return str(key)
 
 
-def _to_json_value(value: Any, budget: list[int]) -> Any:
-    """Plain JSON data from what YAML built: string keys, no dates, aliases expanded."""
+def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0) -> Any:
+    """Plain JSON data from what YAML built (or a caller passed): string keys, no dates,
+    aliases expanded -- within the node *budget*, :data:`MAX_NESTING_DEPTH` levels, and
+    finite numbers only."""
     budget[0] -= 1
     if budget[0] < 0:
         raise _manifest_error("error converting YAML to JSON: yaml: document contains"
                               " excessive aliasing")
+    if isinstance(value, (dict, list, tuple, set)) and depth >= MAX_NESTING_DEPTH:
+        raise depth_error(path)
     if isinstance(value, dict):
-        return {_go_key(k): _to_json_value(v, budget) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            key = _go_key(k)
+            out[key] = _to_json_value(v, budget, f"{path}.{key}" if path else key, depth + 1)
+        return out
     if isinstance(value, (list, tuple)):
-        return [_to_json_value(v, budget) for v in value]
+        return [_to_json_value(v, budget, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, set):
         return {_go_key(k): None for k in value}
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
-        return int(value)
+    if isinstance(value, str):
+        return _valid_utf8(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise non_finite_error(path, value)
+        if value.is_integer() and abs(value) < 2 ** 63:
+            return int(value)
     return value
+
+
+def to_json_data(value: Any, path: str = "", max_nodes: int = _MAX_YAML_NODES) -> Any:
+    """*value* as plain JSON data (see :func:`_to_json_value`), with a fresh node budget.
+
+    Raises ValidationError for excessive aliasing, nesting deeper than
+    :data:`MAX_NESTING_DEPTH`, and NaN or infinite numbers (each naming its field).
+    """
+    return _to_json_value(value, [max_nodes], path)
 
 
 def _yaml_error(exc: yaml.YAMLError) -> ValidationError:
@@ -170,7 +243,7 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
         except UnicodeDecodeError as exc:
             raise _manifest_error(f"error converting YAML to JSON: yaml: invalid UTF-8: {exc}") from None
     if isinstance(source, str):
-        size = len(source.encode("utf-8"))
+        size = len(source.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
             raise _size_error(size)
         raw = _parse_yaml(source)
@@ -185,7 +258,7 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
         raise TypeError(f"load_documents: expected YAML text, a dict or a list of dicts,"
                         f" not {type(source).__name__}")
     budget = [_MAX_YAML_NODES]
-    docs = [_to_json_value(d, budget) for d in _flatten(raw)]
+    docs = _flatten([_to_json_value(d, budget) for d in raw])
     if not isinstance(source, str):
         size = len(json.dumps(docs, default=str).encode("utf-8"))
         if size > MAX_MANIFEST_BYTES:

@@ -25,7 +25,7 @@ REVISION_LABEL = "controller-revision-hash"
 HASH_LABEL = "controller.kubernetes.io/hash"
 """ControllerRevision label holding the template hash."""
 
-_ORDINAL_RE = re.compile(r"^(.*)-([0-9]+)$")
+_ORDINAL_RE = re.compile(r"(.*)-([0-9]+)")
 
 
 def detached(obj):
@@ -40,7 +40,7 @@ def parse_pod_name(name: str) -> tuple[str, int]:
 
     A name that does not end in ``-<digits>`` gives ``("", -1)``.
     """
-    m = _ORDINAL_RE.match(name)
+    m = _ORDINAL_RE.fullmatch(name)
     if not m:
         return "", -1
     try:

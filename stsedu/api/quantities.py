@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation, localcontext, ROUND_CEILING, ROUND_FLOOR
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 # Quantities (k8s.io/apimachinery/pkg/api/resource)
 # ---------------------------------------------------------------------------
 
-_QUANTITY_RE = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-                          r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$")
+_QUANTITY_RE = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+                          r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?")  # used with fullmatch
 _QUANTITY_SUFFIX = {
     None: Decimal(1), "n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"),
     "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
@@ -28,11 +29,13 @@ def parse_quantity(value: Any) -> Decimal | None:
     """Value of a quantity such as ``"1Gi"``, ``"500m"`` or ``3``; None if malformed."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # NaN and infinities are no quantity
     if isinstance(value, (int, float)):
         return Decimal(str(value))
     if not isinstance(value, str):
         return None
-    match = _QUANTITY_RE.match(value.strip())
+    match = _QUANTITY_RE.fullmatch(value.strip())
     if not match:
         return None
     number, suffix = match.groups()
@@ -40,7 +43,7 @@ def parse_quantity(value: Any) -> Decimal | None:
         if suffix in _QUANTITY_SUFFIX:  # "E" and "Ei" are exa and exbi; "E3" / "e3" are exponents
             return Decimal(number) * _QUANTITY_SUFFIX[suffix]
         return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
-    except (InvalidOperation, ValueError):
+    except (ArithmeticError, ValueError):  # InvalidOperation, Overflow (1e9999999999)
         return None
 
 

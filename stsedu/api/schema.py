@@ -74,21 +74,64 @@ LABEL_SELECTOR = Struct("v1.LabelSelector", {
     "matchExpressions": ListOf(Struct("v1.LabelSelectorRequirement", {
         "key": STRING, "operator": STRING, "values": _STRINGS}), "[]v1.LabelSelectorRequirement")})
 
+_QUANTITY_MAP = MapOf(QUANTITY, "v1.ResourceList")
+
+RESOURCE_REQUIREMENTS = Struct("v1.ResourceRequirements", {
+    "limits": _QUANTITY_MAP, "requests": _QUANTITY_MAP,
+    "claims": ListOf(Struct("v1.ResourceClaim", {"name": STRING, "request": STRING}),
+                     "[]v1.ResourceClaim")})
+
+_KEY_SELECTOR = {"name": STRING, "key": STRING, "optional": BOOL}
+
+ENV_VAR_SOURCE = Struct("v1.EnvVarSource", {
+    "fieldRef": Struct("v1.ObjectFieldSelector", {"apiVersion": STRING, "fieldPath": STRING}),
+    "resourceFieldRef": Struct("v1.ResourceFieldSelector", {
+        "containerName": STRING, "resource": STRING, "divisor": QUANTITY}),
+    "configMapKeyRef": Struct("v1.ConfigMapKeySelector", _KEY_SELECTOR),
+    "secretKeyRef": Struct("v1.SecretKeySelector", _KEY_SELECTOR),
+    "fileKeyRef": _open("v1.FileKeySelector")})
+
+ENV_FROM_SOURCE = Struct("v1.EnvFromSource", {
+    "prefix": STRING,
+    "configMapRef": Struct("v1.ConfigMapEnvSource", {"name": STRING, "optional": BOOL}),
+    "secretRef": Struct("v1.SecretEnvSource", {"name": STRING, "optional": BOOL})})
+
+_HTTP_HEADER = Struct("v1.HTTPHeader", {"name": STRING, "value": STRING})
+_HANDLER_FIELDS = {
+    "exec": Struct("v1.ExecAction", {"command": _STRINGS}),
+    "httpGet": Struct("v1.HTTPGetAction", {
+        "path": STRING, "port": INTSTR, "host": STRING, "scheme": STRING,
+        "httpHeaders": ListOf(_HTTP_HEADER, "[]v1.HTTPHeader")}),
+    "tcpSocket": Struct("v1.TCPSocketAction", {"port": INTSTR, "host": STRING})}
+
+PROBE = Struct("v1.Probe", {
+    **_HANDLER_FIELDS,
+    "grpc": Struct("v1.GRPCAction", {"port": INT32, "service": STRING}),
+    "initialDelaySeconds": INT32, "timeoutSeconds": INT32, "periodSeconds": INT32,
+    "successThreshold": INT32, "failureThreshold": INT32,
+    "terminationGracePeriodSeconds": INT64})
+
+LIFECYCLE_HANDLER = Struct("v1.LifecycleHandler", {
+    **_HANDLER_FIELDS, "sleep": Struct("v1.SleepAction", {"seconds": INT64})})
+
+LIFECYCLE = Struct("v1.Lifecycle", {
+    "postStart": LIFECYCLE_HANDLER, "preStop": LIFECYCLE_HANDLER, "stopSignal": STRING})
+
 CONTAINER = Struct("v1.Container", {
     "name": STRING, "image": STRING, "command": _STRINGS, "args": _STRINGS, "workingDir": STRING,
     "ports": ListOf(Struct("v1.ContainerPort", {
         "name": STRING, "hostPort": INT32, "containerPort": INT32, "protocol": STRING,
         "hostIP": STRING}), "[]v1.ContainerPort"),
-    "envFrom": ListOf(_open("v1.EnvFromSource"), "[]v1.EnvFromSource"),
+    "envFrom": ListOf(ENV_FROM_SOURCE, "[]v1.EnvFromSource"),
     "env": ListOf(Struct("v1.EnvVar", {
-        "name": STRING, "value": STRING, "valueFrom": _open("v1.EnvVarSource")}), "[]v1.EnvVar"),
-    "resources": _open("v1.ResourceRequirements"), "resizePolicy": ANY,
+        "name": STRING, "value": STRING, "valueFrom": ENV_VAR_SOURCE}), "[]v1.EnvVar"),
+    "resources": RESOURCE_REQUIREMENTS, "resizePolicy": ANY,
     "restartPolicy": STRING, "restartPolicyRules": ANY,
     "volumeMounts": ListOf(Struct("v1.VolumeMount", {
         "name": STRING, "readOnly": BOOL, "recursiveReadOnly": STRING, "mountPath": STRING,
         "subPath": STRING, "mountPropagation": STRING, "subPathExpr": STRING}), "[]v1.VolumeMount"),
-    "volumeDevices": ANY, "livenessProbe": _open("v1.Probe"), "readinessProbe": _open("v1.Probe"),
-    "startupProbe": _open("v1.Probe"), "lifecycle": _open("v1.Lifecycle"),
+    "volumeDevices": ANY, "livenessProbe": PROBE, "readinessProbe": PROBE,
+    "startupProbe": PROBE, "lifecycle": LIFECYCLE,
     "terminationMessagePath": STRING, "terminationMessagePolicy": STRING,
     "imagePullPolicy": STRING, "securityContext": _open("v1.SecurityContext"),
     "stdin": BOOL, "stdinOnce": BOOL, "tty": BOOL})
@@ -120,12 +163,10 @@ POD_SPEC = Struct("v1.PodSpec", {
     "enableServiceLinks": BOOL, "preemptionPolicy": STRING, "overhead": ANY,
     "topologySpreadConstraints": ANY, "setHostnameAsFQDN": BOOL, "os": _open("v1.PodOS"),
     "hostUsers": BOOL, "schedulingGates": ANY, "resourceClaims": ANY,
-    "resources": _open("v1.ResourceRequirements"), "hostnameOverride": STRING,
+    "resources": RESOURCE_REQUIREMENTS, "hostnameOverride": STRING,
     "workloadRef": ANY})
 
 POD_TEMPLATE_SPEC = Struct("v1.PodTemplateSpec", {"metadata": OBJECT_META, "spec": POD_SPEC})
-
-_QUANTITY_MAP = MapOf(QUANTITY, "v1.ResourceList")
 
 PVC_SPEC = Struct("v1.PersistentVolumeClaimSpec", {
     "accessModes": ListOf(STRING, "[]v1.PersistentVolumeAccessMode"),
@@ -138,7 +179,7 @@ PVC_SPEC = Struct("v1.PersistentVolumeClaimSpec", {
 
 PERSISTENT_VOLUME_CLAIM = Struct("v1.PersistentVolumeClaim", {
     "apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META, "spec": PVC_SPEC,
-    "status": ANY})
+    "status": _open("v1.PersistentVolumeClaimStatus")})
 
 STATEFUL_SET_SPEC = Struct("v1.StatefulSetSpec", {
     "replicas": INT32, "selector": LABEL_SELECTOR, "template": POD_TEMPLATE_SPEC,
@@ -156,8 +197,9 @@ STATEFUL_SET_SPEC = Struct("v1.StatefulSetSpec", {
 
 STATEFUL_SET = Struct("v1.StatefulSet", {
     "apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META, "spec": STATEFUL_SET_SPEC,
-    "status": ANY})
-"""The apps/v1 StatefulSet as a strict decoder sees it (status is not looked at)."""
+    "status": _open("v1.StatefulSetStatus")})
+"""The apps/v1 StatefulSet as a strict decoder sees it (status must be an object; its
+fields are not looked at)."""
 
 SERVICE = Struct("v1.Service", {
     "apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META,
@@ -173,7 +215,7 @@ SERVICE = Struct("v1.Service", {
         "ipFamilies": _STRINGS, "ipFamilyPolicy": STRING, "allocateLoadBalancerNodePorts": BOOL,
         "loadBalancerClass": STRING, "internalTrafficPolicy": STRING,
         "trafficDistribution": STRING}),
-    "status": ANY})
+    "status": _open("v1.ServiceStatus")})
 """The core/v1 Service as a strict decoder sees it."""
 
 SCHEMAS = {"StatefulSet": STATEFUL_SET, "Service": SERVICE}

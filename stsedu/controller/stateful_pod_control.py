@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from .stateful_set_control import complete_rolling_update, inconsistent_status, slow_start_batches
+from .stateful_set_control import complete_rolling_update, inconsistent_status
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError, ValidationError
@@ -95,6 +95,13 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
     return out, failed
 
 
+def _slow_start_batch(i: int) -> int:
+    """Which ``slowStartBatch`` batch slot *i* falls in: batches of 1, 2, 4, ... 256, then 500."""
+    if i < 511:
+        return (i + 1).bit_length() - 1
+    return 9 + (i - 511) // 500
+
+
 def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
                om: ObjectManager) -> tuple[list[Decision], bool]:
     """Apply one ``runForAll`` step: in order (monotonic) or in slow-start batches (burst)."""
@@ -104,17 +111,17 @@ def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
     for d in ds:
         by_slot.setdefault(d.slot, []).append(d)
     out: dict[int, list[Decision]] = {}
-    failed = False
-    for batch in slow_start_batches(n_slots):
-        if failed:
-            for i in batch:
-                if i in by_slot:
-                    out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in by_slot[i]]
+    failed_batch = None
+    # only the slots with decisions are visited (not every slot of spec.replicas)
+    for i in sorted(by_slot):
+        batch = _slow_start_batch(i)
+        if failed_batch is not None and batch > failed_batch:
+            out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in by_slot[i]]
             continue
-        for i in batch:
-            if i in by_slot:
-                out[i], slot_failed = _run_sequential(by_slot[i], om)
-                failed = failed or slot_failed
+        out[i], slot_failed = _run_sequential(by_slot[i], om)
+        if slot_failed and failed_batch is None:
+            failed_batch = batch  # the rest of this batch still runs; later ones do not
+    failed = failed_batch is not None
     # keep the plan's order
     order = {id(d): k for k, d in enumerate(ds)}
     flat = [d for slot in out.values() for d in slot]

@@ -544,6 +544,47 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
 # ------------------------------------------------------------------- the sync
 
 
+class Slots:
+    """The replica slots 0 .. n-1 in order: the pod of each ordinal, or the pod
+    ``newVersionedStatefulSetPod`` would make, made when a slot is first read.
+
+    Upstream allocates ``make([]*v1.Pod, replicaCount)``; spec.replicas may be
+    2147483647, so stsedu keeps only the pods that exist and the slots a sync reads
+    (OrderedReady stops at the first empty slot): memory follows the work.
+    """
+
+    def __init__(self, n: int, new_pod) -> None:
+        self._n, self._new_pod, self._pods = n, new_pod, {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __setitem__(self, i: int, pod) -> None:
+        self._pods[i] = pod
+
+    def __getitem__(self, i: int):
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        pod = self._pods.get(i)
+        if pod is None:
+            pod = self._pods[i] = self._new_pod(i)
+        return pod
+
+    def as_list_if_full(self):
+        """A plain list when every slot holds a pod (the usual case: cheaper to walk)."""
+        if len(self._pods) == self._n:
+            return [self._pods[i] for i in range(self._n)]
+        return self
+
+    def __iter__(self):
+        pods, new_pod = self._pods, self._new_pod
+        for i in range(self._n):
+            pod = pods.get(i)
+            if pod is None:
+                pod = pods[i] = new_pod(i)
+            yield pod
+
+
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
     """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
     out, j, size = [], 0, min(n, initial)
@@ -580,16 +621,15 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
 
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
     # the others are condemned; an empty slot gets the pod newVersionedStatefulSetPod would make
-    replicas: list[Pod | None] = [None] * sts.spec.replicas
+    replicas = Slots(sts.spec.replicas, lambda i: placeholder(
+        sts, start + i, versioned_revision(sts, current, update, start + i, profile)))
     condemned: list[Pod] = []
     for pod in snap.pods:
         if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
             replicas[pod.ordinal - start] = pod
         elif pod.ordinal >= 0:
             condemned.append(pod)
-    for i, pod in enumerate(replicas):
-        if pod is None:
-            replicas[i] = placeholder(sts, start + i, versioned_revision(sts, current, update, start + i, profile))
+    replicas = replicas.as_list_if_full()
     condemned.sort(key=lambda pod: pod.ordinal, reverse=True)  # descendingOrdinal
 
     # the first unavailable pod: lowest replica, else lowest condemned pod

@@ -140,7 +140,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
     counts = _Counts(current, update)
 
     # Count every claimed pod, then split them by ordinal (start is always 0 in v1.16).
-    replicas: list[Pod | None] = [None] * n
+    replicas: dict[int, Pod] = {}  # sparse: memory follows the pods, not spec.replicas
     condemned: list[Pod] = []
     for pod in snap.pods:
         counts.replicas += 1
@@ -156,9 +156,18 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
         return placeholder(sts, ordinal, versioned_revision(sts, current, update, ordinal, V1_16))
 
-    slots: list[Pod] = [p if p is not None else new_pod(i) for i, p in enumerate(replicas)]
+    class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
+        def __missing__(self, i: int) -> Pod:
+            pod = self[i] = new_pod(i)
+            return pod
+
+    slots = _Slots(replicas)
     condemned.sort(key=lambda p: p.ordinal)
-    first_unhealthy = next((p for p in slots + condemned if not P.is_healthy(p)), None)
+    # the first unhealthy pod: an empty slot (a new pod) ends the search, so this walk is
+    # bounded by the pods that exist
+    first_unhealthy = next((slots[i] for i in range(n) if not P.is_healthy(slots[i])), None)
+    if first_unhealthy is None:
+        first_unhealthy = next((p for p in condemned if not P.is_healthy(p)), None)
     monotonic = not P.allows_burst(sts)
 
     def finish() -> SyncPlan:

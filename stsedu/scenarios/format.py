@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable, Mapping
 
 import yaml
@@ -25,6 +26,15 @@ LIBRARY_DIR = Path(__file__).parent / "library"
 DATA_DIR = Path(__file__).parent.parent / "data"
 """Manifests shipped with the package; a scenario names them ``stsedu:web.yaml``."""
 PACKAGE_PREFIX = "stsedu:"
+
+MAX_SCENARIO_BYTES = 1 << 20
+"""Largest scenario file (and largest manifest file it names): 1 MiB, as for manifests."""
+MAX_SCENARIO_NODES = 100_000
+"""Values a scenario may expand to once YAML aliases are followed (an alias bomb is
+refused when the file is loaded, before anything runs or is printed)."""
+MAX_STEP_COUNT = 100_000
+"""Largest count of a ``sync`` or ``kubelet_step`` step and largest ``max_syncs``: a
+step that would run longer is refused when the file is loaded."""
 
 TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")
 CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay", "informer_delay",
@@ -284,10 +294,12 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
             f = e["file"]
             if not isinstance(f, str):
                 raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
-            p = DATA_DIR / f[len(PACKAGE_PREFIX):] if f.startswith(PACKAGE_PREFIX) else base / f
-            if not p.is_file():
-                raise ScenarioError(f"no such file: {p}", source, step, action, label + ".file")
-            text, what = p.read_text(encoding="utf-8"), f
+            try:
+                p = confined_path(f, base)
+                text = read_text(p, MAX_SCENARIO_BYTES)
+            except _Bad as b:
+                raise ScenarioError(b.problem, source, step, action, label + ".file") from None
+            what = f
         else:
             text, what = e["yaml"], label
             if not isinstance(text, str):
@@ -300,6 +312,53 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
     if patch is not None:
         docs = [merge_patch(d, patch) if d.get("kind") == "StatefulSet" else d for d in docs]
     return what, tuple(docs)
+
+
+def confined_path(f: str, base: Path) -> Path:
+    """The file a scenario's ``file:`` names: a relative path below the scenario's folder
+    (no absolute path, no ``..``), or ``stsedu:NAME`` for a manifest shipped in
+    ``stsedu/data``.  Raise _Bad otherwise, or if there is no such file."""
+    package = f.startswith(PACKAGE_PREFIX)
+    rel = f[len(PACKAGE_PREFIX):] if package else f
+    root = DATA_DIR if package else base
+    pure = PurePosixPath(rel.replace("\\", "/"))
+    if not rel or "\0" in rel or pure.is_absolute() or PureWindowsPath(rel).drive:
+        raise _Bad(None, f"must be a relative path (below the scenario's folder{' or stsedu/data' if package else ''}),"
+                         f" not {rel!r}")
+    if ".." in pure.parts:
+        raise _Bad(None, f"must not leave the scenario's folder: '..' in {rel!r}")
+    p = root / pure
+    try:
+        inside = p.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise _Bad(None, f"{rel!r} leads outside {'stsedu/data' if package else 'the scenario folder'}")
+    if not p.is_file():
+        shipped = ""
+        if package:
+            shipped = " (shipped: " + ", ".join(q.name for q in sorted(DATA_DIR.glob("*.yaml"))) + ")"
+        raise _Bad(None, f"no such file: {p}{shipped}")
+    return p
+
+
+def read_text(p: Path, limit: int) -> str:
+    """The UTF-8 text of file *p*, refusing files over *limit* bytes before reading them;
+    raise _Bad with a clear problem otherwise."""
+    try:
+        size = p.stat().st_size
+        if size > limit:
+            raise _Bad(None, f"{p} is {size} bytes, over the limit of {limit} bytes (1 MiB)")
+        with p.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise _Bad(None, f"cannot read {p}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise _Bad(None, f"{p} is over the limit of {limit} bytes (1 MiB)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Bad(None, f"{p} is not UTF-8 text (byte {exc.start})") from None
 
 
 # ----------------------------------------------------------------- steps
@@ -354,9 +413,19 @@ def _int(v: Any, fld: str, minimum: int | None = None) -> int:
     return v
 
 
+def _count(v: Any, fld: str) -> int:
+    """A number of syncs or kubelet steps: 1 .. MAX_STEP_COUNT."""
+    n = _int(v, fld, 1)
+    if n > MAX_STEP_COUNT:
+        raise _Bad(fld, f"must be at most {MAX_STEP_COUNT} (one step runs at most that many), not {n}")
+    return n
+
+
 def _seconds(v: Any, fld: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
         raise _Bad(fld, f"must be a number of seconds >= 0, not {v!r}")
+    if not math.isfinite(v):
+        raise _Bad(fld, f"must be a finite number of seconds, not {v!r}")
     return float(v)
 
 
@@ -388,16 +457,16 @@ def _p_sync(v):
     if v is None or v == {}:
         return {"count": 1}
     if isinstance(v, int) and not isinstance(v, bool):
-        return {"count": _int(v, "sync", 1)}
+        return {"count": _count(v, "sync")}
     m = _mapping(v, None, ("count",))
-    return {"count": _int(m.get("count", 1), "count", 1)}
+    return {"count": _count(m.get("count", 1), "count")}
 
 
 def _p_run(v):
     m = _mapping(v, None, ("max_syncs", "until"))
     out = {}
     if "max_syncs" in m:
-        out["max_syncs"] = _int(m["max_syncs"], "max_syncs", 1)
+        out["max_syncs"] = _count(m["max_syncs"], "max_syncs")
     if "until" in m:
         out["until"] = _seconds(m["until"], "until")
     return out
@@ -405,7 +474,7 @@ def _p_run(v):
 
 def _p_settle(v):
     m = _mapping(v, None, ("max_syncs",))
-    return {"max_syncs": _int(m["max_syncs"], "max_syncs", 1)} if "max_syncs" in m else {}
+    return {"max_syncs": _count(m["max_syncs"], "max_syncs")} if "max_syncs" in m else {}
 
 
 def _p_kubelet_step(v):
@@ -413,7 +482,7 @@ def _p_kubelet_step(v):
         return {"count": 1}
     if isinstance(v, Mapping):
         v = _mapping(v, None, ("count",)).get("count", 1)
-    return {"count": _int(v, "count", 1)}
+    return {"count": _count(v, "count")}
 
 
 def _p_advance(v):

@@ -15,8 +15,10 @@ from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..trace import Trace
 from .expectations import _RunState, _check
-from .format import (ExpectationFailed, LIBRARY_DIR, RunResult, ScenarioError, Step, StepRecord, TOP_KEYS,
-                     _cluster_options, _kind, _no_unknown, _object_entry, _step)
+from ..api.load import BoundedLoader, to_json_data
+from .format import (ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
+                     ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
+                     _object_entry, _step, read_text)
 
 # ================================================================ scenario
 
@@ -161,15 +163,30 @@ def load(what: str | Path) -> Scenario:
             raise ScenarioError("no such file", str(what))
     elif p.resolve().parent == LIBRARY_DIR.resolve():
         source = f"stsedu/scenarios/library/{p.name}"
-    sc = loads(p.read_text(encoding="utf-8"), source=source, base=p.parent, default_name=p.stem)
+    try:
+        text = read_text(p, MAX_SCENARIO_BYTES)
+    except _Bad as b:
+        raise ScenarioError(b.problem, source) from None
+    sc = loads(text, source=source, base=p.parent, default_name=p.stem)
     return replace(sc, path=p)
 
 
 def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
           default_name: str = "scenario") -> Scenario:
-    """Load a scenario from YAML *text*; *base* is where relative object paths start (default: cwd)."""
+    """Load a scenario from YAML *text*; *base* is where relative object paths start (default: cwd).
+
+    Raise :class:`ScenarioError` for text over 1 MiB, YAML that cannot be read
+    (with its line), nesting deeper than 100 levels, an alias bomb (more than
+    :data:`~stsedu.scenarios.format.MAX_SCENARIO_NODES` values once aliases are
+    followed), NaN or infinite numbers, and every problem :func:`from_dict` finds.
+    """
+    if not isinstance(text, str):
+        raise ScenarioError(f"a scenario is YAML text, not {type(text).__name__}", source)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{size} bytes, over the limit of {MAX_SCENARIO_BYTES} bytes (1 MiB)", source)
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=BoundedLoader)  # a SafeLoader with a depth bound
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -181,6 +198,11 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
               default_name: str = "scenario") -> Scenario:
     """Validate a scenario given as a dict (the parsed YAML) and return it."""
     base = Path(base) if base is not None else Path.cwd()
+    try:  # bounded before anything walks it: aliases expanded, depth, finite numbers
+        to_json_data(data, max_nodes=MAX_SCENARIO_NODES)
+    except ValidationError as err:
+        path, message = err.errors[0] if err.errors else ("", str(err))
+        raise ScenarioError(message, source, field=path or None) from None
     if not isinstance(data, Mapping):
         raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(TOP_KEYS)}, "
                             f"not {_kind(data)}", source)

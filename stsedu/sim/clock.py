@@ -7,6 +7,7 @@ so the same calls always run in the same order.
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -43,7 +44,10 @@ class Clock:
 
     def schedule(self, at: float, action: Callable[[], None], *, priority: int = NORMAL,
                  label: str = "") -> _Entry:
-        """Queue *action* to run at time *at* (never earlier than now)."""
+        """Queue *action* to run at time *at* (never earlier than now).  Raise ValueError if
+        *at* is not a finite number (the clock can never become NaN or infinite)."""
+        if not isinstance(at, (int, float)) or not math.isfinite(at):
+            raise ValueError(f"cannot schedule an event at {at!r}: times are finite numbers")
         self._seq += 1
         entry = _Entry(max(at, self.now), priority, self._seq, action, label)
         heapq.heappush(self._queue, entry)
@@ -66,6 +70,8 @@ class Clock:
 
     def advance_to(self, t: float) -> int:
         """Run every event due at or before *t*; return how many ran.  Raise ValueError if *t* < now."""
+        if not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise ValueError(f"cannot move the clock to {t!r}: times are finite numbers")
         if t < self.now:
             raise ValueError(f"cannot move the clock back from {self.now} to {t}")
         ran = 0

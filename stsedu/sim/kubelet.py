@@ -19,6 +19,8 @@ import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ..api.arguments import checked, name, optional, pod_ref, seconds
+from ..api.errors import ValidationError
 from ..api.objects import detached
 from .clock import NORMAL
 
@@ -47,9 +49,9 @@ class StageProfile:
         unknown = set(d) - {"start", "ready", "terminate", "jitter"}
         if unknown:
             raise ValueError(f"unknown stage(s) {sorted(unknown)}; known: start, ready, terminate, jitter")
-        for k, v in d.items():
-            if not isinstance(v, (int, float)) or v < 0:
-                raise ValueError(f"stage {k!r} must be a number of seconds >= 0, not {v!r}")
+        errs = [e for k, v in d.items() for e in seconds(v, f"stages.{k}")]
+        if errs:
+            raise ValidationError(errs, kind="StageProfile")
         return cls(**{k: float(v) for k, v in d.items()})
 
 
@@ -86,21 +88,23 @@ class Kubelet:
         keeps every manual step at the same instant, as exact tests want."""
 
     # ------------------------------------------------------------ behaviours
+    @checked("Kubelet", pod=optional(pod_ref), image=optional(name))
     def never_ready(self, pod: str | None = None, image: str | None = None) -> None:
         """Make a pod (by name) or every pod running *image* never pass its readiness probe."""
         if pod is None and image is None:
-            raise ValueError("never_ready needs a pod name or an image")
+            raise ValidationError([("pod", "Required value: a pod name or an image")],
+                                  kind="Kubelet.never_ready()")
         if pod is not None:
             self._never_ready_pods.add(_name(pod))
         if image is not None:
             self._never_ready_images.add(image)
 
+    @checked("Kubelet", seconds=seconds, pod=optional(pod_ref), image=optional(name))
     def fail_after(self, seconds: float, pod: str | None = None, image: str | None = None) -> None:
         """Make a pod (or pods running *image*) fail *seconds* after they start Running."""
         if pod is None and image is None:
-            raise ValueError("fail_after needs a pod name or an image")
-        if seconds < 0:
-            raise ValueError(f"seconds must be >= 0, not {seconds}")
+            raise ValidationError([("pod", "Required value: a pod name or an image")],
+                                  kind="Kubelet.fail_after()")
         if pod is not None:
             self._fail_after[("pod", _name(pod))] = float(seconds)
         if image is not None:
@@ -151,6 +155,7 @@ class Kubelet:
             self._writes.clock.advance_to(self._writes.now + self.step_seconds)
 
     # ----------------------------------------------------------- manual verbs
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def start(self, pod, namespace: str = "default") -> "Pod":
         """A Pending pod becomes Running (not yet Ready).  Raise ValueError if it is not Pending."""
@@ -163,6 +168,7 @@ class Kubelet:
             self._after_start(p)
         return p
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def set_ready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes True (since now).  Raise ValueError unless Running."""
@@ -174,6 +180,7 @@ class Kubelet:
         self._tick()
         return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def set_unready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes False (a failing readiness probe)."""
@@ -183,6 +190,7 @@ class Kubelet:
         self._tick()
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def fail(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Failed (evicted, node lost, ...)."""
@@ -193,6 +201,7 @@ class Kubelet:
         return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
                            "failed")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def succeed(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Succeeded (all containers exited 0)."""
@@ -203,6 +212,7 @@ class Kubelet:
         return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._writes.now),
                            "succeeded")
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def crash(self, pod, namespace: str = "default") -> "Pod":
         """A container crashes and restarts: the pod stays Running, not Ready, restarts + 1."""
@@ -217,6 +227,7 @@ class Kubelet:
                         lambda q: self._auto_ready(q))
         return p
 
+    @checked("Kubelet", pod=pod_ref, namespace=name)
     def finish_termination(self, pod, namespace: str = "default") -> None:
         """A terminating pod disappears.  Raise ValueError if it is not terminating."""
         p = self._pod(pod, namespace)
@@ -225,6 +236,7 @@ class Kubelet:
         self._tick()
         self._writes.remove_pod(p, "kubelet: terminated")
 
+    @checked("Kubelet", namespace=name)
     def step(self, namespace: str = "default") -> str | None:
         """Move ONE pod one stage, lowest ordinal first; say what moved (None if nothing could).
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..api.defaults import default_pod
-from ..api.errors import APIError
+from ..api.errors import APIError, ValidationError
+from ..api.validation.pod import validate_pod_only
 from ..api.objects import Pod, StatefulSet
 from ..controller.stateful_set_utils import availability_times, is_running_and_available
 from .clock import LATE
@@ -117,7 +118,16 @@ class Writes:
         return stored
 
     def create_pod(self, pod: Pod, cause: str) -> Pod:
-        """Create *pod* as the API server would: with ``SetDefaults_Pod``'s pod-only defaults, Pending."""
+        """Create *pod* as the API server would: with ``SetDefaults_Pod``'s pod-only defaults, Pending.
+
+        Raise APIError (reason Invalid) for what the API server refuses on a pod but not
+        in a template (``validateContainersOnlyForPod``: an image with leading or trailing
+        whitespace): the controller records a FailedCreate and no pod is made.
+        """
+        errs = validate_pod_only(pod.spec)
+        if errs:
+            raise APIError("create", "Pod", pod.name, reason="Invalid",
+                           message=str(ValidationError(errs, kind="Pod", name=pod.name)))
         stored = self.store.create("Pod", replace(pod, spec=default_pod(pod.spec), phase="Pending",
                                                   ready=False))
         self.trace.add_pod(stored, "created", cause)
@@ -137,9 +147,11 @@ class Writes:
             raise APIError("delete", "Pod", name, reason="NotFound")
         if pod.deletion_timestamp is not None:
             return pod
-        if pod.grace_period_seconds <= 0:
+        if pod.grace_period_seconds == 0:
             self.remove_pod(pod, cause)
             return None
+        if pod.grace_period_seconds < 0:  # the pod strategy's CheckGracefulDelete: a negative period is 1 s
+            pod = replace(pod, grace_period_seconds=1.0)
         stored = self.store.update("Pod", replace(pod, deletion_timestamp=self.now))
         self.trace.add_pod(stored, "updated", cause)
         self.kubelet.on_deleted(stored)

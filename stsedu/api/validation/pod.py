@@ -8,6 +8,7 @@ from ..field_errors import (Error, _child, _index, duplicate, forbidden, invalid
                             required)
 from ..formats import (inclusive_range_error, is_dns1123_label, is_valid_port_name, is_valid_port_num,
                        name_is_dns_subdomain)
+from ..quantities import parse_quantity, quantity_string
 from ..schema import VOLUME_SOURCES, _as_int
 from ..validation.meta import validate_annotations, validate_labels
 
@@ -136,7 +137,65 @@ def validate_container_common(container: dict, volumes: set[str], path: str) -> 
     if pull and pull not in ("Always", "IfNotPresent", "Never"):
         errs.append(not_supported(_child(path, "imagePullPolicy"), pull,
                                   ("Always", "IfNotPresent", "Never")))
+    errs += validate_resource_requirements(container.get("resources") or {}, _child(path, "resources"))
     return errs
+
+
+def validate_resource_requirements(resources: dict, path: str) -> list[Error]:
+    """Mirror of ``ValidateResourceRequirements`` (the quantity checks): no limit or request
+    below 0 (``ValidateNonnegativeQuantity``, at ``limits[cpu]``), and no request above the
+    limit of the same resource (``must be less than or equal to cpu limit of 1``, reported
+    at ``requests`` itself, as upstream does).  Values are printed as ``Quantity.String``."""
+    errs: list[Error] = []
+    limits = resources.get("limits") or {}
+    requests = resources.get("requests") or {}
+    parsed_limits = {}
+    for name, value in limits.items():
+        amount = parse_quantity(value)
+        if amount is None:
+            continue  # a decode error already
+        parsed_limits[name] = (amount, value)
+        if amount < 0:
+            errs.append(invalid(f"{_child(path, 'limits')}[{name}]", quantity_string(value),
+                                "must be greater than or equal to 0"))
+    for name, value in requests.items():
+        amount = parse_quantity(value)
+        if amount is None:
+            continue
+        if amount < 0:
+            errs.append(invalid(f"{_child(path, 'requests')}[{name}]", quantity_string(value),
+                                "must be greater than or equal to 0"))
+        if name in parsed_limits and amount > parsed_limits[name][0]:
+            errs.append(invalid(_child(path, "requests"), quantity_string(value),
+                                f"must be less than or equal to {name} limit of "
+                                f"{quantity_string(parsed_limits[name][1])}"))
+    return errs
+
+
+def validate_pod_only(spec: dict, path: str = "spec") -> list[Error]:
+    """What the API server checks on a pod but not on a pod template
+    (``validateContainersOnlyForPod``): an image with leading or trailing whitespace.
+    A StatefulSet with such a template is valid; the controller's pod create fails."""
+    errs = []
+    for key in ("initContainers", "containers"):
+        for i, container in enumerate(spec.get(key) or []):
+            image = (container or {}).get("image")
+            if isinstance(image, str) and image != image.strip():
+                errs.append(invalid(_child(_index(_child(path, key), i), "image"), image,
+                                    "must not have leading or trailing whitespace"))
+    return errs
+
+
+def pod_template_warnings(template: dict, path: str) -> list[str]:
+    """Warnings the API server returns for a pod template (``GetWarningsForPodTemplate``, the
+    part stsedu models): a negative ``terminationGracePeriodSeconds`` is accepted, and
+    treated as 1 when a pod is deleted."""
+    spec = (template or {}).get("spec") or {}
+    grace = _as_int(spec.get("terminationGracePeriodSeconds"))
+    if grace is not None and grace < 0:
+        return [f"{_child(path, 'spec', 'terminationGracePeriodSeconds')}: must be >= 0; negative values"
+                " are invalid and will be treated as 1"]
+    return []
 
 
 def _validate_each_container(containers: list, names: set[str], volumes: set[str], path: str) -> list[Error]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 
-from ..field_errors import Error, _child, _dedupe, _index, duplicate, invalid, not_supported, required
-from ..formats import is_dns1123_label, is_valid_port_name, is_valid_port_num, name_is_dns1035_label
+from ..field_errors import (Error, _child, _dedupe, _index, duplicate, forbidden, invalid, not_supported,
+                            required)
+from ..formats import (is_dns1123_label, is_dns1123_subdomain, is_valid_port_name, is_valid_port_num,
+                       name_is_dns1035_label)
 from ..schema import _as_int, decode_errors
 from ..validation.meta import validate_labels, validate_object_meta
 
@@ -69,10 +71,41 @@ def validate_service(svc: dict) -> list[Error]:
     if affinity not in ("ClientIP", "None"):
         errs.append(not_supported("spec.sessionAffinity", affinity, ("ClientIP", "None")))
     errs += validate_labels(spec.get("selector"), "spec.selector")
-    if cluster_ip and cluster_ip != "None":
+    if kind in ("LoadBalancer", "NodePort") and cluster_ip == "None":
+        errs.append(invalid("spec.clusterIPs[0]", "None", f"may not be set to 'None' for {kind} services"))
+    if kind == "ExternalName":
+        if cluster_ip or spec.get("clusterIPs"):
+            errs.append(forbidden("spec.clusterIPs", "may not be set for ExternalName services"))
+        external = spec.get("externalName") or ""
+        clean = external[:-1] if external.endswith(".") else external  # a trailing dot: fully qualified
+        if clean:
+            errs += [invalid("spec.externalName", clean, m) for m in is_dns1123_subdomain(clean)]
+        else:
+            errs.append(required("spec.externalName"))
+    if cluster_ip and cluster_ip != "None" and kind != "ExternalName":
         try:
             ipaddress.ip_address(cluster_ip)
         except ValueError:
             errs.append(invalid("spec.clusterIPs[0]", cluster_ip,
                                 "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
     return _dedupe(errs)
+
+
+def validate_service_update(svc: dict, old: dict) -> list[Error]:
+    """Problems the API server would report updating Service *old* to *svc* (both defaulted).
+
+    Mirror of ``ValidateServiceUpdate``: ``spec.clusterIP`` cannot change once set, for
+    every type but ExternalName (``field is immutable``), then ``ValidateService``.  stsedu
+    allocates no cluster IP: a stored Service of another type without one stands for a
+    Service the real server gave an IP, so setting ``clusterIP`` (``None`` included) on
+    it is refused too; leaving it out keeps the IP, as ``kubectl apply`` would.
+    """
+    errs = decode_errors(svc)
+    if errs:  # the decoder answers first
+        return errs
+    spec, old_spec = svc.get("spec") or {}, old.get("spec") or {}
+    if spec.get("type") != "ExternalName" and old_spec.get("type") != "ExternalName":
+        new_ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
+        if (old_ip and new_ip != old_ip) or (not old_ip and new_ip):
+            errs.append(invalid("spec.clusterIP", new_ip, "field is immutable"))
+    return _dedupe(errs + validate_service(svc))

@@ -1,0 +1,287 @@
+"""Fuzz every public entry point and file reader (issue 21), with hypothesis.
+
+The invariant, for every call: it either succeeds, or raises one of the errors its
+docstring documents -- a :class:`stsedu.ValidationError` naming a field or an argument,
+the ``KeyError`` of a missing object, the kubelet's ``ValueError`` for a pod in the wrong
+state, a ``ScenarioError`` / ``ValueError`` naming the file's place -- and after a refusal
+the cluster (objects, clock, queue, trace, counters) is exactly as it was.  Never a
+traceback from deep inside (RecursionError, AttributeError, decimal errors, MemoryError).
+
+The values are hostile: NaN and infinities, huge and negative integers, bools where
+numbers go, strings with newlines and whitespace, nesting past every bound, wrong
+containers.  Bounded to about a minute in CI (``STSEDU_HYPOTHESIS_PROFILE=ci``, the
+default; ``long`` runs thousands of cases).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+import stsedu
+from stsedu import scenarios
+from stsedu.api import load
+from helpers import WEB_YAML
+from test_properties import examples
+from test_robustness import fresh, state
+
+FUZZ = examples(ci=150, long=2000)
+
+SCALARS = (st.none() | st.booleans() | st.integers(-(2 ** 64), 2 ** 64)
+           | st.floats(allow_nan=True, allow_infinity=True)
+           | st.sampled_from(["", " ", "web\n", "web-0", "nginx", " nginx ", "-1", "50%\n", "abc", "1Gi",
+                              "None", "Parallel", "OnDelete", "\x00", "é", "a" * 300])
+           | st.text(max_size=12))
+
+
+def _deep(value, depth):
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(st.text(max_size=6) | st.sampled_from(["name", "image", "cpu"]),
+                                        inner, max_size=3), max_leaves=8)
+HOSTILE = VALUES | st.builds(_deep, SCALARS, st.integers(90, 400))
+"""Any JSON-like value, sometimes nested past the depth bound."""
+
+WEB = load.load_documents(WEB_YAML)
+
+
+def _paths(value, prefix=()):
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _paths(v, prefix + (i,))
+    return out
+
+
+WEB_PATHS = [(1, p) for p in _paths(WEB[1]) if p] + [(0, p) for p in _paths(WEB[0]) if p]
+"""(document, path) of every field of the concept page's Service (0) and StatefulSet (1)."""
+
+
+def _set(doc, path, value):
+    doc = copy.deepcopy(doc)
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return doc
+
+
+def named(error: BaseException) -> bool:
+    """The error says where: a ValidationError lists (field, message) pairs; others have text."""
+    if isinstance(error, stsedu.ValidationError):
+        return bool(error.errors) and all(isinstance(p, str) and isinstance(m, str) and m
+                                          for p, m in error.errors)
+    return bool(str(error))
+
+
+def refuses_cleanly(c, call, *args, documented=(stsedu.ValidationError, KeyError), **kwargs):
+    """Make the call: success, or a documented, named error that changed nothing."""
+    before = state(c)
+    try:
+        return call(*args, **kwargs)
+    except documented as e:
+        assert named(e), repr(e)
+        assert state(c) == before
+        return None
+
+
+# ----------------------------------------------------------------- manifests
+
+@FUZZ
+@given(where=st.sampled_from(WEB_PATHS), value=HOSTILE, as_text=st.booleans())
+def test_apply_any_mutation_of_the_concept_page_manifest(where, value, as_text):
+    """A create (a new name) or an update (the stored set or Service) of any mutation."""
+    c = fresh()
+    index, path = where
+    doc = _set(WEB[index], path, value)
+    if as_text:
+        try:
+            doc = json.dumps(doc, allow_nan=True)
+        except (ValueError, RecursionError):
+            return
+    if refuses_cleanly(c, c.apply, doc) is not None:
+        c.sync("web")  # anything accepted can be synced
+
+
+@FUZZ
+@given(path=st.sampled_from([p for i, p in WEB_PATHS if i == 1]), value=HOSTILE)
+def test_patch_any_field(path, value):
+    c = fresh()
+    patch: dict = {}
+    node = patch
+    for key in [k for k in path if isinstance(k, str)][:-1]:
+        node = node.setdefault(key, {})
+    node[[k for k in path if isinstance(k, str)][-1]] = value
+    if refuses_cleanly(c, c.patch, "web", patch) is not None:
+        c.sync("web")
+
+
+@FUZZ
+@given(text=st.text(max_size=200) | st.binary(max_size=200).map(lambda b: b.decode("latin-1")))
+def test_apply_and_patch_any_text(text):
+    c = fresh()
+    refuses_cleanly(c, c.apply, text)
+    refuses_cleanly(c, c.patch, "web", text)
+
+
+# --------------------------------------------------------------- other calls
+
+CALLS = [
+    ("scale", lambda c, v: c.scale("web", v)),
+    ("scale-name", lambda c, v: c.scale(v, 2)),
+    ("set_image", lambda c, v: c.set_image("web", v)),
+    ("set_image-container", lambda c, v: c.set_image("web", "nginx:2", container=v)),
+    ("patch_pod", lambda c, v: c.patch_pod("web-0", {"metadata": {"labels": {"app": v}}})),
+    ("advance", lambda c, v: c.advance(v)),
+    ("run-until", lambda c, v: c.run("web", max_syncs=3, until=v)),
+    ("run_all-until", lambda c, v: c.run(None, max_syncs=3, until=v)),
+    ("run_all-max", lambda c, v: c.run(max_syncs=v) if not isinstance(v, int) or v < 50 else None),
+    ("run-max", lambda c, v: c.run("web", max_syncs=v) if not isinstance(v, int) or v < 50 else None),
+    ("settle", lambda c, v: c.settle("web", max_syncs=v) if not isinstance(v, int) or v < 50 else None),
+    ("inject_error", lambda c, v: c.inject_error("create", count=v)),
+    ("inject_error-verb", lambda c, v: c.inject_error(v)),
+    ("rollout_undo", lambda c, v: c.rollout_undo("web", to_revision=v)),
+    ("delete", lambda c, v: c.delete("web", cascade=v)),
+    ("delete_pod", lambda c, v: c.delete_pod(v)),
+    ("delete_pvc", lambda c, v: c.delete_pvc(v)),
+    ("pods", lambda c, v: c.pods(v)),
+    ("pvcs", lambda c, v: c.pvcs(v)),
+    ("pod", lambda c, v: c.pod(v)),
+    ("statefulset", lambda c, v: c.statefulset("web", namespace=v)),
+    ("services", lambda c, v: c.services(v)),
+    ("revisions", lambda c, v: c.revisions(v)),
+    ("rollout_status", lambda c, v: c.rollout_status(v)),
+    ("preview", lambda c, v: c.preview(v)),
+    ("sync", lambda c, v: c.sync(v)),
+    ("kubelet.start", lambda c, v: c.kubelet.start(v)),
+    ("kubelet.fail", lambda c, v: c.kubelet.fail(v)),
+    ("kubelet.step", lambda c, v: c.kubelet.step(v)),
+    ("kubelet.never_ready", lambda c, v: c.kubelet.never_ready(image=v)),
+    ("kubelet.fail_after", lambda c, v: c.kubelet.fail_after(v, pod="web-0")),
+    ("kubelet.fail_after-pod", lambda c, v: c.kubelet.fail_after(1, pod=v)),
+]
+
+
+@FUZZ
+@given(call=st.sampled_from(CALLS), value=HOSTILE)
+def test_every_call_with_any_argument(call, value):
+    """The kubelet's verbs also raise a plain ValueError for a pod in the wrong state (documented)."""
+    c = fresh()
+    name, fn = call
+    documented = (stsedu.ValidationError, KeyError) + ((ValueError,) if name.startswith("kubelet") else ())
+    refuses_cleanly(c, fn, c, value, documented=documented)
+    assert math.isfinite(c.now)
+
+
+@FUZZ
+@given(option=st.sampled_from(["kubelet", "seed", "profile", "feature_gates", "stages", "cluster_domain",
+                               "gc_delay", "informer_delay", "concurrent_syncs"]), value=HOSTILE)
+def test_cluster_options(option, value):
+    try:
+        c = stsedu.Cluster(**{option: value})
+    except stsedu.ValidationError as e:
+        assert named(e) and e.errors[0][0].split(".")[0].split("[")[0] == option
+        return
+    c.apply(WEB_YAML)
+    c.run("web", max_syncs=20)
+    assert math.isfinite(c.now)
+
+
+# ------------------------------------------------------------------ file readers
+
+SCENARIO = (Path(scenarios.LIBRARY_DIR) / "partition-canary.yaml").read_text()
+SCENARIO_LINES = SCENARIO.splitlines()
+
+
+@FUZZ
+@given(line=st.integers(0, len(SCENARIO_LINES) - 1),
+       replacement=st.sampled_from(["  - sync: 100000000000", "  - advance: .nan", "steps: 3", "objects: []",
+                                    "  - scale: {replicas: -1}", "  - run: {max_syncs: 0}", "a: [",
+                                    "  - apply: [/etc/passwd]", "  - apply: [../x.yaml]", "  - kubelet_step: .inf",
+                                    "  - patch: {spec: {replicas: .inf}}", "  - delete_pod: 7", "!!python/object {}"])
+       | st.text(max_size=40))
+def test_scenario_text_any_line_changed(line, replacement):
+    lines = list(SCENARIO_LINES)
+    lines[line] = replacement
+    try:
+        sc = scenarios.loads("\n".join(lines), base=scenarios.LIBRARY_DIR)
+    except scenarios.ScenarioError as e:
+        assert named(e)
+        return
+    try:
+        sc.run(strict=False)
+    except scenarios.ScenarioError as e:  # a step the cluster refused
+        assert named(e)
+
+
+@FUZZ
+@given(data=HOSTILE)
+def test_scenario_from_any_data(data):
+    try:
+        sc = scenarios.from_dict(data, base=scenarios.LIBRARY_DIR)
+    except scenarios.ScenarioError as e:
+        assert named(e)
+        return
+    sc.run(strict=False)
+
+
+@pytest.fixture(scope="module")
+def trace_lines(tmp_path_factory):
+    c = fresh()
+    c.settle("web")
+    c.scale("web", 2)
+    c.settle("web")
+    path = c.trace.save(tmp_path_factory.mktemp("trace") / "t.jsonl")
+    return path.read_text().splitlines()
+
+
+@FUZZ
+@given(data=st.data())
+def test_trace_load_any_row_changed(trace_lines, tmp_path_factory, data):
+    """A malformed row is refused with its line; a row that loads never breaks the tables."""
+    lines = list(trace_lines)
+    i = data.draw(st.integers(0, len(lines) - 1))
+    row = json.loads(lines[i])
+    if data.draw(st.booleans()) and row:
+        key = data.draw(st.sampled_from(sorted(row)))
+        row[key] = data.draw(HOSTILE)
+        try:
+            lines[i] = json.dumps(row, allow_nan=True)
+        except (ValueError, RecursionError):
+            return
+    else:
+        # one line (readline splits on \n, and text mode turns \r into \n)
+        lines[i] = data.draw(st.text(max_size=30)).replace("\n", " ").replace("\r", " ")
+    path = tmp_path_factory.mktemp("fuzz") / "t.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        trace = stsedu.Trace.load(path)
+    except ValueError as e:
+        assert str(path) in str(e) and (i == 0 or f"line {i + 1}" in str(e) or "header" in str(e)), str(e)
+        return
+    stsedu.tables.watch_lines(trace)
+    for name in ("decisions", "pods", "status", "events", "syncs"):
+        getattr(trace, name)()
+
+
+@FUZZ
+@given(source=HOSTILE | st.binary(max_size=100))
+def test_load_documents_any_input(source):
+    try:
+        load.load_documents(source)
+    except stsedu.ValidationError as e:
+        assert named(e)
+    except TypeError as e:  # documented: not text, a dict or a list of dicts
+        assert str(e).startswith("load_documents:")

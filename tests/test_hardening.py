@@ -1,0 +1,429 @@
+"""Hardening (issue 21): one test per class of input that used to escape as a traceback, hang,
+or be accepted where a real API server refuses it.
+
+1. whole-string matching (Go's regexp), 2. finite numbers, 3. nesting depth, 4. wrong Python
+types to public calls, 5. memory bounded by the pods that exist, 6. Trace.load on malformed
+files, 7. scenario files and the CLI, 8. the real API server's answers (docs/validation.md,
+"Matching the real API server").  Every refusal leaves the cluster exactly as it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import tracemalloc
+
+import pytest
+
+import stsedu
+from stsedu import scenarios
+from stsedu.__main__ import EXIT_INVALID_SCENARIO, EXIT_OUTPUT_ERROR, main
+from stsedu.api import formats, load
+from helpers import WEB_YAML
+from test_robustness import fresh, state
+
+
+def web_set(name="web", replicas=1, image="nginx", grace=None, policy="OrderedReady", **container):
+    spec = {"containers": [{"name": "c", "image": image, **container}]}
+    if grace is not None:
+        spec["terminationGracePeriodSeconds"] = grace
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "serviceName": name, "podManagementPolicy": policy,
+                     "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+
+
+def refused(c, call, *args, **kwargs) -> stsedu.ValidationError:
+    """Make a call that must be refused with a ValidationError; the cluster must not change."""
+    before = state(c)
+    with pytest.raises(stsedu.ValidationError) as info:
+        call(*args, **kwargs)
+    assert state(c) == before
+    assert info.value.errors, "a refusal names its field or argument"
+    return info.value
+
+
+# ------------------------------------------------------- 1. whole-string matching
+
+@pytest.mark.parametrize("check, value", [
+    (formats.is_dns1123_label, "web\n"), (formats.is_dns1123_subdomain, "example.com\n"),
+    (formats.is_dns1035_label, "nginx\n"), (formats.is_qualified_name, "app\n"),
+    (formats.is_valid_label_value, "web\n"), (formats.is_valid_percent, "50%\n"),
+    (formats.is_valid_port_name, "web\n"),
+])
+def test_whole_string_matching(check, value):
+    """Go's regexp anchors ^...$ to the whole string: a value with a final newline is refused."""
+    assert check(value.rstrip("\n")) == []
+    assert check(value) != []
+
+
+def test_newline_in_name_and_percent_is_a_field_error_not_a_crash():
+    c = fresh()
+    e = refused(c, c.apply, web_set(name="web\n"))
+    assert e.errors[0][0] == "metadata.name"
+    e = refused(c, c.patch, "web", {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "50%\n"}}}})
+    assert {p for p, _ in e.errors} == {"spec.updateStrategy.rollingUpdate.maxUnavailable"}
+
+
+# ------------------------------------------------------------- 2. finite numbers
+
+@pytest.mark.parametrize("text, path", [
+    ("cpu: .nan", "spec.template.spec.containers[0].resources.limits.cpu"),
+    ("cpu: .inf", "spec.template.spec.containers[0].resources.limits.cpu"),
+    ("cpu: -.inf", "spec.template.spec.containers[0].resources.limits.cpu"),
+])
+def test_non_finite_numbers_in_text(text, path):
+    c = fresh()
+    manifest = WEB_YAML.split("---")[-1].replace("        image:", f"        resources: {{limits: {{{text}}}}}\n"
+                                                                  "        image:", 1)
+    assert text in manifest
+    e = refused(c, c.apply, manifest)
+    assert e.errors[0][0] == path and "finite" in e.errors[0][1]
+
+
+def test_non_finite_numbers_in_python_data_patches_and_calls():
+    c = fresh()
+    assert refused(c, c.patch, "web", {"spec": {"replicas": math.nan}}).errors[0][0] == "spec.replicas"
+    assert refused(c, c.apply, web_set(name="db", replicas=math.inf)).errors[0][0] == "spec.replicas"
+    for bad in (math.inf, math.nan, True, "5"):
+        refused(c, c.kubelet.fail_after, bad, pod="web-0")
+        refused(c, c.advance, bad)
+    with pytest.raises(ValueError):
+        c.clock.advance_to(math.inf)
+    with pytest.raises(ValueError):
+        c.clock.schedule(math.nan, lambda: None)
+    assert math.isfinite(c.now)
+
+
+# --------------------------------------------------------------- 3. nesting depth
+
+DEEP = 600
+
+
+@pytest.mark.parametrize("source", [
+    "a: " + "[" * DEEP + "]" * DEEP,
+    '{"apiVersion": "v1", "kind": "X", "a": ' + "[" * DEEP + "]" * DEEP + "}",
+    "a:\n" + "".join("  " * i + "- \n" for i in range(1, 200)),
+])
+def test_nesting_depth_in_text(source):
+    c = fresh()
+    e = refused(c, c.apply, source)
+    assert "max depth" in str(e) and "line" in str(e)
+    refused(c, c.patch, "web", source)
+
+
+def test_nesting_depth_in_python_data_and_cycles():
+    c = fresh()
+    deep: dict = {}
+    node = deep
+    for _ in range(DEEP):
+        node["a"] = {}
+        node = node["a"]
+    doc = web_set(name="db")
+    doc["spec"]["template"]["metadata"]["annotations"] = deep
+    assert "max depth" in str(refused(c, c.apply, doc))
+    cyclic = web_set(name="db")
+    cyclic["spec"]["self"] = cyclic
+    assert "max depth" in str(refused(c, c.apply, cyclic))
+    assert "max depth" in str(refused(c, c.patch, "web", {"metadata": deep}))
+
+
+def test_nesting_depth_in_scenarios_and_traces(tmp_path):
+    with pytest.raises(scenarios.ScenarioError, match="max depth"):
+        scenarios.loads("objects: [stsedu:web.yaml]\nsteps: " + "[" * DEEP + "]" * DEEP)
+    t = tmp_path / "t.jsonl"
+    stsedu.Cluster().trace.save(t)
+    with t.open("a") as f:
+        f.write("[" * 100000 + "]" * 100000 + "\n")
+    with pytest.raises(ValueError, match="line 2"):
+        stsedu.Trace.load(t)
+
+
+# ------------------------------------------------------------ 4. wrong Python types
+
+NAMED = ["statefulset", "pod", "service", "sync", "preview", "run", "settle", "scale", "delete_pod",
+         "delete_pvc", "delete", "rollout_undo", "rollout_status", "rollout_history", "revisions"]
+
+
+@pytest.mark.parametrize("method, bad", [(m, b) for m in NAMED for b in (5, None, ["web"], b"web")
+                                         if (m, b) != ("run", None)])  # run(None): the whole controller
+def test_every_named_call_checks_its_name(method, bad):
+    c = fresh()
+    args = (bad, 1) if method == "scale" else (bad,)
+    e = refused(c, getattr(c, method), *args)
+    assert e.errors[0][0] in ("name", "set_name")
+
+
+@pytest.mark.parametrize("verb", ["start", "set_ready", "set_unready", "fail", "succeed", "crash",
+                                  "finish_termination"])
+def test_every_kubelet_verb_checks_its_pod(verb):
+    c = fresh()
+    for bad in (5, None, ["web-0"], {"name": "web-0"}):
+        assert refused(c, getattr(c.kubelet, verb), bad).errors[0][0] == "pod"
+    assert refused(c, getattr(c.kubelet, verb), "web-0", namespace=3).errors[0][0] == "namespace"
+
+
+def test_listing_calls_check_their_filters():
+    c = fresh()
+    assert refused(c, c.pvcs, 5).errors[0][0] == "set_name"
+    assert refused(c, c.pods, namespace=None).errors[0][0] == "namespace"
+    assert refused(c, c.statefulsets, namespace=1).errors[0][0] == "namespace"
+    assert refused(c, c.kubelet.never_ready, image=["x"]).errors[0][0] == "image"
+    with pytest.raises(KeyError):  # the documented error of a missing object stays
+        c.pod("web-9")
+
+
+# ------------------------------------------- 5. memory follows the pods, not replicas
+
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+def test_max_int32_replicas_cost_memory_for_the_pods_that_exist(profile):
+    """replicas: 2147483647 is valid (as upstream); a sync allocates for the pods that exist
+    and the work it does (one create), not per replica slot (which was 2**31 slots)."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(web_set(replicas=3))
+    c.settle("web")
+    tracemalloc.start()
+    try:
+        c.scale("web", 2147483647)
+        for _ in range(3):
+            c.sync("web")
+            c.kubelet.step()
+            c.kubelet.step()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20_000_000
+    assert c.statefulset("web").spec.replicas == 2147483647
+    assert [p.name for p in c.pods("web")][:4] == ["web-0", "web-1", "web-2", "web-3"]
+
+
+# --------------------------------------------------------------- 6. Trace.load
+
+GOOD_POD_ROW = {"table": "pods", "sync": 1, "time": 0.0, "pod": "web-0", "set": "web", "ordinal": 0,
+                "event": "created", "phase": "Pending", "ready": False, "terminating": False,
+                "revision": "web-1", "cause": "sync 1: create (missing)", "restarts": 0, "containers": 1}
+
+
+@pytest.mark.parametrize("line, message", [
+    ("not json", "line 2: not JSON"),
+    ("[1, 2]", "line 2: a row must be a JSON object"),
+    (json.dumps({**GOOD_POD_ROW, "table": "nodes"}), "line 2: unknown table \"nodes\""),
+    (json.dumps({**GOOD_POD_ROW, "ready": "yes"}), "line 2: pods.ready: Invalid value"),
+    (json.dumps({**GOOD_POD_ROW, "ordinal": "0"}), "line 2: pods.ordinal"),
+    (json.dumps({**GOOD_POD_ROW, "time": None}), "line 2: pods.time"),
+    (json.dumps(GOOD_POD_ROW).replace('"time": 0.0', '"time": NaN'), "line 2: pods.time"),
+    (json.dumps({**GOOD_POD_ROW, "event": "exploded"}), "line 2: pods.event: Unsupported value"),
+    (json.dumps({**GOOD_POD_ROW, "sync": True}), "line 2: pods.sync"),
+])
+def test_trace_load_names_the_line_and_column(tmp_path, line, message):
+    path = stsedu.Cluster().trace.save(tmp_path / "t.jsonl")
+    with path.open("a") as f:
+        f.write(line + "\n")
+    with pytest.raises(ValueError) as info:
+        stsedu.Trace.load(path)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("header", [
+    {"format": "stsedu-trace", "format_version": "1"},
+    {"format": "stsedu-trace", "format_version": 1, "sync": -1},
+    {"format": "stsedu-trace", "format_version": 1, "time": "soon"},
+    {"format": "stsedu-trace", "format_version": 1, "meta": [1]},
+])
+def test_trace_load_checks_the_header(tmp_path, header):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(header) + "\n")
+    with pytest.raises(ValueError, match="header"):
+        stsedu.Trace.load(path)
+
+
+def test_trace_load_refuses_a_directory_and_binary(tmp_path):
+    with pytest.raises(ValueError, match="directory"):
+        stsedu.Trace.load(tmp_path)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"format": "stsedu-trace"}\n\xff\xfe\n')
+    with pytest.raises(ValueError, match="UTF-8"):
+        stsedu.Trace.load(path)
+
+
+def test_a_loaded_trace_builds_its_tables(tmp_path):
+    c = fresh()
+    c.settle("web")
+    path = c.trace.save(tmp_path / "t.jsonl")
+    with path.open("a") as f:
+        f.write(json.dumps({**GOOD_POD_ROW, "set": None, "revision": None, "time": 99}) + "\n")
+    loaded = stsedu.Trace.load(path)
+    assert stsedu.tables.watch_lines(loaded)
+
+
+# ------------------------------------------------------ 7. scenario files and the CLI
+
+def scenario_file(tmp_path, body, name="s.yaml"):
+    p = tmp_path / name
+    p.write_text(body)
+    return p
+
+
+def cli(*argv, capsys=None):
+    import io
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize("step, field", [
+    ("sync: 100000000000", "sync"), ("sync: {count: 100001}", "count"),
+    ("run: {max_syncs: 10000000}", "max_syncs"), ("settle: {max_syncs: 10000000}", "max_syncs"),
+    ("kubelet_step: 100000000000", "count"), ("advance: .inf", "advance"),
+])
+def test_step_counts_and_seconds_are_bounded(step, field):
+    with pytest.raises(scenarios.ScenarioError) as info:
+        scenarios.loads(f"cluster: {{kubelet: manual}}\nobjects: [stsedu:web.yaml]\nsteps:\n  - {step}\n")
+    assert field in str(info.value)
+
+
+def test_alias_bomb_is_refused_before_anything_runs_or_prints(tmp_path, capsys):
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ", ".join(["*a" if i == 1 else f"*a{i - 1}"] * 10) + "]")
+    body = "\n".join(lines) + "\nobjects: [stsedu:web.yaml]\nsteps:\n  - scale: *a8\n"
+    p = scenario_file(tmp_path, body)
+    code, text = cli("run", str(p))
+    assert code == EXIT_INVALID_SCENARIO and text == ""
+    assert "excessive aliasing" in capsys.readouterr().err
+
+
+def test_scenario_and_manifest_files_are_size_capped(tmp_path, capsys):
+    big = scenario_file(tmp_path, "# " + "x" * (1 << 20) + "\nobjects: [stsedu:web.yaml]\n")
+    assert cli("run", str(big))[0] == EXIT_INVALID_SCENARIO
+    assert "over the limit" in capsys.readouterr().err
+    scenario_file(tmp_path, "# " + "x" * (1 << 20) + "\n", name="big-manifest.yaml")
+    p = scenario_file(tmp_path, "objects: [big-manifest.yaml]\n", name="uses-big.yaml")
+    with pytest.raises(scenarios.ScenarioError, match="over the limit"):
+        scenarios.load(p)
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ("/etc/passwd", "must be a relative path"),
+    ("../outside.yaml", "'..'"),
+    ("sub/../../outside.yaml", "'..'"),
+    ("stsedu:../scenarios/library/partition-canary.yaml", "'..'"),
+    ("stsedu:/etc/passwd", "must be a relative path"),
+    ("link.yaml", "leads outside"),
+])
+def test_file_paths_are_confined(tmp_path, entry, problem):
+    folder = tmp_path / "sc"
+    folder.mkdir()
+    (tmp_path / "outside.yaml").write_text(WEB_YAML)
+    (folder / "link.yaml").symlink_to(tmp_path / "outside.yaml")
+    p = scenario_file(folder, f"objects: [{json.dumps(entry)}]\n")
+    with pytest.raises(scenarios.ScenarioError) as info:
+        scenarios.load(p)
+    assert problem in str(info.value) and "objects[0].file" in str(info.value)
+
+
+def test_file_paths_inside_the_folder_still_load(tmp_path):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "web.yaml").write_text(WEB_YAML)
+    p = scenario_file(tmp_path, "objects: [m/web.yaml]\nsteps: [sync]\n")
+    assert scenarios.load(p).set_name == "web"
+
+
+RUN = "cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n  - sync: 2\n"
+
+
+def test_trace_file_errors_have_their_own_exit_status(tmp_path, capsys):
+    p = scenario_file(tmp_path, RUN)
+    assert cli("run", str(p), "-q", "--trace", str(tmp_path))[0] == EXIT_OUTPUT_ERROR
+    assert "is a directory" in capsys.readouterr().err
+    assert cli("run", str(p), "-q", "--trace", str(tmp_path / "no" / "t.jsonl"))[0] == EXIT_OUTPUT_ERROR
+    assert "no such folder" in capsys.readouterr().err
+    before = p.read_text()
+    assert cli("run", str(p), "-q", "--trace", str(p), "--force")[0] == EXIT_OUTPUT_ERROR
+    assert "is the scenario being run" in capsys.readouterr().err and p.read_text() == before
+    existing = tmp_path / "old.jsonl"
+    existing.write_text("keep me\n")
+    assert cli("run", str(p), "-q", "--trace", str(existing))[0] == EXIT_OUTPUT_ERROR
+    assert "--force" in capsys.readouterr().err and existing.read_text() == "keep me\n"
+    code, text = cli("run", str(p), "-q", "--trace", str(existing), "--force")
+    assert code == 0 and len(stsedu.Trace.load(existing)) == 2
+
+
+def test_a_full_device_is_a_clear_error_and_leaves_no_file(tmp_path, capsys, monkeypatch):
+    p = scenario_file(tmp_path, RUN)
+    target = tmp_path / "t.jsonl"
+
+    def full(self, path):
+        with open(path, "w") as f:
+            f.write("half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(stsedu.Trace, "save", full)
+    assert cli("run", str(p), "-q", "--trace", str(target))[0] == EXIT_OUTPUT_ERROR
+    assert "No space left on device" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [p]
+
+
+# ---------------------------------------------------- 8. the real API server's answers
+
+def test_negative_grace_period(tmp_path):
+    """GetWarningsForPodTemplate warns; CheckGracefulDelete turns the negative period into 1 s."""
+    c = stsedu.Cluster()
+    c.apply(web_set(grace=-5))
+    assert c.last_warnings == ["spec.template.spec.terminationGracePeriodSeconds: must be >= 0; "
+                               "negative values are invalid and will be treated as 1"]
+    c.run("web")
+    c.delete_pod("web-0")
+    assert c.pod("web-0").terminating
+    c.advance(0.9)
+    assert c.pod("web-0").terminating
+    c.advance(0.2)
+    assert "web-0" not in [p.name for p in c.pods("web") if p.terminating]
+
+
+def test_image_with_whitespace(tmp_path):
+    """Valid in a template; the pod create fails: a FailedCreate, no pod."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web_set(image=" nginx"))
+    result = c.sync("web")
+    assert c.pods("web") == []
+    assert "spec.containers[0].image: Invalid value: \" nginx\": must not have leading or trailing whitespace" \
+        in result.error
+    events = c.trace.events()
+    assert (events["reason"] == "FailedCreate").sum() == 1
+
+
+def test_service_update_is_validated_as_an_update():
+    c = fresh()
+    e = refused(c, c.apply, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "nginx"},
+                             "spec": {"clusterIP": "10.96.0.10", "ports": [{"port": 80, "name": "web"}],
+                                      "selector": {"app": "nginx"}}})
+    assert e.errors == [("spec.clusterIP", 'Invalid value: "10.96.0.10": field is immutable')]
+    e = refused(c, c.apply, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+                             "spec": {"type": "NodePort", "clusterIP": "None",
+                                      "ports": [{"port": 80, "name": "web"}]}})
+    assert e.errors[0][0] == "spec.clusterIPs[0]"
+    e = refused(c, c.apply, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"},
+                             "spec": {"type": "ExternalName"}})
+    assert e.errors == [("spec.externalName", "Required value")]
+
+
+@pytest.mark.parametrize("patch, path", [
+    ({"status": 3}, "status"),
+    ({"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "x",
+                                                      "resources": {"limits": [1]}}]}}}},
+     "spec.template.spec.containers[0].resources.limits"),
+    ({"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "x",
+                                                      "resources": {"requests": {"cpu": "-1"}}}]}}}},
+     "spec.template.spec.containers[0].resources.requests[cpu]"),
+    ({"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "x",
+                                                      "resources": {"requests": {"memory": "2Gi"},
+                                                                    "limits": {"memory": "1Gi"}}}]}}}},
+     "spec.template.spec.containers[0].resources.requests"),
+    ({"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "x",
+                                                      "livenessProbe": {"exec": "true"}}]}}}},
+     "spec.template.spec.containers[0].livenessProbe.exec"),
+])
+def test_decoded_and_validated_below_the_simulated_levels(patch, path):
+    c = fresh()
+    assert path in [p for p, _ in refused(c, c.patch, "web", patch).errors]

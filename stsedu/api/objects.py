@@ -353,6 +353,12 @@ class StatefulSetSpec:
     start_ordinal: int
     when_deleted: str
     when_scaled: str
+    facts: dict = field(init=False, default=None, compare=False, repr=False)
+    """Facts derived from the spec, worked out once per spec object (a spec is frozen and its
+    template is never changed in place), e.g. the revision data of the template."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "facts", {})
 
     @classmethod
     def from_manifest(cls, spec: Mapping[str, Any]) -> "StatefulSetSpec":
@@ -381,6 +387,23 @@ class StatefulSetSpec:
     @property
     def partition(self) -> int:
         return self.rolling_update.partition if self.rolling_update else 0
+
+    def selects(self, labels: Mapping[str, str]) -> bool:
+        """True if the set's selector matches *labels* (:func:`selector_matches` of ``selector``).
+
+        The selector's ``matchLabels`` pairs are read out once per spec (a sync
+        tests every pod of the namespace against them)."""
+        pairs = self.facts.get("matchLabels")
+        if pairs is None:
+            sel = self.selector or {}
+            pairs = self.facts["matchLabels"] = (tuple((sel.get("matchLabels") or {}).items())
+                                                 if not sel.get("matchExpressions") else ())
+        if not pairs:  # an empty selector, or one with expressions: the general reading
+            return selector_matches(self.selector, labels)
+        for key, value in pairs:
+            if labels.get(key) != value:
+                return False
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,7 @@ def plan_claims(sts: StatefulSet, pods, revisions) -> tuple[list[Decision], list
                                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
                                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
     for pod in pods:
-        ref = controller_of(pod.owner_references)
+        ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
             continue  # another controller's pod
         matches = P.is_member_of(sts, pod) and sts.spec.selects(pod.labels)

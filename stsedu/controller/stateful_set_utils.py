@@ -379,5 +379,5 @@ def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVo
 
 
 def revision_label(pod: Pod) -> str:
-    """``getPodRevision``."""
-    return pod.labels.get(REVISION_LABEL, "")
+    """``getPodRevision`` (the label, read when the pod was built)."""
+    return pod.revision

@@ -144,13 +144,23 @@ class Pod(ObjectMeta):
     restarts: int = 0
     available: bool = False
     """Filled in when the cluster hands the pod out (honours minReadySeconds)."""
+    # Facts read from the fields above once, when the pod is built (like Go's typed fields), so a
+    # sync reads them as plain attributes instead of parsing the name or searching labels and refs.
     parent: str = field(init=False, default="")
+    """The set name the pod's name parses to (``getParentNameAndOrdinal``), or ``""``."""
     ordinal: int = field(init=False, default=-1)
+    """The ordinal the pod's name parses to, or -1."""
+    revision: str = field(init=False, default="", compare=False)
+    """The ``controller-revision-hash`` label, or ``""`` (``getPodRevision``)."""
+    controller_ref: OwnerReference | None = field(init=False, default=None, compare=False, repr=False)
+    """The owner reference with ``controller: true``, or None (``metav1.GetControllerOf``)."""
 
     def __post_init__(self):
         parent, ordinal = parse_pod_name(self.name)
         object.__setattr__(self, "parent", parent)
         object.__setattr__(self, "ordinal", ordinal)
+        object.__setattr__(self, "revision", self.labels.get(REVISION_LABEL, ""))
+        object.__setattr__(self, "controller_ref", controller_of(self.owner_references))
 
     @property
     def terminating(self) -> bool:
@@ -163,14 +173,9 @@ class Pod(ObjectMeta):
         return f"<Pod {self.name}: {self.phase or 'planned'}, {ready}{term}, revision {self.revision or '-'}>"
 
     @property
-    def revision(self) -> str:
-        """The pod's ``controller-revision-hash`` label (``getPodRevision``)."""
-        return self.labels.get(REVISION_LABEL, "")
-
-    @property
     def owner(self) -> str | None:
         """Name of the StatefulSet that controls this pod, or None."""
-        ref = controller_of(self.owner_references)
+        ref = self.controller_ref
         return ref.name if ref is not None and ref.kind == "StatefulSet" else None
 
     @property
@@ -353,6 +358,12 @@ class StatefulSetSpec:
     start_ordinal: int
     when_deleted: str
     when_scaled: str
+    facts: dict = field(init=False, default=None, compare=False, repr=False)
+    """Facts derived from the spec, worked out once per spec object (a spec is frozen and its
+    template is never changed in place), e.g. the revision data of the template."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "facts", {})
 
     @classmethod
     def from_manifest(cls, spec: Mapping[str, Any]) -> "StatefulSetSpec":
@@ -381,6 +392,23 @@ class StatefulSetSpec:
     @property
     def partition(self) -> int:
         return self.rolling_update.partition if self.rolling_update else 0
+
+    def selects(self, labels: Mapping[str, str]) -> bool:
+        """True if the set's selector matches *labels* (:func:`selector_matches` of ``selector``).
+
+        The selector's ``matchLabels`` pairs are read out once per spec (a sync
+        tests every pod of the namespace against them)."""
+        pairs = self.facts.get("matchLabels")
+        if pairs is None:
+            sel = self.selector or {}
+            pairs = self.facts["matchLabels"] = (tuple((sel.get("matchLabels") or {}).items())
+                                                 if not sel.get("matchExpressions") else ())
+        if not pairs:  # an empty selector, or one with expressions: the general reading
+            return selector_matches(self.selector, labels)
+        for key, value in pairs:
+            if labels.get(key) != value:
+                return False
+        return True
 
 
 @dataclass(frozen=True, slots=True)

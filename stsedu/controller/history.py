@@ -46,6 +46,16 @@ def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> s
     return go_json({"spec": {"template": tpl}})
 
 
+def template_revision_data(spec, null_creation_timestamp: bool = False) -> str:
+    """:func:`revision_data` of *spec*'s template, serialized once per spec object (kept in its
+    ``facts``): a status write keeps the spec, so most syncs of a set share it."""
+    key = ("revision_data", null_creation_timestamp)
+    data = spec.facts.get(key)
+    if data is None:
+        data = spec.facts[key] = revision_data(spec.template, null_creation_timestamp)
+    return data
+
+
 def fnv1_32(data: bytes) -> int:
     """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
     h = 0x811C9DC5
@@ -87,7 +97,7 @@ def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRe
 def new_revision(sts: StatefulSet, number: int, collision_count: int,
                  null_creation_timestamp: bool = False) -> ControllerRevision:
     """The candidate revision for the set's live template (``newRevision``)."""
-    data = revision_data(sts.spec.template, null_creation_timestamp)
+    data = template_revision_data(sts.spec, null_creation_timestamp)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
     labels[HASH_LABEL] = h

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
 from ..api.errors import APIError
-from ..api.objects import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of, selector_matches
+from ..api.objects import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of
 from .stateful_pod_control import ClusterObjects, apply_plan
 from . import stateful_set_utils as P
 from .history import sort_revisions
@@ -44,15 +44,15 @@ def plan_claims(sts: StatefulSet, pods, revisions) -> tuple[list[Decision], list
     deleting = sts.deletion_timestamp is not None
     if not deleting:
         for r in revisions:
-            if controller_of(r.owner_references) is None and selector_matches(sts.spec.selector, r.labels):
+            if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
                 out.append(Decision("adopt", None, "orphan-revision",
                                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
                                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
     for pod in pods:
-        ref = controller_of(pod.owner_references)
+        ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
             continue  # another controller's pod
-        matches = P.is_member_of(sts, pod) and selector_matches(sts.spec.selector, pod.labels)
+        matches = P.is_member_of(sts, pod) and sts.spec.selects(pod.labels)
         if ref is not None and matches:
             claimed.append(pod)
         elif deleting:
@@ -79,7 +79,7 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
     out = []
     for r in revisions:
         ref = controller_of(r.owner_references)
-        if (ref is None or ref.uid == sts.uid) and selector_matches(sts.spec.selector, r.labels):
+        if (ref is None or ref.uid == sts.uid) and sts.spec.selects(r.labels):
             out.append(r)
     return sort_revisions(out)
 

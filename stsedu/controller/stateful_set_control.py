@@ -150,7 +150,7 @@ class PlannedPod:
     A plain small object: a sync makes one for every empty slot.
     """
 
-    __slots__ = ("name", "namespace", "ordinal", "parent", "labels", "revision")
+    __slots__ = ("name", "namespace", "ordinal", "parent", "revision")
     uid = ""
     phase = ""
     ready = False
@@ -164,7 +164,11 @@ class PlannedPod:
         self.parent = parent
         self.ordinal = ordinal
         self.revision = revision
-        self.labels = {REVISION_LABEL: revision}
+
+    @property
+    def labels(self) -> dict:
+        """The one label a planned pod has yet (the planner reads ``revision``)."""
+        return {REVISION_LABEL: self.revision}
 
     def __repr__(self) -> str:
         return f"<PlannedPod {self.name}: revision {self.revision}>"

@@ -62,8 +62,13 @@ def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     Upstream (v1.35+) tests terminating or not available; a pod that is not
     Running is treated as unavailable too (BEHAVIOUR.md 1.5, UNCONFIRMED).
     """
-    return (pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready)
-            or not is_running_and_available(pod, min_ready_seconds, now))
+    if pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready):
+        return True
+    # not isRunningAndAvailable, for a pod known to be Ready
+    if min_ready_seconds <= 0:
+        return False
+    since = pod.ready_since if pod.ready_since is not None else now
+    return not since + min_ready_seconds < now
 
 
 def is_healthy(pod: Pod) -> bool:
@@ -374,5 +379,5 @@ def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVo
 
 
 def revision_label(pod: Pod) -> str:
-    """``getPodRevision``."""
-    return pod.labels.get(REVISION_LABEL, "")
+    """``getPodRevision`` (the label, read when the pod was built)."""
+    return pod.revision

@@ -126,8 +126,9 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
     return {r: REVISION_COLORS[i % len(REVISION_COLORS)] for i, r in enumerate(names)}
 
 
-AXIS_ORDINALS = 40
-"""Up to this many ordinals, the ordinal axis labels every one of them."""
+AXIS_ORDINALS = 26
+"""Up to this many ordinals, the ordinal axis labels every one of them (rows stay at least
+16 px apart: :data:`MAX_HEIGHT` / 26), with no label hidden as "overlapping"."""
 
 
 def _ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
@@ -142,6 +143,7 @@ def _ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None
         else alt.Undefined
     return alt.Axis(title=title, tickMinStep=1, format="d", values=values,
                     labelExpr=f"datum.value % 1 ? '' : '{set_name}-' + datum.value",
+                    labelOverlap=alt.Undefined if values is alt.Undefined else False,
                     grid=False, domain=False, ticks=False, labelPadding=6)
 
 
@@ -267,6 +269,12 @@ def _x_extent(trace, x: str, until: float | None = None) -> tuple[float, float]:
     return 0.0, max(_until(trace, until), 1.0)
 
 
+STATE_LABELS = {"Running": "Running, not Ready"}
+"""Pod states as the pod timeline's legend words them (the others as :data:`stsedu.tables.STATES`)."""
+
+STATE_LABEL_EXPR = " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in STATE_LABELS.items()) + " : datum.label"
+
+
 def _check_x(x: str) -> None:
     if x not in ("time", "sync"):
         raise ValueError(f"x must be 'time' or 'sync', not {x!r}")
@@ -284,7 +292,8 @@ def _pod_timeline(trace, set_name: str, x: str = "time", until: float | None = N
     present = [s for s in tables.STATES if s in seen] or ["Pending"]
     color = alt.Color("state:N", title="pod state",
                       scale=alt.Scale(domain=present, range=[STATE_COLORS[s] for s in present]),
-                      legend=alt.Legend(orient="right"))
+                      # "Running" alone reads as "fine": the state is a container running, not yet Ready
+                      legend=alt.Legend(orient="right", labelExpr=STATE_LABEL_EXPR))
     o_lo, o_hi = _ordinal_range(seg)
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     n_ord = o_hi - o_lo + 1
@@ -379,7 +388,8 @@ def _revision_map(trace, set_name: str):
     o_lo, o_hi = _ordinal_range(seg)
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     x_enc = alt.X("x0:Q", scale=_x_scale(lo, hi), axis=_x_axis("sync"))
-    y_enc = alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name, lo=o_lo, hi=o_hi))
+    y_axis = _ordinal_axis(set_name, lo=o_lo, hi=o_hi)  # on every layer: layered axes are merged
+    y_enc = alt.Y("y0:Q", scale=y_scale, axis=y_axis)
     rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
     color = alt.Color("revision:N", title="revision", scale=rev_scale,
                       legend=alt.Legend(orient="right", labelLimit=220))
@@ -414,13 +424,13 @@ def _revision_map(trace, set_name: str):
             tooltip=tip)
         going = alt.Chart().transform_filter(alt.FieldEqualPredicate(field="look", equal="terminating")).mark_rule(
             strokeWidth=3, strokeDash=[5, 3]).encode(
-            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale),
+            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
             color=alt.Color("revision:N", scale=rev_scale, legend=None), tooltip=tip)
         # The state's legend: Vega-Lite draws none for a rect's fill opacity, so invisible points (no
         # position) carry it, each form drawn as a filled symbol: a square, a square ring, three dashes.
         key = alt.Chart(pd.DataFrame({"look": looks, "x0": [None] * 3, "y0": [None] * 3})).mark_point(
             filled=True, opacity=1, color="#555555").encode(
-            x=alt.X("x0:Q", scale=_x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale),
+            x=alt.X("x0:Q", scale=_x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
             shape=alt.Shape("look:N", title="pod", scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
                             legend=alt.Legend(orient="right")))
         layers, top_data = [bars, going, key], data
@@ -428,13 +438,13 @@ def _revision_map(trace, set_name: str):
     if not part.empty:
         line = alt.Chart(part).mark_line(interpolate="step-after", color="black", strokeWidth=2.5,
                                          strokeDash=[8, 4], clip=True).encode(
-            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale),
+            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis),
             tooltip=[alt.Tooltip("partition:Q", title="partition")])
         starts = part.iloc[:-1]
         starts = starts[starts["partition"] > 0]  # each change of a partition above 0, labelled where it starts
         label = alt.Chart(starts).transform_calculate(text="'partition ' + datum.partition").mark_text(
             align="left", baseline="bottom", dx=4, dy=-3, fontSize=13, fontWeight="bold").encode(
-            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale), text="text:N")
+            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis), text="text:N")
         layers += [line, label]
         subtitle.append("dashed line: the partition; only ordinals at or above it are updated")
     chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]

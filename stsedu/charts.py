@@ -349,8 +349,6 @@ def pod_timeline(trace, set_name: str | None = None, x: str = "time", until: flo
 # ------------------------------------------------------------------ revision map
 
 
-
-
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
     """The partition as a step line along the sync axis: points (x, y, partition), y = partition - 0.5.
 

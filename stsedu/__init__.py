@@ -1,6 +1,6 @@
 """stsedu: watch the Kubernetes StatefulSet controller decide, one sync at a time.
 
-The public names below mirror ``shared/API.md``; ``__all__`` is built from
+The public names below are those of ``docs/api.md``; ``__all__`` is built from
 the one list :data:`PUBLIC`.
 """
 

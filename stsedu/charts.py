@@ -126,9 +126,24 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
     return {r: REVISION_COLORS[i % len(REVISION_COLORS)] for i, r in enumerate(names)}
 
 
-def _ordinal_axis(set_name: str, title: str | None = None) -> alt.Axis:
-    """A y axis of ordinals labelled like pod names (the top ordinal at the top)."""
-    return alt.Axis(title=title, tickMinStep=1, format="d", labelExpr=f"'{set_name}-' + datum.value",
+AXIS_ORDINALS = 26
+"""Up to this many ordinals, the ordinal axis labels every one of them (rows stay at least
+16 px apart: :data:`MAX_HEIGHT` / 26), with no label hidden as "overlapping"."""
+
+
+def _ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
+                  hi: int | None = None) -> alt.Axis:
+    """A y axis of ordinals labelled like pod names (the top ordinal at the top).
+
+    Labels sit on whole ordinals only (``web-0``, never ``web-0.5``): every
+    ordinal *lo*..*hi* when there are few, else the axis's own ticks with
+    the ones between ordinals left unlabelled.
+    """
+    values = list(range(lo, hi + 1)) if lo is not None and hi is not None and hi - lo < AXIS_ORDINALS \
+        else alt.Undefined
+    return alt.Axis(title=title, tickMinStep=1, format="d", values=values,
+                    labelExpr=f"datum.value % 1 ? '' : '{set_name}-' + datum.value",
+                    labelOverlap=alt.Undefined if values is alt.Undefined else False,
                     grid=False, domain=False, ticks=False, labelPadding=6)
 
 
@@ -164,14 +179,16 @@ def _merge(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
     return seg.groupby(group, sort=False).agg(how).reset_index(drop=True)
 
 
-def _segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None) -> pd.DataFrame:
+def _segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None,
+              until: float | None = None) -> pd.DataFrame:
     """Pod segments (:func:`stsedu.tables.pod_intervals`) with their extent ``x0``..``x1`` on the x axis.
 
     ``x="time"``: clock times; ``x="sync"``: the syncs that ended with the
     pod in that state, ``first_sync - 0.5 .. last_sync + 0.5``.  Segments
     empty on that axis are dropped; with *key*, neighbours equal on it are merged.
+    Segments still open are cut at *until* (default: the end of the trace).
     """
-    seg = tables.pod_intervals(trace, set_name)
+    seg = tables.pod_intervals(trace, set_name, until)
     if seg.empty:
         return seg.assign(x0=[], x1=[])
     if x == "time":
@@ -232,12 +249,30 @@ def _x_axis(x: str) -> alt.Axis:
     return alt.Axis(title="time (s)")
 
 
-def _x_extent(trace, x: str) -> tuple[float, float]:
+def _until(trace, until: float | None) -> float:
+    """The right end of a time axis: *until*, or the trace's "now" (:func:`stsedu.tables.trace_now`).
+
+    Charts reach "now", not just the last recorded change, so the state a
+    change left (and the seconds a lab let pass after it) shows with its real width.
+    """
+    if until is None:
+        return tables.trace_now(trace)
+    if isinstance(until, bool) or not isinstance(until, (int, float)) or not until == until:
+        raise ValueError(f"until must be a number of seconds, not {until!r}")
+    return max(float(until), tables.trace_end(trace)[0])
+
+
+def _x_extent(trace, x: str, until: float | None = None) -> tuple[float, float]:
     if x == "sync":
         lo, hi = _sync_range(trace)
         return lo - 0.5, hi + 0.5
-    end, _ = tables.trace_end(trace)
-    return 0.0, max(end, 1.0)
+    return 0.0, max(_until(trace, until), 1.0)
+
+
+STATE_LABELS = {"Running": "Running, not Ready"}
+"""Pod states as the pod timeline's legend words them (the others as :data:`stsedu.tables.STATES`)."""
+
+STATE_LABEL_EXPR = " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in STATE_LABELS.items()) + " : datum.label"
 
 
 def _check_x(x: str) -> None:
@@ -248,15 +283,17 @@ def _check_x(x: str) -> None:
 # ------------------------------------------------------------------ pod timeline
 
 
-def _pod_timeline(trace, set_name: str, x: str = "time"):
+def _pod_timeline(trace, set_name: str, x: str = "time", until: float | None = None):
     _check_x(x)
-    seg = _segments(trace, set_name, x)
-    lo, hi = _x_extent(trace, x)
+    end = _until(trace, until) if x == "time" else None
+    seg = _segments(trace, set_name, x, until=end)
+    lo, hi = _x_extent(trace, x, end)
     seen = set(seg["state"].tolist())
     present = [s for s in tables.STATES if s in seen] or ["Pending"]
     color = alt.Color("state:N", title="pod state",
                       scale=alt.Scale(domain=present, range=[STATE_COLORS[s] for s in present]),
-                      legend=alt.Legend(orient="right"))
+                      # "Running" alone reads as "fine": the state is a container running, not yet Ready
+                      legend=alt.Legend(orient="right", labelExpr=STATE_LABEL_EXPR))
     o_lo, o_hi = _ordinal_range(seg)
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     n_ord = o_hi - o_lo + 1
@@ -265,7 +302,7 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
         grid, how = _aggregate(seg, "state", list(tables.STATES), lo, hi)
         chart = alt.Chart(grid).mark_rect().encode(
             x=alt.X("x0:Q", scale=_x_scale(lo, hi), axis=_x_axis(x)), x2="x1:Q",
-            y=alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name)), y2="y1:Q",
+            y=alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2="y1:Q",
             color=color,
             tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("state:N"),
                      alt.Tooltip("pods:Q", title="pods in that state"), alt.Tooltip("of:Q", title="pods in band"),
@@ -281,7 +318,7 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
                      "cause", "decision", "rule"]]
         chart = alt.Chart(data).mark_rect(stroke="white", strokeWidth=1).encode(
             x=alt.X("x0:Q", scale=_x_scale(lo, hi), axis=_x_axis(x)), x2="x1:Q",
-            y=alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name)), y2="y1:Q",
+            y=alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2="y1:Q",
             color=color,
             tooltip=[alt.Tooltip("pod:N"), alt.Tooltip("state:N"), alt.Tooltip("revision:N"),
                      alt.Tooltip("start:Q", title="from (s)", format=".1f"),
@@ -294,21 +331,22 @@ def _pod_timeline(trace, set_name: str, x: str = "time"):
                                          subtitle))
 
 
-def pod_timeline(trace, set_name: str | None = None, x: str = "time"):
+def pod_timeline(trace, set_name: str | None = None, x: str = "time", until: float | None = None):
     """One row per ordinal (the top ordinal on top), bars coloured by pod state over time.
 
     *x* is ``"time"`` (seconds on the clock) or ``"sync"`` (each bar covers
     the syncs that ended with the pod in that state).  States and colours:
     :data:`stsedu.tables.STATES`, :data:`STATE_COLORS`.  Tooltips name the
     change that began each bar and the controller decision behind it.
+    With ``x="time"`` the axis ends at *until* (seconds; default: the
+    cluster's clock now, or the trace's last change for a loaded trace), so
+    the last state shows with its real width.
     Raise ValueError if the trace has several sets and *set_name* is None.
     """
-    return _configure(_pod_timeline(trace, _pick_set(trace, set_name), x))
+    return _configure(_pod_timeline(trace, _pick_set(trace, set_name), x, until))
 
 
 # ------------------------------------------------------------------ revision map
-
-
 
 
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
@@ -348,7 +386,8 @@ def _revision_map(trace, set_name: str):
     o_lo, o_hi = _ordinal_range(seg)
     y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
     x_enc = alt.X("x0:Q", scale=_x_scale(lo, hi), axis=_x_axis("sync"))
-    y_enc = alt.Y("y0:Q", scale=y_scale, axis=_ordinal_axis(set_name))
+    y_axis = _ordinal_axis(set_name, lo=o_lo, hi=o_hi)  # on every layer: layered axes are merged
+    y_enc = alt.Y("y0:Q", scale=y_scale, axis=y_axis)
     rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
     color = alt.Color("revision:N", title="revision", scale=rev_scale,
                       legend=alt.Legend(orient="right", labelLimit=220))
@@ -383,13 +422,13 @@ def _revision_map(trace, set_name: str):
             tooltip=tip)
         going = alt.Chart().transform_filter(alt.FieldEqualPredicate(field="look", equal="terminating")).mark_rule(
             strokeWidth=3, strokeDash=[5, 3]).encode(
-            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale),
+            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
             color=alt.Color("revision:N", scale=rev_scale, legend=None), tooltip=tip)
         # The state's legend: Vega-Lite draws none for a rect's fill opacity, so invisible points (no
         # position) carry it, each form drawn as a filled symbol: a square, a square ring, three dashes.
         key = alt.Chart(pd.DataFrame({"look": looks, "x0": [None] * 3, "y0": [None] * 3})).mark_point(
             filled=True, opacity=1, color="#555555").encode(
-            x=alt.X("x0:Q", scale=_x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale),
+            x=alt.X("x0:Q", scale=_x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
             shape=alt.Shape("look:N", title="pod", scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
                             legend=alt.Legend(orient="right")))
         layers, top_data = [bars, going, key], data
@@ -397,13 +436,13 @@ def _revision_map(trace, set_name: str):
     if not part.empty:
         line = alt.Chart(part).mark_line(interpolate="step-after", color="black", strokeWidth=2.5,
                                          strokeDash=[8, 4], clip=True).encode(
-            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale),
+            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis),
             tooltip=[alt.Tooltip("partition:Q", title="partition")])
         starts = part.iloc[:-1]
         starts = starts[starts["partition"] > 0]  # each change of a partition above 0, labelled where it starts
         label = alt.Chart(starts).transform_calculate(text="'partition ' + datum.partition").mark_text(
             align="left", baseline="bottom", dx=4, dy=-3, fontSize=13, fontWeight="bold").encode(
-            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale), text="text:N")
+            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis), text="text:N")
         layers += [line, label]
         subtitle.append("dashed line: the partition; only ordinals at or above it are updated")
     chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]
@@ -456,10 +495,10 @@ def _status_data(trace, set_name: str, x: str, lo: float, hi: float) -> tuple[pd
     return data[["x", "sync", "time", *cols]].reset_index(drop=True), how
 
 
-def _status_layers(trace, set_name: str, x: str = "time"):
+def _status_layers(trace, set_name: str, x: str = "time", until: float | None = None):
     """The status lanes' parts: (data, one [area, spec, line] per counter, title); the layers carry no data."""
     _check_x(x)
-    lo, hi = _x_extent(trace, x)
+    lo, hi = _x_extent(trace, x, until)
     data, how = _status_data(trace, set_name, x, lo, hi)
     values = data[["spec_replicas", *tables.COUNTERS]].to_numpy()
     top = int(max(1, values.max() if values.size else 1))
@@ -489,21 +528,22 @@ def _status_layers(trace, set_name: str, x: str = "time"):
     return data, lanes, _title(f"Status of {set_name} over " + ("time" if x == "time" else "syncs"), subtitle)
 
 
-def _status_lanes(trace, set_name: str, x: str = "time"):
+def _status_lanes(trace, set_name: str, x: str = "time", until: float | None = None):
     """One small step chart per counter, same x; returns (lanes, title)."""
-    data, lanes, title = _status_layers(trace, set_name, x)
+    data, lanes, title = _status_layers(trace, set_name, x, until)
     return [alt.layer(*layers, data=data).properties(width=WIDTH, height=LANE_PX) for layers in lanes], title
 
 
-def status_counters(trace, set_name: str | None = None, x: str = "time"):
+def status_counters(trace, set_name: str | None = None, x: str = "time", until: float | None = None):
     """The status counters (replicas, readyReplicas, availableReplicas, currentReplicas, updatedReplicas) over time.
 
     One lane per counter, each a step line (with a light fill) of the status
     the syncs computed, and spec.replicas dashed in every lane for reference.
     Only the corners of the steps are kept (unchanged syncs are dropped).
-    *x* is ``"time"`` or ``"sync"``.
+    *x* is ``"time"`` or ``"sync"``; a time axis ends at *until* (default:
+    now, as in :func:`pod_timeline`), the last status carried to it.
     """
-    lanes, title = _status_lanes(trace, _pick_set(trace, set_name), x)
+    lanes, title = _status_lanes(trace, _pick_set(trace, set_name), x, until)
     return _configure(alt.vconcat(*lanes, spacing=6).properties(title=title))
 
 
@@ -520,10 +560,11 @@ def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
     return df[df["ordinal"] >= 0].reset_index(drop=True)
 
 
-def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None):
+def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,
+                    until: float | None = None):
     _check_x(x)
     df = _decision_data(trace, set_name, include_other)
-    lo, hi = _x_extent(trace, x)
+    lo, hi = _x_extent(trace, x, until)
     seen = set(df["kind"].tolist())
     kinds = [k for k in ACTION_COLORS if k in seen] or ["create"]
     kscale = dict(domain=kinds)
@@ -555,7 +596,7 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
                                  for b in grid["b"]])
         chart = alt.Chart(grid).mark_point(filled=True, strokeWidth=2, opacity=0.85).encode(
             x=alt.X("xc:Q", scale=_x_scale(lo, hi), axis=_x_axis(x)),
-            y=alt.Y("yc:Q", scale=y_scale, axis=_ordinal_axis(set_name)),
+            y=alt.Y("yc:Q", scale=y_scale, axis=_ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
             fill=fill, stroke=stroke, shape=shape,
             size=alt.Size("size:Q", title="decisions", scale=alt.Scale(range=[30, 400])),
             tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("kind:N", title="decision"),
@@ -567,7 +608,7 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
         size = alt.value(170) if emphasis is None else alt.condition(emphasis, alt.value(480), alt.value(150))
         chart = alt.Chart(data).mark_point(filled=True, strokeWidth=2, opacity=1).encode(
             x=alt.X(f"{xfield}:Q", scale=_x_scale(lo, hi), axis=_x_axis(x)),
-            y=alt.Y("ordinal:Q", scale=y_scale, axis=_ordinal_axis(set_name)),
+            y=alt.Y("ordinal:Q", scale=y_scale, axis=_ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
             fill=fill, stroke=stroke, shape=shape, size=size,
             tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f"),
                      alt.Tooltip("action:N"), alt.Tooltip("pod:N"), alt.Tooltip("reason:N"),
@@ -576,15 +617,18 @@ def _decision_strip(trace, set_name: str, include_other: bool = False, x: str = 
                             title=_title(f"What each sync of {set_name} decided", subtitle))
 
 
-def decision_strip(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync"):
+def decision_strip(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync",
+                   until: float | None = None):
     """One mark per decision about a pod: x = the sync (or its time), y = the pod's ordinal.
 
     Colour and shape say what the sync did (:data:`ACTION_COLORS`,
     :data:`ACTION_SHAPES`): create ▲, delete ✕, update ◆, wait ○ (hollow);
     with *include_other*, also the other decisions that name a pod (claims).
     The rows line up with :func:`pod_timeline` and :func:`revision_map`.
+    The y axis has a tick at each whole ordinal only; a time axis ends at
+    *until* (default: now, as in :func:`pod_timeline`).
     """
-    return _configure(_decision_strip(trace, _pick_set(trace, set_name), include_other, x))
+    return _configure(_decision_strip(trace, _pick_set(trace, set_name), include_other, x, until=until))
 
 
 # ------------------------------------------------------------------ overview
@@ -743,7 +787,7 @@ def _overview(trace, set_name: str):
     panels.append(_Stacked(data=data, spacing=6, title=lanes_title, vconcat=[
         _Layered(layer=[*layers, rule, selector(k, k)], width=WIDTH, height=LANE_PX)
         for k, layers in enumerate(lanes)]))
-    end, _ = tables.trace_end(trace)
+    end = tables.trace_now(trace)
     n = int(trace.syncs().query("set == @set_name")["sync"].nunique())
     independent = {c: "independent" for c in ("color", "fill", "shape", "opacity", "size", "stroke")}
     return _Stacked(

@@ -200,6 +200,15 @@ def trace_end(trace) -> tuple[float, int]:
     return max(times), int(trace.sync)
 
 
+def trace_now(trace) -> float:
+    """The trace's "now": its cluster's clock if it has one (a lab lets time pass after a change),
+    else the time of the last thing it recorded (a loaded trace).  Never before :func:`trace_end`."""
+    end, _ = trace_end(trace)
+    clock = getattr(trace, "clock", None)
+    now = getattr(clock, "now", None) if clock is not None else None
+    return max(end, float(now)) if isinstance(now, (int, float)) else end
+
+
 def _pod_intervals(trace, set_name: str | None = None, until: float | None = None):
     """Each pod's life as state segments: one row per stretch of one state (and revision).
 

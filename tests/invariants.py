@@ -315,7 +315,7 @@ def wait_for_availability(c: stsedu.Cluster, name: str) -> bool:
     """Let time pass until the first Ready pod of the set that is not yet Available becomes so.
 
     Upstream's ``sync`` requeues the set when minReadySeconds > 0 and not every replica is
-    available (BEHAVIOUR.md 1.1 step 5); stsedu only requeues when a pod turns Ready, so a pod
+    available (docs/behaviour.md 1.1 step 5); stsedu only requeues when a pod turns Ready, so a pod
     that was Ready before minReadySeconds was set (or before its set adopted it) leaves
     nothing scheduled (reported; see test_run_requeues_for_availability).  The drivers stand in
     for that requeue.  Returns True if the clock moved.
@@ -545,7 +545,7 @@ class SyncChecker:
         claimed = [p for p in b.pods.values() if p.ordinal >= 0]
         created = [p for p in claimed if p.phase]
         if c.profile.name == "v1.16":
-            return  # v1.16 counts the pods the sync created too (BEHAVIOUR.md 2)
+            return  # v1.16 counts the pods the sync created too (docs/behaviour.md section 2)
         assert st.observed_generation == sts0.generation, f"{where}: observedGeneration {st.observed_generation}"
         assert st.replicas == len(created), f"{where}: status.replicas {st.replicas} != {len(created)} created pods"
         ready = [p for p in created if running_and_ready(p)]

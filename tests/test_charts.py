@@ -78,7 +78,8 @@ def test_pod_timeline_bars_are_pod_states_over_time(specs, rollout):
     assert term["decision"].startswith("web-1 is at revision")
     # one row per ordinal, the top ordinal on top, labelled like pod names
     assert enc["y"]["scale"]["domain"] == [-0.5, 2.5]
-    assert enc["y"]["axis"]["labelExpr"] == "'web-' + datum.value"
+    assert enc["y"]["axis"]["values"] == [0, 1, 2]  # a label at each whole ordinal, none between
+    assert enc["y"]["axis"]["labelExpr"] == "datum.value % 1 ? '' : 'web-' + datum.value"
     assert spec["title"]["text"] == "Pods of web over time"
 
 
@@ -241,7 +242,7 @@ def _overview_by_altair(trace, set_name="web"):
     panels = [linked(charts._pod_timeline(trace, set_name, "sync"), with_label=True),
               linked(charts._revision_map(trace, set_name)),
               linked(charts._decision_strip(trace, set_name, emphasis=hovered)), status]
-    end, _ = tables.trace_end(trace)
+    end = tables.trace_now(trace)
     n = int(trace.syncs().query("set == @set_name")["sync"].nunique())
     independent = {c: "independent" for c in ("color", "fill", "shape", "opacity", "size", "stroke")}
     return alt.VConcatChart(
@@ -394,3 +395,38 @@ def test_docs_figures_come_from_the_script():
         assert (root / "docs" / "img" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
     assert mf.figure_block("docs/img/") in (root / "README.md").read_text()
     assert mf.figure_block("img/") in (root / "docs" / "charts.md").read_text()
+
+
+def test_time_charts_reach_now_so_the_last_state_has_its_real_width():
+    """A lab lets simulated seconds pass after a change: the state the change left must show that long,
+    not as a zero-width bar at the last recorded change."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(1))
+    c.run("web")
+    last_change, _ = tables.trace_end(c.trace)
+    now = c.advance(5)
+    assert now > last_change
+    spec = charts.pod_timeline(c.trace).to_dict()
+    bar = unit_with(spec, "rect", "state")
+    assert bar["encoding"]["x"]["scale"]["domain"] == [0.0, now]
+    last = [r for r in rows(spec, bar) if r["pod"] == "web-0"][-1]
+    assert (last["state"], last["x1"]) == ("Available", now) and last["x1"] - last["x0"] >= 5
+    lanes = charts.status_counters(c.trace).to_dict()
+    assert max(r["x"] for r in lanes["datasets"][next(iter(lanes["datasets"]))]) == now
+    # an explicit end: earlier than the trace's last change is not allowed to cut it off
+    early = charts.pod_timeline(c.trace, until=0.0).to_dict()
+    assert unit_with(early, "rect", "state")["encoding"]["x"]["scale"]["domain"] == [0.0, max(last_change, 1.0)]
+    with pytest.raises(ValueError, match="until must be a number"):
+        charts.pod_timeline(c.trace, until="now")
+
+
+def test_ordinal_axes_label_whole_ordinals_only():
+    """One pod: the decision strip once labelled its axis web--0.5, web-0, web-0.5."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(1))
+    c.run("web")
+    for fn in (charts.decision_strip, charts.pod_timeline, charts.revision_map):
+        spec = fn(c.trace).to_dict()
+        axes = [u["encoding"]["y"]["axis"] for u in units(spec)
+                if isinstance(u.get("encoding", {}).get("y", {}).get("axis"), dict)]
+        assert axes and all(a["values"] == [0] for a in axes), fn.__name__

@@ -1,6 +1,6 @@
 """stsedu.compare: one scenario under two profiles, the first divergence, and the side-by-side views.
 
-For each v1.16 difference of BEHAVIOUR.md section 2 that changes a decision, the
+For each v1.16 difference of docs/behaviour.md section 2 that changes a decision, the
 comparison with the current profile must point at the sync where it first shows.
 Expected syncs come from the run itself: a ``mark`` step records how many syncs
 happened before the triggering step, so the divergence must be the next one.
@@ -39,7 +39,7 @@ def first_sync_with(cmp, profile_index, predicate):
     (lambda c: c.kubelet.succeed("web-1"), "delete web-1 (failed)", "wait web-1 (not-running-ready)"),
 ], ids=["failed-pod", "succeeded-pod"])
 def test_divergence_at_the_ended_pod(trigger, expect_a, expect_b):
-    """BEHAVIOUR 2.2: v1.16 recreates a Failed pod in the same pass (AlreadyExists) and ignores a
+    """docs/behaviour.md section 2, item 2: v1.16 recreates a Failed pod in the same pass (AlreadyExists) and ignores a
     Succeeded one; the first divergence is the first sync after the pod ended."""
     marks = {}
     cmp = compare([run, marker(marks), trigger, run], web(3))
@@ -50,7 +50,7 @@ def test_divergence_at_the_ended_pod(trigger, expect_a, expect_b):
 
 
 def test_divergence_for_parallel_without_slow_start():
-    """BEHAVIOUR 2.1: same decisions, different outcomes: v1.16 does not reach web-2 after web-1's
+    """docs/behaviour.md section 2, item 1: same decisions, different outcomes: v1.16 does not reach web-2 after web-1's
     create fails; v1.36 creates it in the same slowStartBatch.  (Against v1.36, whose gate-off
     update loop also waits on unhealthy Parallel pods as v1.16 does; the current profile's
     maxUnavailable path does not, so it differs from sync 1.)"""
@@ -65,7 +65,7 @@ def test_divergence_for_parallel_without_slow_start():
 
 
 def test_divergence_for_min_ready_seconds():
-    """BEHAVIOUR 2.3: where the current controller first waits for web-0 to be Available, v1.16
+    """docs/behaviour.md section 2, item 3: where the current controller first waits for web-0 to be Available, v1.16
     (which dropped minReadySeconds) already creates web-1."""
     cmp = compare(run, web(3, min_ready=5))
     expected = first_sync_with(cmp, 0, lambda d: d.reason == "not-available")
@@ -77,7 +77,7 @@ def test_divergence_for_min_ready_seconds():
 
 
 def test_divergence_for_start_ordinal():
-    """BEHAVIOUR 2.4: the very first create differs (web-2 with ordinals.start 2; web-0 in v1.16)."""
+    """docs/behaviour.md section 2, item 4: the very first create differs (web-2 with ordinals.start 2; web-0 in v1.16)."""
     cmp = compare(run, web(3, start=2))
     d = cmp.first_divergence
     assert (d.sync, d.kind) == (1, "decisions")
@@ -85,7 +85,7 @@ def test_divergence_for_start_ordinal():
 
 
 def test_divergence_for_pvc_retention():
-    """BEHAVIOUR 2.5: the first sync where the current controller sets claim owner refs; v1.16
+    """docs/behaviour.md section 2, item 5: the first sync where the current controller sets claim owner refs; v1.16
     makes the same pod decisions without them."""
     cmp = compare(run, web(2, claims=True, retention={"whenScaled": "Delete", "whenDeleted": "Delete"}))
     expected = first_sync_with(cmp, 0, lambda d: d.action == "update-pvc")
@@ -95,7 +95,7 @@ def test_divergence_for_pvc_retention():
 
 
 def test_divergence_for_max_unavailable():
-    """BEHAVIOUR 2.6: after the template change the current controller deletes two pods within
+    """docs/behaviour.md section 2, item 6: after the template change the current controller deletes two pods within
     maxUnavailable 2; v1.16 (field dropped) deletes one."""
     marks = {}
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}
@@ -107,7 +107,7 @@ def test_divergence_for_max_unavailable():
 
 
 def test_status_divergence_without_decision_divergence():
-    """BEHAVIOUR 2.9: scaling up makes the same decisions in both releases, but v1.16 counts the pod
+    """docs/behaviour.md section 2, item 9: scaling up makes the same decisions in both releases, but v1.16 counts the pod
     it creates in the same sync, so the status differs from sync 1."""
     cmp = compare(run, web(3))
     assert cmp.first_divergence is None
@@ -118,7 +118,7 @@ def test_status_divergence_without_decision_divergence():
 
 
 def test_status_divergence_when_a_failed_sync_writes_nothing():
-    """BEHAVIOUR 2.10: the same failed create; the current controller writes a status, v1.16 none."""
+    """docs/behaviour.md section 2, item 10: the same failed create; the current controller writes a status, v1.16 none."""
     cmp = compare([lambda c: c.inject_error("create", "Pod"), lambda c: c.sync("web")], web(2))
     assert cmp.first_divergence is None
     s = cmp.first_status_divergence
@@ -235,7 +235,7 @@ def test_divergence_reads_as_a_sentence():
 
 
 def test_status_fields_isolate_the_revision_promotion():
-    """BEHAVIOUR 2.11: v1.16 promotes currentRevision for RollingUpdate sets only; the current
+    """docs/behaviour.md section 2, item 11: v1.16 promotes currentRevision for RollingUpdate sets only; the current
     profile (v1.37, PR #136833) also for OnDelete.  Comparing only currentRevision skips the
     counting differences and finds the sync of the promotion."""
     settle = lambda c: c.settle("web")  # noqa: E731

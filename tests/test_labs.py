@@ -63,6 +63,19 @@ def test_each_lab_control_redraws_table_and_chart(cls, action):
     _moved(cls(), action)
 
 
+def test_a_stuck_pod_shows_in_the_lab_chart_for_the_seconds_the_lab_let_pass():
+    """The chart reaches the clock's now: web-2 stuck Running, not Ready, after a broken rollout is a bar
+    of the lab's linger time, not a zero-width sliver at the last change."""
+    lab = labs.FaultLab()
+    lab.set_image(labs.BROKEN_IMAGE)
+    now = lab.cluster.now
+    spec = lab.chart.widget.spec
+    bars = [r for d in spec["datasets"].values() for r in d if r.get("pod") == "web-2"]
+    last = max(bars, key=lambda r: r["x1"])
+    assert last["state"] == "Running" and last["x1"] == now
+    assert last["x1"] - last["x0"] >= lab.linger_seconds
+
+
 def test_ownership_lab_orphans_keep_running_and_are_adopted_again():
     lab = labs.OwnershipLab()
     lab.delete_set("orphan")

@@ -1,9 +1,9 @@
 """The maxUnavailable update step on its own, as upstream's table tests call it.
 
 ``plan_max_unavailable_update`` mirrors ``updateStatefulSetAfterInvariantEstablished``
-(gate MaxUnavailableStatefulSet on).  The cases are BEHAVIOUR.md section 7's
-"MaxUnavailable stale-pod table" (v1.37, PR #137666): one call of the update step,
-every pod at an old revision.
+(gate MaxUnavailableStatefulSet on).  The cases are those of upstream's
+maxUnavailable stale-pod table test (v1.37, PR #137666; the rule is docs/behaviour.md 1.8b):
+one call of the update step, every pod at an old revision.
 """
 
 import pytest

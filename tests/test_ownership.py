@@ -13,7 +13,7 @@ from storage_helpers import claim, decisions, docs_manifest, finish_all, owners,
 
 def test_relabelled_pod_is_released_and_replaced_once_the_orphan_is_gone(manual_cluster):
     """ClaimPods: a pod that stops matching the selector is released; the replacement of the same name then fails
-    with AlreadyExists (an error, retried) until the orphan is gone (BEHAVIOUR.md 5, derived)."""
+    with AlreadyExists (an error, retried) until the orphan is gone (docs/behaviour.md section 5, last point)."""
     c = manual_cluster
     c.apply(docs_manifest())
     up(c)

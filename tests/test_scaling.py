@@ -1,7 +1,7 @@
 """Scaling behaviour of one sync at a time, against upstream's rules.
 
 Each test names the upstream rule (function in pkg/controller/statefulset)
-it checks; expected values follow BEHAVIOUR.md's worked examples.
+it checks; expected values follow the worked examples of docs/behaviour.md section 6.
 """
 
 import pytest

@@ -1,7 +1,7 @@
 """Stable storage: PVCs from volumeClaimTemplates, their reuse, and the retention policy.
 
 Each test names the upstream function (pkg/controller/statefulset) whose rule
-it checks; expectations follow BEHAVIOUR.md sections 3 and 4.
+it checks; expectations follow docs/behaviour.md sections 3 and 4.
 """
 
 import dataclasses
@@ -168,7 +168,7 @@ def test_claim_being_deleted_blocks_pod_creation_until_gone():
     (BOTH_DELETE, [("StatefulSet", "web")], [("Pod", "{pod}")]),
 ], ids=["nil", "Retain/Retain", "Retain/Delete", "Delete/Retain", "Delete/Delete"])
 def test_claim_owner_refs_follow_the_policy_table(manual_cluster, retention, in_range, condemned):
-    """isClaimOwnerUpToDate / updateClaimOwnerRefForSetAndPod / fixPodClaim: BEHAVIOUR.md 4.1's table.
+    """isClaimOwnerUpToDate / updateClaimOwnerRefForSetAndPod / fixPodClaim: the table of docs/behaviour.md section 4.
 
     Refs are controller refs with blockOwnerDeletion and the owner's uid.
     """

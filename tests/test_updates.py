@@ -2,7 +2,8 @@
 
 Each test names the upstream rule (pkg/controller/statefulset) it checks.
 Expected decisions and status tuples (replicas/ready/available/current/updated)
-follow BEHAVIOUR.md section 6 (S10, S22) and sections 1.4, 1.8a/b, 1.10;
+follow docs/behaviour.md section 6 (the rolling update table and the broken rollout) and
+sections 1.4, 1.8a/b, 1.10;
 rollout-status lines follow kubectl's ``StatefulSetStatusViewer``.
 """
 
@@ -52,8 +53,9 @@ def drive(c, steps, old, new):
     return results
 
 
-# S10 of BEHAVIOUR.md, written out: RollingUpdate, partition 0, OrderedReady, 3 replicas.
-S10 = [
+# The rolling update table of docs/behaviour.md section 6, written out: RollingUpdate, partition 0,
+# OrderedReady, 3 replicas.
+ROLLOUT_3 = [
     (None, [("delete", "web-2", "update")], (3, 3, 3, 2, 0), ("R1", "R2"), partitioned(0, 3)),
     (None, [("wait", "web-2", "terminating")], (3, 3, 3, 2, 0), ("R1", "R2"), partitioned(0, 3)),
     (("gone", "web-2"), [("create", "web-2", "missing")], (2, 2, 2, 2, 0), ("R1", "R2"), WAIT_READY),
@@ -71,7 +73,7 @@ S10 = [
 
 
 def one_at_a_time(n):
-    """The S10 pattern for *n* replicas: per pod from the top, delete / wait / create / wait."""
+    """The pattern of ROLLOUT_3 for *n* replicas: per pod from the top, delete / wait / create / wait."""
     steps, event = [], None
     for k in range(n - 1, -1, -1):
         u, pod = n - 1 - k, f"web-{k}"
@@ -89,14 +91,14 @@ def one_at_a_time(n):
 
 
 def test_the_generated_pattern_is_s10():
-    """The generator used for 5 replicas reproduces BEHAVIOUR.md's S10 table for 3."""
-    assert one_at_a_time(3) == S10
+    """The generator used for 5 replicas reproduces docs/behaviour.md's rolling update table for 3."""
+    assert one_at_a_time(3) == ROLLOUT_3
 
 
 @pytest.mark.parametrize("gates", GATES)
 @pytest.mark.parametrize("n", [3, 5])
 def test_full_rolling_update(gates, n):
-    """S10 / updateStatefulSet (gate off) and updateStatefulSetAfterInvariantEstablished (gate on,
+    """The rolling update table (docs/behaviour.md section 6) / updateStatefulSet (gate off) and updateStatefulSetAfterInvariantEstablished (gate on,
     maxUnavailable 1): one pod at a time from the highest ordinal, each replacement Running and
     Ready before the next; currentReplicas drops with each deletion; completeRollingUpdate promotes
     currentRevision only in the sync that sees every pod updated and Ready."""
@@ -344,7 +346,7 @@ def test_max_unavailable_is_ignored_with_the_gate_off(policy):
 
 @pytest.mark.parametrize("gates", GATES)
 def test_broken_rollout_and_manual_fix(gates):
-    """S22 (docs "Forced rollback"): an update whose pod never becomes Ready stalls OrderedReady
+    """The broken rollout of docs/behaviour.md section 6 (Kubernetes docs: "Forced rollback"): an update whose pod never becomes Ready stalls OrderedReady
     (processReplica waits on it forever); reverting the template renumbers the old revision
     (getStatefulSetRevisions rollback) but the stuck pod still blocks; deleting it by hand lets the
     controller recreate it at the old revision and finish."""
@@ -497,7 +499,7 @@ def test_run_reaches_a_finished_rollout_in_auto_mode():
 @pytest.mark.parametrize("gates", GATES)
 def test_partition_counts_from_the_start_ordinal(gates):
     """updateStatefulSet and newVersionedStatefulSetPod compare the partition with
-    ``ordinal - start`` (BEHAVIOUR 1.4): with ordinals 2..4 and partition 1, web-3 and web-4 are
+    ``ordinal - start`` (docs/behaviour.md 1.4): with ordinals 2..4 and partition 1, web-3 and web-4 are
     updated, web-2 is kept, and web-2 deleted by hand comes back at the old revision."""
     c = stsedu.Cluster(kubelet="manual", feature_gates=gates)
     old = ready_set(c, 3, start=2, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 1}})

@@ -1,4 +1,4 @@
-"""The v1.16 profile: each difference of BEHAVIOUR.md section 2, pinned decision by decision.
+"""The v1.16 profile: each difference of docs/behaviour.md section 2, pinned decision by decision.
 
 The rules are those of the 1.14-1.20 ``stateful_set_control.go`` (``updateStatefulSet``,
 ``truncateHistory``), ``stateful_set_utils.go`` (``completeRollingUpdate``, ``isHealthy``),
@@ -279,7 +279,7 @@ def test_rolling_update_waits_on_unhealthy_updated_pod():
     gone(c, "web-2")
     r = c.sync("web")
     assert acts(r) == [("create", "web-2", "missing")]
-    assert st(r) == (3, 2, 0, 2, 1)  # BEHAVIOUR S10 sync 3 in v1.16: the new pod is counted
+    assert st(r) == (3, 2, 0, 2, 1)  # docs/behaviour.md section 6, rolling update, sync 3, in v1.16: the new pod is counted
     assert acts(c.sync("web")) == [("wait", "web-2", "not-running-ready")]
     ready(c, "web-2")
     assert acts(c.sync("web")) == [("delete", "web-1", "update")]

@@ -332,9 +332,13 @@ class Lab:
         self.widget = W.VBox([
             self.header, self.controls, self.did_area,
             W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
-                            self.decisions], layout=W.Layout(flex="1 1 0%", min_width="380px")),
-                    W.VBox([self.text], layout=W.Layout(flex="1 1 0%", min_width="0", overflow="auto"))],
-                   layout=W.Layout(grid_gap="16px", align_items="flex-start", width="100%")),
+                            self.decisions], layout=W.Layout(flex="1 1 380px", min_width="380px")),
+                    # the kubectl texts keep their natural width (no column cut off at the edge): beside
+                    # the decisions when the notebook is wide enough, else below them
+                    W.VBox([self.text], layout=W.Layout(flex="0 1 auto", min_width="0", max_width="100%",
+                                                        overflow="auto"))],
+                   layout=W.Layout(grid_gap="16px", align_items="flex-start", width="100%",
+                                   flex_flow="row wrap")),
             self.chart.widget])
         self.widget.add_class("stsedu-lab")
         self.widget.add_class("stsedu-lab-panel")

@@ -311,6 +311,10 @@ class FaultLab(Lab):
         if self.last_error is not None:
             return []
         self.last_results = self.cluster.run(self.name, max_syncs=self.max_syncs, until=until)
+        if self.cluster.clock.peek() is None:
+            # nothing more will happen (a stuck pod stays stuck): let a few seconds pass so that
+            # the state it is stuck in shows in the chart, as after any other change
+            self.cluster.advance(self.linger_seconds)
         self._redraw()
         return self.last_results
 

@@ -55,6 +55,8 @@ stsedu.labs.AvailabilityLab()
 
 # %% [markdown]
 # `kubectl get sts` counts Ready pods; the status of the set also counts the Available ones.
+# Back to the first cluster of this notebook (the docs' example: 3 replicas, `minReadySeconds: 10`),
+# not the lab's:
 
 # %%
 s = cluster.statefulset("web").status

@@ -142,7 +142,7 @@ print(cmp.first_divergence)
 #
 # ## What else changed
 #
-# Every difference listed in the kit's `BEHAVIOUR.md` (section 2) is built into the `v1.16`
+# Every difference listed in the kit's `docs/behaviour.md` (section 2) is built into the `v1.16`
 # profile; `docs/profiles.md` explains each one. The ones a learner meets most:
 #
 # | v1.16 | today |

@@ -95,6 +95,10 @@ type request struct {
 	Objects   map[string]map[string]json.RawMessage `json:"objects"`
 	Faults    []fault                               `json:"faults"`
 	Gates     map[string]bool                       `json:"gates"`
+	// Conflicts turns on the API server's optimistic concurrency: an update whose
+	// resourceVersion is stale fails with Conflict. stsedu's store has none, so the
+	// differential suite leaves it off (docs/upstream-oracle.md).
+	Conflicts bool `json:"conflicts"`
 }
 
 type write struct {
@@ -163,6 +167,9 @@ type world struct {
 	faults []*fault
 	writes []write
 	uid    int
+	rv     int
+	// conflicts: see request.Conflicts
+	conflicts bool
 }
 
 func (w *world) tracker() k8stesting.ObjectTracker { return w.client.Tracker() }
@@ -208,6 +215,11 @@ func (w *world) faultFor(verb, kind string) string {
 	}
 	hit.Count--
 	return hit.Reason
+}
+
+func (w *world) nextRV() string {
+	w.rv++
+	return fmt.Sprintf("%d", 1000000+w.rv)
 }
 
 func (w *world) nextUID() types.UID {
@@ -296,6 +308,7 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		m, _ := metaOf(obj)
 		m.SetUID(w.nextUID())
 		m.SetCreationTimestamp(metav1.NewTime(w.now.Truncate(time.Second)))
+		m.SetResourceVersion(w.nextRV())
 		if pod, ok := obj.(*v1.Pod); ok {
 			pod.Status = v1.PodStatus{Phase: v1.PodPending}
 		}
@@ -304,24 +317,51 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		}
 		return true, obj, nil
 	case "update":
+		// As the API server: a stale resourceVersion is a conflict; uid, creation and
+		// deletion times stay; an update of a pod (not its status) keeps its status; a
+		// status update changes only the status.
+		obj := action.(k8stesting.UpdateAction).GetObject().DeepCopyObject()
+		m, _ := metaOf(obj)
+		stored, err := t.Get(res, ns, m.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		old, _ := metaOf(stored)
+		if rv := m.GetResourceVersion(); w.conflicts && rv != "" && rv != old.GetResourceVersion() {
+			return true, nil, apierrors.NewConflict(gr, m.GetName(),
+				fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+		}
 		if kind == "StatefulSet" && action.GetSubresource() == "status" {
-			set := action.(k8stesting.UpdateAction).GetObject().(*apps.StatefulSet)
-			old, err := t.Get(res, ns, set.Name)
-			if err != nil {
-				return true, nil, err
-			}
-			if msg := validateStatus(set, old.(*apps.StatefulSet)); msg != "" {
+			set := obj.(*apps.StatefulSet)
+			if msg := validateStatus(set, stored.(*apps.StatefulSet)); msg != "" {
 				return true, nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure,
 					Code: 422, Reason: metav1.StatusReasonInvalid, Message: msg}}
 			}
-			stored := old.DeepCopyObject().(*apps.StatefulSet)
-			stored.Status = set.Status
-			if err := t.Update(res, stored, ns); err != nil {
-				return true, nil, err
+			next := stored.DeepCopyObject().(*apps.StatefulSet)
+			next.Status = set.Status
+			obj, m = next, next
+		} else {
+			m.SetUID(old.GetUID())
+			m.SetCreationTimestamp(old.GetCreationTimestamp())
+			m.SetDeletionTimestamp(old.GetDeletionTimestamp())
+			m.SetDeletionGracePeriodSeconds(old.GetDeletionGracePeriodSeconds())
+			if pod, ok := obj.(*v1.Pod); ok {
+				pod.Status = stored.(*v1.Pod).Status
 			}
-			return true, stored, nil
 		}
-		return false, nil, nil
+		m.SetResourceVersion(w.nextRV())
+		if err := t.Update(res, obj, ns); err != nil {
+			return true, nil, err
+		}
+		return true, obj, nil
+	case "patch":
+		handled, obj, err := k8stesting.ObjectReaction(t)(action)
+		if err != nil || obj == nil {
+			return handled, obj, err
+		}
+		m, _ := metaOf(obj)
+		m.SetResourceVersion(w.nextRV())
+		return true, obj, t.Update(res, obj, ns)
 	case "delete":
 		if kind != "Pod" {
 			return false, nil, nil
@@ -344,6 +384,7 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		ts := metav1.NewTime(w.now)
 		pod.DeletionTimestamp = &ts
 		pod.DeletionGracePeriodSeconds = &grace
+		pod.ResourceVersion = w.nextRV()
 		return true, pod, t.Update(res, pod, ns)
 	}
 	return false, nil, nil
@@ -500,7 +541,7 @@ func runSync(req request) (resp response) {
 			return
 		}
 	}
-	w := &world{client: fake.NewClientset(), now: at(req.Now)}
+	w := &world{client: fake.NewClientset(), now: at(req.Now), conflicts: req.Conflicts}
 	if err := w.load(req.Objects); err != nil {
 		resp.OK, resp.Problem = false, "load: "+err.Error()
 		return

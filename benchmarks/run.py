@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
 
 import stsedu  # noqa: E402
-from stsedu.model import POD_NAME_LABEL, REVISION_LABEL  # noqa: E402
+from stsedu.api.objects import POD_NAME_LABEL, REVISION_LABEL  # noqa: E402
 
 PASS, MISS, NA, INFO = "pass", "MISS", "n/a", "info"
 

@@ -4,16 +4,16 @@ The public names below mirror ``shared/API.md``; ``__all__`` is built from
 the one list :data:`PUBLIC`.
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from .cluster import Cluster
-from .decisions import Decision, SyncPlan, SyncResult
-from .errors import APIError, RolloutError, ValidationError
+from .controller.decisions import Decision, SyncPlan, SyncResult
+from .api.errors import APIError, RolloutError, ValidationError
 from .identity import claim_table, dns_table, pod_identity_table
-from .kubelet import StageProfile
-from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
+from .sim.kubelet import StageProfile
+from .api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus)
-from .profiles import PROFILES, Profile
+from .controller.profiles import PROFILES, Profile
 from .trace import Trace
 from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
 from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)

@@ -13,18 +13,21 @@ import json
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Mapping
 
-from . import arguments
-from . import controller as _controller
-from .clock import LATE, Clock
-from .decisions import SyncResult
-from .errors import APIError, ValidationError
-from .gc import FOREGROUND, ORPHAN, GarbageCollector
-from .kubelet import Kubelet, StageProfile
-from .model import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
-                    StatefulSetStatus, selector_matches)
-from .predicates import availability_times
-from .profiles import GATE_ADDED_IN, Profile, get_profile
-from .store import Store
+from .api import arguments
+from .api.admission import admit, validation_error
+from .api.errors import ValidationError
+from .api.field_errors import invalid
+from .api.load import load_documents
+from .api.merge_patch import merge_patch
+from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet
+from .controller.decisions import SyncResult
+from .controller.profiles import Profile, get_profile
+from .controller.stateful_set import StatefulSetController, planner_for, set_revisions
+from .sim.clock import Clock
+from .sim.gc import FOREGROUND, ORPHAN, GarbageCollector
+from .sim.kubelet import Kubelet, StageProfile
+from .sim.store import Store
+from .sim.writes import Fault, Writes
 from .trace import Trace
 
 __all__ = ["Cluster"]
@@ -34,29 +37,11 @@ FAULT_VERBS = ("create", "update", "delete")
 FAULT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
 
 
-def _manifests():
-    from . import manifests
-    return manifests
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch: dicts merge, ``None`` deletes, anything else replaces."""
-    if not isinstance(patch, Mapping):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, Mapping) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = merge_patch(out.get(k), v)
-    return out
-
-
 class Cluster:
     """An object store, the StatefulSet controller, a simulated kubelet and a clock.
 
     *kubelet* is ``"auto"`` (pods move as time passes, after the delays of
-    *stages*, a :class:`~stsedu.kubelet.StageProfile` or a dict) or
+    *stages*, a :class:`~stsedu.sim.kubelet.StageProfile` or a dict) or
     ``"manual"`` (nothing moves unless you move it).  *seed* makes the auto
     kubelet's jitter repeatable.  *profile* picks the controller release
     (``"current"``, ``"v1.36"``, ``"v1.16"``); *feature_gates* override its
@@ -84,24 +69,19 @@ class Cluster:
         self.cluster_domain = cluster_domain
         self.clock = Clock()
         self.store = Store(self.clock)
-        from . import __version__
+        from .version import __version__
         self.trace = Trace({"version": __version__, "profile": self.profile.name, "seed": seed,
                             "kubelet": kubelet, "feature_gates": dict(self.feature_gates)},
                            clock=self.clock)
-        self.kubelet = Kubelet(self, kubelet, stages, seed)
+        self._writes = Writes(self.store, self.clock, self.trace, self.profile)
+        self.kubelet = Kubelet(self._writes, kubelet, stages, seed)
         if gc_delay is None:
             gc_delay = 0.0 if kubelet == "manual" else 1.0
-        self.gc = GarbageCollector(self, gc_delay)
-        self._faults: list[_controller.Fault] = []
-        self._seq = 0
-        self._memo: dict = {}
-        self.reuse_quiet_syncs = True
-        """Let a sync of a set whose inputs are the very objects its previous sync read, when that sync
-        changed nothing, repeat that outcome without planning again (same decisions, status and trace;
-        docs/performance.md).  False plans every sync afresh."""
-        self._requeues: set = set()
-        self._planner: Callable = _planner_for(self.profile)
-        self.store.listeners.append(self._on_write)
+        self.gc = GarbageCollector(self._writes, gc_delay)
+        self._writes.kubelet, self._writes.gc = self.kubelet, self.gc
+        self.controller = StatefulSetController(self._writes, self.profile, self.feature_gates,
+                                                planner_for(self.profile))
+        """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.last_warnings: list[str] = []
         """Warnings of the last successful apply or edit (unknown fields, fields the profile's release
         drops, skipped documents), as kubectl prints them."""
@@ -109,6 +89,17 @@ class Cluster:
         """``(kind, name)`` of the documents the last ``apply`` did not apply (kinds stsedu does not simulate)."""
 
     # ================================================================ reads
+    @property
+    def reuse_quiet_syncs(self) -> bool:
+        """Let a sync of a set whose inputs are the very objects its previous sync read, when that sync
+        changed nothing, repeat that outcome without planning again (same decisions, status and trace;
+        docs/performance.md).  False plans every sync afresh."""
+        return self.controller.reuse_quiet_syncs
+
+    @reuse_quiet_syncs.setter
+    def reuse_quiet_syncs(self, value: bool) -> None:
+        self.controller.reuse_quiet_syncs = value
+
     @property
     def now(self) -> float:
         """The clock, in seconds since the cluster was made."""
@@ -119,35 +110,22 @@ class Cluster:
         sts = self.store.get("StatefulSet", namespace, name)
         if sts is None:
             raise KeyError(f'statefulsets.apps "{name}" not found')
-        return sts
+        return _detached(sts)
 
     def statefulsets(self, namespace: str | None = None) -> list[StatefulSet]:
-        return self.store.list("StatefulSet", namespace)
-
-    def _with_availability(self, pod: Pod) -> Pod:
-        from .predicates import is_running_and_available
-        mrs = 0
-        owner = pod.owner
-        if owner is not None and self.profile.min_ready_seconds:
-            sts = self.store.get("StatefulSet", pod.namespace, owner)
-            if sts is not None:
-                mrs = sts.spec.min_ready_seconds
-        avail = pod.phase == "Running" and is_running_and_available(pod, mrs, self.now)
-        return pod if avail == pod.available else replace(pod, available=avail)
+        return [_detached(s) for s in self.store.list("StatefulSet", namespace)]
 
     def pods(self, set_name: str | None = None, namespace: str = "default") -> list[Pod]:
         """Pods (of one set if *set_name*: those it owns, terminating ones included), by ordinal."""
         pods = self.store.list("Pod", namespace)
         if set_name is not None:
             pods = [p for p in pods if p.owner == set_name]
-        return sorted((self._with_availability(p) for p in pods), key=lambda p: (p.parent, p.ordinal, p.name))
+        return sorted((_detached(self._writes.with_availability(p)) for p in pods),
+                      key=lambda p: (p.parent, p.ordinal, p.name))
 
     def pod(self, name: str, namespace: str = "default") -> Pod:
         """One pod.  Raise KeyError if there is none."""
-        pod = self.store.get("Pod", namespace, name)
-        if pod is None:
-            raise KeyError(f'pods "{name}" not found')
-        return self._with_availability(pod)
+        return _detached(self._writes.pod(name, namespace))
 
     def pvcs(self, set_name: str | None = None, namespace: str = "default") -> list[PersistentVolumeClaim]:
         """Claims, sorted by template then ordinal; of one set's volumeClaimTemplates if *set_name*.
@@ -162,25 +140,25 @@ class Cluster:
             templates = None if sts is None else [t.get("metadata", {}).get("name", "")
                                                   for t in sts.spec.volume_claim_templates]
             claims = [c for c in claims if _claim_of(c.name, set_name, templates)]
-        return sorted(claims, key=lambda c: _claim_sort_key(c.name))
+        return sorted((_detached(c) for c in claims), key=lambda c: _claim_sort_key(c.name))
 
     def revisions(self, set_name: str, namespace: str = "default") -> list[ControllerRevision]:
         """The set's ControllerRevisions, oldest (lowest number) first."""
         sts = self.store.get("StatefulSet", namespace, set_name)
         revs = self.store.list("ControllerRevision", namespace)
         if sts is not None:
-            return _controller.set_revisions(sts, revs)
-        return sorted((r for r in revs if r.name.rsplit("-", 1)[0] == set_name),
+            return [_detached(r) for r in set_revisions(sts, revs)]
+        return sorted((_detached(r) for r in revs if r.name.rsplit("-", 1)[0] == set_name),
                       key=lambda r: (r.revision, r.seq))
 
     def services(self, namespace: str = "default") -> list[Service]:
-        return self.store.list("Service", namespace)
+        return [_detached(s) for s in self.store.list("Service", namespace)]
 
     def service(self, name: str, namespace: str = "default") -> Service:
         svc = self.store.get("Service", namespace, name)
         if svc is None:
             raise KeyError(f'services "{name}" not found')
-        return svc
+        return _detached(svc)
 
     def dump(self) -> dict:
         """Every stored object's manifest plus the clock and trace sizes (to compare states)."""
@@ -190,18 +168,12 @@ class Cluster:
     # ============================================================ the controller
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
-        return _controller.sync(self, name, namespace)
+        return self.controller.sync(name, namespace)
 
     def preview(self, name: str, namespace: str = "default"):
         """The plan the next sync would carry out, without doing anything."""
-        from . import control
-        sts = self.statefulset(name, namespace)
-        snap = control.Snapshot(
-            sts=sts, pods=tuple(_controller.claimed_pods(sts, self.store.list("Pod", namespace))),
-            claims=self.store.view("PersistentVolumeClaim", namespace),
-            revisions=tuple(_controller.set_revisions(sts, self.store.list("ControllerRevision", namespace))),
-            namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.now)
-        return self._planner(snap, self.profile, self.feature_gates)
+        self.statefulset(name, namespace)  # KeyError if absent
+        return self.controller.preview(self.store.get("StatefulSet", namespace, name), namespace)
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward; the auto kubelet and the garbage collector act.  Returns the new time.
@@ -321,15 +293,14 @@ class Cluster:
         unknown-field warnings), or if no document is a StatefulSet or a Service.
         Raise TypeError if *manifest* is not text, a dict or a list of dicts.
         """
-        m = _manifests()
-        docs = m.load_documents(manifest)
+        docs = load_documents(manifest)
         if not docs:
             raise ValidationError([("", "no objects passed to apply")], kind="manifest")
         planned: list[tuple[str, dict]] = []
         pending: dict[tuple[str, str, str], dict] = {}
         warnings: list[tuple[str, str]] = []
         skipped: list[tuple[str, str, str]] = []
-        invalid: list[ValidationError] = []
+        rejected: list[ValidationError] = []
         for doc in docs:
             kind = doc.get("kind")
             meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
@@ -340,35 +311,25 @@ class Cluster:
                 skipped.append((str(kind), name, str(doc.get("apiVersion"))))
                 continue
             obj = f"{kind.lower()}/{name}"
-            doc_warnings = m.unknown_fields(doc)
-            errs = m._api_version_errors(doc)
             key = (kind, ns, name)
-            if errs:  # the API server has no such resource: nothing else is looked at
-                new = None
-            elif kind == "StatefulSet":
+            old = None
+            if kind == "StatefulSet":
                 old = pending.get(key)
                 if old is None:
                     stored = self.store.get("StatefulSet", ns, name)
                     old = self._defaulted(stored) if stored is not None else None
-                new = m.default_statefulset(doc, max_unavailable_gate=self._max_unavailable_gate, old=old)
-                new = m._prune(new, m.SCHEMAS[kind])  # unknown fields: warned above, dropped here
-                new, dropped = self._profile_prune(doc, new)
-                doc_warnings += dropped
-                errs += m.validate_statefulset_update(new, old) if old is not None else m.validate_statefulset(new)
-                errs += self._profile_errors(new, old)
-            else:
-                new = m._prune(m.default_service(doc), m.SCHEMAS[kind])
-                errs += m.validate_service(new)
+            new, errs, doc_warnings = admit(doc, old, profile=self.profile,
+                                            max_unavailable_gate=self._max_unavailable_gate)
             warnings += [(obj, w) for w in doc_warnings]
             if errs:
-                invalid.append(m.validation_error(kind, name, errs, doc_warnings))
+                rejected.append(validation_error(kind, name, errs, doc_warnings))
                 continue
             pending[key] = new
             planned.append((kind, new))
-        if invalid:
-            first = invalid[0]
+        if rejected:
+            first = rejected[0]
             raise ValidationError(first.errors, kind=first.kind, name=first.name,
-                                  warnings=[w for _, w in warnings], others=invalid[1:])
+                                  warnings=[w for _, w in warnings], others=rejected[1:])
         if not planned:
             kind, name, _ = skipped[0]
             raise ValidationError([("kind", f'Unsupported value: "{kind}": stsedu simulates '
@@ -391,7 +352,7 @@ class Cluster:
                              f'in version "{version}" (stsedu simulates StatefulSet and Service objects only)'))
         self.last_skipped = [(kind, name) for kind, name, _ in skipped]
         self._warn(warnings)
-        return last_sts if last_sts is not None else stored
+        return _detached(last_sts if last_sts is not None else stored)
 
     @property
     def _max_unavailable_gate(self) -> bool:
@@ -402,15 +363,6 @@ class Cluster:
         m = sts.to_manifest()
         m.pop("status", None)
         return m
-
-    def _profile_errors(self, new: dict, old: dict | None = None) -> list[tuple[str, str]]:
-        hook = getattr(_manifests(), "profile_errors", None)
-        return list(hook(new, self.profile, old)) if hook else []
-
-    def _profile_prune(self, doc: dict, new: dict) -> tuple[dict, list[str]]:
-        """Drop the spec fields the profile's API server does not know; warn for those *doc* wrote."""
-        from .profile_rules import prune_fields
-        return prune_fields(doc, new, self.profile)
 
     def _warn(self, warnings: list) -> None:
         """Keep *warnings* (texts, or ``(object, text)`` pairs) in :attr:`last_warnings` and the trace."""
@@ -463,31 +415,27 @@ class Cluster:
         return self.store.update("Service", replace(old, spec=svc.spec, labels=svc.labels))
 
     def _edit(self, name: str, namespace: str, fn: Callable[[dict], dict], cause: str) -> StatefulSet:
-        m = _manifests()
-        old = self.statefulset(name, namespace)
+        old = self.store.get("StatefulSet", namespace, name)
+        if old is None:
+            raise KeyError(f'statefulsets.apps "{name}" not found')
         current = self._defaulted(old)
         new = fn(copy.deepcopy(current))
         if not isinstance(new, Mapping):
             raise ValidationError([("", "patch must be a JSON object")], name=name)
         meta = new.get("metadata") if isinstance(new.get("metadata"), Mapping) else {}
-        errs = [m.invalid(key, new.get(key) or "", "field is immutable")
+        errs = [invalid(key, new.get(key) or "", "field is immutable")
                 for key in ("apiVersion", "kind") if new.get(key) != current[key]]
         if meta.get("name") != name:
-            errs.append(m.invalid("metadata.name", meta.get("name") or "", "field is immutable"))
+            errs.append(invalid("metadata.name", meta.get("name") or "", "field is immutable"))
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name)
-        edited = new
-        warnings = m.unknown_fields(edited)
-        new = m.default_statefulset(new, max_unavailable_gate=self._max_unavailable_gate, old=current)
-        new = m._prune(new, m.SCHEMAS["StatefulSet"])  # unknown fields: warned, then dropped
-        new, dropped = self._profile_prune(edited, new)
-        warnings += dropped
-        errs = m.validate_statefulset_update(new, current) + self._profile_errors(new, current)
+        new, errs, warnings = admit(new, current, profile=self.profile,
+                                    max_unavailable_gate=self._max_unavailable_gate)
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
         stored = self._store_statefulset(new, old, cause)
         self._warn([(f"statefulset/{name}", w) for w in warnings])
-        return stored
+        return _detached(stored)
 
     def patch(self, name: str, patch: Mapping, namespace: str = "default") -> StatefulSet:
         """JSON merge patch on the set's manifest (like ``kubectl patch --type merge``).
@@ -529,7 +477,7 @@ class Cluster:
         :class:`ValidationError` (and change nothing) if no container has that
         name or the image is empty; KeyError if the set is absent.
         """
-        from .errors import RolloutError
+        from .api.errors import RolloutError
         sts = self.statefulset(name, namespace)
         if container is not None and not isinstance(container, str):
             raise ValidationError(arguments.string(container, "container"), name=name)
@@ -556,7 +504,7 @@ class Cluster:
         """Graceful delete (like ``kubectl delete pod``): the pod becomes terminating."""
         pod = self.pod(name, namespace)
         self.trace.add_event("Normal", "User", f"pod/{name}", "user: delete pod")
-        return self._delete_pod(namespace, name, "user: delete_pod") or pod
+        return _detached(self._writes.delete_pod(namespace, name, "user: delete_pod") or pod)
 
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
         """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
@@ -574,8 +522,8 @@ class Cluster:
         if errs:
             raise ValidationError(errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return self._write_pod(replace(pod, labels=labels, annotations=annotations),
-                               "user: patch_pod")
+        return _detached(self._writes.write_pod(replace(pod, labels=labels, annotations=annotations),
+                                                "user: patch_pod"))
 
     def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
         """Delete a claim (like ``kubectl delete pvc``).
@@ -592,7 +540,8 @@ class Cluster:
         if claim.deletion_timestamp is None:
             self.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=self.now))
             self.gc.trigger()
-        return self.store.get("PersistentVolumeClaim", namespace, name)
+        claim = self.store.get("PersistentVolumeClaim", namespace, name)
+        return None if claim is None else _detached(claim)
 
     def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
         """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.
@@ -640,12 +589,12 @@ class Cluster:
         skipped rollback (current template already matches revision N)`` (N as
         given, so 0 when *to_revision* is None, as kubectl prints it).
 
-        Raise :class:`~stsedu.errors.RolloutError` (and change nothing) with
+        Raise :class:`~stsedu.api.errors.RolloutError` (and change nothing) with
         kubectl's message: ``unable to find specified revision N in history``
         or ``no last revision to roll back to``; KeyError if the set is absent.
         """
-        from .errors import RolloutError
-        from .revisions import controlled_history, find_history, revision_data
+        from .api.errors import RolloutError
+        from .controller.history import controlled_history, find_history, revision_data
         sts = self.statefulset(name, namespace)
         if to_revision is None:
             to_revision = 0
@@ -675,7 +624,7 @@ class Cluster:
 
     def rollout_status(self, name: str, namespace: str = "default") -> str:
         """What ``kubectl rollout status statefulset/<name>`` prints now (one line)."""
-        from .tables import rollout_status_text
+        from .kubectl.rollout import rollout_status_text
         return rollout_status_text(self.statefulset(name, namespace))
 
     def rollout_history(self, name: str, namespace: str = "default"):
@@ -712,108 +661,16 @@ class Cluster:
                         + arguments.integer(count, "count", minimum=1)
                         + arguments.string(reason, "reason")
                         + arguments.integer(after, "after", minimum=0))
-        self._faults.append(_controller.Fault(verb, kind, arguments.as_integer(count), reason,
-                                              after=arguments.as_integer(after)))
+        self._writes.faults.append(Fault(verb, kind, arguments.as_integer(count), reason,
+                                         after=arguments.as_integer(after)))
 
     def pending_errors(self) -> list[tuple[str, str, int, int, str]]:
         """``(verb, kind, after, count, reason)`` of the injected errors not yet used up."""
-        return [(f.verb, f.kind, f.after, f.count, f.reason) for f in self._faults]
+        return [(f.verb, f.kind, f.after, f.count, f.reason) for f in self._writes.faults]
 
     def clear_errors(self) -> None:
         """Forget every injected error that has not fired yet."""
-        self._faults.clear()
-
-    def _check_fault(self, verb: str, kind: str, name: str) -> None:
-        hit = None
-        for f in self._faults:
-            if f.verb == verb and f.kind == kind:
-                if f.after > 0:  # this fault lets this request through and fails later ones
-                    f.after -= 1
-                elif hit is None:
-                    hit = f
-        if hit is not None:
-            hit.count -= 1
-            if hit.count <= 0:
-                self._faults.remove(hit)
-            raise APIError(verb, kind, name, reason=hit.reason)
-
-    # ========================================================= internal writes
-    def _on_write(self, kind: str, verb: str, old, new) -> None:
-        if kind != "Pod":
-            if verb == "remove":
-                self.gc.trigger()
-            return
-
-    def _write_pod(self, pod: Pod, cause: str) -> Pod:
-        old = self.store.get("Pod", pod.namespace, pod.name)
-        stored = self.store.update("Pod", pod)
-        self.trace.add_pod(stored, "updated", cause)
-        if stored.ready and (old is None or not old.ready):
-            self._schedule_availability(stored)
-        return stored
-
-    def _create_pod(self, pod: Pod, cause: str) -> Pod:
-        """Create *pod* as the API server would: with ``SetDefaults_Pod``'s pod-only defaults, Pending."""
-        stored = self.store.create("Pod", replace(pod, spec=_manifests().default_pod(pod.spec), phase="Pending",
-                                                  ready=False))
-        self.trace.add_pod(stored, "created", cause)
-        self.kubelet.on_created(stored)
-        return stored
-
-    def _update_pod_from(self, pod: Pod, cause: str) -> Pod:
-        """Write the controller's repaired labels/volumes onto the stored pod."""
-        stored = self.store.get("Pod", pod.namespace, pod.name)
-        if stored is None or stored.uid != pod.uid:
-            raise APIError("update", "Pod", pod.name, reason="NotFound")
-        return self._write_pod(replace(stored, labels=pod.labels, spec=pod.spec), cause)
-
-    def _delete_pod(self, namespace: str, name: str, cause: str) -> Pod | None:
-        pod = self.store.get("Pod", namespace, name)
-        if pod is None:
-            raise APIError("delete", "Pod", name, reason="NotFound")
-        if pod.deletion_timestamp is not None:
-            return pod
-        if pod.grace_period_seconds <= 0:
-            self._remove_pod(pod, cause)
-            return None
-        stored = self.store.update("Pod", replace(pod, deletion_timestamp=self.now))
-        self.trace.add_pod(stored, "updated", cause)
-        self.kubelet.on_deleted(stored)
-        return stored
-
-    def _remove_pod(self, pod: Pod, cause: str) -> None:
-        self.store.remove("Pod", pod.namespace, pod.name)
-        self.trace.add_pod(pod, "deleted", cause)
-        self.gc.trigger()
-
-    def _requeue_for_availability(self, sts: StatefulSet, pods, now: float) -> None:
-        """After a sync, requeue the set for the earliest pod that is Ready but not yet Available.
-
-        Upstream's sync requeues a set with minReadySeconds > 0 whose pods are
-        not all available; since v1.36 (#135428) at the earliest availability
-        time.  stsedu wakes 1 s after it, like the pod handler's requeue.
-        """
-        times = availability_times(pods, sts.spec.min_ready_seconds if self.profile.min_ready_seconds else 0, now)
-        if not times:
-            return
-        at = min(times) + 1
-        key = (sts.namespace, sts.name, at)
-        if key in self._requeues:
-            return
-        self._requeues.add(key)
-        self.clock.schedule(at, lambda: self._requeues.discard(key), priority=LATE,
-                            label=f"controller: requeue {sts.name} (minReadySeconds)")
-
-    def _schedule_availability(self, pod: Pod) -> None:
-        """Requeue the owner when the pod becomes Available (the pod handler's minReadySeconds + 1 s)."""
-        owner = pod.owner
-        if owner is None or not self.profile.min_ready_seconds:
-            return
-        sts = self.store.get("StatefulSet", pod.namespace, owner)
-        if sts is None or sts.spec.min_ready_seconds <= 0:
-            return
-        self.clock.schedule(self.now + sts.spec.min_ready_seconds + 1, lambda: None, priority=LATE,
-                            label=f"controller: requeue {owner} ({pod.name} Available)")
+        self._writes.faults.clear()
 
 
 def _claim_of(claim: str, set_name: str, templates: list[str] | None = None) -> bool:
@@ -829,12 +686,6 @@ def _claim_sort_key(name: str):
     return (head, int(ordinal) if ordinal.isdigit() else -1, name)
 
 
-def _planner_for(profile: Profile):
-    if profile.name == "v1.16":
-        try:
-            from .control_v116 import plan_sync as plan_v116
-            return plan_v116
-        except ImportError:  # pragma: no cover - until the v1.16 planner lands
-            pass
-    from .control import plan_sync
-    return plan_sync
+def _detached(obj):
+    """A copy of a stored object that shares nothing with the store (changing it changes nothing)."""
+    return copy.deepcopy(obj)

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from .cluster import Cluster
-from .profiles import Profile, get_profile
+from .controller.profiles import Profile, get_profile
 
 __all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS", "STATUS_FIELDS", "ALIGNMENTS"]
 
@@ -121,7 +121,7 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
             status_fields: Sequence[str] = STATUS_FIELDS, align: str = "repeats") -> "Comparison":
     """Run *manifest* + *steps* once per profile and compare the two traces sync by sync.
 
-    *profiles* holds two profile names (or :class:`~stsedu.profiles.Profile`
+    *profiles* holds two profile names (or :class:`~stsedu.controller.profiles.Profile`
     objects, or ``(name, {cluster options})`` pairs for options of one run
     only, such as ``feature_gates``).  *kubelet*, *seed* and *options* (more
     :class:`~stsedu.cluster.Cluster` keyword arguments, e.g. ``stages``) apply

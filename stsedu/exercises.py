@@ -487,7 +487,7 @@ def _ready_at_zero():
 
 
 def _max_unavailable(c):
-    from .revisions import scaled_max_unavailable
+    from .controller.history import scaled_max_unavailable
     s = c.statefulset("web").spec
     return scaled_max_unavailable(s.rolling_update.max_unavailable, s.replicas)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import predicates as P
-from .model import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
+from .controller import stateful_set_utils as P
+from .api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

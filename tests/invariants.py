@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import stsedu
-from stsedu.model import controller_of, selector_matches
+from stsedu.api.objects import controller_of, selector_matches
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"

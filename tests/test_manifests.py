@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from stsedu import manifests
-from stsedu.errors import ValidationError
+from stsedu.api import admission
+from stsedu.api import defaults
+from stsedu.api import field_errors
+from stsedu.api import load
+from stsedu.api import quantities
+from stsedu.api import schema
+from stsedu.api.validation import service
+from stsedu.api.validation import statefulset
+from stsedu.api.errors import ValidationError
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB_YAML = ROOT / "stsedu" / "data" / "web.yaml"
@@ -46,7 +53,7 @@ def web_text() -> str:
 
 @pytest.fixture(scope="module")
 def web_docs(web_text):
-    return manifests.load_documents(web_text)
+    return load.load_documents(web_text)
 
 
 @pytest.fixture()
@@ -62,13 +69,13 @@ def nginx(web_docs) -> dict:
 
 
 def create_errors(web, patch):
-    return manifests.validate_statefulset(manifests.default_statefulset(merge_patch(web, patch)))
+    return statefulset.validate_statefulset(defaults.default_statefulset(merge_patch(web, patch)))
 
 
 def update_errors(web, patch):
-    old = manifests.default_statefulset(web)
-    new = manifests.default_statefulset(merge_patch(web, patch))
-    return manifests.validate_statefulset_update(new, old)
+    old = defaults.default_statefulset(web)
+    new = defaults.default_statefulset(merge_patch(web, patch))
+    return statefulset.validate_statefulset_update(new, old)
 
 
 # ---------------------------------------------------------------------------
@@ -77,7 +84,7 @@ def update_errors(web, patch):
 
 def test_concept_page_example_is_valid(web_text):
     """The StatefulSet concept page's web/nginx example loads and validates cleanly."""
-    checked = manifests.check(web_text)
+    checked = admission.check(web_text)
     assert [(c.kind, c.name) for c in checked] == [("Service", "nginx"), ("StatefulSet", "web")]
     assert all(c.ok and not c.errors and not c.warnings for c in checked)
 
@@ -267,7 +274,7 @@ REJECTED = [
      {"spec": {"volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {
          "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1 GB"}}}}]}},
      ("spec.volumeClaimTemplates[0].spec.resources.requests[storage]",
-      manifests.QUANTITY_FORMAT_ERROR)),
+      quantities.QUANTITY_FORMAT_ERROR)),
 ]
 
 
@@ -282,7 +289,7 @@ def test_rejected_input(web, patch, expected):
 @pytest.mark.parametrize("patch, expected", [r[1:] for r in REJECTED], ids=[r[0] for r in REJECTED])
 def test_rejected_input_raises_through_check(web, patch, expected):
     """check() reports the same problem, and raise_if_invalid raises ValidationError."""
-    (checked,) = manifests.check(merge_patch(web, patch))
+    (checked,) = admission.check(merge_patch(web, patch))
     assert expected in checked.errors
     with pytest.raises(ValidationError) as info:
         checked.raise_if_invalid()
@@ -359,7 +366,7 @@ def test_valid_variations_are_accepted(web):
 # ---------------------------------------------------------------------------
 
 def strategy_of(doc, **kw):
-    return manifests.default_statefulset(doc, **kw)["spec"]["updateStrategy"]
+    return defaults.default_statefulset(doc, **kw)["spec"]["updateStrategy"]
 
 
 def test_default_empty_type_gets_rolling_update_block(web):
@@ -394,7 +401,7 @@ def test_default_gate_off_drops_max_unavailable_unless_old_used_it(web):
     """dropStatefulSetDisabledFields: maxUnavailable is dropped with the gate off, unless in use."""
     web["spec"]["updateStrategy"] = {"rollingUpdate": {"maxUnavailable": 2}}
     assert strategy_of(web, max_unavailable_gate=False)["rollingUpdate"] == {"partition": 0}
-    old = manifests.default_statefulset(web)
+    old = defaults.default_statefulset(web)
     kept = strategy_of(web, max_unavailable_gate=False, old=old)
     assert kept["rollingUpdate"] == {"maxUnavailable": 2, "partition": 0}
 
@@ -409,7 +416,7 @@ def test_default_scalar_fields(web):
     """replicas 1, podManagementPolicy OrderedReady, revisionHistoryLimit 10, minReadySeconds 0."""
     for key in ("replicas", "minReadySeconds"):
         del web["spec"][key]
-    spec = manifests.default_statefulset(web)["spec"]
+    spec = defaults.default_statefulset(web)["spec"]
     assert (spec["replicas"], spec["podManagementPolicy"], spec["revisionHistoryLimit"],
             spec["minReadySeconds"]) == (1, "OrderedReady", 10, 0)
 
@@ -417,24 +424,24 @@ def test_default_scalar_fields(web):
 def test_default_keeps_given_values(web):
     """Given values are never overwritten."""
     web["spec"].update(replicas=0, revisionHistoryLimit=2, podManagementPolicy="Parallel")
-    spec = manifests.default_statefulset(web)["spec"]
+    spec = defaults.default_statefulset(web)["spec"]
     assert (spec["replicas"], spec["revisionHistoryLimit"], spec["podManagementPolicy"]) == (
         0, 2, "Parallel")
 
 
 def test_default_retention_policy_halves(web):
     """Retain/Retain by default; a missing half becomes Retain."""
-    policy = manifests.default_statefulset(web)["spec"]["persistentVolumeClaimRetentionPolicy"]
+    policy = defaults.default_statefulset(web)["spec"]["persistentVolumeClaimRetentionPolicy"]
     assert policy == {"whenDeleted": "Retain", "whenScaled": "Retain"}
     web["spec"]["persistentVolumeClaimRetentionPolicy"] = {"whenScaled": "Delete"}
-    policy = manifests.default_statefulset(web)["spec"]["persistentVolumeClaimRetentionPolicy"]
+    policy = defaults.default_statefulset(web)["spec"]["persistentVolumeClaimRetentionPolicy"]
     assert policy == {"whenScaled": "Delete", "whenDeleted": "Retain"}
 
 
 def test_default_namespace_claims_and_untouched_parts(web):
     """Namespace default; claim templates get volumeMode; the selector is as given; the template keeps
     every field it had (defaults only add what is missing)."""
-    sts = manifests.default_statefulset(web)
+    sts = defaults.default_statefulset(web)
     assert sts["metadata"]["namespace"] == "default"
     assert sts["spec"]["volumeClaimTemplates"][0]["spec"]["volumeMode"] == "Filesystem"
     assert sts["spec"]["volumeClaimTemplates"][0]["status"] == {"phase": "Pending"}  # SetDefaults_PersistentVolumeClaim
@@ -445,17 +452,17 @@ def test_default_namespace_claims_and_untouched_parts(web):
         assert {k: c_defaulted[k] for k in c_given if k != "ports"} == {k: v for k, v in c_given.items() if k != "ports"}
     assert sts["spec"]["selector"] == web["spec"]["selector"]
     web["metadata"]["namespace"] = "shop"
-    assert manifests.default_statefulset(web)["metadata"]["namespace"] == "shop"
+    assert defaults.default_statefulset(web)["metadata"]["namespace"] == "shop"
     del web["spec"]["selector"]
-    assert "selector" not in manifests.default_statefulset(web)["spec"]
+    assert "selector" not in defaults.default_statefulset(web)["spec"]
 
 
 def test_default_never_mutates_and_is_idempotent(web):
     """default_statefulset returns a new dict and applying it twice changes nothing."""
     before = copy.deepcopy(web)
-    once = manifests.default_statefulset(web)
+    once = defaults.default_statefulset(web)
     assert web == before
-    assert manifests.default_statefulset(once) == once
+    assert defaults.default_statefulset(once) == once
     once["spec"]["template"]["metadata"]["labels"]["x"] = "y"
     assert "x" not in web["spec"]["template"]["metadata"]["labels"]
 
@@ -464,15 +471,15 @@ def test_default_tolerates_wrong_types():
     """Bad types are left for decode_errors, not crashed on."""
     doc = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "x"},
            "spec": {"updateStrategy": "RollingUpdate", "persistentVolumeClaimRetentionPolicy": 3}}
-    sts = manifests.default_statefulset(doc)
+    sts = defaults.default_statefulset(doc)
     assert sts["spec"]["updateStrategy"] == "RollingUpdate"
-    assert manifests.validate_statefulset(sts)[0][0] == "spec.updateStrategy"
-    assert manifests.default_statefulset({"kind": "StatefulSet", "spec": 5})["spec"] == 5
+    assert statefulset.validate_statefulset(sts)[0][0] == "spec.updateStrategy"
+    assert defaults.default_statefulset({"kind": "StatefulSet", "spec": 5})["spec"] == 5
 
 
 def test_default_service(nginx):
     """Service: type ClusterIP, sessionAffinity None, port protocol TCP, targetPort = port."""
-    svc = manifests.default_service(nginx)
+    svc = defaults.default_service(nginx)
     assert svc["spec"]["type"] == "ClusterIP"
     assert svc["spec"]["sessionAffinity"] == "None"
     assert svc["spec"]["ports"] == [{"port": 80, "name": "web", "protocol": "TCP", "targetPort": 80}]
@@ -534,17 +541,17 @@ def test_update_name_is_immutable(web):
 
 def test_update_ratchets_what_old_already_had(web):
     """A stored object with an invalid serviceName, template or history limit can be scaled."""
-    old = manifests.default_statefulset(merge_patch(web, {"spec": {
+    old = defaults.default_statefulset(merge_patch(web, {"spec": {
         "serviceName": "Nginx", "revisionHistoryLimit": -1,
         "template": {"spec": {"containers": [{"name": "nginx"}]}}}}))
     new = copy.deepcopy(old)
     new["spec"]["replicas"] = 5
-    assert manifests.validate_statefulset(old) != []
-    assert manifests.validate_statefulset_update(new, old) == []
-    good = manifests.default_statefulset(web)
+    assert statefulset.validate_statefulset(old) != []
+    assert statefulset.validate_statefulset_update(new, old) == []
+    good = defaults.default_statefulset(web)
     broken = copy.deepcopy(good)
     broken["spec"]["template"]["spec"]["containers"] = [{"name": "nginx"}]
-    assert manifests.validate_statefulset_update(broken, good) == [
+    assert statefulset.validate_statefulset_update(broken, good) == [
         ("spec.template.spec.containers[0].image", "Required value")]
 
 
@@ -556,7 +563,7 @@ def test_yaml_error_has_line_and_column():
     """Syntax errors name line and column (1-based) like kubectl's YAML-to-JSON error."""
     text = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\n  labels: app: x\n"
     with pytest.raises(ValidationError) as info:
-        manifests.load_documents(text)
+        load.load_documents(text)
     assert info.value.kind == "manifest"
     assert info.value.errors == [("", "error converting YAML to JSON: yaml: line 5, column 14:"
                                       " mapping values are not allowed here")]
@@ -566,22 +573,22 @@ def test_yaml_duplicate_key_is_an_error():
     """A key set twice in one map is refused, as sigs.k8s.io/yaml does."""
     text = "kind: StatefulSet\napiVersion: apps/v1\nspec:\n  replicas: 1\n  replicas: 2\n"
     with pytest.raises(ValidationError, match='line 5, column 3: key "replicas" already set in map'):
-        manifests.load_documents(text)
+        load.load_documents(text)
 
 
 def test_size_limit():
     """Text over MAX_MANIFEST_BYTES (1 MiB) is refused before parsing, with both limits named."""
-    assert manifests.MAX_MANIFEST_BYTES == 1024 * 1024
-    text = "apiVersion: v1\nkind: ConfigMap\ndata:\n  big: " + "x" * manifests.MAX_MANIFEST_BYTES
+    assert load.MAX_MANIFEST_BYTES == 1024 * 1024
+    text = "apiVersion: v1\nkind: ConfigMap\ndata:\n  big: " + "x" * load.MAX_MANIFEST_BYTES
     for source in (text, text.encode()):
         with pytest.raises(ValidationError, match=r"over stsedu's limit of 1048576 bytes \(1 MiB\)"
                                                   r".*3145728 bytes \(3 MiB\)"):
-            manifests.load_documents(source)
-    big = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"big": "x" * manifests.MAX_MANIFEST_BYTES}}
+            load.load_documents(source)
+    big = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"big": "x" * load.MAX_MANIFEST_BYTES}}
     with pytest.raises(ValidationError, match="over stsedu's limit"):
-        manifests.load_documents(big)
+        load.load_documents(big)
     small = "apiVersion: v1\nkind: ConfigMap\ndata:\n  big: " + "x" * 1000
-    assert manifests.load_documents(small)[0]["data"]["big"] == "x" * 1000
+    assert load.load_documents(small)[0]["data"]["big"] == "x" * 1000
 
 
 def test_alias_bomb_is_refused():
@@ -590,13 +597,13 @@ def test_alias_bomb_is_refused():
     for prev, name in zip("abcdefgh", "bcdefghi"):
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
     with pytest.raises(ValidationError, match="excessive aliasing"):
-        manifests.load_documents("\n".join(lines))
+        load.load_documents("\n".join(lines))
 
 
 def test_missing_kind_and_api_version():
     """A document without kind or apiVersion is refused, naming the document."""
     with pytest.raises(ValidationError) as info:
-        manifests.load_documents("apiVersion: v1\nkind: Service\n---\nmetadata:\n  name: web\n")
+        load.load_documents("apiVersion: v1\nkind: Service\n---\nmetadata:\n  name: web\n")
     assert info.value.errors == [
         ("apiVersion", "Required value: Object 'apiVersion' is missing in document 2"),
         ("kind", "Required value: Object 'Kind' is missing in document 2")]
@@ -605,42 +612,42 @@ def test_missing_kind_and_api_version():
 def test_empty_and_non_mapping_documents_are_skipped():
     """Empty documents, comments-only documents, scalars and lists are skipped."""
     text = "---\n# nothing\n---\n- a\n- b\n---\njust text\n---\napiVersion: v1\nkind: Service\n---\n"
-    assert manifests.load_documents(text) == [{"apiVersion": "v1", "kind": "Service"}]
-    assert manifests.load_documents("") == []
+    assert load.load_documents(text) == [{"apiVersion": "v1", "kind": "Service"}]
+    assert load.load_documents("") == []
 
 
 def test_inputs_dict_list_and_other_kinds(web):
     """A dict or a list of dicts is accepted (copied); other kinds come back unchanged."""
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}}
-    docs = manifests.load_documents([web, cm])
+    docs = load.load_documents([web, cm])
     assert docs == [web, cm] and docs[0] is not web
     docs[0]["spec"]["replicas"] = 99
     assert web["spec"]["replicas"] == 3
-    assert manifests.load_documents(cm) == [cm]
+    assert load.load_documents(cm) == [cm]
     with pytest.raises(TypeError):
-        manifests.load_documents(42)
+        load.load_documents(42)
     with pytest.raises(TypeError):
-        manifests.load_documents([cm, "x"])
-    (checked,) = manifests.check(cm)
+        load.load_documents([cm, "x"])
+    (checked,) = admission.check(cm)
     assert not checked.supported and not checked.ok and checked.errors == ()
 
 
 def test_kind_list_is_flattened(web):
     """A kind: List document contributes its items."""
     doc = {"apiVersion": "v1", "kind": "List", "items": [web, {"apiVersion": "v1", "kind": "Service"}]}
-    assert [d["kind"] for d in manifests.load_documents(json.dumps(doc))] == ["StatefulSet", "Service"]
+    assert [d["kind"] for d in load.load_documents(json.dumps(doc))] == ["StatefulSet", "Service"]
 
 
 def test_yaml_reads_like_yaml_to_json():
     """Dates stay strings, keys become strings, 3.0 becomes 3, yes/on are booleans."""
     text = "apiVersion: v1\nkind: ConfigMap\ndata:\n  when: 2024-01-01\n  1: 3.0\n  on: yes\n"
-    assert manifests.load_documents(text)[0]["data"] == {"when": "2024-01-01", "1": 3, "true": True}
+    assert load.load_documents(text)[0]["data"] == {"when": "2024-01-01", "1": 3, "true": True}
 
 
 def test_old_api_version_is_reported():
     """apps/v1beta1 (old tutorials) is not served, in kubectl's words."""
     text = WEB_YAML.read_text().replace("apps/v1", "apps/v1beta1")
-    checked = manifests.check(text)[1]
+    checked = admission.check(text)[1]
     assert checked.errors[0] == ("apiVersion", 'no matches for kind "StatefulSet" in version "apps/v1beta1"')
 
 
@@ -653,12 +660,12 @@ def test_unknown_field_warning(web):
     web["spec"]["replica"] = 3
     web["spec"]["template"]["spec"]["containers"][0]["imagee"] = "x"
     web["spec"]["template"]["spec"]["restartpolicy"] = "Always"
-    assert manifests.unknown_fields(web) == [  # in document order
+    assert schema.unknown_fields(web) == [  # in document order
         'unknown field "spec.template.spec.containers[0].imagee"',
         'unknown field "spec.template.spec.restartpolicy"',
         'unknown field "spec.replica"']
-    (checked,) = manifests.check(web)
-    assert checked.warnings == tuple(manifests.unknown_fields(web)) and checked.errors == ()
+    (checked,) = admission.check(web)
+    assert checked.warnings == tuple(schema.unknown_fields(web)) and checked.errors == ()
 
 
 def test_no_false_warnings_on_a_rich_pod_spec(web):
@@ -686,15 +693,15 @@ def test_no_false_warnings_on_a_rich_pod_spec(web):
     })
     web["metadata"]["annotations"] = {"example.com/note": "x"}
     web["status"] = {"replicas": 3, "whatever": True}
-    assert manifests.unknown_fields(web) == []
+    assert schema.unknown_fields(web) == []
     assert create_errors(web, {}) == []
 
 
 def test_unknown_fields_of_service_and_other_kinds(nginx):
     """Services are checked too; unsupported kinds draw no warnings."""
     nginx["spec"]["port"] = 80
-    assert manifests.unknown_fields(nginx) == ['unknown field "spec.port"']
-    assert manifests.unknown_fields({"apiVersion": "v1", "kind": "Pod", "spex": {}}) == []
+    assert schema.unknown_fields(nginx) == ['unknown field "spec.port"']
+    assert schema.unknown_fields({"apiVersion": "v1", "kind": "Pod", "spex": {}}) == []
 
 
 # ---------------------------------------------------------------------------
@@ -703,9 +710,9 @@ def test_unknown_fields_of_service_and_other_kinds(nginx):
 
 def test_service_valid_and_invalid(nginx):
     """The headless Service is valid; a non-headless one needs ports."""
-    assert manifests.validate_service(manifests.default_service(nginx)) == []
+    assert service.validate_service(defaults.default_service(nginx)) == []
     broken = merge_patch(nginx, {"spec": {"clusterIP": None, "ports": None}})
-    assert manifests.validate_service(manifests.default_service(broken)) == [("spec.ports", "Required value")]
+    assert service.validate_service(defaults.default_service(broken)) == [("spec.ports", "Required value")]
 
 
 # ---------------------------------------------------------------------------
@@ -715,7 +722,7 @@ def test_service_valid_and_invalid(nginx):
 def test_validation_error_text(web):
     """The raised error reads like the API server's."""
     errors = create_errors(web, {"spec": {"replicas": -1}})
-    err = manifests.validation_error("StatefulSet", "web", errors, ["w"])
+    err = admission.validation_error("StatefulSet", "web", errors, ["w"])
     assert str(err) == ('StatefulSet.apps "web" is invalid: spec.replicas: Invalid value: -1:'
                         " must be greater than or equal to 0")
     assert err.warnings == ["w"] and isinstance(err, ValueError)
@@ -723,16 +730,16 @@ def test_validation_error_text(web):
 
 def test_go_quote():
     """Strings are quoted as Go's strconv.Quote does."""
-    assert manifests.go_quote('a"b\\c\n\t\x01é') == '"a\\"b\\\\c\\n\\t\\x01é"'
+    assert field_errors.go_quote('a"b\\c\n\t\x01é') == '"a\\"b\\\\c\\n\\t\\x01é"'
 
 
 @settings(max_examples=60, deadline=None)
 @given(replicas=st.integers(min_value=-(2 ** 31), max_value=2 ** 31 - 1))
 def test_replicas_property(replicas):
     """Any int32 replica count is valid iff it is not negative."""
-    doc = manifests.load_documents(WEB_YAML.read_text())[1]
+    doc = load.load_documents(WEB_YAML.read_text())[1]
     doc["spec"]["replicas"] = replicas
-    errors = manifests.validate_statefulset(manifests.default_statefulset(doc))
+    errors = statefulset.validate_statefulset(defaults.default_statefulset(doc))
     assert errors == ([] if replicas >= 0 else [
         ("spec.replicas", f"Invalid value: {replicas}: must be greater than or equal to 0")])
 
@@ -797,7 +804,7 @@ def test_docs_table_rows_match(web_docs, table, source, expected):
     nginx, web = copy.deepcopy(web_docs[0]), copy.deepcopy(web_docs[1])
     if table == "loading":
         with pytest.raises(ValidationError) as info:
-            manifests.load_documents(json.loads(source))
+            load.load_documents(json.loads(source))
         assert info.value.errors == expected
         return
     patch = json.loads(source)
@@ -806,20 +813,20 @@ def test_docs_table_rows_match(web_docs, table, source, expected):
     elif table == "update":
         actual = update_errors(web, patch)
     else:
-        actual = manifests.validate_service(manifests.default_service(merge_patch(nginx, patch)))
+        actual = service.validate_service(defaults.default_service(merge_patch(nginx, patch)))
     assert actual == expected
 
 
 def test_status_writes_are_validated_like_validate_stateful_set_status_update():
     """ValidateStatefulSetStatus (counts non-negative, ready/current/updated not above replicas) and
     ValidateStatefulSetStatusUpdate (collisionCount cannot be decremented), with upstream's field paths."""
-    from stsedu.model import StatefulSetStatus
+    from stsedu.api.objects import StatefulSetStatus
     ok = StatefulSetStatus(observed_generation=2, replicas=3, ready_replicas=3, current_replicas=1,
                            updated_replicas=2, available_replicas=3, collision_count=1)
-    assert manifests.validate_stateful_set_status_update(ok, ok) == []
+    assert statefulset.validate_stateful_set_status_update(ok, ok) == []
     bad = StatefulSetStatus(observed_generation=-1, replicas=2, ready_replicas=3, current_replicas=-1,
                             updated_replicas=4, available_replicas=0, collision_count=0)
-    assert manifests.validate_stateful_set_status_update(bad, ok) == [
+    assert statefulset.validate_stateful_set_status_update(bad, ok) == [
         ("status.currentReplicas", "Invalid value: -1: must be greater than or equal to 0"),
         ("status.observedGeneration", "Invalid value: -1: must be greater than or equal to 0"),
         ("status.readyReplicas", "Invalid value: 3: cannot be greater than status.replicas"),
@@ -836,7 +843,7 @@ def test_status_writes_are_validated_like_validate_stateful_set_status_update():
 def test_image_pull_policy_defaults_from_the_tag(image, policy):
     """SetDefaults_Container: Always for the tag latest (also when neither tag nor digest is given,
     as parsers.ParseImageName reads it), IfNotPresent otherwise."""
-    assert manifests.image_pull_policy_default(image) == policy
+    assert defaults.image_pull_policy_default(image) == policy
 
 
 def test_pod_template_gets_the_api_servers_defaults(web):
@@ -847,7 +854,7 @@ def test_pod_template_gets_the_api_servers_defaults(web):
         "containers": [{"name": "nginx", "image": "nginx", "ports": [{"containerPort": 80}],
                         "readinessProbe": {"httpGet": {"port": 80}},
                         "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}}}})
-    tpl = manifests.default_statefulset(doc)["spec"]["template"]
+    tpl = defaults.default_statefulset(doc)["spec"]["template"]
     spec = tpl["spec"]
     assert {k: spec[k] for k in ("dnsPolicy", "restartPolicy", "schedulerName", "securityContext",
                                  "terminationGracePeriodSeconds")} == {
@@ -864,7 +871,7 @@ def test_pod_template_gets_the_api_servers_defaults(web):
     assert spec["volumes"] == [{"name": "cache", "emptyDir": {}},
                                {"name": "conf", "configMap": {"name": "c", "defaultMode": 420}}]
     assert create_errors(doc, {}) == []  # a volume without a source is valid: it became an emptyDir
-    more = manifests.default_statefulset(merge_patch(doc, {"spec": {"template": {"spec": {"volumes": [
+    more = defaults.default_statefulset(merge_patch(doc, {"spec": {"template": {"spec": {"volumes": [
         {"name": "info", "downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}},
         {"name": "all", "projected": {"sources": [
             {"serviceAccountToken": {"path": "t"}},
@@ -875,7 +882,7 @@ def test_pod_template_gets_the_api_servers_defaults(web):
     assert projected["projected"] == {"defaultMode": 420, "sources": [
         {"serviceAccountToken": {"path": "t", "expirationSeconds": 3600}},
         {"downwardAPI": {"items": [{"path": "n", "fieldRef": field_ref}]}}]}
-    assert manifests.default_statefulset(manifests.default_statefulset(doc)) == manifests.default_statefulset(doc)
+    assert defaults.default_statefulset(defaults.default_statefulset(doc)) == defaults.default_statefulset(doc)
 
 
 def test_pods_get_the_pod_only_defaults_when_created():
@@ -905,7 +912,7 @@ def test_quantity_suffixes_as_parse_quantity_reads_them(text, value):
     """resource.ParseQuantity: E and Ei are the exa and exbi suffixes, E/e followed by digits an exponent;
     anything else is malformed (None, reported by validation), never an exception."""
     from decimal import Decimal
-    got = manifests.parse_quantity(text)
+    got = quantities.parse_quantity(text)
     assert got == (None if value is None else Decimal(str(value)))
 
 
@@ -917,8 +924,8 @@ def test_resource_quantities_are_stored_in_canonical_form(web):
         "name": "nginx", "image": "nginx:1",
         "resources": {"limits": {"cpu": 0.5, "memory": "1024Mi"}, "requests": {"cpu": "0.0001", "memory": "1.5Gi"}}}]}}}})
     doc["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"] = "2048Mi"
-    out = manifests.default_statefulset(doc)
+    out = defaults.default_statefulset(doc)
     assert out["spec"]["template"]["spec"]["containers"][0]["resources"] == {
         "limits": {"cpu": "500m", "memory": "1Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
     assert out["spec"]["volumeClaimTemplates"][0]["spec"]["resources"] == {"requests": {"storage": "2Gi"}}
-    assert manifests.validate_statefulset(out) == []
+    assert statefulset.validate_statefulset(out) == []

@@ -9,11 +9,11 @@ every pod at an old revision.
 import pytest
 
 from helpers import web
-from stsedu.control import plan_max_unavailable_update
-from stsedu.manifests import default_statefulset
-from stsedu.model import Pod, StatefulSet
-from stsedu.profiles import CURRENT, V1_36
-from stsedu.revisions import scaled_max_unavailable
+from stsedu.controller.stateful_set_control import plan_max_unavailable_update
+from stsedu.api.defaults import default_statefulset
+from stsedu.api.objects import Pod, StatefulSet
+from stsedu.controller.profiles import CURRENT, V1_36
+from stsedu.controller.history import scaled_max_unavailable
 
 NOW = 1000.0
 

@@ -18,15 +18,16 @@ import pytest
 
 import stsedu
 from helpers import web
-from stsedu import control, controller
-from stsedu import predicates as P
-from stsedu.control import (Snapshot, _claim_owner_decisions, _d, base_status, claims_match,
+from stsedu.controller import stateful_set_control as control
+from stsedu.controller import stateful_set as controller
+from stsedu.controller import stateful_set_utils as P
+from stsedu.controller.stateful_set_control import (Snapshot, _claim_owner_decisions, _d, base_status, claims_match,
                             plan_classic_update, plan_max_unavailable_update, plan_revisions,
                             placeholder, process_condemned, process_replica, versioned_revision)
-from stsedu.decisions import STEP_CLAIMS_FIX, STEP_HISTORY, SyncPlan
-from stsedu.errors import APIError
-from stsedu.model import POD_NAME_LABEL, OwnerReference, Pod
-from stsedu.revisions import history_to_truncate
+from stsedu.controller.decisions import STEP_CLAIMS_FIX, STEP_HISTORY, SyncPlan
+from stsedu.api.errors import APIError
+from stsedu.api.objects import POD_NAME_LABEL, OwnerReference, Pod
+from stsedu.controller.history import history_to_truncate
 
 
 def reference_plan_sync(snap: Snapshot, profile, gates) -> SyncPlan:
@@ -99,12 +100,12 @@ def reference_claims(sts, pods, revisions):
     deleting = sts.deletion_timestamp is not None
     if not deleting:
         out += [r.name for r in revisions if not any(x.controller for x in r.owner_references)
-                and stsedu.model.selector_matches(sts.spec.selector, r.labels)]
+                and stsedu.api.objects.selector_matches(sts.spec.selector, r.labels)]
     for pod in pods:
         ref = next((r for r in pod.owner_references if r.controller), None)
         if ref is not None and ref.uid != sts.uid:
             continue
-        match = pod.parent == sts.name and stsedu.model.selector_matches(sts.spec.selector, pod.labels)
+        match = pod.parent == sts.name and stsedu.api.objects.selector_matches(sts.spec.selector, pod.labels)
         if ref is not None and match:
             claimed.append(pod)
         elif ref is not None and not deleting:
@@ -121,13 +122,13 @@ def check_sync_paths(c: stsedu.Cluster, name: str = "web") -> SyncPlan | None:
         return None
     pods = c.store.view("Pod", "default")
     revs = c.store.view("ControllerRevision", "default")
-    decisions, claimed = controller.plan_claims(sts, pods.values(), revs.values(), c._memo)
+    decisions, claimed = controller.plan_claims(sts, pods.values(), revs.values(), c.controller.memo)
     want_decisions, want_claimed = reference_claims(sts, list(pods.values()), list(revs.values()))
     assert [d.target if d.pod is None else (d.action, d.pod) for d in decisions] == want_decisions
     assert len(claimed) == len(want_claimed) and all(a is b for a, b in zip(claimed, want_claimed))
     snap = Snapshot(sts=sts, pods=tuple(claimed), claims=c.store.view("PersistentVolumeClaim", "default"),
                     revisions=tuple(controller.set_revisions(sts, revs.values())), namespace_revisions=revs,
-                    now=c.now, memo=c._memo)
+                    now=c.now, memo=c.controller.memo)
     fast = control.plan_sync(snap, c.profile, c.feature_gates)
     slow = reference_plan_sync(snap, c.profile, c.feature_gates)
     assert fast.decisions == slow.decisions
@@ -186,7 +187,7 @@ def random_action(c: stsedu.Cluster, rng: random.Random, manifest: dict) -> None
             twin = Pod(name=f"web-0{pod.ordinal}", labels=dict(pod.labels), spec=dict(pod.spec),
                        owner_references=(sts.ref(),))
             if c.store.get("Pod", "default", twin.name) is None:
-                c._create_pod(twin, "test: twin")
+                c._writes.create_pod(twin, "test: twin")
         elif roll < 0.79:
             claims = c.store.list("PersistentVolumeClaim", "default")
             if claims:
@@ -270,7 +271,7 @@ def test_store_view_stays_live_for_a_namespace_created_later():
     m = web(1)
     m["metadata"]["namespace"] = "team-a"
     c.apply(m)
-    assert list(view) == ["web"] and view["web"] is c.statefulset("web", namespace="team-a")
+    assert list(view) == ["web"] and view["web"] is c.store.get("StatefulSet", "team-a", "web")
 
 
 def test_revision_candidate_follows_the_template_and_the_cluster():
@@ -427,6 +428,6 @@ def test_a_repeated_quiet_sync_sees_a_new_orphan_pod():
     assert c.sync("web").decisions == () and c.sync("web").decisions == ()
     sts = c.statefulset("web")
     pod = c.pods("web")[0]
-    c._create_pod(Pod(name="web-7", labels=dict(pod.labels), spec=dict(pod.spec)), "test: orphan")
+    c._writes.create_pod(Pod(name="web-7", labels=dict(pod.labels), spec=dict(pod.spec)), "test: orphan")
     assert [d.as_tuple() for d in c.sync("web").decisions][:1] == [("adopt", "web-7", "orphan")]
     assert c.statefulset("web").uid == sts.uid

@@ -11,8 +11,8 @@ import pytest
 import stsedu
 from helpers import acts, web
 from rollout_helpers import kinds, move_all, numbers, pod_revisions, ready_set, revs
-from stsedu.model import HASH_LABEL, ControllerRevision, OwnerReference
-from stsedu.revisions import (equal_revision, fnv1_32, history_to_truncate, revision_data,
+from stsedu.api.objects import HASH_LABEL, ControllerRevision, OwnerReference
+from stsedu.controller.history import (equal_revision, fnv1_32, history_to_truncate, revision_data,
                               revision_hash, revision_name, safe_encode)
 from stsedu.tables import rollout_history_text
 

@@ -27,6 +27,7 @@ from hypothesis import given, strategies as st
 from pandas.testing import assert_frame_equal
 
 import stsedu
+from stsedu.api import load
 from helpers import WEB_YAML, web
 from invariants import SyncChecker
 from test_manifests import doc_tables, merge_patch
@@ -164,7 +165,7 @@ def _table(name):
 
 
 def _web_docs():
-    return stsedu.manifests.load_documents(WEB_YAML)
+    return load.load_documents(WEB_YAML)
 
 
 @pytest.mark.parametrize("source, expected", _table("create"))

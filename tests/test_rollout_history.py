@@ -12,8 +12,8 @@ import pytest
 import stsedu
 from helpers import web
 from stsedu import examples
-from stsedu.describe import describe_pod_template, describe_probe, format_label_selector, quantity_string
-from stsedu.errors import RolloutError
+from stsedu.kubectl.describe import describe_pod_template, describe_probe, format_label_selector, quantity_string
+from stsedu.api.errors import RolloutError
 from stsedu.tables import rollout_history_text
 
 

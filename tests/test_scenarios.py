@@ -46,11 +46,11 @@ def test_library_has_one_scenario_per_notebook_idea_with_title_and_description()
 
 
 def test_load_by_name_equals_load_by_path():
-    """load("partition-canary") reads the shipped file; its source reads stsedu/scenarios/<name>.yaml."""
+    """load("partition-canary") reads the shipped file; its source reads stsedu/scenarios/library/<name>.yaml."""
     by_name = scenarios.load("partition-canary")
     by_path = scenarios.load(scenarios.LIBRARY_DIR / "partition-canary.yaml")
     assert by_name == by_path
-    assert by_name.source == "stsedu/scenarios/partition-canary.yaml"
+    assert by_name.source == "stsedu/scenarios/library/partition-canary.yaml"
     assert by_name.to_text().startswith("name: partition-canary")
 
 
@@ -99,7 +99,7 @@ def test_wrong_status_and_pod_expectations_say_what_differed():
                                              "expected 2, got 0")
     assert "expected [web-0, web-1], got [web-0] (missing web-1)" in got["expect.pods"]
     assert "expect.pods.web-0.phase: expected Running, got Pending" in got["expect.pods.web-0.phase"]
-    rev = scenarios._revision_of(result.cluster, result.cluster.pod("web-0").revision)
+    rev = scenarios.expectations._revision_of(result.cluster, result.cluster.pod("web-0").revision)
     assert rev[0] == 1
     assert got["expect.pods.web-0.revision"].endswith(
         f"expected 2, got 1 ({result.cluster.pod('web-0').revision}: registry.k8s.io/nginx-slim:0.24)")

@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 
 import stsedu
-from stsedu import predicates as P
-from stsedu.model import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
+from stsedu.controller import stateful_set_utils as P
+from stsedu.api.objects import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
 from storage_helpers import claim, decisions, docs_manifest, finish_all, owners, up, with_claims
 
 RETAIN = {"whenScaled": "Retain", "whenDeleted": "Retain"}

@@ -13,10 +13,11 @@ import pytest
 import stsedu
 from helpers import acts, gone, ready, st, web
 from rollout_helpers import bring_up
-from stsedu import control, control_v116
-from stsedu.controller import claimed_pods, set_revisions
-from stsedu.model import POD_INDEX_LABEL, StatefulSetSpec
-from stsedu.pod_control import NOT_REACHED
+from stsedu.controller import stateful_set_control as control
+from stsedu.controller import stateful_set_control_v116 as control_v116
+from stsedu.controller.stateful_set import claimed_pods, set_revisions
+from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
+from stsedu.controller.stateful_pod_control import NOT_REACHED
 
 POLICIES = ["OrderedReady", "Parallel"]
 

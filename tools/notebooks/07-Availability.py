@@ -56,7 +56,7 @@ cluster.sync("web").actions
 # against `replicas`, and the result is at least 1.
 
 # %%
-[(value, stsedu.revisions.scaled_max_unavailable(value, 5)) for value in (1, 2, "50%", "10%", "100%")]
+[(value, stsedu.controller.history.scaled_max_unavailable(value, 5)) for value in (1, 2, "50%", "10%", "100%")]
 
 # %% [markdown]
 # ## Exercises

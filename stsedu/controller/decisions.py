@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import StatefulSetStatus
+from ..api.objects import StatefulSetStatus
 
 # Actions that change pods, or stop the controller (API.md's table).
 POD_ACTIONS = ("create", "delete", "update", "wait")
@@ -143,7 +143,3 @@ class SyncResult:
     @property
     def waits(self) -> list[Decision]:
         return [d for d in self.decisions if d.action == "wait"]
-
-    def _repr_html_(self) -> str:  # pragma: no cover - display helper
-        from . import tables
-        return tables.decisions_frame(self.decisions, sync=self.sync, time=self.time).to_html(index=False)

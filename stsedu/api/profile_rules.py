@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .profiles import Profile
+from ..controller.profiles import Profile
 
 __all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "profile_errors",
            "V116_FORBIDDEN_UPDATE_MSG"]
@@ -38,7 +38,7 @@ class FieldIntroduced:
     """The release whose API server first knew the field (as alpha, behind *gate*)."""
     gate: str
     switch: str
-    """The :class:`~stsedu.profiles.Profile` attribute that is False where the field is unknown."""
+    """The :class:`~stsedu.controller.profiles.Profile` attribute that is False where the field is unknown."""
 
     @property
     def dotted(self) -> str:

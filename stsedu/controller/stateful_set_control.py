@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Mapping
 
-from . import predicates as P
+from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
-from .model import (POD_NAME_LABEL, REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod,
+from ..api.objects import (POD_NAME_LABEL, REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod,
                     StatefulSet, StatefulSetStatus)
 from .profiles import CURRENT, Profile
-from .revisions import (equal_revision, find_equal, history_to_truncate, new_revision,
+from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
                         next_revision, revision_hash, revision_name, scaled_max_unavailable)
 
 

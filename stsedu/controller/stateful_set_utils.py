@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Mapping
 
-from .model import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
+from ..api.objects import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
                     PersistentVolumeClaim, StatefulSet)
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from .clock import URGENT
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cluster import Cluster
+    from .writes import Writes
 
 FOREGROUND = "foregroundDeletion"
 """Finalizer of an owner deleted with ``propagationPolicy: Foreground``."""
@@ -49,8 +49,8 @@ _RESOURCE = {"Pod": "pod", "PersistentVolumeClaim": "persistentvolumeclaim",
 class GarbageCollector:
     """Deletes dependents whose owners are gone (see module docstring)."""
 
-    def __init__(self, cluster: "Cluster", delay: float = 0.0) -> None:
-        self.cluster = cluster
+    def __init__(self, writes: "Writes", delay: float = 0.0) -> None:
+        self.writes = writes
         self.delay = delay
         self._scheduled = False
         self._running = False
@@ -61,7 +61,7 @@ class GarbageCollector:
             self.collect()
         elif not self._scheduled:
             self._scheduled = True
-            clock = self.cluster.clock
+            clock = self.writes.clock
             clock.schedule(clock.now + self.delay, self._scheduled_collect, priority=URGENT,
                            label="garbage collector")
 
@@ -82,7 +82,7 @@ class GarbageCollector:
 
     # ----------------------------------------------------------------- a pass
     def _owners(self) -> dict[str, object]:
-        store = self.cluster.store
+        store = self.writes.store
         return {o.uid: o for kind in OWNER_KINDS for o in store.values(kind)}
 
     def _pass(self) -> bool:
@@ -92,7 +92,7 @@ class GarbageCollector:
                    if o.deletion_timestamp is not None and FOREGROUND in getattr(o, "finalizers", ())}
         solid = owners.keys() - waiting if waiting else owners
         for kind in DEPENDENT_KINDS:
-            for obj in self.cluster.store.values(kind):  # a list: writes below do not disturb it
+            for obj in self.writes.store.values(kind):  # a list: writes below do not disturb it
                 for r in obj.owner_references:
                     if r.uid not in solid:  # a dangling or waiting ref: work to do
                         changed |= self._attempt_to_delete(kind, obj, owners, waiting)
@@ -128,7 +128,7 @@ class GarbageCollector:
 
     def _orphan_dependents(self) -> bool:
         """Owners deleted with ``orphan``: strip their refs from dependents, then remove them (``attemptToOrphan``)."""
-        c, store = self.cluster, self.cluster.store
+        c, store = self.writes, self.writes.store
         changed = False
         for sts in list(store.values("StatefulSet")):
             if sts.deletion_timestamp is None or ORPHAN not in sts.finalizers:
@@ -149,7 +149,7 @@ class GarbageCollector:
 
     def _finish_foreground(self) -> bool:
         """Remove foreground-deleted owners once nothing blocks them (``processDeletingDependentsItem``)."""
-        c, store = self.cluster, self.cluster.store
+        c, store = self.writes, self.writes.store
         changed = False
         for sts in list(store.values("StatefulSet")):
             if FOREGROUND not in sts.finalizers:
@@ -166,18 +166,18 @@ class GarbageCollector:
     # ---------------------------------------------------------------- writes
     def _write(self, kind: str, obj, cause: str) -> None:
         if kind == "Pod":
-            self.cluster._write_pod(obj, cause)
+            self.writes.write_pod(obj, cause)
         else:
-            self.cluster.store.update(kind, obj)
+            self.writes.store.update(kind, obj)
 
     def _event(self, kind: str, obj, reason: str, message: str) -> None:
-        self.cluster.trace.add_event("Normal", reason, f"{_RESOURCE[kind]}/{obj.name}", message)
+        self.writes.trace.add_event("Normal", reason, f"{_RESOURCE[kind]}/{obj.name}", message)
 
     def _delete(self, kind: str, obj, why: str) -> None:
-        c = self.cluster
+        c = self.writes
         if kind == "Pod":
             self._event(kind, obj, "GarbageCollected", f"garbage collector deletes pod {obj.name}: {why}")
-            c._delete_pod(obj.namespace, obj.name, "garbage collector")
+            c.delete_pod(obj.namespace, obj.name, "garbage collector")
         elif kind == "PersistentVolumeClaim":
             c.store.update(kind, replace(obj, deletion_timestamp=c.clock.now))
             self._event(kind, obj, "ClaimDeleting", f"garbage collector deletes claim {obj.name}: {why}")
@@ -187,7 +187,7 @@ class GarbageCollector:
 
     def _protect_claims(self) -> bool:
         """Remove deleting claims that no pod uses any more (``pvc-protection``)."""
-        store = self.cluster.store
+        store = self.writes.store
         deleting = [p for p in store.values("PersistentVolumeClaim") if p.deletion_timestamp is not None]
         if not deleting:
             return False
@@ -196,7 +196,7 @@ class GarbageCollector:
         for claim in deleting:
             if (claim.namespace, claim.name) not in used:
                 store.remove("PersistentVolumeClaim", claim.namespace, claim.name)
-                self.cluster.trace.add_event("Normal", "ClaimDeleted", f"persistentvolumeclaim/{claim.name}",
+                self.writes.trace.add_event("Normal", "ClaimDeleted", f"persistentvolumeclaim/{claim.name}",
                                              f"claim {claim.name} is gone (no pod uses it)")
                 changed = True
         return changed

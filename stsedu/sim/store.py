@@ -11,7 +11,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import APIError
+from ..api.errors import APIError
 
 KINDS = ("StatefulSet", "Pod", "PersistentVolumeClaim", "ControllerRevision", "Service")
 

@@ -1,42 +1,28 @@
-"""Scenario files: teacher-written, replayable runs of a cluster.
+"""The scenario file format: its keys, its records, and how a file is read into steps.
 
-A scenario is a YAML file (documented in ``docs/scenarios.md``): the objects
-to apply, the cluster's options, and a list of steps that mirror the
-:class:`~stsedu.Cluster` API (``sync``, ``run``, ``advance``, ``scale``,
-``patch``, ``set_image``, ``delete_pod``, ``fail``, ``start``, ``set_ready``,
-``rollout_undo``, ``delete``, ``inject_error``, ...), each optionally followed
-by expectations (``expect:``) so that a scenario is also a test.
-
-* :func:`load` reads a scenario from a path or, by name, from the library
-  shipped with the package; :func:`library` lists that library.
-* :meth:`Scenario.run` replays it on a fresh cluster and returns a
-  :class:`RunResult` (``cluster, trace = scenario.run()``).
-* Bad files raise :class:`ScenarioError` naming the file, the step and the
-  field; expectations that do not hold raise :class:`ExpectationFailed`
-  (or are collected, with ``strict=False``).
+Every problem with a file raises :class:`ScenarioError` naming the file, the
+step and the field (docs/scenarios.md documents the format).
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import yaml
 
-from .cluster import CASCADES, Cluster, merge_patch
-from .decisions import POD_ACTIONS, SyncResult
-from .errors import APIError, ValidationError
-from .trace import Trace
+from ..api.errors import ValidationError
+from ..api.merge_patch import merge_patch
+from ..cluster import CASCADES, Cluster
+from ..controller.decisions import POD_ACTIONS, SyncResult
+from ..trace import Trace
 
-__all__ = ["Scenario", "Step", "StepRecord", "RunResult", "Failure", "ScenarioError",
-           "ExpectationFailed", "load", "loads", "library", "library_path", "LIBRARY_DIR"]
-
-LIBRARY_DIR = Path(__file__).parent / "scenarios"
-"""Where the shipped scenarios live (``stsedu/scenarios/*.yaml``)."""
-DATA_DIR = Path(__file__).parent / "data"
+LIBRARY_DIR = Path(__file__).parent / "library"
+"""Where the shipped scenarios live (``stsedu/scenarios/library/*.yaml``)."""
+DATA_DIR = Path(__file__).parent.parent / "data"
 """Manifests shipped with the package; a scenario names them ``stsedu:web.yaml``."""
 PACKAGE_PREFIX = "stsedu:"
 
@@ -193,216 +179,6 @@ class RunResult:
         return iter((self.cluster, self.trace))
 
 
-# ================================================================ scenario
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A loaded, validated scenario.  :meth:`run` replays it on a fresh cluster."""
-
-    name: str
-    title: str
-    description: str
-    source: str
-    cluster_options: Mapping[str, Any]
-    objects: tuple[tuple[str, tuple[dict, ...]], ...]
-    """(label, documents) per entry of ``objects:``, documents as plain manifest dicts."""
-    set_name: str
-    steps: tuple[Step, ...]
-    path: Path | None = None
-    """The file the scenario was read from (None when it came from text)."""
-
-    def make_cluster(self) -> Cluster:
-        """A new cluster with the scenario's options (nothing applied yet)."""
-        try:
-            c = Cluster(**dict(self.cluster_options))
-        except ValueError as e:
-            raise ScenarioError(str(e), self.source, field="cluster") from None
-        c.trace.meta["scenario"] = self.name
-        return c
-
-    def run(self, strict: bool = True, stop_after: int | None = None,
-            observer: Callable[[StepRecord, RunResult], None] | None = None) -> RunResult:
-        """Replay the scenario on a fresh cluster; returns a :class:`RunResult`.
-
-        *strict* True raises :class:`ExpectationFailed` at the first step
-        whose expectations do not hold; False records the failures and goes
-        on (``result.ok``, ``result.failures``).  *stop_after* stops after
-        that step number (the cluster is then yours to explore).
-        *observer(record, result)* is called after the objects (record 0) and
-        after every step.  Raise :class:`ScenarioError` if the cluster refuses
-        a step (a ValidationError, an unknown pod, ...) that the step did not
-        expect (``expect: {error: ...}``).
-        """
-        cluster = self.make_cluster()
-        result = RunResult(self, cluster)
-        state = _RunState(cluster)
-        objects_step = Step(0, "objects", {"entries": self.objects}, self.set_name)
-        rec = self._record(objects_step, cluster)
-        for label, docs in self.objects:
-            try:
-                cluster.apply(list(docs))
-            except ValidationError as e:
-                raise ScenarioError(str(e), self.source, 0, "objects", label) from e
-        self._close(rec, cluster)
-        result.steps.append(rec)
-        if observer is not None:
-            observer(rec, result)
-        for step in self.steps:
-            if stop_after is not None and step.number > stop_after:
-                break
-            rec = self._record(step, cluster)
-            expected_error = (step.expect or {}).get("error")
-            try:
-                rec.syncs = list(_ACTIONS[step.action](cluster, step, self) or [])
-            except (ValidationError, KeyError, ValueError, APIError) as e:
-                if isinstance(e, ScenarioError):
-                    raise
-                text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-                if expected_error is None:
-                    raise ScenarioError(f"{type(e).__name__}: {text}", self.source, step.number,
-                                        step.action) from e
-                rec.error = str(text)
-            for s in rec.syncs:
-                state.last_sync[s.set_name] = s
-            if step.expect:
-                rec.failures = _check(step, step.expect, cluster, state, rec, self.source)
-                rec.checked = tuple(step.expect)
-            self._close(rec, cluster)
-            result.steps.append(rec)
-            if observer is not None:
-                observer(rec, result)
-            if strict and rec.failures:
-                raise ExpectationFailed(rec.failures, result)
-        return result
-
-    @staticmethod
-    def _record(step: Step, cluster: Cluster) -> StepRecord:
-        rec = StepRecord(step, start_time=cluster.now)
-        rec.rows = {t: (n, n) for t, n in _counts(cluster.trace).items()}
-        return rec
-
-    @staticmethod
-    def _close(rec: StepRecord, cluster: Cluster) -> None:
-        rec.end_time = cluster.now
-        rec.rows = {t: (rec.rows[t][0], n) for t, n in _counts(cluster.trace).items()}
-
-    def to_text(self) -> str:
-        """The scenario file's text (what ``stsedu show NAME`` prints); "" if it came from text."""
-        return self.path.read_text(encoding="utf-8") if self.path is not None else ""
-
-
-def _counts(trace: Trace) -> dict[str, int]:
-    return {t: len(rows) for t, rows in trace.rows().items()}
-
-
-@dataclass
-class _RunState:
-    """What expectations need beyond the cluster: the last sync of each set."""
-
-    cluster: Cluster
-    last_sync: dict[str, SyncResult] = field(default_factory=dict)
-
-
-# ================================================================ loading
-
-
-def library_path(name: str) -> Path:
-    """The file of the shipped scenario *name*.  Raise ScenarioError naming the known ones."""
-    p = LIBRARY_DIR / f"{name}.yaml"
-    if p.is_file():
-        return p
-    names = [q.stem for q in sorted(LIBRARY_DIR.glob("*.yaml"))]
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise ScenarioError(f"no such file, and no shipped scenario of that name{hint} "
-                        f"(shipped: {', '.join(names)})", name)
-
-
-def library():
-    """The shipped scenarios as a DataFrame: ``name``, ``title``, ``description`` (one per notebook idea)."""
-    import pandas as pd
-    rows = []
-    for p in sorted(LIBRARY_DIR.glob("*.yaml")):
-        s = load(p)
-        rows.append({"name": s.name, "title": s.title, "description": s.description})
-    return pd.DataFrame(rows, columns=["name", "title", "description"])
-
-
-def load(what: str | Path) -> Scenario:
-    """Load a scenario from a file path, or by name from the shipped library (``load("partition-canary")``).
-
-    Raise :class:`ScenarioError` if the file is missing or invalid.
-    """
-    p = Path(what)
-    source = str(what)
-    if not p.is_file():
-        if isinstance(what, str) and "/" not in what and not what.endswith((".yaml", ".yml")):
-            p = library_path(what)
-            source = f"stsedu/scenarios/{p.name}"
-        else:
-            raise ScenarioError("no such file", str(what))
-    elif p.resolve().parent == LIBRARY_DIR.resolve():
-        source = f"stsedu/scenarios/{p.name}"
-    sc = loads(p.read_text(encoding="utf-8"), source=source, base=p.parent, default_name=p.stem)
-    return replace(sc, path=p)
-
-
-def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
-          default_name: str = "scenario") -> Scenario:
-    """Load a scenario from YAML *text*; *base* is where relative object paths start (default: cwd)."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise ScenarioError(f"{where}not valid YAML: {getattr(e, 'problem', None) or e}", source) from None
-    return from_dict(data, source=source, base=base, default_name=default_name)
-
-
-def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = None,
-              default_name: str = "scenario") -> Scenario:
-    """Validate a scenario given as a dict (the parsed YAML) and return it."""
-    base = Path(base) if base is not None else Path.cwd()
-    if not isinstance(data, Mapping):
-        raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(TOP_KEYS)}, "
-                            f"not {_kind(data)}", source)
-    _no_unknown(data, TOP_KEYS, source)
-    name = data.get("name", default_name)
-    title = data.get("title", name)
-    description = data.get("description", "")
-    for key, val in (("name", name), ("title", title), ("description", description)):
-        if not isinstance(val, str):
-            raise ScenarioError(f"must be a string, not {_kind(val)}", source, field=key)
-    options = _cluster_options(data.get("cluster") or {}, source)
-    if "objects" not in data:
-        raise ScenarioError("required: the objects to apply first (paths or manifests)", source,
-                            field="objects")
-    entries = data["objects"]
-    if not isinstance(entries, list) or not entries:
-        raise ScenarioError("must be a non-empty list of paths or manifests", source, field="objects")
-    objects = tuple(_object_entry(e, f"objects[{i}]", base, source, 0, "objects")
-                    for i, e in enumerate(entries))
-    sets = [d["metadata"]["name"] for _, docs in objects for d in docs
-            if d.get("kind") == "StatefulSet" and isinstance(d.get("metadata"), Mapping)
-            and isinstance(d["metadata"].get("name"), str)]
-    set_name = data.get("set")
-    if set_name is None:
-        if not sets:
-            raise ScenarioError("no StatefulSet among the objects: add one, or name the set with `set:`",
-                                source, field="objects")
-        set_name = sets[-1]
-    elif not isinstance(set_name, str):
-        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, field="set")
-    raw_steps = data.get("steps") or []
-    if not isinstance(raw_steps, list):
-        raise ScenarioError(f"must be a list of steps, not {_kind(raw_steps)}", source, field="steps")
-    steps = tuple(_step(raw, i + 1, set_name, base, source) for i, raw in enumerate(raw_steps))
-    description = "\n\n".join(" ".join(para.split()) for para in description.split("\n\n") if para.strip())
-    return Scenario(name=name, title=title, description=description, source=source,
-                    cluster_options=options, objects=objects, set_name=set_name, steps=steps)
-
-
 def _kind(v: Any) -> str:
     if v is None:
         return "null"
@@ -434,13 +210,13 @@ def _cluster_options(d: Any, source: str) -> dict:
         raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
     out["seed"] = seed
     profile = d.get("profile", "current")
-    from .profiles import PROFILES
+    from ..controller.profiles import PROFILES
     if profile not in PROFILES:
         raise ScenarioError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", source,
                             field="cluster.profile")
     out["profile"] = profile
     gates = d.get("feature_gates") or {}
-    from .profiles import KNOWN_GATES
+    from ..controller.profiles import KNOWN_GATES
     if not isinstance(gates, Mapping):
         raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
                             field="cluster.feature_gates")
@@ -474,7 +250,7 @@ def _cluster_options(d: Any, source: str) -> dict:
 def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
                   action: str) -> tuple[str, tuple[dict, ...]]:
     """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
-    from .manifests import load_documents
+    from ..api.load import load_documents
     patch = None
     if isinstance(e, str):
         e = {"file": e}
@@ -858,124 +634,6 @@ def _parse_pvcs(v: Any) -> list[dict]:
     return out
 
 
-def _revision_of(cluster: Cluster, name: str, namespace: str = "default") -> tuple[int | None, tuple[str, ...]]:
-    """(number, template images) of the ControllerRevision called *name* ((None, ()) if it is gone)."""
-    rev = cluster.store.get("ControllerRevision", namespace, name)
-    if rev is None:
-        return None, ()
-    images = tuple(c.get("image", "") for c in rev.template.get("spec", {}).get("containers", []))
-    return rev.revision, images
-
-
-def _revision_matches(cluster: Cluster, want: int | str, rev_name: str,
-                      fallback_images: tuple[str, ...] = ()) -> tuple[bool, str]:
-    number, images = _revision_of(cluster, rev_name)
-    images = images or fallback_images
-    shown = (f"{number}" if number is not None else "?") + (f" ({rev_name}: {', '.join(images)})"
-                                                          if rev_name else " (no revision)")
-    if isinstance(want, int):
-        return number == want, shown
-    return want in images, shown
-
-
-def _check(step: Step, expect: Mapping, cluster: Cluster, state: _RunState, rec: StepRecord,
-           source: str) -> list[Failure]:
-    fails: list[Failure] = []
-
-    def fail(fld, expected, actual, detail=""):
-        fails.append(Failure(source, step.number, step.action, fld, expected, actual, detail))
-
-    name = step.set_name
-    if "error" in expect:
-        if rec.error is None:
-            fail("expect.error", expect["error"], "no error")
-        elif expect["error"] not in rec.error:
-            fail("expect.error", f"an error containing {expect['error']!r}", rec.error)
-    sts = cluster.store.get("StatefulSet", "default", name)
-    if "exists" in expect and expect["exists"] != (sts is not None):
-        fail("expect.exists", expect["exists"], sts is not None,
-             f'statefulset "{name}" ' + ("exists" if sts is not None else "is gone"))
-    if "pods" in expect:
-        pods = {p.name: p for p in cluster.pods() if p.parent == name}
-        want = {p["name"]: p for p in expect["pods"]}
-        missing = [n for n in want if n not in pods]
-        extra = [n for n in sorted(pods, key=lambda n: pods[n].ordinal) if n not in want]
-        if missing or extra:
-            fail("expect.pods", list(want), sorted(pods, key=lambda n: pods[n].ordinal),
-                 "; ".join(filter(None, [missing and "missing " + ", ".join(missing),
-                                         extra and "unexpected " + ", ".join(extra)])))
-        for n, w in want.items():
-            p = pods.get(n)
-            if p is None:
-                continue
-            for k, v in w.items():
-                if k == "name":
-                    continue
-                fld = f"expect.pods.{n}.{k}"
-                if k == "revision":
-                    ok, shown = _revision_matches(cluster, v, p.revision, p.images())
-                    if not ok:
-                        fail(fld, v, shown)
-                elif k == "owner":
-                    if p.owner != v:
-                        fail(fld, v, p.owner)
-                elif getattr(p, k) != v:
-                    fail(fld, v, getattr(p, k))
-    if "status" in expect:
-        if sts is None:
-            fail("expect.status", expect["status"], None, f'statefulset "{name}" does not exist')
-        else:
-            for k, v in expect["status"].items():
-                actual = getattr(sts.status, k)
-                if k in ("current_revision", "update_revision"):
-                    ok, shown = _revision_matches(cluster, v, actual)
-                    if not ok:
-                        fail(f"expect.status.{k}", v, shown)
-                elif actual != v:
-                    fail(f"expect.status.{k}", v, actual)
-    if "decisions" in expect:
-        last = state.last_sync.get(name)
-        want = [list(t) for t in expect["decisions"]]
-        if last is None:
-            fail("expect.decisions", want, "no sync yet", f"no sync of {name} has run")
-        else:
-            got = [[d.action, d.pod, d.reason] for d in last.decisions
-                   if d.action in POD_ACTIONS or (d.action in ("adopt", "release") and d.pod)]
-            if got != want:
-                fail("expect.decisions", want, got, f"sync {last.sync}")
-    if "rollout_status" in expect:
-        try:
-            text = cluster.rollout_status(name)
-        except KeyError as e:
-            text = f"Error from server (NotFound): {e.args[0]}"
-        if text != expect["rollout_status"]:
-            fail("expect.rollout_status", expect["rollout_status"], text)
-    if "pvcs" in expect:
-        claims = {c.name: c for c in cluster.pvcs(name)}
-        want = {c["name"]: c for c in expect["pvcs"]}
-        if set(claims) != set(want):
-            missing = [n for n in want if n not in claims]
-            extra = [n for n in claims if n not in want]
-            fail("expect.pvcs", list(want), list(claims),
-                 "; ".join(filter(None, [missing and "missing " + ", ".join(missing),
-                                         extra and "unexpected " + ", ".join(extra)])))
-        for n, w in want.items():
-            c = claims.get(n)
-            if c is None:
-                continue
-            if "deleting" in w and c.deleting != w["deleting"]:
-                fail(f"expect.pvcs.{n}.deleting", w["deleting"], c.deleting)
-            if "owners" in w:
-                owners = sorted(r.name for r in c.owner_references)
-                if owners != sorted(w["owners"]):
-                    fail(f"expect.pvcs.{n}.owners", sorted(w["owners"]), owners)
-    if "revisions" in expect:
-        got = [r.revision for r in cluster.revisions(name)]
-        if got != expect["revisions"]:
-            fail("expect.revisions", expect["revisions"], got)
-    return fails
-
-
 def _fmt(v: Any) -> str:
     """A value as a scenario file would spell it (flow-style YAML)."""
     if v is None:
@@ -989,69 +647,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
-
-
-# ================================================================ actions
-
-
-def _nothing(_result: Any) -> list:
-    """Steps other than sync and run make no syncs."""
-    return []
-
-
-def _each_pod(fn_name: str):
-    def act(c: Cluster, s: Step, sc: Scenario):
-        for p in s.args["pods"]:
-            getattr(c.kubelet, fn_name)(p)
-        return []
-    return act
-
-
-def _apply(c: Cluster, s: Step, sc: Scenario):
-    for label, docs in s.args["entries"]:
-        c.apply(list(docs))
-    return []
-
-
-def _delete_pods(c: Cluster, s: Step, sc: Scenario):
-    for p in s.args["pods"]:
-        c.delete_pod(p)
-    return []
-
-
-def _never_ready(c: Cluster, s: Step, sc: Scenario):
-    c.kubelet.never_ready(pod=s.args.get("pod"), image=s.args.get("image"))
-    return []
-
-
-def _fail_after(c: Cluster, s: Step, sc: Scenario):
-    c.kubelet.fail_after(s.args["seconds"], pod=s.args.get("pod"), image=s.args.get("image"))
-    return []
-
-
-_ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
-    "sync": lambda c, s, sc: [c.sync(s.set_name) for _ in range(s.args["count"])],
-    "run": lambda c, s, sc: c.run(s.set_name, **s.args),
-    "settle": lambda c, s, sc: c.settle(s.set_name, **s.args),
-    "kubelet_step": lambda c, s, sc: _nothing([c.kubelet.step() for _ in range(s.args["count"])]),
-    "advance": lambda c, s, sc: _nothing(c.advance(s.args["seconds"])),
-    "apply": _apply,
-    "scale": lambda c, s, sc: _nothing(c.scale(s.set_name, s.args["replicas"])),
-    "patch": lambda c, s, sc: _nothing(c.patch(s.set_name, s.args["patch"])),
-    "set_image": lambda c, s, sc: _nothing(c.set_image(s.set_name, s.args["image"], s.args["container"])),
-    "delete_pod": _delete_pods,
-    "patch_pod": lambda c, s, sc: _nothing(c.patch_pod(s.args["pod"], s.args["patch"])),
-    "start": _each_pod("start"), "set_ready": _each_pod("set_ready"),
-    "set_unready": _each_pod("set_unready"), "fail": _each_pod("fail"),
-    "succeed": _each_pod("succeed"), "crash": _each_pod("crash"),
-    "finish_termination": _each_pod("finish_termination"),
-    "never_ready": _never_ready, "fail_after": _fail_after,
-    "clear_behaviours": lambda c, s, sc: _nothing(c.kubelet.clear_behaviours()),
-    "inject_error": lambda c, s, sc: _nothing(c.inject_error(**s.args)),
-    "rollout_undo": lambda c, s, sc: _nothing(c.rollout_undo(s.set_name, s.args["to_revision"])),
-    "delete": lambda c, s, sc: _nothing(c.delete(s.set_name, s.args["cascade"])),
-    "expect": lambda c, s, sc: [],
-}
 
 
 def _pods_text(s: Step) -> str:

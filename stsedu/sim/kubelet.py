@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from .clock import NORMAL
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cluster import Cluster
-    from .model import Pod
+    from .writes import Writes
+    from ..api.objects import Pod
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +58,13 @@ def _name(pod) -> str:
 class Kubelet:
     """Moves pods through Pending, Running, Ready, Terminating and gone."""
 
-    def __init__(self, cluster: "Cluster", mode: str = "auto", stages: StageProfile | None = None,
+    def __init__(self, writes: "Writes", mode: str = "auto", stages: StageProfile | None = None,
                  seed: int = 0) -> None:
         if mode not in ("auto", "manual"):
             raise ValueError(f"kubelet mode must be 'auto' or 'manual', not {mode!r}")
         self.mode = mode
         self.stages = stages or StageProfile()
-        self._cluster = cluster
+        self._writes = writes
         self._rng = random.Random(seed)
         self._never_ready_pods: set[str] = set()
         self._never_ready_images: set[str] = set()
@@ -111,10 +111,10 @@ class Kubelet:
 
     # --------------------------------------------------------------- helpers
     def _pod(self, pod, namespace: str) -> "Pod":
-        return self._cluster.pod(_name(pod), namespace=namespace)
+        return self._writes.pod(_name(pod), namespace=namespace)
 
     def _write(self, pod: "Pod", cause: str) -> "Pod":
-        return self._cluster._write_pod(pod, f"kubelet: {cause}")
+        return self._writes.write_pod(pod, f"kubelet: {cause}")
 
     def _delay(self, base: float) -> float:
         if self.stages.jitter > 0:
@@ -122,10 +122,10 @@ class Kubelet:
         return base
 
     def _later(self, delay: float, uid: str, ns: str, name: str, what: str, fn) -> None:
-        clock = self._cluster.clock
+        clock = self._writes.clock
 
         def fire():
-            pod = self._cluster.store.get("Pod", ns, name)
+            pod = self._writes.store.get("Pod", ns, name)
             if pod is not None and pod.uid == uid:
                 fn(pod)
         clock.schedule(clock.now + delay, fire, priority=NORMAL, label=f"kubelet: {what} {name}")
@@ -136,7 +136,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase != "Pending" or p.terminating:
             raise ValueError(f'pod "{p.name}" is {p.status_text}; start() moves a Pending pod to Running')
-        p = self._write(replace(p, phase="Running", started_at=self._cluster.now), "started")
+        p = self._write(replace(p, phase="Running", started_at=self._writes.now), "started")
         if self.mode == "auto":
             self._after_start(p)
         return p
@@ -148,21 +148,21 @@ class Kubelet:
             raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can become Ready')
         if p.ready:
             return p
-        return self._write(replace(p, ready=True, ready_since=self._cluster.now), "ready")
+        return self._write(replace(p, ready=True, ready_since=self._writes.now), "ready")
 
     def set_unready(self, pod, namespace: str = "default") -> "Pod":
         """The pod's Ready condition becomes False (a failing readiness probe)."""
         p = self._pod(pod, namespace)
         if not p.ready:
             return p
-        return self._write(replace(p, ready=False, ready_since=self._cluster.now), "not ready")
+        return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
     def fail(self, pod, namespace: str = "default") -> "Pod":
         """The pod's phase becomes Failed (evicted, node lost, ...)."""
         p = self._pod(pod, namespace)
         if p.phase in ("Failed", "Succeeded"):
             raise ValueError(f'pod "{p.name}" has already ended ({p.phase})')
-        return self._write(replace(p, phase="Failed", ready=False, ready_since=self._cluster.now),
+        return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
                            "failed")
 
     def succeed(self, pod, namespace: str = "default") -> "Pod":
@@ -170,7 +170,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase in ("Failed", "Succeeded"):
             raise ValueError(f'pod "{p.name}" has already ended ({p.phase})')
-        return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._cluster.now),
+        return self._write(replace(p, phase="Succeeded", ready=False, ready_since=self._writes.now),
                            "succeeded")
 
     def crash(self, pod, namespace: str = "default") -> "Pod":
@@ -178,7 +178,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase != "Running":
             raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can crash')
-        p = self._write(replace(p, ready=False, ready_since=self._cluster.now, restarts=p.restarts + 1),
+        p = self._write(replace(p, ready=False, ready_since=self._writes.now, restarts=p.restarts + 1),
                         "container restarted")
         if self.mode == "auto" and not self._is_never_ready(p):
             self._later(self._delay(self.stages.ready), p.uid, p.namespace, p.name, "ready",
@@ -190,7 +190,7 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if not p.terminating:
             raise ValueError(f'pod "{p.name}" is not terminating; delete it first')
-        self._cluster._remove_pod(p, "kubelet: terminated")
+        self._writes.remove_pod(p, "kubelet: terminated")
 
     def step(self, namespace: str = "default") -> str | None:
         """Move ONE pod one stage, lowest ordinal first; say what moved (None if nothing could).
@@ -199,7 +199,7 @@ class Kubelet:
         pod turns Ready (unless made never-ready).  Upstream's test harness
         advances pods the same way between syncs.
         """
-        for pod in self._cluster.pods(namespace=namespace):
+        for pod in self._writes.pods(namespace):
             if pod.terminating:
                 self.finish_termination(pod.name, namespace)
                 return f"{pod.name} is gone"
@@ -223,11 +223,11 @@ class Kubelet:
         if self.mode == "auto":
             delay = min(self._delay(self.stages.terminate), pod.grace_period_seconds)
             self._later(delay, pod.uid, pod.namespace, pod.name, "terminate",
-                        lambda q: self._cluster._remove_pod(q, "kubelet: terminated"))
+                        lambda q: self._writes.remove_pod(q, "kubelet: terminated"))
 
     def _auto_start(self, pod: "Pod") -> None:
         if pod.phase == "Pending" and not pod.terminating:
-            p = self._write(replace(pod, phase="Running", started_at=self._cluster.now), "started")
+            p = self._write(replace(pod, phase="Running", started_at=self._writes.now), "started")
             self._after_start(p)
 
     def _after_start(self, p: "Pod") -> None:
@@ -240,9 +240,9 @@ class Kubelet:
 
     def _auto_ready(self, pod: "Pod") -> None:
         if pod.phase == "Running" and not pod.ready and not pod.terminating:
-            self._write(replace(pod, ready=True, ready_since=self._cluster.now), "ready")
+            self._write(replace(pod, ready=True, ready_since=self._writes.now), "ready")
 
     def _auto_fail(self, pod: "Pod") -> None:
         if pod.phase == "Running" and not pod.terminating:
-            self._write(replace(pod, phase="Failed", ready=False, ready_since=self._cluster.now),
+            self._write(replace(pod, phase="Failed", ready=False, ready_since=self._writes.now),
                         "failed")

@@ -5,7 +5,7 @@ other calls of :class:`~stsedu.cluster.Cluster` take plain Python values.  Each
 function here returns the problems with one value as ``(argument, message)`` pairs
 worded like the API server's field errors (``Invalid value: -1: must be greater
 than or equal to 0``), so the cluster can raise them all at once, as one
-:class:`~stsedu.errors.ValidationError`, before it changes anything.
+:class:`~stsedu.api.errors.ValidationError`, before it changes anything.
 
 Pure functions; nothing here touches a cluster.  docs/validation.md lists every
 rejected input with its message (its "calls" table is checked by
@@ -21,6 +21,11 @@ from collections.abc import Mapping
 from typing import Any, Iterable
 
 from .errors import ValidationError
+from .field_errors import invalid as field_invalid, not_supported as field_not_supported
+from .load import _MAX_YAML_NODES, MAX_MANIFEST_BYTES, _parse_yaml, _size_error, _to_json_value
+from .merge_patch import merge_patch
+from .schema import decode_errors
+from .validation.meta import validate_annotations, validate_labels
 
 Error = tuple[str, str]
 
@@ -29,13 +34,11 @@ NEGATIVE_MSG = "must be greater than or equal to 0"
 
 def invalid(path: str, value: Any, detail: str) -> Error:
     """``Invalid value: <value>: <detail>`` (``field.Invalid``)."""
-    from .manifests import invalid as field_invalid
     return field_invalid(path, value if _plain(value) else repr(value), detail)
 
 
 def not_supported(path: str, value: Any, supported: Iterable[str]) -> Error:
     """``Unsupported value: "x": supported values: "a", "b"`` (``field.NotSupported``)."""
-    from .manifests import not_supported as field_not_supported
     return field_not_supported(path, value if _plain(value) else repr(value), list(supported))
 
 
@@ -144,9 +147,9 @@ STAGES = ("start", "ready", "terminate", "jitter")
 def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any, stages: Any,
                     cluster_domain: Any, gc_delay: Any) -> list[Error]:
     """Problems with the arguments of ``Cluster(...)``, in argument order."""
-    from .kubelet import StageProfile
-    from .manifests import is_dns1123_subdomain
-    from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
+    from ..sim.kubelet import StageProfile
+    from .formats import is_dns1123_subdomain
+    from ..controller.profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
     if isinstance(seed, bool) or as_integer(seed) is None:
@@ -227,14 +230,12 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
     in syntax errors); keys become strings and ``3.0`` becomes 3.  Raise
     ValidationError if the patch is not one JSON object.
     """
-    from . import manifests as m
-
     if isinstance(patch, (str, bytes)):
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else patch
         size = len(text.encode("utf-8"))
-        if size > m.MAX_MANIFEST_BYTES:
-            raise m._size_error(size)
-        docs = [d for d in m._parse_yaml(text) if d is not None]
+        if size > MAX_MANIFEST_BYTES:
+            raise _size_error(size)
+        docs = [d for d in _parse_yaml(text) if d is not None]
         if len(docs) > 1:
             raise ValidationError([("", f"patch must be one JSON object, not {len(docs)} documents")],
                                   kind=kind, name=name)
@@ -242,7 +243,7 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
     if not isinstance(patch, Mapping):
         raise ValidationError([("", f"patch must be a JSON object, not {_type_name(patch)}")],
                               kind=kind, name=name)
-    return m._to_json_value(dict(patch), [m._MAX_YAML_NODES])
+    return _to_json_value(dict(patch), [_MAX_YAML_NODES])
 
 
 def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapping[str, str]
@@ -254,9 +255,6 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
     must be valid labels and annotations (``ValidateLabels``,
     ``ValidateAnnotations``).
     """
-    from . import manifests as m
-    from .cluster import merge_patch
-
     errs: list[Error] = []
     for key in patch:
         if key != "metadata":
@@ -273,7 +271,7 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
         if key not in ("labels", "annotations"):
             errs.append((f"metadata.{key}", "Forbidden: field is immutable here"))
     # type errors, worded as the strict decoder words them for ObjectMeta
-    errs += m.decode_errors({"kind": "StatefulSet", "metadata": {k: v for k, v in meta.items()
+    errs += decode_errors({"kind": "StatefulSet", "metadata": {k: v for k, v in meta.items()
                                                                  if k in ("labels", "annotations")}})
     if errs:
         return dict(labels), dict(annotations), errs
@@ -283,6 +281,6 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
                        else dict(annotations))
     new_labels = {} if new_labels is None else new_labels
     new_annotations = {} if new_annotations is None else new_annotations
-    errs += m.validate_labels(new_labels, "metadata.labels")
-    errs += m.validate_annotations(new_annotations, "metadata.annotations")
+    errs += validate_labels(new_labels, "metadata.labels")
+    errs += validate_annotations(new_annotations, "metadata.annotations")
     return new_labels, new_annotations, errs

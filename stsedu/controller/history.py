@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from .model import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
+from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
 
 _SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_PREFIX = 223

@@ -2,8 +2,8 @@
 
 Most walkthroughs of the StatefulSet controller's source describe this
 release.  :func:`plan_sync` keeps the contract of
-:func:`stsedu.control.plan_sync`: a :class:`~stsedu.control.Snapshot` in, a
-:class:`~stsedu.decisions.SyncPlan` out, nothing written, decisions in the
+:func:`stsedu.controller.stateful_set_control.plan_sync`: a :class:`~stsedu.controller.stateful_set_control.Snapshot` in, a
+:class:`~stsedu.controller.decisions.SyncPlan` out, nothing written, decisions in the
 order the Go code makes them and with the same action/reason vocabulary.
 
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
@@ -40,11 +40,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from . import predicates as P
-from .control import Snapshot, full_pod, placeholder, plan_revisions, versioned_revision
+from . import stateful_set_utils as P
+from .stateful_set_control import Snapshot, full_pod, placeholder, plan_revisions, versioned_revision
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
-from .model import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from .profiles import V1_16, Profile
 
 __all__ = ["RULES_V116", "plan_sync", "complete_rolling_update"]
@@ -65,7 +65,7 @@ RULES_V116 = {
     "history-panic": "truncateHistory (v1.16): no guard for a negative revisionHistoryLimit",
 }
 """Rule texts of the v1.16 planner's decisions (revision and history rules come from
-:data:`stsedu.decisions.RULES`, unchanged since v1.16)."""
+:data:`stsedu.controller.decisions.RULES`, unchanged since v1.16)."""
 
 
 def _d(action, pod, reason, message, key, **kw) -> Decision:

@@ -1,0 +1,196 @@
+"""Loading manifests: YAML or JSON text, a dict or a list of dicts in, plain dicts out
+(sigs.k8s.io/yaml ``YAMLToJSON``, kubectl's document splitting, with a size limit)."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+from typing import Any, Iterable
+
+import yaml
+
+from .errors import ValidationError
+from .field_errors import Error, required
+
+
+MAX_MANIFEST_BYTES = 1 << 20
+"""Largest manifest :func:`load_documents` accepts: 1 MiB of text (or of JSON for a
+dict).  The real API server refuses request bodies over 3 MiB; a teaching cluster has
+no use for anything near that, so stsedu stops at 1 MiB."""
+
+API_SERVER_REQUEST_LIMIT_BYTES = 3 << 20
+"""The real API server's request-body limit (3 MiB), quoted in the size error."""
+
+_MAX_YAML_NODES = 1_000_000
+"""Values a loaded document may expand to once YAML aliases are followed; more is
+reported as go-yaml does ("document contains excessive aliasing")."""
+
+
+# ---------------------------------------------------------------------------
+# Loading (sigs.k8s.io/yaml YAMLToJSON, kubectl's document splitting)
+# ---------------------------------------------------------------------------
+
+class _KubeLoader(yaml.SafeLoader):
+    """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay
+    strings, keys become strings (``true``, ``1``), and a key set twice in one map is
+    an error."""
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = _go_key(self.construct_object(key_node, deep=True))
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f'key "{key}" already set in map', key_node.start_mark)
+            seen.add(key)
+        self.flatten_mapping(node)
+        mapping = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (list, dict)):
+                raise yaml.constructor.ConstructorError(
+                    None, None, "invalid map key: a list or map cannot be a key",
+                    key_node.start_mark)
+            mapping[_go_key(key)] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+_KubeLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _manifest_error(message: str) -> ValidationError:
+    return ValidationError([("", message)], kind="manifest")
+
+
+def _size_error(size: int) -> ValidationError:
+    return _manifest_error(
+        f"manifest is {size} bytes, over stsedu's limit of {MAX_MANIFEST_BYTES} bytes (1 MiB);"
+        f" the real API server refuses request bodies over {API_SERVER_REQUEST_LIMIT_BYTES}"
+        " bytes (3 MiB)")
+
+
+def _go_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def _to_json_value(value: Any, budget: list[int]) -> Any:
+    """Plain JSON data from what YAML built: string keys, no dates, aliases expanded."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _manifest_error("error converting YAML to JSON: yaml: document contains"
+                              " excessive aliasing")
+    if isinstance(value, dict):
+        return {_go_key(k): _to_json_value(v, budget) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_json_value(v, budget) for v in value]
+    if isinstance(value, set):
+        return {_go_key(k): None for k in value}
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63:
+        return int(value)
+    return value
+
+
+def _yaml_error(exc: yaml.YAMLError) -> ValidationError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
+    if mark is not None:
+        where = f"line {mark.line + 1}, column {mark.column + 1}: "
+    else:
+        where = ""
+    return _manifest_error(f"error converting YAML to JSON: yaml: {where}{problem}")
+
+
+def _parse_yaml(text: str) -> list[Any]:
+    try:
+        return list(yaml.load_all(text, Loader=_KubeLoader))  # a SafeLoader: safe_load_all
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc) from None
+
+
+def _flatten(docs: Iterable[Any]) -> list[dict]:
+    """Mapping documents only; ``kind: List`` documents contribute their items."""
+    out: list[dict] = []
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            out.extend(_flatten(doc["items"]))
+        else:
+            out.append(doc)
+    return out
+
+
+def _missing_type_errors(docs: list[dict]) -> list[Error]:
+    errs = []
+    for n, doc in enumerate(docs, start=1):
+        where = f"document {n}" if len(docs) > 1 else "the manifest"
+        if not isinstance(doc.get("apiVersion"), str) or not doc.get("apiVersion"):
+            errs.append(required("apiVersion", f"Object 'apiVersion' is missing in {where}"))
+        if not isinstance(doc.get("kind"), str) or not doc.get("kind"):
+            errs.append(required("kind", f"Object 'Kind' is missing in {where}"))
+    return errs
+
+
+def load_documents(source: str | bytes | dict | list) -> list[dict]:
+    """Plain manifest dicts from YAML/JSON text (multi-document), a dict or a list of dicts.
+
+    Always returns new objects (the input is never mutated).  Empty and non-mapping
+    documents are skipped; ``kind: List`` documents are flattened to their items.
+    Documents of kinds other than StatefulSet and Service are returned as they are.
+
+    Raises :class:`~stsedu.api.errors.ValidationError` (kind ``"manifest"``) if the text is
+    over :data:`MAX_MANIFEST_BYTES`, is not valid YAML (message
+    ``error converting YAML to JSON: yaml: line L, column C: <problem>``, line and column
+    1-based and counted from the start of the whole text), or has a document without
+    ``apiVersion`` or ``kind``.  Raises :class:`TypeError` for other input types.
+    """
+    if isinstance(source, bytes):
+        if len(source) > MAX_MANIFEST_BYTES:
+            raise _size_error(len(source))
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _manifest_error(f"error converting YAML to JSON: yaml: invalid UTF-8: {exc}") from None
+    if isinstance(source, str):
+        size = len(source.encode("utf-8"))
+        if size > MAX_MANIFEST_BYTES:
+            raise _size_error(size)
+        raw = _parse_yaml(source)
+    elif isinstance(source, dict):
+        raw = [source]
+    elif isinstance(source, list):
+        bad = [type(d).__name__ for d in source if not isinstance(d, dict)]
+        if bad:
+            raise TypeError(f"load_documents: a list must hold dicts, not {bad[0]}")
+        raw = list(source)
+    else:
+        raise TypeError(f"load_documents: expected YAML text, a dict or a list of dicts,"
+                        f" not {type(source).__name__}")
+    budget = [_MAX_YAML_NODES]
+    docs = [_to_json_value(d, budget) for d in _flatten(raw)]
+    if not isinstance(source, str):
+        size = len(json.dumps(docs, default=str).encode("utf-8"))
+        if size > MAX_MANIFEST_BYTES:
+            raise _size_error(size)
+    errs = _missing_type_errors(docs)
+    if errs:
+        raise ValidationError(errs, kind="manifest")
+    return docs

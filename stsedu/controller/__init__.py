@@ -1,0 +1,10 @@
+"""The StatefulSet controller, file for file with upstream ``pkg/controller/statefulset``.
+
+* :mod:`.stateful_set` -- the sync of one set (``stateful_set.go``): claim, snapshot, plan, act, record;
+* :mod:`.stateful_set_control` -- the algorithm (``stateful_set_control.go``), as a plan of decisions;
+* :mod:`.stateful_pod_control` -- carrying the plan out, with events (``stateful_pod_control.go``);
+* :mod:`.stateful_set_utils` -- the named predicates (``stateful_set_utils.go``);
+* :mod:`.history` -- ControllerRevisions (``controller_history.go``, hashing, truncation);
+* :mod:`.decisions` -- the record of each decision; :mod:`.profiles` -- releases and feature gates;
+* :mod:`.stateful_set_control_v116` -- the v1.16 algorithm, for the ``v1.16`` profile.
+"""

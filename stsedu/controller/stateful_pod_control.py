@@ -1,0 +1,382 @@
+"""Carrying out a sync plan (≈ upstream ``stateful_pod_control.go`` and the status updater).
+
+:func:`apply_plan` is the only controller code that writes.  It performs the
+decisions of a :class:`~stsedu.controller.decisions.SyncPlan` through an
+:class:`ObjectManager`, and stops where upstream's ``UpdateStatefulSet``
+stops when a request fails:
+
+* monotonic (OrderedReady): at the first failed request;
+* burst (Parallel): ``runForAll`` uses ``slowStartBatch`` (1, 2, 4, ... slots),
+  so every slot of the failing batch is attempted, and no later batch;
+* then the status is still written (newest; v1.16 skipped it on error), and
+  ``truncateHistory`` always runs.
+
+Decisions that were not carried out are returned with ``applied=False`` and
+an ``error`` saying why.
+
+:class:`ClusterObjects` is the object manager of a simulated cluster: each
+write with the events upstream's ``StatefulPodControl`` records
+(``SuccessfulCreate``, ``FailedDelete`` ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
+
+from .stateful_set_control import complete_rolling_update, inconsistent_status, slow_start_batches
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+                        STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
+from ..api.errors import APIError, ValidationError
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus
+from ..api.validation.statefulset import validate_stateful_set_status_update
+from .profiles import Profile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..sim.writes import Writes
+
+NOT_REACHED = "not reached: an earlier request in this sync failed"
+
+
+class ObjectManager(Protocol):
+    """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
+
+    Each raises :class:`~stsedu.api.errors.APIError` when the request fails.
+    """
+
+    def create_pod(self, d: Decision) -> None: ...
+    def delete_pod(self, d: Decision) -> None: ...
+    def update_pod(self, d: Decision) -> None: ...
+    def create_claim(self, d: Decision) -> None: ...
+    def update_claim(self, d: Decision) -> None: ...
+    def create_revision(self, d: Decision) -> None: ...
+    def update_revision(self, d: Decision) -> None: ...
+    def delete_revision(self, d: Decision) -> None: ...
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None: ...
+
+
+_VERBS = {
+    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
+    "create-pvc": "create_claim", "update-pvc": "update_claim",
+    "create-revision": "create_revision", "update-revision": "update_revision",
+    "delete-revision": "delete_revision",
+}
+
+
+def _do(d: Decision, om: ObjectManager) -> Decision:
+    """Carry out one decision; return it marked applied or failed."""
+    if d.error:  # a failure the plan already knows about (claim being deleted)
+        return replace(d, applied=False)
+    verb = _VERBS.get(d.action)
+    if verb is None:  # waits and notes
+        return d
+    if d.action == "create-revision" and d.payload is None:  # a collision note
+        return replace(d, applied=True)
+    try:
+        getattr(om, verb)(d)
+    except APIError as e:
+        return replace(d, applied=False, error=str(e))
+    return replace(d, applied=True)
+
+
+def _failed(d: Decision) -> bool:
+    return d.applied is False
+
+
+def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decision], bool]:
+    out, failed = [], False
+    for d in ds:
+        if failed:
+            out.append(replace(d, applied=False, error=NOT_REACHED))
+            continue
+        done = _do(d, om)
+        out.append(done)
+        failed = _failed(done)
+    return out, failed
+
+
+def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
+               om: ObjectManager) -> tuple[list[Decision], bool]:
+    """Apply one ``runForAll`` step: in order (monotonic) or in slow-start batches (burst)."""
+    if monotonic:
+        return _run_sequential(ds, om)
+    by_slot: dict[int, list[Decision]] = {}
+    for d in ds:
+        by_slot.setdefault(d.slot, []).append(d)
+    out: dict[int, list[Decision]] = {}
+    failed = False
+    for batch in slow_start_batches(n_slots):
+        if failed:
+            for i in batch:
+                if i in by_slot:
+                    out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in by_slot[i]]
+            continue
+        for i in batch:
+            if i in by_slot:
+                out[i], slot_failed = _run_sequential(by_slot[i], om)
+                failed = failed or slot_failed
+    # keep the plan's order
+    order = {id(d): k for k, d in enumerate(ds)}
+    flat = [d for slot in out.values() for d in slot]
+    originals = {}
+    for slot, slot_ds in by_slot.items():
+        for orig, done in zip(slot_ds, out.get(slot, [])):
+            originals[id(done)] = order[id(orig)]
+    flat.sort(key=lambda d: originals.get(id(d), 0))
+    return flat, failed
+
+
+def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Profile) -> tuple[
+                   list[Decision], StatefulSetStatus | None, str | None]:
+    """Carry out *plan*; return (decisions as carried out, status written or None, error or None)."""
+    steps: dict[str, list[Decision]] = {}
+    for d in plan.decisions:
+        steps.setdefault(d.step, []).append(d)
+    done: list[Decision] = []
+    error: str | None = None
+
+    def skip(ds):
+        return [replace(d, applied=False, error=NOT_REACHED) for d in ds]
+
+    revs, failed = _run_sequential(steps.get(STEP_REVISIONS, []), om)
+    done += revs
+    if failed:
+        error = next(d.error for d in revs if _failed(d))
+        for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_UPDATE):
+            done += skip(steps.get(step, []))
+        # truncateHistory still runs (upstream would also treat the unknown
+        # current/update revisions as not live; stsedu keeps them).
+        done += _run_sequential(steps.get(STEP_HISTORY, []), om)[0]
+        return done, None, error
+
+    for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
+                    (STEP_CONDEMNED, plan.condemned_slots)):
+        if error is not None:
+            done += skip(steps.get(step, []))
+            continue
+        # v1.16 had no slowStartBatch: even Parallel sets stop at the first failed request
+        ds, failed = _run_slots(steps.get(step, []), n,
+                                plan.monotonic or not profile.slow_start_batches, om)
+        done += ds
+        if failed:
+            error = next(d.error for d in ds if _failed(d) and d.error != NOT_REACHED)
+
+    if error is None:
+        ds, failed = _run_sequential(steps.get(STEP_UPDATE, []), om)
+        done += ds
+        if failed:
+            error = next(d.error for d in ds if _failed(d))
+    else:
+        done += skip(steps.get(STEP_UPDATE, []))
+
+    written: StatefulSetStatus | None = None
+    if plan.status is not None and (error is None or profile.status_on_error):
+        deleted_for_update = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete"
+                                 and d.applied)
+        status = plan.status if not deleted_for_update else replace(
+            plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
+        status = complete_rolling_update(sts, status, profile)
+        if inconsistent_status(sts, status, profile):
+            d = Decision(action="status", pod=None, reason="changed",
+                         message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
+            try:
+                om.write_status(sts, status)
+                done.append(replace(d, applied=True))
+                written = status
+            except APIError as e:
+                done.append(replace(d, applied=False, error=str(e)))
+                error = error or str(e)
+        else:
+            written = None
+        plan_status = status
+    else:
+        plan_status = None
+
+    hist, failed = _run_sequential(steps.get(STEP_HISTORY, []), om)
+    done += hist
+    if failed and error is None:
+        error = next(d.error for d in hist if _failed(d))
+    return done, (written if written is not None else plan_status), error
+
+
+def _status_sentence(st: StatefulSetStatus) -> str:
+    return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
+            f"available={st.available_replicas} current={st.current_replicas} "
+            f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")
+
+
+class ClusterObjects:
+    """The :class:`~stsedu.controller.stateful_pod_control.ObjectManager` that writes through the cluster's
+    :class:`~stsedu.sim.writes.Writes`."""
+
+    def __init__(self, writes: "Writes", sts: StatefulSet, cause: str) -> None:
+        self.c = writes
+        self.sts = sts
+        self.cause = cause
+
+    def _check(self, verb: str, kind: str, name: str) -> None:
+        self.c.check_fault(verb, kind, name)
+
+    def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
+        if ok:
+            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} {what} in StatefulSet {self.sts.name} successful")
+        else:
+            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} {what} in StatefulSet {self.sts.name} failed error: {err}")
+
+    def _guard(self, verb, kind, name, what, fn):
+        try:
+            self._check(verb, kind, name)
+            fn()
+        except APIError as e:
+            self._event(False, verb, what, str(e))
+            raise
+        self._event(True, verb, what)
+
+    def create_pod(self, d: Decision) -> None:
+        pod: Pod = d.payload
+        try:
+            self._check("create", "Pod", pod.name)
+            self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
+        except APIError as e:
+            # CreateStatefulPod returns AlreadyExists without recording an event
+            if e.reason != "AlreadyExists":
+                self._event(False, "create", f"Pod {pod.name}", str(e))
+            raise
+        self._event(True, "create", f"Pod {pod.name}")
+
+    def delete_pod(self, d: Decision) -> None:
+        pod: Pod = d.payload
+        self._guard("delete", "Pod", pod.name, f"Pod {pod.name}",
+                    lambda: self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
+
+    def update_pod(self, d: Decision) -> None:
+        """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
+        pod: Pod = d.payload
+
+        def go():
+            stored = self.c.store.get("Pod", pod.namespace, pod.name)
+            if stored is not None and stored.uid == pod.uid and (
+                    dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
+                return  # the API server keeps the object (and its resourceVersion) as it was
+            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+        self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
+
+    def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
+        """``recordClaimEvent``'s wording."""
+        if ok:
+            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+        else:
+            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
+                                   f"{verb} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"failed error: {err}")
+
+    def create_claim(self, d: Decision) -> None:
+        claim = d.payload
+        try:
+            self._check("create", "PersistentVolumeClaim", claim.name)
+            self.c.store.create("PersistentVolumeClaim", claim)
+        except APIError as e:
+            if e.reason != "AlreadyExists":
+                self._claim_event(False, "create", claim.name, d.pod, str(e))
+            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
+            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
+            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
+            if verb is not None:
+                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
+            raise
+        self._claim_event(True, "create", claim.name, d.pod)
+
+    def update_claim(self, d: Decision) -> None:
+        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
+        if d.reason == "conflicting-controller":
+            self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
+                                   f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that "
+                                   "acts as a managing controller, the retention policy is ignored for this claim")
+        try:
+            self._check("update", "PersistentVolumeClaim", d.target)
+            claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+            if claim is None:
+                raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
+            refs = d.payload
+            # a pod ref needs the pod's uid, known only once the pod exists
+            fixed = []
+            for r in refs:
+                if r.kind == "Pod" and not r.uid:
+                    pod = self.c.store.get("Pod", self.sts.namespace, r.name)
+                    if pod is None:
+                        continue
+                    r = replace(r, uid=pod.uid)
+                fixed.append(r)
+            self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
+        except APIError as e:
+            self._event(False, "update", f"Pod {d.pod}",
+                        f"could not update claim {d.target} for delete policy ownerRefs: {e}")
+            raise
+
+    def create_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("create", "ControllerRevision", rev.name)
+        self.c.store.create("ControllerRevision", replace(rev, seq=self.c.next_seq()))
+        self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
+                               f"created revision {rev.name} (number {rev.revision})")
+
+    def update_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("update", "ControllerRevision", rev.name)
+        stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
+        self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+        self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
+                               f"reused revision {rev.name}, renumbered {rev.revision}")
+
+    def delete_revision(self, d: Decision) -> None:
+        rev = d.payload
+        self._check("delete", "ControllerRevision", rev.name)
+        self.c.store.remove("ControllerRevision", rev.namespace, rev.name)
+        self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
+                               f"deleted revision {rev.name} (number {rev.revision}): history limit")
+
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
+        """``UpdateStatefulSetStatus``; the API server refuses a status ``ValidateStatefulSetStatusUpdate``
+        rejects (a rolling-update delete of a pod at a third revision can take currentReplicas to -1)."""
+        self._check("update", "StatefulSet", sts.name)
+        stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
+        if stored is None:
+            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+        errors = validate_stateful_set_status_update(status, stored.status)
+        if errors:
+            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
+                           message=str(ValidationError(errors, name=sts.name)))
+        self.c.store.update("StatefulSet", replace(stored, status=status))
+
+    # claiming
+    def adopt(self, d: Decision) -> None:
+        """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
+
+        A pod or revision that vanished meanwhile is skipped (NotFound is ignored upstream).
+        """
+        if d.pod is None:  # a revision
+            self._check("update", "ControllerRevision", d.target)
+            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
+            if rev is None:
+                return
+            self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
+                                                              + (self.sts.ref(),)))
+            return
+        self._check("update", "Pod", d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        if pod is None:
+            return
+        self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
+                          f"{self.cause}: adopt")
+
+    def release(self, d: Decision) -> None:
+        """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
+        self._check("update", "Pod", d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        if pod is None:
+            return
+        refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
+        self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")

@@ -1,0 +1,646 @@
+"""The Playground: one StatefulSet on a simulated cluster behind sliders and buttons.
+
+Every action is a plain method (``pg.set_replicas(5)``, ``pg.sync_once()``)
+that the widgets call; it never raises for a bad value: the API server's
+error (field path and message) shows in the panel's error area, the
+cluster is left exactly as it was, and the controls snap back to the
+cluster's values.  ``pg.last_error`` holds the exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from ..api.errors import APIError, ValidationError
+from ..cluster import Cluster
+from ..controller.decisions import POD_ACTIONS, SyncResult
+from .layout import PlaygroundLayout
+from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, View, _VIEW_ALIASES,
+                    _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
+
+# ========================================================================== Playground
+
+def _kernel_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop if we run inside a Jupyter kernel (comm handlers run on it), else None."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:  # pragma: no cover
+        return None
+    if shell is None or getattr(shell, "kernel", None) is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _choose(given, known: Sequence[str], what: str) -> tuple[str, ...]:
+    if given is None:
+        return tuple(known)
+    if isinstance(given, str):
+        given = [given]
+    given = tuple(given)
+    bad = [g for g in given if g not in known]
+    if bad:
+        raise ValueError(f"unknown {what} {bad}; known: {', '.join(known)}")
+    return given
+
+
+class Playground(PlaygroundLayout):
+    """A panel that owns a :class:`~stsedu.Cluster` with one StatefulSet and drives it.
+
+    *manifest* is YAML text, a dict or a list of dicts (a Service beside the
+    set is fine), or None for :func:`default_manifest` (the concept page's
+    ``web`` example without minReadySeconds); *replicas* overrides its
+    ``spec.replicas``.  *kubelet*, *seed*, *profile*,
+    *feature_gates* and *stages* go to :class:`~stsedu.Cluster`.  With
+    *settle* the set is first run until stable, so the panel starts from
+    running pods.  *controls*, *actions* and *views* pick what the panel
+    shows (names from :data:`CONTROLS`, :data:`ACTIONS`, :data:`VIEWS`;
+    *views* may also hold :class:`View` instances).  *images* are the
+    images offered for rollouts; *max_replicas* bounds the replicas slider.
+
+    Attributes: ``cluster``, ``name`` (the set), ``widget`` (the root VBox),
+    ``last_result`` (the last :class:`~stsedu.SyncResult` or None),
+    ``last_error`` (the exception the last action showed, or None),
+    ``views`` (the :class:`View` objects).  Every action method returns
+    what the cluster call returned, or None when it showed an error.
+
+    Raise ValueError for unknown control/action/view names or cluster
+    options, and :class:`~stsedu.ValidationError` for an invalid manifest.
+    """
+
+    def __init__(self, manifest: str | Mapping | list | None = None, *, kubelet: str = "auto",
+                 seed: int = 0, profile: str = "current", feature_gates: Mapping[str, bool] | None = None,
+                 stages: Any = None, replicas: int | None = None, settle: bool = False,
+                 controls: Sequence[str] | None = None, actions: Sequence[str] | None = None,
+                 views: Sequence[str | View] | None = None, images: Sequence[str] | None = None,
+                 max_replicas: int | None = None, max_syncs: int = 1000) -> None:
+        self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
+        if replicas is not None:
+            for d in self._manifest:
+                if d.get("kind") == "StatefulSet":
+                    d.setdefault("spec", {})["replicas"] = replicas
+        self._options = dict(seed=seed, profile=profile, feature_gates=feature_gates, stages=stages)
+        self._settle = settle
+        self.max_syncs = max_syncs
+        self.controls_shown = _choose(controls, CONTROLS, "controls")
+        self.actions_shown = _choose(actions, ACTIONS, "actions")
+        view_list = list(DEFAULT_VIEWS) if views is None else (
+            [views] if isinstance(views, (str, View)) else list(views))
+        view_list = [a for v in view_list for a in (_VIEW_ALIASES.get(v, (v,)) if isinstance(v, str) else (v,))]
+        self.views: list[View] = []
+        for v in view_list:
+            if isinstance(v, View):
+                self.views.append(v)
+            elif v in _VIEW_CLASSES:
+                self.views.append(_VIEW_CLASSES[v]())
+            else:
+                raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, charts, or a View instance")
+        self.last_result: SyncResult | None = None
+        self.last_error: BaseException | None = None
+        self._loading = False
+        self._running = False
+        self._stop_requested = False
+        self._outcome = "max"
+        self._task: asyncio.Task | None = None
+        self._speed = 1.0
+        self._base_stages = None
+        self.never_ready_images: set[str] = set()
+        """Images made never-ready in this panel (the kubelet keeps them until Reset)."""
+        self.cluster, self.name = self._new_cluster(kubelet)
+        self._image_choices = self._initial_images(images)
+        self._max_replicas = max_replicas
+        self._build()
+        self.refresh()
+
+    # ------------------------------------------------------------------ building
+    def _new_cluster(self, kubelet: str) -> tuple[Cluster, str]:
+        c = Cluster(kubelet=kubelet, **self._options)
+        sts = c.apply(copy.deepcopy(self._manifest))
+        from ..api.objects import StatefulSet
+        if not isinstance(sts, StatefulSet):
+            raise ValueError("the manifest has no StatefulSet")
+        self._base_stages = c.kubelet.stages
+        self._apply_speed(c)
+        if self._settle:
+            if kubelet == "manual":
+                c.settle(sts.name, max_syncs=self.max_syncs)
+            else:
+                c.run(sts.name, max_syncs=self.max_syncs)
+        return c, sts.name
+
+    def _initial_images(self, images) -> list[str]:
+        current = self._current_images()
+        out = list(images) if images is not None else (
+            list(DEFAULT_IMAGES) if current and current[0] in DEFAULT_IMAGES else [])
+        for img in current:
+            if img not in out:
+                out.insert(0, img)
+        return out
+
+    def _current_images(self) -> list[str]:
+        try:
+            sts = self.cluster.statefulset(self.name)
+        except KeyError:
+            return []
+        return [c.get("image", "") for c in sts.spec.template.get("spec", {}).get("containers", [])]
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        try:
+            spec = self._sts().spec
+            what = (f"{spec.replicas} replicas, {spec.pod_management_policy}, {spec.update_strategy}")
+        except KeyError:
+            what = "deleted"
+        return (f"<Playground: StatefulSet {self.name} ({what}), t={self.cluster.now:g}s, "
+                f"{len(self.cluster.trace)} syncs>")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle
+
+    # ---------------------------------------------------------------- plumbing
+    def _sts(self):
+        return self.cluster.statefulset(self.name)
+
+    def _act(self, fn: Callable[[], Any], info: str | Callable[[Any], str] | None = None) -> Any:
+        """Run one user action: show its error (changing nothing) or its message; redraw."""
+        try:
+            out = fn()
+        except (ValidationError, ValueError, KeyError, APIError) as e:
+            self._show_error(e)
+            self._load_controls()
+            self._update_views()
+            return None
+        self._clear_error()
+        if info is not None:
+            self._say(info(out) if callable(info) else info)
+        self.refresh()
+        return out
+
+    def _show_error(self, e: BaseException) -> None:
+        self.last_error = e
+        self.error.value = _error_html(e)
+        self.error.layout.display = None
+
+    def _clear_error(self) -> None:
+        self.last_error = None
+        self.error.value = ""
+        self.error.layout.display = "none"
+
+    def _say(self, text: str) -> None:
+        self.info.value = f"<div class='stsedu-info'>{text}</div>" if text else ""
+
+    def _load_controls(self) -> None:
+        """Set every control from the cluster (without firing the handlers)."""
+        self._loading = True
+        try:
+            try:
+                sts = self._sts()
+            except KeyError:
+                return
+            spec = sts.spec
+            self.replicas.max = max(self._max_replicas or 20, spec.replicas,
+                                    self.replicas.max if self._max_replicas is None else 0)
+            self.replicas.value = spec.replicas
+            part = spec.partition
+            self.partition.max = max(spec.replicas, part, 1)
+            self.partition.value = part
+            rolling = spec.update_strategy == "RollingUpdate"
+            mu = spec.rolling_update.max_unavailable if spec.rolling_update else None
+            self.max_unavailable.value = "" if mu is None else str(mu)
+            gate = (self.cluster.profile.max_unavailable_supported
+                    and self.cluster.profile.gate(self.cluster.feature_gates, "MaxUnavailableStatefulSet"))
+            self.partition.disabled = not rolling
+            self.max_unavailable.disabled = not rolling or not gate
+            self.max_unavailable.tooltip = ("" if gate else
+                                            "the MaxUnavailableStatefulSet gate is off in this profile")
+            self.min_ready_seconds.value = spec.min_ready_seconds
+            self.min_ready_seconds.disabled = not self.cluster.profile.min_ready_seconds
+            self.policy.value = spec.pod_management_policy
+            self.strategy.value = spec.update_strategy
+            images = self._current_images()
+            for img in images:
+                if img not in self._image_choices:
+                    self._image_choices.append(img)
+            if list(self.image.options) != self._image_choices:
+                self.image.options = list(self._image_choices)
+            self.image.value = images[0] if images else ""
+            never = [i for i in self._image_choices if i not in images] or self._image_choices
+            if list(self.never_ready_pick.options) != never:
+                keep = self.never_ready_pick.value
+                self.never_ready_pick.options = never
+                if keep in never:
+                    self.never_ready_pick.value = keep
+            self.kubelet_mode.value = self.cluster.kubelet.mode
+            self.speed.value = self._speed
+            self.speed.disabled = self.cluster.kubelet.mode == "manual"
+            pods = [p.name for p in self.cluster.pods(self.name)]
+            if list(self.pod_pick.options) != pods:
+                keep = self.pod_pick.value
+                self.pod_pick.options = pods
+                self.pod_pick.value = keep if keep in pods else (pods[0] if pods else None)
+        finally:
+            self._loading = False
+
+    def _update_views(self) -> None:
+        """Redraw the views on show: main and full ones always, a tab only when selected."""
+        selected = self.tabs.selected_index if self.tabs is not None else None
+        for v in self.views:
+            if v in self._tabbed and self._tabbed.index(v) != selected:
+                continue
+            v.update(self)
+
+    def refresh(self) -> None:
+        """Re-read the cluster into the controls and redraw the views (after editing
+        ``pg.cluster`` from code, for example)."""
+        self._load_controls()
+        try:
+            sts = self._sts()
+            gen = f"generation {sts.generation}"
+        except KeyError:
+            gen = "deleted"
+        c = self.cluster
+        st = c.kubelet.stages
+        kub = (f"kubelet {c.kubelet.mode}" if c.kubelet.mode == "manual" else
+               f"kubelet auto (start {st.start:g}s, ready {st.ready:g}s, terminate {st.terminate:g}s)")
+        self.title.value = (f"<div class='stsedu-title'>StatefulSet <code>{_esc(self.name)}</code> "
+                            f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · {kub} "
+                            f"· controller {c.profile.name} ({c.profile.version}) · {len(c.trace)} syncs"
+                            "</span></div>")
+        self._update_views()
+
+    # -------------------------------------------------------------- the spec
+    def set_replicas(self, replicas: int):
+        """``kubectl scale --replicas``."""
+        return self._act(lambda: self.cluster.scale(self.name, replicas),
+                         lambda s: f"Scaled {self.name} to {replicas} (generation {s.generation}). "
+                                   "Click <b>Sync once</b> to see what the controller decides.")
+
+    def _patch(self, patch: Mapping, what: str):
+        return self._act(lambda: self.cluster.patch(self.name, patch),
+                         lambda s: f"Patched {what} (generation {s.generation}).")
+
+    def set_partition(self, partition: int):
+        """Merge-patch ``spec.updateStrategy.rollingUpdate.partition``."""
+        return self._patch({"spec": {"updateStrategy": {"rollingUpdate": {"partition": partition}}}},
+                           f"partition={partition}")
+
+    def set_max_unavailable(self, value: int | str | None):
+        """Merge-patch ``rollingUpdate.maxUnavailable``: an int, a percentage like ``"50%"``,
+        or ""/None for the default."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text == "":
+                value = None
+            else:
+                try:
+                    value = int(text)
+                except ValueError:
+                    value = text
+        return self._patch({"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": value}}}},
+                           f"maxUnavailable={value if value is not None else '(default)'}")
+
+    def set_min_ready_seconds(self, seconds: int):
+        """Merge-patch ``spec.minReadySeconds``."""
+        return self._patch({"spec": {"minReadySeconds": seconds}}, f"minReadySeconds={seconds}")
+
+    def set_strategy(self, strategy: str):
+        """``RollingUpdate`` or ``OnDelete`` (OnDelete removes ``rollingUpdate``, as the API requires)."""
+        patch = {"spec": {"updateStrategy": {"type": strategy}}}
+        if strategy != "RollingUpdate":
+            patch["spec"]["updateStrategy"]["rollingUpdate"] = None
+        return self._patch(patch, f"updateStrategy={strategy}")
+
+    def set_image(self, image: str):
+        """``kubectl set image`` on every container: a new revision, so a rollout."""
+        return self._act(lambda: self.cluster.set_image(self.name, image),
+                         lambda s: f"Image set to <code>{_esc(image)}</code> (generation {s.generation}): "
+                                   "the next sync makes a new revision and starts the rollout.")
+
+    def set_policy(self, policy: str):
+        """Change ``podManagementPolicy``.  The field is immutable, so, as a person would with
+        kubectl: delete the set with ``--cascade=orphan`` (pods keep running) and re-create it;
+        the next sync adopts the pods.  Validated first on a scratch cluster."""
+        def go():
+            sts = self._sts()
+            if sts.spec.pod_management_policy == policy:
+                return sts
+            m = sts.to_manifest()
+            m.pop("status", None)
+            m["metadata"] = {k: v for k, v in m["metadata"].items()
+                             if k in ("name", "namespace", "labels", "annotations")}
+            m["spec"]["podManagementPolicy"] = policy
+            c = self.cluster
+            Cluster(kubelet="manual", profile=c.profile, feature_gates=c.feature_gates).apply(m)
+            t0 = c.now
+            c.delete(self.name, cascade="orphan")
+            # kubectl waits (--wait) until the garbage collector has orphaned the
+            # dependents and removed the set; time passes meanwhile.
+            while c.store.get("StatefulSet", sts.namespace, self.name) is not None:
+                nxt = c.clock.peek()
+                if nxt is None or nxt > t0 + 300:
+                    raise ValueError(f"statefulset {self.name!r} was not deleted within 300 s")
+                c.clock.advance_to(nxt)
+            waited.append(c.now - t0)
+            return c.apply(m)
+        waited: list[float] = []
+        return self._act(go, lambda s: (
+            f"podManagementPolicy is immutable, so the panel ran <code>kubectl delete sts {self.name} "
+            f"--cascade=orphan</code> (it waited {waited[0]:g}s for the garbage collector; the pods "
+            f"keep running, without an owner) and re-created {self.name} with "
+            f"podManagementPolicy={policy}. The next sync adopts the pods."))
+
+    # ------------------------------------------------------------- kubelet
+    def _apply_speed(self, c: Cluster) -> None:
+        from dataclasses import replace
+        b = self._base_stages
+        if b is None:
+            return
+        f = self._speed
+        c.kubelet.stages = replace(b, start=b.start / f, ready=b.ready / f, terminate=b.terminate / f,
+                                   jitter=b.jitter / f)
+
+    def set_speed(self, factor: float):
+        """Kubelet speed: the stage delays (start, ready, terminate) are divided by *factor*."""
+        def go():
+            if not isinstance(factor, (int, float)) or factor <= 0:
+                raise ValueError(f"speed must be a number > 0, not {factor!r}")
+            self._speed = float(factor)
+            self._apply_speed(self.cluster)
+            return self.cluster.kubelet.stages
+        return self._act(go, lambda s: f"Kubelet speed ×{factor:g}: pods start after {s.start:g}s "
+                                       f"and turn Ready {s.ready:g}s later (from now on).")
+
+    def set_kubelet_mode(self, mode: str):
+        """``auto`` or ``manual``.  A kubelet cannot switch under running pods here, so this
+        starts a fresh cluster with the current spec (pods, clock and trace start over)."""
+        def go():
+            if mode not in ("auto", "manual"):
+                raise ValueError(f"kubelet mode must be 'auto' or 'manual', not {mode!r}")
+            if mode == self.cluster.kubelet.mode:
+                return None
+            self.stop()
+            m = self._sts().to_manifest()
+            m.pop("status", None)
+            m["metadata"] = {k: v for k, v in m["metadata"].items()
+                             if k in ("name", "namespace", "labels", "annotations")}
+            docs = [d for d in _as_docs(self._manifest) if d.get("kind") != "StatefulSet"] + [m]
+            c = Cluster(kubelet=mode, **self._options)
+            c.apply(docs)
+            for img in self.never_ready_images:
+                c.kubelet.never_ready(image=img)
+            self._base_stages = c.kubelet.stages
+            self._apply_speed(c)
+            self._swap(c)
+            return mode
+        return self._act(go, lambda m: None if m is None else (
+            f"Kubelet mode {mode}: a fresh cluster with the current spec (no pods yet, clock at 0)."))
+
+    def _swap(self, c: Cluster) -> None:
+        self.cluster = c
+        self.last_result = None
+        for v in self.views:
+            v.reset()
+
+    def _pod_name(self, pod: str | None) -> str:
+        name = pod if pod is not None else self.pod_pick.value
+        if not name:
+            raise KeyError("no pod picked")
+        return name
+
+    def start_pod(self, pod: str | None = None):
+        """kubelet: a Pending pod starts Running (default: the picked pod)."""
+        return self._act(lambda: self.cluster.kubelet.start(self._pod_name(pod)),
+                         lambda p: f"{p.name} is Running (not Ready yet).")
+
+    def ready_pod(self, pod: str | None = None):
+        """kubelet: the pod's readiness probe passes (start it first if Pending)."""
+        def go():
+            name = self._pod_name(pod)
+            if self.cluster.pod(name).phase == "Pending":
+                self.cluster.kubelet.start(name)
+            return self.cluster.kubelet.set_ready(name)
+        return self._act(go, lambda p: f"{p.name} is Running and Ready.")
+
+    def unready_pod(self, pod: str | None = None):
+        """kubelet: the pod's readiness probe fails."""
+        return self._act(lambda: self.cluster.kubelet.set_unready(self._pod_name(pod)),
+                         lambda p: f"{p.name} is not Ready.")
+
+    def fail_pod(self, pod: str | None = None):
+        """kubelet: the pod's phase becomes Failed (the next sync deletes and re-creates it)."""
+        return self._act(lambda: self.cluster.kubelet.fail(self._pod_name(pod)),
+                         lambda p: f"{p.name} has Failed. The next sync deletes it, then re-creates it.")
+
+    def delete_pod(self, pod: str | None = None):
+        """``kubectl delete pod`` (graceful: the pod is Terminating until the kubelet finishes it)."""
+        return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod)),
+                         lambda p: f"Deleted {p.name}: it is Terminating until the kubelet finishes it.")
+
+    def finish_termination(self, pod: str | None = None):
+        """kubelet: a terminating pod disappears."""
+        name_box: list[str] = []
+
+        def go():
+            name_box.append(self._pod_name(pod))
+            return self.cluster.kubelet.finish_termination(name_box[0])
+        return self._act(go, lambda _r: f"{name_box[0]} is gone.")
+
+    def make_never_ready(self, image: str | None = None):
+        """Pods running *image* (default: the picked one) never pass their readiness probe.
+        Then set that image to start the broken rollout."""
+        img = image if image is not None else self.never_ready_pick.value
+
+        def go():
+            if not img:
+                raise ValueError("pick an image")
+            self.cluster.kubelet.never_ready(image=img)
+            self.never_ready_images.add(img)
+            return img
+        return self._act(go, lambda i: f"Pods running <code>{_esc(i)}</code> will never be Ready. "
+                                       "Set it as the image to start a rollout that gets stuck.")
+
+    # ---------------------------------------------------------- controller
+    def sync_once(self) -> SyncResult | None:
+        """One sync of the set (the controller's reconcile)."""
+        def go():
+            self.cluster.advance(0)
+            r = self.cluster.sync(self.name)
+            self.last_result = r
+            return r
+        return self._act(go, self._sync_message)
+
+    def _sync_message(self, r: SyncResult) -> str:
+        acts = [d for d in r.decisions if d.action in POD_ACTIONS]
+        if r.error:
+            return f"Sync {r.sync} stopped on an API error: {_esc(r.error)}"
+        if not acts:
+            return f"Sync {r.sync}: nothing to do."
+        waits = [d for d in acts if d.action == "wait"]
+        tail = ""
+        if waits and self.cluster.kubelet.mode == "auto":
+            tail = " Advance time so the kubelet can move the pods, then sync again."
+        elif waits:
+            tail = " Move the pod with the Pod row (manual kubelet), then sync again."
+        return f"Sync {r.sync}: {_summary(r.decisions)}.{tail}"
+
+    def advance(self, seconds: float | None = None):
+        """Move the clock by *seconds* (default: the panel's choice); the kubelet acts, the
+        controller does not (click Sync once for that)."""
+        s = self.advance_by.value if seconds is None else seconds
+        return self._act(lambda: self.cluster.advance(s), lambda t: f"The clock is at t={t:g}s.")
+
+    def _steps(self, max_syncs: int) -> Iterator[SyncResult]:
+        """``Cluster.iter_run``, remembering how it ended (stable, stopped or max_syncs)."""
+        self._outcome = "max"
+        n = 0
+        for r in self.cluster.iter_run(self.name, max_syncs=max_syncs):
+            n += 1
+            self.last_result = r
+            yield r
+            if self._stop_requested:
+                self._outcome = "stopped"
+                return
+        if n < max_syncs:
+            self._outcome = "stable"
+
+    def _progress(self, n: int) -> None:
+        """Pods Ready at the revision they should have, out of the pods wanted."""
+        try:
+            sts = self._sts()
+        except KeyError:
+            return
+        spec, st = sts.spec, sts.status
+        pods = self.cluster.pods(self.name)
+        lo = spec.start_ordinal
+        hi = lo + spec.replicas
+        done = 0
+        for p in pods:
+            if lo <= p.ordinal < hi and p.ready and not p.terminating and (
+                    spec.update_strategy != "RollingUpdate" or p.ordinal - lo < spec.partition
+                    or p.revision == st.update_revision):
+                done += 1
+        extra = sum(1 for p in pods if not lo <= p.ordinal < hi)
+        self.progress.max = max(1, spec.replicas + extra)
+        self.progress.value = min(done, self.progress.max)
+        self.progress_label.value = (f"<span class='stsedu-note'>{n} syncs · t={self.cluster.now:g}s · "
+                                     f"{done}/{spec.replicas} Ready at their revision</span>")
+
+    def _run_started(self) -> None:
+        self._running, self._stop_requested = True, False
+        self.run_button.disabled = True
+        self.stop_button.disabled = False
+        self.stop_button.button_style = "warning"
+        self.progress.bar_style = "info"
+
+    def _run_finished(self, results: list[SyncResult]) -> None:
+        self._running = False
+        self.run_button.disabled = False
+        self.stop_button.disabled = True
+        self.stop_button.button_style = ""
+        self._progress(len(results))
+        last = results[-1] if results else None
+        waits = [d for d in last.decisions if d.action == "wait"] if last else []
+        self.progress.bar_style = "success" if self._outcome == "stable" and not waits else "warning"
+        n = f"{len(results)} sync{'s' if len(results) != 1 else ''}"
+        if self._outcome == "stable" and waits:
+            msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, "
+                   f"and the controller is still waiting ({_esc(waits[0].message)}). "
+                   "It is stuck until you act.")
+        elif self._outcome == "stable":
+            msg = f"Stable after {n} (t={self.cluster.now:g}s)."
+        elif self._outcome == "stopped":
+            msg = f"Stopped after {n} (t={self.cluster.now:g}s)."
+        else:
+            msg = f"Gave up after {n} (max_syncs); the set is not stable yet."
+        self._say(msg)
+        self.refresh()
+
+    def run_until_stable(self, max_syncs: int | None = None) -> list[SyncResult] | None:
+        """Sync, and let time pass while the controller only waits, until nothing is left to
+        happen (like ``cluster.run``), at most *max_syncs* syncs.  Blocks; the Run button uses
+        :meth:`run_async` under a kernel instead, so Stop works and the views move meanwhile."""
+        limit = max_syncs or self.max_syncs
+        results: list[SyncResult] = []
+        self._run_started()
+        try:
+            for r in self._steps(limit):
+                results.append(r)
+                self._progress(len(results))
+        except (ValidationError, ValueError, KeyError, APIError) as e:
+            self._show_error(e)
+            self._run_finished(results)
+            return None
+        self._clear_error()
+        self._run_finished(results)
+        return results
+
+    async def run_async(self, max_syncs: int | None = None, redraw_every: float = 0.25) -> list[SyncResult]:
+        """:meth:`run_until_stable`, yielding to the event loop after every sync (so a Stop
+        click is handled) and redrawing the views every *redraw_every* seconds."""
+        limit = max_syncs or self.max_syncs
+        results: list[SyncResult] = []
+        self._run_started()
+        last_draw = time.monotonic()
+        try:
+            for r in self._steps(limit):
+                results.append(r)
+                self._progress(len(results))
+                if time.monotonic() - last_draw > redraw_every:
+                    self.refresh()
+                    last_draw = time.monotonic()
+                    await asyncio.sleep(0.02)
+                else:
+                    await asyncio.sleep(0)
+        except (ValidationError, ValueError, KeyError, APIError) as e:
+            self._show_error(e)
+        else:
+            self._clear_error()
+        self._run_finished(results)
+        return results
+
+    def _on_run_clicked(self) -> None:
+        if self._running:
+            return
+        loop = _kernel_loop()
+        if loop is None:
+            self.run_until_stable()
+        else:
+            self._task = loop.create_task(self.run_async())
+
+    def stop(self) -> None:
+        """Stop a running :meth:`run_async` after the sync in progress."""
+        if self._running:
+            self._stop_requested = True
+
+    def undo_rollout(self):
+        """``kubectl rollout undo``: put back the previous revision's template."""
+        return self._act(lambda: self.cluster.rollout_undo(self.name),
+                         lambda msg: f"<code>{_esc(msg)}</code>. A pod the broken rollout already "
+                                     "replaced may still block an OrderedReady set: delete it.")
+
+    def reset(self):
+        """A new cluster from the original manifest and options, in the kubelet mode shown
+        (never-ready images forgotten)."""
+        def go():
+            self.stop()
+            c, _ = self._new_cluster(self.cluster.kubelet.mode)
+            self._swap(c)
+            self.never_ready_images.clear()
+            self.progress.value = 0
+            self.progress_label.value = ""
+            return c
+        return self._act(go, "Reset: a new cluster from the original manifest.")
+
+
+def _as_docs(manifest) -> list[dict]:
+    from ..api.load import load_documents
+    return [copy.deepcopy(d) for d in load_documents(manifest)]

@@ -360,12 +360,15 @@ EXERCISES: list[Exercise] = [
         lambda c: _rev_number(settle(c), "web-1"),
         "A pod you delete is recreated from the update revision.",
         {1: "OnDelete recreates deleted pods at the NEW revision."}),
-    _ex("07.1", "07", "minReadySeconds is 10 and web-0 became Ready at t=0. Is web-0 Available at t=10?",
-        "value",
+    _ex("07.1", "07", "minReadySeconds is 10 and web-0 became Ready at t=0. From what time t (in seconds) "
+        "is web-0 Available?", "value",
         lambda: _ready_at_zero(),
-        lambda c: (c.advance(10), c.pod("web-0").available)[1],
-        "Available means Ready for strictly more than minReadySeconds (isRunningAndAvailable).",
-        {True: "Exactly minReadySeconds is not enough: it must be strictly more."}),
+        lambda c: next(t / 2 for t in range(0, 41)
+                       if (c.advance(t / 2 - c.now), c.pod("web-0").available)[1]),
+        "Available means Ready for at least minReadySeconds (isRunningAndAvailable: "
+        "lastTransitionTime + minReadySeconds <= now), so from t = 10 on.",
+        {11: "Not strictly more than minReadySeconds: exactly minReadySeconds is enough (<=, not <).",
+         10.5: "Not strictly more than minReadySeconds: exactly minReadySeconds is enough (<=, not <)."}),
     _ex("07.2", "07", "Five Ready pods, maxUnavailable 2, new image. How many pods does the first update "
         "sync delete?", "value",
         lambda: _image(_up(_web(5, updateStrategy={"type": "RollingUpdate",

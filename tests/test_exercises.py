@@ -21,7 +21,7 @@ RULE_ANSWERS = {
     "05.3": 0,
     "06.1": [],
     "06.2": 2,
-    "07.1": False,
+    "07.1": 10,  # IsPodAvailable: lastTransitionTime + minReadySeconds <= now
     "07.2": 2,
     "07.3": 2,
     "08.1": [("delete", "web-1")],

@@ -292,7 +292,7 @@ def test_shipped_scenarios(name):
         c.sync = sync
         return c
 
-    sc.make_cluster = make_checked
+    object.__setattr__(sc, "make_cluster", make_checked)  # Scenario is a frozen dataclass
     try:
         sc.run(strict=False)
     except uo.Mismatch:

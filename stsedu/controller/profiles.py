@@ -26,7 +26,8 @@ class Profile:
     parallel_max_unavailable_fix: bool = True
     """PR #137666 (v1.37): broken old pods in Parallel sets do not eat the maxUnavailable budget."""
     ondelete_promotes: bool = True
-    """PR #136833 (inferred v1.37, UNCONFIRMED): OnDelete sets promote currentRevision too."""
+    """PR #136833 (v1.37: ``completeUpdate`` in v1.37.2 has no strategy test; v1.36.3's
+    ``completeRollingUpdate`` does): OnDelete sets promote currentRevision too."""
     min_ready_seconds: bool = True
     """minReadySeconds gates availability (GA 1.25); absent in v1.16."""
     start_ordinal: bool = True

@@ -374,13 +374,24 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         out.extend(claim_ds)
         if blocked:
             return out, True
+        created = full_pod(sts, pod, revisions or {}, profile)
         out.append(_d("create", name, "missing",
                       f"{name} does not exist: create it at revision {pod.revision}.",
-                      "create", payload=full_pod(sts, pod, revisions or {}, profile), **kw))
+                      "create", payload=created, **kw))
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
         if monotonic:
             return out, True
+        # Parallel: upstream goes on with the rest of processReplica on the pod it just
+        # created, checking its claims as the sync's cache had them (before the fix above),
+        # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
+        if not claims_match(sts, created, snap.claims, False, profile):
+            out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                              STEP_REPLICAS, profile))
+            out.append(_d("update", name, "identity",
+                          f"The owner refs of {name}'s claims did not fit the retention policy when "
+                          f"this sync began; they are fixed again and {name} is updated (unchanged).",
+                          "identity", payload=created, **kw))
         return out, False
     if pod.phase == "Pending" and profile.pvc_retention:
         # createMissingPersistentVolumeClaims: missing claims, then their owner refs
@@ -500,8 +511,8 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
     deleted while ``unavailable >= maxUnavailable``; otherwise the old-revision,
     non-terminating pods from the top down to the partition are deleted, up to
     ``maxUnavailable - unavailable`` of them.  Parallel in v1.37 (PR #137666):
-    old pods that are already unavailable do not block; they are deleted first
-    (at most maxUnavailable), then healthy old pods within
+    old pods that are already unavailable do not block; they are all deleted
+    first (no cap), then healthy old pods within
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
     in range but none could be deleted.
     """
@@ -531,8 +542,8 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
 
     out: list[Decision] = []
     if parallel:
-        # phase 1: old pods that are unavailable anyway, at most maxUnavailable of them
-        for i in [i for i in in_range if unavailable[i]][:max_u]:
+        # phase 1: every old pod that is unavailable anyway (no cap: it costs no budget)
+        for i in [i for i in in_range if unavailable[i]]:
             out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
         # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
@@ -614,7 +625,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     for pod in snap.pods:
         o = pod.ordinal
         if (low <= o < end and pod.phase == "Running" and pod.ready and pod.deletion_timestamp is None
-                and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now))):
+                and (mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs <= now))):
             # The common case, an in-range healthy pod (not isUnavailable): count it, and
             # settle its slot if it conforms (identityMatches, storage and claim checks).
             labels = pod.labels
@@ -662,7 +673,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         r_count += 1
         if phase == "Running" and pod.ready:
             ready += 1
-            if mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs < now):
+            if mrs <= 0 or (pod.ready_since is not None and pod.ready_since + mrs <= now):
                 available += 1
         if pod.deletion_timestamp is None:
             if rev == current:
@@ -691,17 +702,24 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         condemned.sort(key=lambda p: p.ordinal, reverse=True)
     monotonic = sts.spec.pod_management_policy != "Parallel"
 
+    def truncate(live_names) -> list[Decision]:
+        return [_d("delete-revision", None, "history-limit",
+                   f"Revision {r.name} (number {r.revision}) is beyond "
+                   f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+                   "truncate", target=r.name, step=STEP_HISTORY, payload=r)
+                for r in history_to_truncate(list(snap.revisions), live_names, sts.spec.revision_history_limit)]
+
     def finish(final_status) -> SyncPlan:
-        hist = history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit)
-        for r in hist:
-            decisions.append(_d("delete-revision", None, "history-limit",
-                                f"Revision {r.name} (number {r.revision}) is beyond "
-                                f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-                                "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        decisions.extend(truncate(live))
+        fallback = None
+        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision")
+               for d in decisions):
+            # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil
+            fallback = tuple(truncate({p.revision or "" for p in snap.pods}))
         return SyncPlan(decisions=tuple(decisions), status=final_status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
                         replica_slots=len(replicas), condemned_slots=len(condemned),
-                        live_revisions=frozenset(live))
+                        live_revisions=frozenset(live), history_if_revisions_fail=fallback)
 
     if sts.deletion_timestamp is not None:
         return finish(base_status(sts, snap.pods, now, current, update, collisions, profile))

@@ -24,17 +24,19 @@ cluster.sync("web").actions
 
 # %% [markdown]
 # Ready, but the controller waits: `web-0` is not yet **Available**. Upstream's
-# `isRunningAndAvailable` requires the Ready condition to be older than `minReadySeconds`,
-# **strictly**. **Predict:** at t = 10, is it Available? At t = 11?
+# `isRunningAndAvailable` requires the Ready condition to be at least `minReadySeconds` old
+# (`lastTransitionTime + minReadySeconds <= now`). **Predict:** at t = 9, is it Available?
+# At t = 10?
 
 # %%
-for t in (10, 11):
+for t in (9, 10):
     cluster.advance(t - cluster.now)
     print(f"t={cluster.now:g}", cluster.pod("web-0").available, cluster.sync("web").actions)
 
 # %% [markdown]
 # In auto mode, `run` wakes the controller when a pod's `minReadySeconds` has passed (the
-# real controller requeues the set `minReadySeconds + 1` s after a pod turns Ready).
+# real controller requeues the set `minReadySeconds` after a pod turns Ready, and after a
+# sync at the earliest time a Ready pod becomes Available).
 #
 # ## maxUnavailable
 #

@@ -299,3 +299,83 @@ def test_shipped_scenarios(name):
         pass
     assert not problems, problems[0]
     assert compared, f"scenario {name} made no sync"
+
+
+# ------------------------------------------------------------------ the error paths, one by one
+
+def _web(name="web", **spec):
+    base = {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                         "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name}, "spec": base}
+
+
+def _bring_up(c, oracle, log):
+    for _ in range(40):
+        uo.checked_sync(c, oracle, "web", log=log)
+        if c.kubelet.step() is None and all(p.ready for p in c.pods("web")) \
+                and len(c.pods("web")) == c.statefulset("web").spec.replicas:
+            return
+
+
+def _notfound_on_update_delete(c, oracle, log):
+    c.apply(_web())
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    c.inject_error("delete", "Pod", reason="NotFound")
+
+
+def _failed_revision_create(c, oracle, log):
+    c.apply(_web(updateStrategy={"type": "OnDelete"}, revisionHistoryLimit=0))
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    uo.checked_sync(c, oracle, "web", log=log)
+    c.set_image("web", "nginx:3")
+    c.inject_error("create", "ControllerRevision")
+
+
+def _deleting_set_with_orphan_revision(c, oracle, log):
+    c.apply(_web(replicas=1))
+    _bring_up(c, oracle, log)
+    # another set with the same selector leaves an orphan revision behind
+    c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
+                                              "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
+    c.sync("old")
+    c.delete("old", cascade="orphan")
+    c.advance(0)
+    c.delete("web", cascade="foreground")  # web-0 blocks: web stays, being deleted
+
+
+def _failed_pod_create_with_claims(c, oracle, log):
+    claims = [{"metadata": {"name": "data"},
+               "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]
+    c.apply(_web(replicas=1, volumeClaimTemplates=claims))
+    _bring_up(c, oracle, log)
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.delete_pod("web-0")
+    c.kubelet.finish_termination("web-0")
+    c.inject_error("create", "Pod")
+
+
+ERROR_PATHS = {
+    "rolling-update delete answered NotFound": _notfound_on_update_delete,
+    "failed revision create, then truncateHistory": _failed_revision_create,
+    "set being deleted with an orphan revision": _deleting_set_with_orphan_revision,
+    "failed pod create still fixes its claims' owner refs": _failed_pod_create_with_claims,
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", sorted(ERROR_PATHS))
+def test_error_paths_agree(case, profile):
+    """The error paths a review found the kit handled unlike upstream: the sync that takes
+    each path, and the one after it, agree with the real controller."""
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    log: list = []
+    ERROR_PATHS[case](c, oracle, log)
+    result, answer = uo.checked_sync(c, oracle, "web", log=log)
+    assert any(w.get("error") for w in answer["writes"]) or answer["error"], "the error path was not taken"
+    c.clear_errors()
+    uo.checked_sync(c, oracle, "web", log=log)

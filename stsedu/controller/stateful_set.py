@@ -42,12 +42,21 @@ def plan_claims(sts: StatefulSet, pods, revisions, memo: dict | None = None
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
-    if not deleting:
-        for r in revisions:
-            if controller_of(r.owner_references) is None and selector_matches(sts.spec.selector, r.labels):
-                out.append(Decision("adopt", None, "orphan-revision",
-                                    f"Revision {r.name} has no owner and matches the selector: adopt it.",
-                                    RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
+    for r in revisions:
+        if controller_of(r.owner_references) is None and selector_matches(sts.spec.selector, r.labels):
+            if deleting:
+                # adoptOrphanRevisions re-reads the set first (RecheckDeletionTimestamp): a set
+                # being deleted cannot adopt, and the sync fails before UpdateStatefulSet
+                msg = (f"can't adopt ControllerRevisions: {sts.namespace}/{sts.name} has just been "
+                       "deleted")
+                out.append(Decision("error", None, "deleting", f"Revision {r.name} has no owner, but "
+                                    f"{sts.name} is being deleted: it cannot adopt it, and the sync "
+                                    "stops here.", RULES["adopt-revision"], target=r.name,
+                                    step=STEP_CLAIM, applied=False, error=msg))
+                break
+            out.append(Decision("adopt", None, "orphan-revision",
+                                f"Revision {r.name} has no owner and matches the selector: adopt it.",
+                                RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
     # One lean pass over every pod of the namespace (it runs on every sync).  Each pod's
     # standing towards the set is cached with the pod object it was worked out from and
     # reused while the store still lists that very object; claimed pods are cached
@@ -239,6 +248,10 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
                                            store.view("ControllerRevision", namespace).values(),
                                            ctl.memo)
     for d in claim_decisions:
+        if d.action == "error":  # the set is being deleted and may not adopt (see plan_claims)
+            decisions.append(d)
+            error = d.error
+            break
         try:
             getattr(om, d.action)(d)
             decisions.append(replace(d, applied=True))

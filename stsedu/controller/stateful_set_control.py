@@ -198,7 +198,8 @@ def base_status(sts: StatefulSet, pods, now: float, current: str, update: str, c
     return StatefulSetStatus(observed_generation=sts.generation, replicas=r, ready_replicas=ready,
                              available_replicas=avail, current_replicas=cur, updated_replicas=upd,
                              current_revision=current, update_revision=update,
-                             collision_count=collisions, conditions=sts.status.conditions)
+                             collision_count=collisions,
+                             conditions=sts.status.conditions if profile.status_conditions else ())
 
 
 def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
@@ -228,7 +229,8 @@ def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
             or status.updated_replicas != old.updated_replicas
             or status.current_revision != old.current_revision
             or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
-            or status.update_revision != old.update_revision)
+            or status.update_revision != old.update_revision
+            or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
 
 
 # ------------------------------------------------------------- claim helpers
@@ -690,7 +692,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     status = StatefulSetStatus(observed_generation=sts.generation, replicas=r_count, ready_replicas=ready,
                                available_replicas=available, current_replicas=cur, updated_replicas=upd,
                                current_revision=current, update_revision=update,
-                               collision_count=collisions, conditions=sts.status.conditions)
+                               collision_count=collisions,
+                             conditions=sts.status.conditions if profile.status_conditions else ())
     def slot(i: int) -> Pod:
         pod = replicas[i]
         if pod is None:  # placeholders are made when first looked at

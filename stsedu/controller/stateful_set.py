@@ -258,6 +258,10 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
+            if d.pod is None:
+                # AdoptOrphanRevisions stops at the first failure and the sync ends there,
+                # before any pod is claimed (ClaimPods, by contrast, tries every pod)
+                break
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
     if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):

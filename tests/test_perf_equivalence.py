@@ -59,15 +59,22 @@ def reference_plan_sync(snap: Snapshot, profile, gates) -> SyncPlan:
     live = {current, update} | {p.revision for p in snap.pods}
     status = base_status(sts, snap.pods, now, current, update, collisions, profile)
 
+    def truncate(live_names):
+        return [_d("delete-revision", None, "history-limit",
+                   f"Revision {r.name} (number {r.revision}) is beyond "
+                   f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+                   "truncate", target=r.name, step=STEP_HISTORY, payload=r)
+                for r in history_to_truncate(list(snap.revisions), live_names, sts.spec.revision_history_limit)]
+
     def finish():
-        for r in history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit):
-            decisions.append(_d("delete-revision", None, "history-limit",
-                                f"Revision {r.name} (number {r.revision}) is beyond "
-                                f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-                                "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        decisions.extend(truncate(live))
+        # a failed revision write leaves no current/update revision: only the pods' are live
+        fallback = (tuple(truncate({p.revision or "" for p in snap.pods})) if rev_decisions and any(
+            d.action in ("create-revision", "update-revision") for d in rev_decisions) else None)
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=n, condemned_slots=len(condemned), live_revisions=frozenset(live))
+                        replica_slots=n, condemned_slots=len(condemned), live_revisions=frozenset(live),
+                        history_if_revisions_fail=fallback)
 
     if sts.deletion_timestamp is not None:
         return finish()

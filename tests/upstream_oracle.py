@@ -198,7 +198,8 @@ def canonical(writes: list[tuple]) -> list[tuple]:
     out: list[tuple] = []
     run: list[tuple] = []
     for w in writes + [None]:
-        if w is not None and w[:2] in (("create", "PersistentVolumeClaim"), ("patch", "ControllerRevision")):
+        if w is not None and w[:2] in (("create", "PersistentVolumeClaim"), ("patch", "ControllerRevision"),
+                                       ("patch", "Pod")):
             run.append(w)
             continue
         out.extend(sorted(run))

@@ -29,6 +29,7 @@ import upstream_oracle as uo
 pytestmark = pytest.mark.upstream
 
 HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
+PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 250 histories
 PROFILES = ("current", "v1.36")
 
 _oracles: dict = {}
@@ -247,11 +248,16 @@ def test_random_histories(profile):
     """Random histories: per sync, the kit and the real controller agree (count: STSEDU_UPSTREAM_HISTORIES)."""
     oracle_for(profile)
     syncs = []
+    done = [0]
 
     @settings(max_examples=HISTORIES, **COMMON)
     @given(st.data())
     def history(data):
         syncs.extend(run_history(data, profile))
+        done[0] += 1
+        if PROGRESS and done[0] % 250 == 0:
+            with open(PROGRESS, "a") as f:
+                print(f"{profile}: {done[0]} histories, {len(syncs)} syncs agree", file=f)
 
     history()
     print(f"\n{profile}: {HISTORIES} histories, {len(syncs)} syncs compared, "

@@ -181,10 +181,12 @@ def kit_writes(result, set_name: str) -> list[tuple]:
 
 
 def oracle_writes(answer: dict) -> list[tuple]:
-    """The oracle's requests as (verb, kind, name, failed); a pod delete answered NotFound
-    counts as done, as ``DeleteStatefulPod`` takes it."""
+    """The oracle's requests as (verb, kind, name, failed); a pod delete or pod patch
+    (adopt/release) answered NotFound counts as done, as ``DeleteStatefulPod`` and
+    ``ClaimObject`` take it."""
+    ignored = {("delete", "Pod", "NotFound"), ("patch", "Pod", "NotFound")}
     return [(w["verb"], w["kind"], w["name"],
-             bool(w.get("error")) and not (w["verb"], w["kind"], w.get("reason")) == ("delete", "Pod", "NotFound"))
+             bool(w.get("error")) and (w["verb"], w["kind"], w.get("reason")) not in ignored)
             for w in answer["writes"]]
 
 

@@ -380,20 +380,32 @@ class ClusterObjects:
         self.c.store.update("StatefulSet", replace(stored, status=status))
 
     # claiming
+    def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
+        """``_check``, but a NotFound answer means "skip it" (False), as for a pod that is gone."""
+        try:
+            self._check(verb, kind, name)
+        except APIError as e:
+            if e.reason == "NotFound":
+                return False
+            raise
+        return True
+
     def adopt(self, d: Decision) -> None:
         """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
 
-        A pod or revision that vanished meanwhile is skipped (NotFound is ignored upstream).
+        A pod that is gone (NotFound) is skipped, as ``ClaimObject`` ignores it; a revision
+        that is gone fails the sync (``AdoptControllerRevision`` returns the error).
         """
         if d.pod is None:  # a revision
             self._check("update", "ControllerRevision", d.target)
             rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
             if rev is None:
-                return
+                raise APIError("update", "ControllerRevision", d.target, reason="NotFound")
             self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
                                                               + (self.sts.ref(),)))
             return
-        self._check("update", "Pod", d.pod)
+        if not self._check_unless_not_found("update", "Pod", d.pod):
+            return
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return
@@ -402,7 +414,8 @@ class ClusterObjects:
 
     def release(self, d: Decision) -> None:
         """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
-        self._check("update", "Pod", d.pod)
+        if not self._check_unless_not_found("update", "Pod", d.pod):
+            return
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return

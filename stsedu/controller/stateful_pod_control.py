@@ -87,6 +87,11 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
     out, failed = [], False
     claims_after_failed_create: set | None = None
     for d in ds:
+        if failed and d.action == "create-pvc" and out and out[-1].action == "create-pvc" \
+                and out[-1].pod == d.pod:
+            # createPersistentVolumeClaims tries every claim of the pod, then reports them all
+            out.append(_do(d, om))
+            continue
         if claims_after_failed_create is not None:
             # CreateStatefulPod sets the claims' owner refs even when the pod create failed
             # (any error but AlreadyExists), then returns the create's error.

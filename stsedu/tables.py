@@ -258,10 +258,11 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
         i = bisect.bisect_right(times, t) - 1
         return vals[max(i, 0)]
 
-    def first_sync_after(s: str, t: float) -> float:
-        """Sync position of the first sync of set *s* strictly after time *t*."""
+    def first_sync_from(s: str, t: float) -> float:
+        """Sync position of the first sync of set *s* at or after time *t* (a pod that turns
+        Available at *t* counts as available for a sync at *t*: ``IsPodAvailable`` uses <=)."""
         times, nums = sync_times.get(s, ([], []))
-        i = bisect.bisect_right(times, t)
+        i = bisect.bisect_left(times, t)
         return float(nums[i]) if i < len(nums) else end_sync + 0.5
 
     # one pass over plain lists (pandas row access per group is slow for thousands of pods)
@@ -294,7 +295,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
             action = m.group(2) if m else None
             message, rule = dec_index.get((int(m.group(1)), pod, action), (None, None)) if m else (None, None)
             mrs = mrs_at(set_, t)
-            if state == "Ready" and (mrs <= 0 or t > ready_since + mrs):
+            if state == "Ready" and (mrs <= 0 or t >= ready_since + mrs):
                 state = "Available"
             revision = cols["revision"][i]
             points.append((t, pos, state, revision, cause, action, message, rule))
@@ -302,7 +303,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
                 avail_t = ready_since + mrs
                 nxt = cols["time"][idx[n + 1]] if n + 1 < len(idx) else None
                 if avail_t < end_time and (nxt is None or avail_t < nxt):
-                    points.append((avail_t, first_sync_after(set_, avail_t), "Available", revision,
+                    points.append((avail_t, first_sync_from(set_, avail_t), "Available", revision,
                                    f"minReadySeconds ({mrs} s) passed", None, None, None))
         stop_t, stop_pos = gone if gone is not None else (end_time, end_sync + 0.5)
         merged = []

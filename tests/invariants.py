@@ -61,10 +61,11 @@ def running_and_ready(pod: stsedu.Pod) -> bool:
 
 
 def available(pod: stsedu.Pod, min_ready_seconds: int, now: float) -> bool:
-    """Ready for strictly more than minReadySeconds at *now* (``isRunningAndAvailable``)."""
+    """Ready for at least minReadySeconds at *now* (``isRunningAndAvailable``: ``IsPodAvailable``
+    tests ``lastTransitionTime + minReadySeconds <= now``)."""
     if not pod.ready:
         return False
-    return min_ready_seconds <= 0 or (pod.ready_since is not None and pod.ready_since + min_ready_seconds < now)
+    return min_ready_seconds <= 0 or (pod.ready_since is not None and pod.ready_since + min_ready_seconds <= now)
 
 
 def healthy(pod: stsedu.Pod, min_ready_seconds: int, now: float) -> bool:
@@ -322,7 +323,7 @@ def wait_for_availability(c: stsedu.Cluster, name: str) -> bool:
     """
     sts = c.statefulset(name)
     mrs = sts.spec.min_ready_seconds if c.profile.min_ready_seconds else 0
-    waits = [p.ready_since + mrs + 1 for p in c.pods(name)
+    waits = [p.ready_since + mrs for p in c.pods(name)
              if mrs > 0 and p.ready and not p.terminating and p.ready_since is not None
              and not available(p, mrs, c.now)]
     if not waits:

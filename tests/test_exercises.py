@@ -29,7 +29,7 @@ RULE_ANSWERS = {
     "08.1": 3,
     "09.1": 4,
     "09.2": 1,
-    "10.1": False,
+    "10.1": True,  # IsPodAvailable: lastTransitionTime + minReadySeconds <= now
     "10.2": 2,
     "10.3": 2,
     "11.1": [("delete", "web-1")],
@@ -88,7 +88,7 @@ def test_answers_in_several_spellings():
     assert E.get("07.1").check("nothing", record=False)
     assert E.get("06.1").check("web-3, web-2", record=False)
     assert E.get("06.2").check("revision 1", record=False)
-    assert E.get("10.1").check("no", record=False)
+    assert E.get("10.1").check("yes", record=False)
     assert E.get("14.1").check("a", record=False) and E.get("14.1").check("processreplica", record=False)
     bad = E.get("14.1").check("runForAll", record=False)
     assert not bad.answered and "not one of the choices" in bad.message

@@ -221,7 +221,8 @@ def test_parallel_does_not_wait_on_terminating_pod(manual_cluster):
 
 
 def test_min_ready_seconds_delays_the_next_pod(manual_cluster):
-    """isRunningAndAvailable: Ready for strictly more than minReadySeconds before the next pod."""
+    """isRunningAndAvailable (IsPodAvailable): Ready for at least minReadySeconds
+    (lastTransitionTime + minReadySeconds <= now) before the next pod."""
     c = manual_cluster
     c.apply(web(2, min_ready=10))
     c.sync("web")
@@ -229,9 +230,9 @@ def test_min_ready_seconds_delays_the_next_pod(manual_cluster):
     r = c.sync("web")
     assert acts(r) == [("wait", "web-0", "not-available")]
     assert st(r) == (1, 1, 0, 1, 1)
-    c.advance(10)  # exactly minReadySeconds: not yet available
+    c.advance(9.5)  # not yet minReadySeconds: not available
     assert acts(c.sync("web")) == [("wait", "web-0", "not-available")]
-    c.advance(1)
+    c.advance(0.5)  # exactly minReadySeconds: available
     r = c.sync("web")
     assert acts(r) == [("create", "web-1", "missing")]
     assert st(r) == (1, 1, 1, 1, 1)
@@ -276,12 +277,13 @@ def test_run_reaches_stable_docs_manifest_in_auto_mode(nginx_manifest):
     creates = [(r.sync, d.pod) for r in results for d in r.decisions if d.action == "create"]
     assert [p for _, p in creates] == ["web-0", "web-1", "web-2"]
     assert results[-1].actions == []
-    # minReadySeconds 10: each create happens more than 10 s after the previous pod turned Ready
+    # minReadySeconds 10: each create happens exactly 10 s after the previous pod turned Ready
+    # (the requeue at lastTransitionTime + minReadySeconds, when the pod counts as available)
     pods = c.trace.pods()
     ready_at = pods[pods.ready & (pods.event == "updated")].groupby("pod").time.min()
     created_at = pods[pods.event == "created"].set_index("pod").time
-    assert created_at["web-1"] > ready_at["web-0"] + 10
-    assert created_at["web-2"] > ready_at["web-1"] + 10
+    assert created_at["web-1"] == ready_at["web-0"] + 10
+    assert created_at["web-2"] == ready_at["web-1"] + 10
     assert c.rollout_status("web") == "partitioned roll out complete: 3 new pods have been updated..."
 
 

@@ -82,10 +82,11 @@ def test_watch_lines_of_the_manifest_rollout(rollout):
     ]
     assert [ln.split()[2] for ln in lines[6:16]] == (["Pending", "Pending", "ContainerCreating", "Running", "Running"]
                                                      * 2)
-    # the rolling update replaces web-2 first: terminating (14 s old), gone (15 s), recreated
+    # the rolling update replaces web-2 first: terminating (13 s old: Ready at 3 s, Available
+    # at 13 s, deleted by the sync at that instant), gone (14 s), recreated
     assert lines[16:20] == [
-        "web-2   1/1     Terminating         0          14s",
-        "web-2   0/1     Terminating         0          15s",
+        "web-2   1/1     Terminating         0          13s",
+        "web-2   0/1     Terminating         0          14s",
         "web-2   0/1     Pending             0          0s",
         "web-2   0/1     Pending             0          0s",
     ]
@@ -114,17 +115,17 @@ def test_get_pods_sts_pvc_text_after_the_rollout(rollout):
     """kubectl get pods / sts / pvc: the columns current kubectl prints, values as of the end of the run."""
     assert tables.get_pods_text(rollout) == (
         "NAME    READY   STATUS    RESTARTS   AGE\n"
-        "web-0   1/1     Running   0          14s\n"
-        "web-1   1/1     Running   0          29s\n"
-        "web-2   1/1     Running   0          44s")
-    assert tables.get_sts_text(rollout) == "NAME   READY   AGE\nweb    3/3     87s"
-    assert tables.get_sts_text(rollout, wide=True).splitlines()[1].split() == ["web", "3/3", "87s", "nginx", NEW]
+        "web-0   1/1     Running   0          13s\n"
+        "web-1   1/1     Running   0          27s\n"
+        "web-2   1/1     Running   0          41s")
+    assert tables.get_sts_text(rollout) == "NAME   READY   AGE\nweb    3/3     81s"
+    assert tables.get_sts_text(rollout, wide=True).splitlines()[1].split() == ["web", "3/3", "81s", "nginx", NEW]
     uid0 = next(c.uid for c in rollout.pvcs() if c.name == "www-web-0")
     assert tables.get_pvc_text(rollout).splitlines()[:2] == [
         "NAME        STATUS   VOLUME                                     CAPACITY   ACCESS MODES   STORAGECLASS"
         "       VOLUMEATTRIBUTESCLASS   AGE",
         f"www-web-0   Bound    pvc-{uid0}   1Gi        RWO            my-storage-class   <unset>"
-        "                 87s"]
+        "                 81s"]
     assert tables.get_pvc_text(rollout, wide=True).splitlines()[1].endswith("Filesystem")
 
 
@@ -183,7 +184,7 @@ def test_decisions_frame_of_one_sync_from_trace_result_and_list(rollout):
     assert list(df.columns) == list(tables.DECISION_TABLE_COLUMNS)
     assert list(zip(df.action, df.pod, df.reason)) == [
         ("create-revision", None, "new-template"), ("delete", "web-2", "update"), ("status", None, "changed")]
-    assert set(df.sync) == {first} and set(df.time) == {42.0}
+    assert set(df.sync) == {first} and set(df.time) == {39.0}
     assert df.rule[1].startswith("updateStatefulSet") and df.message[1].startswith("web-2 is at revision")
     assert list(df.outcome) == ["done"] * 3
 
@@ -244,7 +245,7 @@ def test_pods_frame_now(rollout):
     assert list(df.columns) == ["pod", "set", "ordinal", "status", "phase", "ready", "available", "terminating",
                                 "revision", "restarts", "age", "created", "ready_since"]
     assert df.available.all() and set(df.revision) == {rollout.statefulset("web").status.update_revision}
-    assert list(df.age) == ["14s", "29s", "44s"] and list(df.created) == [73.0, 58.0, 43.0]
+    assert list(df.age) == ["13s", "27s", "41s"] and list(df.created) == [68.0, 54.0, 40.0]
 
 
 def test_status_frame(rollout):
@@ -257,17 +258,20 @@ def test_status_frame(rollout):
 
 
 def test_pod_intervals_follow_web_2_through_the_rollout(rollout):
-    """States with clock times; Available starts minReadySeconds (10 s) after Ready; causes name the decision."""
+    """States with clock times; Available starts minReadySeconds (10 s) after Ready; causes name the decision.
+
+    The first web-2 turns Available at 39 s and the sync at that instant deletes it for the
+    update, so it has no Available interval (zero long)."""
     iv = tables.pod_intervals(rollout.trace)
     assert list(iv.columns) == list(tables.INTERVAL_COLUMNS)
     w2 = iv[iv.pod == "web-2"]
     assert list(zip(w2.incarnation, w2.state, w2.start, w2.end)) == [
-        (0, "Pending", 28.0, 29.0), (0, "Running", 29.0, 31.0), (0, "Ready", 31.0, 41.0),
-        (0, "Available", 41.0, 42.0), (0, "Terminating", 42.0, 43.0),
-        (1, "Pending", 43.0, 44.0), (1, "Running", 44.0, 46.0), (1, "Ready", 46.0, 56.0),
-        (1, "Available", 56.0, 87.0)]
+        (0, "Pending", 26.0, 27.0), (0, "Running", 27.0, 29.0), (0, "Ready", 29.0, 39.0),
+        (0, "Terminating", 39.0, 40.0),
+        (1, "Pending", 40.0, 41.0), (1, "Running", 41.0, 43.0), (1, "Ready", 43.0, 53.0),
+        (1, "Available", 53.0, 81.0)]
     old, new = w2.revision.iloc[0], w2.revision.iloc[-1]
-    assert old != new and list(w2.revision) == [old] * 5 + [new] * 4
+    assert old != new and list(w2.revision) == [old] * 4 + [new] * 4
     first = delete_syncs(rollout.trace)["web-2"]
     term = w2[w2.state == "Terminating"].iloc[0]
     assert (term.cause, term.action, term.first_sync) == (f"sync {first}: delete (update)", "delete", first)
@@ -275,8 +279,8 @@ def test_pod_intervals_follow_web_2_through_the_rollout(rollout):
     avail = w2[w2.state == "Available"].iloc[0]
     syncs = rollout.trace.syncs()
     assert avail.cause == "minReadySeconds (10 s) passed"
-    assert avail.first_sync == syncs[syncs.time > 41.0].sync.min()  # the first sync strictly after t=41
-    assert w2.ongoing.tolist() == [False] * 8 + [True]
+    assert avail.first_sync == syncs[syncs.time >= 53.0].sync.min()  # the first sync at or after t=53
+    assert w2.ongoing.tolist() == [False] * 7 + [True]
 
 
 def test_pod_intervals_without_min_ready_seconds_go_straight_to_available():

@@ -26,7 +26,8 @@ class Profile:
     parallel_max_unavailable_fix: bool = True
     """PR #137666 (v1.37): broken old pods in Parallel sets do not eat the maxUnavailable budget."""
     ondelete_promotes: bool = True
-    """PR #136833 (inferred v1.37, UNCONFIRMED): OnDelete sets promote currentRevision too."""
+    """PR #136833 (v1.37: ``completeUpdate`` in v1.37.2 has no strategy test; v1.36.3's
+    ``completeRollingUpdate`` does): OnDelete sets promote currentRevision too."""
     min_ready_seconds: bool = True
     """minReadySeconds gates availability (GA 1.25); absent in v1.16."""
     start_ordinal: bool = True
@@ -51,6 +52,10 @@ class Profile:
     """Revision data holds ``"creationTimestamp":null`` in the template's metadata, as Go wrote a
     zero time up to v1.33 (PR #130989 omits it from v1.34; upstream's testdata
     compatibility_revision_1.33.0.json / _1.34.0.json show both)."""
+    status_conditions: bool = True
+    """Each status carries the set's ``status.conditions`` over, and a change in them alone is
+    written (v1.37.2 ``updateStatefulSet`` / ``inconsistentStatus``); v1.36.3 and v1.16 build
+    every status from empty, so a written status drops them."""
     known_gates: tuple[str, ...] = KNOWN_GATES
     """Feature gates the release's controller manager accepts (v1.16 knows none of stsedu's)."""
 
@@ -60,12 +65,13 @@ class Profile:
 
 CURRENT = Profile(name="current", version="v1.37", gates={"MaxUnavailableStatefulSet": True})
 V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet": False},
-                parallel_max_unavailable_fix=False, ondelete_promotes=False)
+                parallel_max_unavailable_fix=False, ondelete_promotes=False, status_conditions=False)
 V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
-                history_limit_mutable=False, null_creation_timestamp=True, known_gates=())
+                history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
+                known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
 

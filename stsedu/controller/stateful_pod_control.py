@@ -85,13 +85,29 @@ def _failed(d: Decision) -> bool:
 
 def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decision], bool]:
     out, failed = [], False
+    claims_after_failed_create: set | None = None
     for d in ds:
+        if failed and d.action == "create-pvc" and out and out[-1].action == "create-pvc" \
+                and out[-1].pod == d.pod:
+            # createPersistentVolumeClaims tries every claim of the pod, then reports them all
+            out.append(_do(d, om))
+            continue
+        if claims_after_failed_create is not None:
+            # CreateStatefulPod sets the claims' owner refs even when the pod create failed
+            # (any error but AlreadyExists), then returns the create's error.
+            if d.action == "update-pvc" and d.target not in claims_after_failed_create:
+                claims_after_failed_create.add(d.target)
+                out.append(_do(d, om))
+                continue
+            claims_after_failed_create = None
         if failed:
             out.append(replace(d, applied=False, error=NOT_REACHED))
             continue
         done = _do(d, om)
         out.append(done)
         failed = _failed(done)
+        if failed and d.action == "create" and not _already_exists(done.error):
+            claims_after_failed_create = set()
     return out, failed
 
 
@@ -100,6 +116,10 @@ def _slow_start_batch(i: int) -> int:
     if i < 511:
         return (i + 1).bit_length() - 1
     return 9 + (i - 511) // 500
+
+
+def _already_exists(error: str | None) -> bool:
+    return bool(error) and ("AlreadyExists" in error or "already exists" in error)
 
 
 def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
@@ -151,9 +171,10 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         error = next(d.error for d in revs if _failed(d))
         for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_UPDATE):
             done += skip(steps.get(step, []))
-        # truncateHistory still runs (upstream would also treat the unknown
-        # current/update revisions as not live; stsedu keeps them).
-        done += _run_sequential(steps.get(STEP_HISTORY, []), om)[0]
+        # truncateHistory still runs, with no current or update revision live
+        history = (plan.history_if_revisions_fail if plan.history_if_revisions_fail is not None
+                   else steps.get(STEP_HISTORY, []))
+        done += _run_sequential(list(history), om)[0]
         return done, None, error
 
     for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
@@ -254,16 +275,28 @@ class ClusterObjects:
         self._event(True, "create", f"Pod {pod.name}")
 
     def delete_pod(self, d: Decision) -> None:
+        """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
         pod: Pod = d.payload
-        self._guard("delete", "Pod", pod.name, f"Pod {pod.name}",
-                    lambda: self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})"))
+        try:
+            self._check("delete", "Pod", pod.name)
+            self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
+        except APIError as e:
+            if e.reason != "NotFound":
+                self._event(False, "delete", f"Pod {pod.name}", str(e))
+                raise
+        self._event(True, "delete", f"Pod {pod.name}")
 
     def update_pod(self, d: Decision) -> None:
         """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
         pod: Pod = d.payload
 
         def go():
+            nonlocal pod
             stored = self.c.store.get("Pod", pod.namespace, pod.name)
+            if stored is not None and not pod.uid:
+                # the pod this sync just created (Parallel): the API server keeps its uid,
+                # status and the defaults it added
+                pod = replace(pod, uid=stored.uid, spec=stored.spec)
             if stored is not None and stored.uid == pod.uid and (
                     dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
                 return  # the API server keeps the object (and its resourceVersion) as it was
@@ -359,20 +392,32 @@ class ClusterObjects:
         self.c.store.update("StatefulSet", replace(stored, status=status))
 
     # claiming
+    def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
+        """``_check``, but a NotFound answer means "skip it" (False), as for a pod that is gone."""
+        try:
+            self._check(verb, kind, name)
+        except APIError as e:
+            if e.reason == "NotFound":
+                return False
+            raise
+        return True
+
     def adopt(self, d: Decision) -> None:
         """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
 
-        A pod or revision that vanished meanwhile is skipped (NotFound is ignored upstream).
+        A pod that is gone (NotFound) is skipped, as ``ClaimObject`` ignores it; a revision
+        that is gone fails the sync (``AdoptControllerRevision`` returns the error).
         """
         if d.pod is None:  # a revision
             self._check("update", "ControllerRevision", d.target)
             rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
             if rev is None:
-                return
+                raise APIError("update", "ControllerRevision", d.target, reason="NotFound")
             self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
                                                               + (self.sts.ref(),)))
             return
-        self._check("update", "Pod", d.pod)
+        if not self._check_unless_not_found("update", "Pod", d.pod):
+            return
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return
@@ -381,7 +426,8 @@ class ClusterObjects:
 
     def release(self, d: Decision) -> None:
         """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
-        self._check("update", "Pod", d.pod)
+        if not self._check_unless_not_found("update", "Pod", d.pod):
+            return
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return

@@ -42,12 +42,21 @@ def plan_claims(sts: StatefulSet, pods, revisions) -> tuple[list[Decision], list
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
-    if not deleting:
-        for r in revisions:
-            if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
-                out.append(Decision("adopt", None, "orphan-revision",
-                                    f"Revision {r.name} has no owner and matches the selector: adopt it.",
-                                    RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
+    for r in revisions:
+        if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
+            if deleting:
+                # adoptOrphanRevisions re-reads the set first (RecheckDeletionTimestamp): a set
+                # being deleted cannot adopt, and the sync fails before UpdateStatefulSet
+                msg = (f"can't adopt ControllerRevisions: {sts.namespace}/{sts.name} has just been "
+                       "deleted")
+                out.append(Decision("error", None, "deleting", f"Revision {r.name} has no owner, but "
+                                    f"{sts.name} is being deleted: it cannot adopt it, and the sync "
+                                    "stops here.", RULES["adopt-revision"], target=r.name,
+                                    step=STEP_CLAIM, applied=False, error=msg))
+                break
+            out.append(Decision("adopt", None, "orphan-revision",
+                                f"Revision {r.name} has no owner and matches the selector: adopt it.",
+                                RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
     for pod in pods:
         ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
@@ -108,12 +117,20 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     claim_decisions, claimed = plan_claims(sts, store.view("Pod", namespace).values(),
                                            store.view("ControllerRevision", namespace).values())
     for d in claim_decisions:
+        if d.action == "error":  # the set is being deleted and may not adopt (see plan_claims)
+            decisions.append(d)
+            error = d.error
+            break
         try:
             getattr(om, d.action)(d)
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
+            if d.pod is None:
+                # AdoptOrphanRevisions stops at the first failure and the sync ends there,
+                # before any pod is claimed (ClaimPods, by contrast, tries every pod)
+                break
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
     if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):

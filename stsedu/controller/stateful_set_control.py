@@ -227,7 +227,8 @@ def base_status(sts: StatefulSet, pods, now: float, current: str, update: str, c
     return StatefulSetStatus(observed_generation=sts.generation, replicas=r, ready_replicas=ready,
                              available_replicas=avail, current_replicas=cur, updated_replicas=upd,
                              current_revision=current, update_revision=update,
-                             collision_count=collisions, conditions=sts.status.conditions)
+                             collision_count=collisions,
+                             conditions=sts.status.conditions if profile.status_conditions else ())
 
 
 def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
@@ -259,7 +260,8 @@ def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
             or status.updated_replicas != old.updated_replicas
             or status.current_revision != old.current_revision
             or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
-            or status.update_revision != old.update_revision)
+            or status.update_revision != old.update_revision
+            or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
 
 
 # ------------------------------------------------------------- claim helpers
@@ -358,12 +360,25 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         out.extend(claim_ds)
         if blocked:
             return out, True
+        created = full_pod(sts, pod, revisions or {}, profile)
         out.append(_d("create", name, "missing",
                       f"{name} does not exist: create it at revision {pod.revision}.",
-                      "create", payload=full_pod(sts, pod, revisions or {}, profile), step=STEP_REPLICAS, slot=slot))
+                      "create", payload=created, step=STEP_REPLICAS, slot=slot))
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
-        return out, monotonic
+        if monotonic:
+            return out, True
+        # Parallel: upstream goes on with the rest of processReplica on the pod it just
+        # created, checking its claims as the sync's cache had them (before the fix above),
+        # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
+        if not claims_match(sts, created, snap.claims, False, profile):
+            out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                              STEP_REPLICAS, profile))
+            out.append(_d("update", name, "identity",
+                          f"The owner refs of {name}'s claims did not fit the retention policy when "
+                          f"this sync began; they are fixed again and {name} is updated (unchanged).",
+                          "identity", payload=created, step=STEP_REPLICAS, slot=slot))
+        return out, False
     # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
     if P.is_pending(pod) and profile.pvc_retention:
         claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
@@ -486,8 +501,8 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
     deleted while ``unavailable >= maxUnavailable``; otherwise the old-revision,
     non-terminating pods from the top down to the partition are deleted, up to
     ``maxUnavailable - unavailable`` of them.  Parallel in v1.37 (PR #137666):
-    old pods that are already unavailable do not block; they are deleted first
-    (at most maxUnavailable), then healthy old pods within
+    old pods that are already unavailable do not block; they are all deleted
+    first (no cap), then healthy old pods within
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
     in range but none could be deleted.
     """
@@ -517,8 +532,8 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
 
     out: list[Decision] = []
     if parallel:
-        # phase 1: old pods that are unavailable anyway, at most maxUnavailable of them
-        for i in [i for i in in_range if unavailable[i]][:max_u]:
+        # phase 1: every old pod that is unavailable anyway (no cap: it costs no budget)
+        for i in [i for i in in_range if unavailable[i]]:
             out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
         # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
@@ -644,17 +659,26 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     monotonic = not P.allows_burst(sts)
     live = {current, update} | {P.revision_label(pod) for pod in snap.pods}
 
+    def truncate(live_names) -> list[Decision]:
+        return [_d("delete-revision", None, "history-limit",
+                   f"Revision {r.name} (number {r.revision}) is beyond "
+                   f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+                   "truncate", target=r.name, step=STEP_HISTORY, payload=r)
+                for r in history_to_truncate(list(snap.revisions), live_names, sts.spec.revision_history_limit)]
+
     def finish() -> SyncPlan:
         # truncateHistory
-        for r in history_to_truncate(list(snap.revisions), live, sts.spec.revision_history_limit):
-            decisions.append(_d("delete-revision", None, "history-limit",
-                                f"Revision {r.name} (number {r.revision}) is beyond "
-                                f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-                                "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        decisions.extend(truncate(live))
+        fallback = None
+        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision")
+               for d in decisions):
+            # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil,
+            # so history is truncated with only the pods' revisions live
+            fallback = tuple(truncate({P.revision_label(p) for p in snap.pods}))
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
                         replica_slots=len(replicas), condemned_slots=len(condemned),
-                        live_revisions=frozenset(live))
+                        live_revisions=frozenset(live), history_if_revisions_fail=fallback)
 
     if sts.deletion_timestamp is not None:
         return finish()

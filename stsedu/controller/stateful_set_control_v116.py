@@ -175,7 +175,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             observed_generation=sts.generation, replicas=counts.replicas,
             ready_replicas=counts.ready, available_replicas=0, current_replicas=counts.cur,
             updated_replicas=counts.upd, current_revision=current, update_revision=update,
-            collision_count=collisions, conditions=sts.status.conditions)
+            collision_count=collisions, conditions=())
         # No rolling-update deletion can happen in a sync that completes the update (the
         # deleted pod would be counted but not updated), so completing here, before the
         # applier subtracts those deletions, gives upstream's result.

@@ -44,23 +44,26 @@ def is_running_and_ready(pod: Pod) -> bool:
 
 
 def is_running_and_available(pod: Pod, min_ready_seconds: int, now: float) -> bool:
-    """True if Ready for strictly more than *min_ready_seconds* at *now* (``isRunningAndAvailable``).
+    """True if Ready for at least *min_ready_seconds* at *now* (``isRunningAndAvailable``).
 
-    Like upstream, this tests the Ready condition only, not the phase.
+    Like upstream, this tests the Ready condition only, not the phase.  The boundary
+    counts: ``podutil.IsPodAvailable`` tests ``lastTransitionTime + minReadySeconds <= now``
+    (v1.36.3 and v1.37.2).
     """
     if not pod.ready:
         return False
     if min_ready_seconds <= 0:
         return True
     since = pod.ready_since if pod.ready_since is not None else now
-    return since + min_ready_seconds < now
+    return since + min_ready_seconds <= now
 
 
 def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     """True if terminating, not Running and Ready, or not yet Available (``isUnavailable``).
 
-    Upstream (v1.35+) tests terminating or not available; a pod that is not
-    Running is treated as unavailable too (BEHAVIOUR.md 1.5, UNCONFIRMED).
+    Upstream tests ``!IsPodAvailable(pod) || isTerminating(pod)``, which looks at the
+    Ready condition only; the kit also tests the phase, which changes nothing here since
+    its kubelet clears Ready whenever a pod leaves Running (a modelling shortcut).
     """
     if pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready):
         return True
@@ -68,7 +71,7 @@ def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     if min_ready_seconds <= 0:
         return False
     since = pod.ready_since if pod.ready_since is not None else now
-    return not since + min_ready_seconds < now
+    return not since + min_ready_seconds <= now
 
 
 def is_healthy(pod: Pod) -> bool:
@@ -78,12 +81,12 @@ def is_healthy(pod: Pod) -> bool:
 
 def availability_times(pods, min_ready_seconds: int, now: float) -> list[float]:
     """When each Ready pod that is not Available at *now* becomes so (``readySince +
-    minReadySeconds``, at or after *now*; ``isRunningAndAvailable`` counts it strictly after);
+    minReadySeconds``, after *now*; ``isRunningAndAvailable`` counts that instant as available);
     empty when *min_ready_seconds* is 0 or less, as availability then never waits on the clock."""
     if min_ready_seconds <= 0:
         return []
     return [p.ready_since + min_ready_seconds for p in pods
-            if p.ready and p.ready_since is not None and p.ready_since + min_ready_seconds >= now]
+            if p.ready and p.ready_since is not None and p.ready_since + min_ready_seconds > now]
 
 
 def allows_burst(sts: StatefulSet) -> bool:

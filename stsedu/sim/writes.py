@@ -166,14 +166,15 @@ class Writes:
     def requeue_for_availability(self, sts: StatefulSet, pods, now: float) -> None:
         """After a sync, requeue the set for the earliest pod that is Ready but not yet Available.
 
-        Upstream's sync requeues a set with minReadySeconds > 0 whose pods are
-        not all available; since v1.36 (#135428) at the earliest availability
-        time.  stsedu wakes 1 s after it, like the pod handler's requeue.
+        Upstream's sync (``syncStatefulSet``) requeues a set with minReadySeconds > 0
+        whose ready pods are not all available after ``FindMinNextPodAvailabilityCheck``:
+        at the earliest ``lastTransitionTime + minReadySeconds``, the instant the pod
+        counts as available (v1.36.3, v1.37.2; checked by tests/test_upstream.py).
         """
         times = availability_times(pods, sts.spec.min_ready_seconds if self.profile.min_ready_seconds else 0, now)
         if not times:
             return
-        at = min(times) + 1
+        at = min(times)
         key = (sts.namespace, sts.name, at)
         if key in self._requeues:
             return
@@ -182,12 +183,13 @@ class Writes:
                             label=f"controller: requeue {sts.name} (minReadySeconds)")
 
     def _schedule_availability(self, pod: Pod) -> None:
-        """Requeue the owner when the pod becomes Available (the pod handler's minReadySeconds + 1 s)."""
+        """Requeue the owner when the pod becomes Available (``updatePod`` enqueues the set
+        minReadySeconds after it sees the pod turn Ready)."""
         owner = pod.owner
         if owner is None or not self.profile.min_ready_seconds:
             return
         sts = self.store.get("StatefulSet", pod.namespace, owner)
         if sts is None or sts.spec.min_ready_seconds <= 0:
             return
-        self.clock.schedule(self.now + sts.spec.min_ready_seconds + 1, lambda: None, priority=LATE,
+        self.clock.schedule(self.now + sts.spec.min_ready_seconds, lambda: None, priority=LATE,
                             label=f"controller: requeue {owner} ({pod.name} Available)")

@@ -1,0 +1,334 @@
+"""The real controller as an oracle: build, run and compare against tests/upstream (Go).
+
+tests/upstream/ is a small Go module that depends on ``k8s.io/kubernetes`` (v1.37.2; its
+``v136/go.mod`` pins v1.36.3) and runs one sync of its StatefulSet controller code over
+client-go's fake clientset (see tests/upstream/main.go).  This module builds that program
+into a cache directory, talks to it (one JSON line per request and per answer) and
+compares one stsedu sync with the real code's sync of the very same objects.
+
+How one comparison works (:func:`checked_sync`): take ``cluster.dump()`` and the pending
+injected errors, let the kit sync, send the same objects, clock and errors to the oracle,
+then compare
+
+* the API writes, in order: creates, updates, patches and deletes of pods, claims,
+  revisions and the status write, failed ones included (for ``Parallel`` sets, whose
+  upstream writes run in goroutines, as a sorted list);
+* the objects after the sync, in what the controller decides: which pods, claims and
+  revisions exist, each pod's revision label, labels, owner and whether it is terminating,
+  each claim's owners, each revision's number and owner, and the set's status;
+* whether the sync failed.
+
+The kit's world around the controller (its kubelet, its garbage collector, the clock)
+is not compared: every sync starts both from the kit's objects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "upstream"
+
+PROFILES = {
+    # profile -> (k8s.io/kubernetes version, directory of its go.mod/go.sum)
+    "current": ("v1.37.2", HERE),
+    "v1.36": ("v1.36.3", HERE / "v136"),
+}
+
+
+class OracleUnavailable(Exception):
+    """Go is missing or the oracle cannot be built; the message says why, in one line."""
+
+
+def go_binary() -> str | None:
+    found = shutil.which("go")
+    if found:
+        return found
+    for candidate in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("STSEDU_ORACLE_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "stsedu-oracle")
+    return Path(base)
+
+
+def _source_key(profile: str) -> str:
+    _, moddir = PROFILES[profile]
+    h = hashlib.sha256()
+    for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def binary_path(profile: str) -> Path:
+    return cache_dir() / f"stsedu-oracle-{profile}-{_source_key(profile)}"
+
+
+def build(profile: str = "current") -> Path:
+    """Build the oracle for *profile* if it is not in the cache yet; return its path.
+
+    Raise :class:`OracleUnavailable` without Go or when the build fails.
+    """
+    target = binary_path(profile)
+    if target.exists():
+        return target
+    go = go_binary()
+    if go is None:
+        raise OracleUnavailable("Go is not installed (need go >= 1.26 on PATH or /usr/local/go/bin/go)")
+    _, moddir = PROFILES[profile]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="stsedu-oracle-") as tmp:
+        for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
+            shutil.copy(f, tmp)
+        env = dict(os.environ)
+        env.setdefault("GOFLAGS", "-mod=mod")
+        partial = str(target) + ".partial"
+        proc = subprocess.run([go, "build", "-p", "2", "-o", partial, "."], cwd=tmp, env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+            raise OracleUnavailable(f"building the {profile} oracle failed: " + " | ".join(tail))
+        os.replace(partial, target)
+    for old in target.parent.glob(f"stsedu-oracle-{profile}-*"):  # builds of older sources
+        if old != target and not old.name.endswith(".partial"):
+            old.unlink(missing_ok=True)
+    return target
+
+
+class Oracle:
+    """A running oracle process (one per profile and test session)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self.proc = subprocess.Popen([self.path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.hello = self.call({"op": "hello"})
+
+    def call(self, request: dict) -> dict:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the oracle {self.path} stopped")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+
+    def sync(self, name: str, objects: dict, now: float, faults, gates: dict,
+             namespace: str = "default") -> dict:
+        answer = self.call({"op": "sync", "name": name, "namespace": namespace, "now": now,
+                            "objects": objects, "gates": gates,
+                            "faults": [{"verb": v, "kind": k, "after": a, "count": c, "reason": r}
+                                       for v, k, a, c, r in faults]})
+        if not answer.get("ok"):
+            raise RuntimeError(f"oracle problem: {answer.get('problem')}")
+        return answer
+
+
+# ------------------------------------------------------------------ comparison
+
+UPSTREAM_GATES = ("MaxUnavailableStatefulSet",)
+
+_WRITE_OF = {  # kit decision action -> (verb, kind); target names the object unless it is the pod
+    "create": ("create", "Pod"),
+    "delete": ("delete", "Pod"),
+    "update": ("update", "Pod"),
+    "create-pvc": ("create", "PersistentVolumeClaim"),
+    "update-pvc": ("update", "PersistentVolumeClaim"),
+    "create-revision": ("create", "ControllerRevision"),
+    "update-revision": ("update", "ControllerRevision"),
+    "delete-revision": ("delete", "ControllerRevision"),
+    "release": ("patch", "Pod"),
+    "status": ("update", "StatefulSet"),
+}
+
+
+def kit_writes(result, set_name: str) -> list[tuple]:
+    """The API requests one kit sync made, in order: (verb, kind, name, failed)."""
+    out = []
+    for d in result.decisions:
+        if d.action == "adopt":
+            verb_kind = ("patch", "Pod") if d.pod else ("patch", "ControllerRevision")
+        else:
+            verb_kind = _WRITE_OF.get(d.action)
+        if verb_kind is None:
+            continue
+        attempted = d.applied is True or (d.error is not None and not d.error.startswith("not reached"))
+        if not attempted:
+            continue
+        verb, kind = verb_kind
+        if kind == "StatefulSet":
+            name = set_name
+        elif kind == "Pod":
+            name = d.pod
+        else:
+            name = d.target
+        out.append((verb, kind, name, d.error is not None))
+    return out
+
+
+def oracle_writes(answer: dict) -> list[tuple]:
+    """The oracle's requests as (verb, kind, name, failed); a pod delete or pod patch
+    (adopt/release) answered NotFound counts as done, as ``DeleteStatefulPod`` and
+    ``ClaimObject`` take it."""
+    ignored = {("delete", "Pod", "NotFound"), ("patch", "Pod", "NotFound")}
+    return [(w["verb"], w["kind"], w["name"],
+             bool(w.get("error")) and (w["verb"], w["kind"], w.get("reason")) not in ignored)
+            for w in answer["writes"]]
+
+
+def canonical(writes: list[tuple]) -> list[tuple]:
+    """Sort each run of consecutive claim creates by name; one entry for retried requests.
+
+    Upstream retries a conflicting update (``retry.RetryOnConflict``) with the same
+    stale object, so a failed request can repeat; the kit records it once.
+
+    Upstream creates a pod's claims by ranging over a Go map
+    (``getPersistentVolumeClaims``), so their order is random there; the kit uses the
+    template order, one of the orders upstream can take.
+    """
+    out: list[tuple] = []
+    run: list[tuple] = []
+    for w in writes + [None]:
+        if w is not None and w[:2] in (("create", "PersistentVolumeClaim"), ("patch", "ControllerRevision"),
+                                       ("patch", "Pod")):
+            run.append(w)
+            continue
+        if run and run[0][:2] == ("patch", "ControllerRevision") and any(w[3] for w in run):
+            # AdoptOrphanRevisions stops at the first failure, and which revision comes first
+            # is random upstream: compare how many were tried and how many failed
+            run = [("patch", "ControllerRevision", f"{len(run)} orphan revision(s)",
+                    sum(w[3] for w in run))]
+        out.extend(sorted(run))
+        run = []
+        if w is not None and not (out and out[-1] == w and w[3]):
+            out.append(w)
+    return out
+
+
+def _owners(meta: dict) -> tuple:
+    return tuple(sorted((r.get("kind"), r.get("name"), bool(r.get("controller")))
+                        for r in meta.get("ownerReferences") or ()))
+
+
+_STATUS_KEYS = ("observedGeneration", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
+                "availableReplicas", "currentRevision", "updateRevision", "collisionCount")
+
+
+def status_view(status: dict | None) -> dict | None:
+    if status is None:
+        return None
+    return {k: status.get(k) or (0 if k not in ("currentRevision", "updateRevision") else "")
+            for k in _STATUS_KEYS}
+
+
+def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict:
+    """What the controller decides, read from a dump's objects (the kit's or the oracle's)."""
+    view: dict = {}
+    for key, pod in sorted((objects.get("Pod") or {}).items()):
+        meta, status = pod["metadata"], pod.get("status") or {}
+        labels = dict(meta.get("labels") or {})
+        view[("Pod", meta["name"])] = {
+            "revision": labels.get("controller-revision-hash"),
+            "labels": labels,
+            "owners": _owners(meta),
+            "terminating": meta.get("deletionTimestamp") is not None,
+            "phase": status.get("phase"),
+            "volumes": sorted((v.get("name"), (v.get("persistentVolumeClaim") or {}).get("claimName"))
+                              for v in (pod.get("spec") or {}).get("volumes") or ()
+                              if v.get("persistentVolumeClaim")),
+        }
+    for key, pvc in sorted((objects.get("PersistentVolumeClaim") or {}).items()):
+        meta = pvc["metadata"]
+        view[("PersistentVolumeClaim", meta["name"])] = {"owners": _owners(meta),
+                                                         "labels": dict(meta.get("labels") or {})}
+    for key, rev in sorted((objects.get("ControllerRevision") or {}).items()):
+        meta = rev["metadata"]
+        view[("ControllerRevision", meta["name"])] = {"revision": rev.get("revision"), "owners": _owners(meta)}
+    sts = (objects.get("StatefulSet") or {}).get(f"{namespace}/{set_name}")
+    if sts is not None:
+        view[("StatefulSet", set_name)] = {"status": status_view(sts.get("status"))}
+    return view
+
+
+def diff_views(kit: dict, oracle: dict) -> list[str]:
+    out = []
+    for key in sorted(set(kit) | set(oracle), key=str):
+        a, b = kit.get(key), oracle.get(key)
+        if a == b:
+            continue
+        if a is None or b is None:
+            out.append(f"{key[0]} {key[1]}: {'only upstream has it' if a is None else 'only the kit has it'}")
+            continue
+        for field in sorted(set(a) | set(b)):
+            if a.get(field) != b.get(field):
+                out.append(f"{key[0]} {key[1]}.{field}: kit {a.get(field)!r} != upstream {b.get(field)!r}")
+    return out
+
+
+class Mismatch(AssertionError):
+    pass
+
+
+def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default", log: list | None = None):
+    """One kit sync, compared with the real controller's sync of the same objects."""
+    before = cluster.dump()["objects"]
+    now = cluster.now
+    faults = cluster.pending_errors()
+    gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
+    result = cluster.sync(name, namespace)
+    after = cluster.dump()["objects"]
+    answer = oracle.sync(name, before, now, faults, gates, namespace)
+    sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
+    parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
+    problems = []
+    kw, ow = canonical(kit_writes(result, name)), canonical(oracle_writes(answer))
+    if parallel:
+        kw, ow = sorted(kw), sorted(ow)
+    if kw != ow:
+        problems.append(f"writes differ:\n    kit:      {kw}\n    upstream: {ow}")
+    kv, ov = state_view(after, name, namespace), state_view(answer["objects"], name, namespace)
+    # Compare the objects either side wrote, and the set.  Other changes in the kit's
+    # objects are its world at work (the garbage collector, which the fake clientset
+    # lacks), and so is an object the kit's collector removed after the controller wrote it.
+    touched = {(w[1], w[2]) for w in kw + ow} | {("StatefulSet", name)}
+    kit_deleted = {(w[1], w[2]) for w in kw if w[0] == "delete"}
+    for view in (kv, ov):
+        for key in [k for k in view if k not in touched]:
+            del view[key]
+    for key in list(ov):
+        if key not in kv and key not in kit_deleted and key[0] != "StatefulSet":
+            del ov[key]
+    # A pod (revision) adopted in this sync and then updated: upstream sends the object as
+    # its cache had it (no owner yet).  A real API server refuses that stale write (Conflict) and the next
+    # sync repeats it; the fake clientset, like the kit's store, has no resourceVersion
+    # check, so it would drop the owner.  The kit re-reads adopted pods.  Not compared.
+    adopted = {("Pod", d.pod) if d.pod else ("ControllerRevision", d.target)
+               for d in result.decisions if d.action == "adopt" and d.applied}
+    for key in adopted & set(kv) & set(ov):
+        kv[key] = dict(kv[key], owners=None)
+        ov[key] = dict(ov[key], owners=None)
+    problems += diff_views(kv, ov)
+    if (result.error is not None) != (answer.get("error") is not None):
+        problems.append(f"sync error: kit {result.error!r} != upstream {answer.get('error')!r}")
+    if log is not None:
+        log.append({"time": now, "set": name, "kit": kw, "upstream": ow, "problems": problems})
+    if problems:
+        raise Mismatch(f"sync of {name} at t={now} (profile {cluster.profile.name}):\n  "
+                       + "\n  ".join(problems)
+                       + f"\n  kit decisions: {[(d.action, d.pod, d.target, d.reason, d.applied, d.error) for d in result.decisions]}"
+                       + f"\n  upstream error: {answer.get('error')}")
+    return result, answer

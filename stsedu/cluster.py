@@ -91,7 +91,8 @@ class Cluster:
                                                 planner_for(self.profile))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
-                                   arguments.as_integer(concurrent_syncs), sync=self.sync)
+                                   arguments.as_integer(concurrent_syncs),
+                                   sync=lambda name, namespace: self.sync(name, namespace))
         """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
         self.last_warnings: list[str] = []
         """Warnings of the last successful apply or edit (unknown fields, fields the profile's release

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..api.objects import StatefulSetStatus
 
-# Actions that change pods, or stop the controller (API.md's table).
+# Actions that change pods, or stop the controller (the action table in docs/api.md).
 POD_ACTIONS = ("create", "delete", "update", "wait")
 
 # Steps of one sync, in the order upstream runs them.
@@ -68,7 +68,7 @@ RULES = {
 class Decision:
     """One decision of a sync.
 
-    *action* and *reason* follow API.md's table; *pod* names the pod it is
+    *action* and *reason* follow the action table in docs/api.md; *pod* names the pod it is
     about (or None); *target* names the object acted on when that is not the
     pod (a PVC, a revision); *message* is a sentence for a learner; *rule* the
     upstream step.  *applied* is True once carried out, False if a (simulated)

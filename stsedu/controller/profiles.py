@@ -1,6 +1,6 @@
 """Behaviour profiles: which release of the controller to reproduce.
 
-``current`` is the newest behaviour in BEHAVIOUR.md (the v1.37 line);
+``current`` is the newest behaviour in docs/behaviour.md (the v1.37 line, checked against v1.37.2);
 ``v1.36`` differs in the MaxUnavailableStatefulSet gate's default and in two
 v1.37 changes; ``v1.16`` is the release most source walkthroughs describe.
 """

@@ -6,7 +6,7 @@ the start of a sync) and returns a :class:`SyncPlan`: every decision upstream's
 would make them.  Nothing is written here; ``stateful_pod_control.apply_plan`` carries
 the plan out and stops where upstream would stop on an error.
 
-Step by step (BEHAVIOUR.md section 1):
+Step by step (docs/behaviour.md section 1):
 
 1. ``getStatefulSetRevisions``: current and update revision, maybe a new one;
 2. split pods into ``replicas`` (ordinal range) and ``condemned``, fill gaps

@@ -9,7 +9,7 @@ order the Go code makes them and with the same action/reason vocabulary.
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
 ordinal range (no ``processReplica``, ``processCondemned`` or
 ``slowStartBatch``).  What it does differently from the newest controller
-(BEHAVIOUR.md section 2):
+(docs/behaviour.md section 2):
 
 * a Failed pod is deleted and its replacement created in the same pass; with
   graceful deletion the create fails with AlreadyExists, the sync ends in an

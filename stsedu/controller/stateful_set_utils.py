@@ -229,7 +229,7 @@ def dns_name(pod: Pod, service: str, cluster_domain: str = "cluster.local") -> s
 # The PVC retention policy (persistentVolumeClaimRetentionPolicy) works through
 # owner references on the claims; the garbage collector does the deleting.
 # These mirror the helpers of upstream's stateful_set_utils.go and
-# stateful_pod_control.go one by one (BEHAVIOUR.md section 4).
+# stateful_pod_control.go one by one (docs/behaviour.md section 4).
 
 SET_KIND = ("apps/v1", "StatefulSet")
 POD_KIND = ("v1", "Pod")

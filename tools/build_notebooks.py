@@ -6,8 +6,8 @@ drop the widget state that execution stores (it holds ~1 MB of Vega
 JavaScript per chart) and the widget views that point into it (a learner who
 opens the notebook sees the lab's text form, "Run this cell to use it",
 until they run the cell; nbval never compares widget views), and write
-notebooks/<name>.ipynb.  Prediction cells run with ``answer = None``, so
-their stored output only repeats the question: the answer appears when the
+notebooks/<name>.ipynb.  Prediction cells (``answer = None`` first) are
+stored unexecuted, with no output: nothing stands under a question until the
 learner runs the cell with a prediction.  The stored outputs
 are what nbval compares against, so re-run this after any change that alters
 what a notebook prints:
@@ -79,6 +79,12 @@ def load(path: Path):
     return nb
 
 
+def is_question(cell) -> bool:
+    """A prediction cell (``answer = None  # ...`` then the check): shipped unexecuted, so
+    no output sits under the question before the learner has predicted."""
+    return cell.cell_type == "code" and cell.source.lstrip().startswith("answer = None")
+
+
 def build(selected: set[str], execute: bool) -> None:
     paths = sources()
     nbs = [load(p) for p in paths]
@@ -102,6 +108,9 @@ def build(selected: set[str], execute: bool) -> None:
                            resources={"metadata": {"path": str(OUT)}}).execute()
             for cell in nb.cells:
                 cell.metadata.pop("execution", None)
+                if is_question(cell):  # the learner runs it with a prediction: store nothing under it
+                    cell.outputs = []
+                    cell.execution_count = None
                 for out in cell.get("outputs", []):
                     data = out.get("data", {})
                     if WIDGET_VIEW in data and "text/plain" in data:

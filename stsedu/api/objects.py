@@ -10,6 +10,8 @@ as plain dicts and never mutated in place.
 
 from __future__ import annotations
 
+import sys
+
 import copy
 import re
 from functools import lru_cache
@@ -59,6 +61,9 @@ class OwnerReference:
     api_version: str = "apps/v1"
     controller: bool = True
     block_owner_deletion: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "uid", sys.intern(self.uid))
 
     def to_manifest(self) -> dict:
         return {"apiVersion": self.api_version, "kind": self.kind, "name": self.name,
@@ -157,9 +162,10 @@ class Pod(ObjectMeta):
 
     def __post_init__(self):
         parent, ordinal = parse_pod_name(self.name)
-        object.__setattr__(self, "parent", parent)
+        object.__setattr__(self, "name", sys.intern(self.name))
+        object.__setattr__(self, "parent", sys.intern(parent))
         object.__setattr__(self, "ordinal", ordinal)
-        object.__setattr__(self, "revision", self.labels.get(REVISION_LABEL, ""))
+        object.__setattr__(self, "revision", sys.intern(self.labels.get(REVISION_LABEL, "")))
         object.__setattr__(self, "controller_ref", controller_of(self.owner_references))
 
     @property
@@ -419,6 +425,10 @@ class StatefulSet(ObjectMeta):
     status: StatefulSetStatus = StatefulSetStatus()
     generation: int = 1
     finalizers: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "name", sys.intern(self.name))
+        object.__setattr__(self, "uid", sys.intern(self.uid))
 
     @classmethod
     def from_manifest(cls, d: Mapping[str, Any]) -> "StatefulSet":

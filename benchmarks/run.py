@@ -10,9 +10,12 @@ Items (docs/performance.md explains each one and what it compares):
 
 1. sync cost vs a bare pass: one ``sync`` of a stable N-pod set (the whole
    algorithm runs on every sync) divided by a plain Python loop over the same
-   pods reading the fields a sync reads, and what each added pod costs;
-2. an OrderedReady create of 1,000 replicas, the scaling exponent of creates
-   from 125 to 1,000, and how a create-and-roll grows from 1,000 to 3,000;
+   pods reading the fields a sync reads, and what each added pod costs; beside
+   them (info) what calling upstream's named predicates alone costs, the floor
+   of any sync that keeps them (``predicate_floor``);
+2. an OrderedReady create of 1,000 replicas (and that same floor summed over
+   its syncs), the scaling exponent of creates from 125 to 1,000, and how a
+   create-and-roll grows from 1,000 to 3,000;
 3. trace to tables and chart for the 1,000-replica rollout;
 4. widget round-trip (control change -> table and chart rebuilt), 50 replicas,
    and a 500-replica Playground that settles;
@@ -343,6 +346,27 @@ def create_and_roll(n: int) -> tuple[float, int]:
     return dt, k
 
 
+def create_floor(n: int, rounds: int) -> tuple[float, int]:
+    """What :func:`predicate_floor` alone costs over the syncs of an *n*-replica create: (seconds, pod visits).
+
+    Each sync of the create visits the pods that exist when it starts (the
+    ``replicas`` its predecessor reported).  The floor is linear in the pods
+    (a fixed part and a part per pod), measured on stable sets of 10 and *n*
+    pods, then summed over those syncs.
+    """
+    _dt, c, _k = rollout(n)
+    before = [0] + list(c.trace.status()["replicas"])[:-1]
+    per = {}
+    for size in (10, n):
+        s = stable_cluster(size, claims=False)
+        sts, pods, now = s.statefulset("web"), list(s.store.view("Pod", "default").values()), s.clock.now
+        k = max(1, int(0.01 / max(timed(lambda: predicate_floor(sts, pods, now), 3), 1e-7)))
+        per[size] = min(timed(lambda: predicate_floor(sts, pods, now), k) for _ in range(max(3, rounds)))
+    slope = (per[n] - per[10]) / (n - 10)
+    fixed = max(0.0, per[10] - 10 * slope)
+    return sum(fixed + slope * m for m in before), sum(before)
+
+
 def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
     best = {n: math.inf for n in sizes}
     syncs = {}
@@ -361,6 +385,9 @@ def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
     big = sizes[-1]
     table.add(f"2. OrderedReady create of {big:,} replicas ({syncs[big]:,} syncs)", fmt_s(best[big]),
               "< 2 s" if big == 1000 else "(1,000: < 2 s)", verdict(best[big] < 2.0) if big == 1000 else NA)
+    floor, visits = create_floor(big, rounds)
+    table.add(f"   upstream's predicate calls alone, same {syncs[big]:,} syncs",
+              f"{fmt_s(floor)}  ({visits:,} pod visits)", "(no target)", INFO)
     if not roll_sizes:
         return
     lo, hi = roll_sizes

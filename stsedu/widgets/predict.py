@@ -280,8 +280,8 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "to 2. Which claims are left once the scale-down is over?", 'a list of claim names, e.g. ["www-web-0"]',
              "pods", _storage_scaled_down, _claims_after(2),
              "whenScaled: Delete removes the claims of the pods that scale-down removed (the controller makes "
-             "the set their owner and the garbage collector deletes them once the pod is gone); the claims "
-             "of the pods that stay are kept.", chart="timeline"),
+             "each condemned pod the owner of its claims, so the garbage collector deletes them once that pod "
+             "is gone); the claims of the pods that stay are kept.", chart="timeline"),
     Question("03.a", "A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
              "and Ready, web-2 was just created and is Pending. What does the next sync do?",
              'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")', "decision",

@@ -104,4 +104,5 @@ print(stsedu.exercises.save_answers("my-answers.json", student="your name"))
 # - Every exercise: `stsedu.exercises.get(id)`, `show()`, then `check(answer)`; the answer is
 #   computed by running the simulator, so it always follows the controller's rules.
 # - `stsedu.exercises.save_answers("my-answers.json", student=...)` keeps your predictions.
-# - More exercises wait at the end of each notebook; `stsedu.exercises.catalog()` lists them all.
+# - The catalogue holds more exercises than these eight: `stsedu.exercises.catalog()` lists them all,
+#   by notebook, and `stsedu.exercises.get(id)` opens any of them here.

@@ -100,6 +100,6 @@ stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)[["sync", "action"
 # ## Summary
 #
 # - `OrderedReady` creates one pod per sync, and only when every lower ordinal is Running and
-#   Ready (and Available, with `minReadySeconds`).
+#   Ready (notebook 10 adds one more condition).
 # - Scale-down removes the highest ordinal first and waits for it to be gone.
 # - An unhealthy pod that stays blocks the scale-down: the condemned pods wait.

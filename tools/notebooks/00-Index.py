@@ -51,18 +51,17 @@ cluster.statefulset("web").spec.replicas
 
 # %% [markdown]
 # `cluster.run` syncs the controller and lets simulated time pass until nothing is left to do.
-# Here is every `create` and `wait` it decided, with the time (in seconds) and the reason:
+# Here is every pod it created, with the sync that decided it and the time (in seconds):
 
 # %%
 results = cluster.run("web")
 decisions = cluster.trace.decisions()
-decisions[decisions.action.isin(["create", "wait"])][["sync", "time", "action", "pod", "reason"]]
+decisions[decisions.action == "create"][["sync", "time", "action", "pod"]]
 
 # %% [markdown]
-# Read it top to bottom: `web-0` first; then the controller *waits* while `web-0` is not
-# Running and Ready, and again while it is Ready but not yet **Available** (Ready for more
-# than `minReadySeconds: 10`). Only then does it create `web-1`. That is the
-# `OrderedReady` policy.
+# Read it top to bottom: `web-0` at once, `web-1` 13 seconds later, `web-2` 13 seconds after
+# that, with syncs in between that created nothing. The controller held back each time: what it
+# waits for, and why 13 seconds here, are predictions you will make in notebooks 03 and 10.
 #
 # The final state, as `kubectl get pods` and `kubectl rollout status` print it:
 
@@ -99,7 +98,7 @@ stsedu.widgets.Playground()
 #   scaling and updates.
 # - The controller works in **syncs**; each sync makes decisions you can read in
 #   `cluster.trace.decisions()`.
-# - With `OrderedReady`, a pod is created only when the one before it is Running, Ready and
-#   Available.
+# - The pods came up one after another, 13 seconds apart: notebooks 03 and 10 show what the
+#   controller waits for.
 #
 # Next: stable identity — names, ordinals, hostnames and DNS.

@@ -1,18 +1,18 @@
-# blurb: OrderedReady scaling one pod at a time, scale-down in reverse, and what blocks it. Lab: replicas and an unhealthy pod.
+# blurb: OrderedReady scaling one pod at a time, scale-down in reverse, and an unhealthy pod during a scale-down. Lab: replicas and an unhealthy pod.
 
 # %% [markdown]
 # # Ordered scaling: one pod at a time
 #
 # In this notebook you will:
 #
-# - step the controller by hand and see it wait for each pod before it creates the next;
+# - step the controller by hand, predict when it creates the next pod, and see it;
 # - scale down and see pods go in reverse order;
 # - predict what an unhealthy pod does to a scale-down, then try it in a lab.
 #
 # A pod's *ordinal* is the number in its name: `web-0` has ordinal 0, `web-1` ordinal 1. With the
-# default policy, `OrderedReady`, the controller creates pods in ordinal order and starts the next
-# one only when every lower one is **Running and Ready**. A Deployment does not wait: it creates
-# all its pods at once, with random names.
+# default policy, `OrderedReady`, the controller creates pods in ordinal order; what it needs
+# before it starts the next one is the first thing you will predict. A Deployment creates all its
+# pods at once, with random names.
 
 # %% [markdown]
 # Here you play the kubelet: in `manual` mode a pod moves only when you move it, and with
@@ -28,7 +28,20 @@ cluster.apply(stsedu.examples.web(3))
 stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 
 # %% [markdown]
-# The message names the *revision* the pod is made from: a saved copy of the pod template
+# ## Predict, then see
+#
+# `web-0` exists now, and it is `Pending`.
+#
+# **Question 03.a.** A set whose ordinals start at 1 (`web-1`, `web-2`, ...) has 4 replicas.
+# `web-1` is Running and Ready; `web-2` was just created and is `Pending`. What does the next
+# sync do?
+
+# %%
+answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
+stsedu.labs.reveal("03.a", answer)
+
+# %% [markdown]
+# The message above names the *revision* the pod is made from: a saved copy of the pod template
 # (notebook 05 is about revisions). `web-0` is `Pending`, and syncing again changes nothing yet.
 # Now be the kubelet: start `web-0`, make it Ready, then sync.
 
@@ -46,22 +59,10 @@ cluster.settle("web")
 print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")))
 
 # %% [markdown]
-# ## Predict, then see
-#
-# **Question 03.a.** A set whose ordinals start at 1 (`web-1`, `web-2`, ...) has 4 replicas.
-# `web-1` is Running and Ready; `web-2` was just created and is `Pending`. What does the next
-# sync do?
-
-# %%
-answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
-stsedu.labs.reveal("03.a", answer)
-
-# %% [markdown]
-# ## Scaling down, and what blocks it
+# ## Scaling down
 #
 # Scaling down removes the pods with the highest ordinals. The pods that are to go are called
-# *condemned*. The concept page warns: *if `web-0` fails after `web-2` has been terminated,
-# `web-1` is not terminated until `web-0` is Running and Ready again.*
+# *condemned*.
 #
 # **Question 03.b.** Five Ready pods; `web-1` turns not Ready. You scale to 2. What does the
 # next sync do?
@@ -73,6 +74,8 @@ stsedu.labs.reveal("03.b", answer)
 # %% [markdown]
 # ## The lab
 #
+# The concept page puts the rule of 03.b this way: *if `web-0` fails after `web-2` has been
+# terminated, `web-1` is not terminated until `web-0` is Running and Ready again.*
 # Move *replicas* up and down and watch the pod timeline: each bar is a pod, from Pending to
 # Ready to gone. Then untick *web-0 healthy* and scale down: the table says who waits for whom.
 # Tick it again to let the scale-down finish.
@@ -97,6 +100,6 @@ stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)[["sync", "action"
 # ## Summary
 #
 # - `OrderedReady` creates one pod per sync, and only when every lower ordinal is Running and
-#   Ready (and Available, with `minReadySeconds`).
+#   Ready (notebook 10 adds one more condition).
 # - Scale-down removes the highest ordinal first and waits for it to be gone.
 # - An unhealthy pod that stays blocks the scale-down: the condemned pods wait.

@@ -1,4 +1,4 @@
-# blurb: What wakes the controller: events, one shared work queue, a worker, a sync, new events. Two sets, an orphan adopted, a failing call backing off. Lab: informer delay and API errors.
+# blurb: What wakes the controller: events, one shared work queue, a worker, a sync, new events. Two sets, orphans whose set comes back, a failing call retried. Lab: informer delay and API errors.
 
 # %% [markdown]
 # # From an event to a sync
@@ -7,8 +7,8 @@
 #
 # - see what makes the controller act: not a timer, but *news* about objects;
 # - watch two StatefulSets share one queue and one worker;
-# - predict what happens to orphaned pods when their set comes back, and see them adopted;
-# - predict how a failing API call is retried, then see it back off;
+# - predict what happens to orphaned pods when their set comes back, then see it;
+# - predict how a failing API call is retried, then see the pauses;
 # - in a lab, slow down the news and break the API, and watch the loop cope.
 #
 # So far we called `cluster.run("web")`: sync one set until it settles. A real controller is

@@ -1,7 +1,7 @@
-# blurb: A new image rolls out one pod at a time, highest ordinal first, waiting for each replacement; ControllerRevisions. Lab: image and strategy.
+# blurb: A new image rolls out: in which order the pods are replaced, and what the controller waits for; ControllerRevisions. Lab: image and strategy.
 
 # %% [markdown]
-# # Rolling updates: one pod at a time, from the top
+# # Rolling updates: replacing pods at a new revision
 #
 # In this notebook you will:
 #
@@ -12,8 +12,8 @@
 # A *revision* is a saved copy of the pod template (a ControllerRevision object). Changing the
 # image makes a new one; every pod is labelled with the revision it was made from. A Deployment
 # rolls out by starting new pods beside the old ones (`maxSurge`) in no particular order; a
-# StatefulSet never has two `web-2`s, so it deletes a pod first and creates it again at the new
-# revision, the highest ordinal first.
+# StatefulSet never has two `web-2`s, so it must delete an old pod before it can create its
+# replacement at the new revision. Which pods, in which order, is what you will predict.
 
 # %% [markdown]
 # Three Ready pods at `nginx:1`; we set `nginx:2`, as `kubectl set image` would. The revisions

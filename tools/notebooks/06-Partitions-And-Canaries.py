@@ -1,4 +1,4 @@
-# blurb: A partition stages a rollout: only pods at or above it get the new revision; a canary stays a canary. Lab: partition and image.
+# blurb: A partition stages a rollout: which pods get the new revision, and which one a deleted pod comes back with. Lab: partition and image.
 
 # %% [markdown]
 # # Partitions: staged and canary rollouts
@@ -7,24 +7,44 @@
 #
 # - meet the *partition*: a number that decides which pods a rolling update may touch;
 # - predict which pods get a new image, then move the partition yourself in a lab;
-# - see that a pod below the partition keeps the old version even when it is deleted.
+# - predict which version a pod comes back with when it is deleted during a staged rollout.
 #
 # **Two words first.** A *revision* is a saved copy of the pod template: every time you change
 # the image (or anything else in the template) the StatefulSet gets a new revision, and every pod
 # carries a label saying which revision it was made from. The *partition*
-# (`spec.updateStrategy.rollingUpdate.partition`) is an ordinal: a rolling update replaces only
-# the pods whose ordinal is **at least** the partition. The others stay on the old revision.
+# (`spec.updateStrategy.rollingUpdate.partition`) is an ordinal that splits the set in two: a
+# rolling update replaces the pods on one side of it and leaves the others on the old revision.
+# Which side is which is your first prediction.
 #
 # A Deployment has nothing like it: to try a new version on a few pods you would run a second
 # Deployment beside the first. Here it is one field of the same set.
 
-# %% [markdown]
-# Four pods, with partition 4. We set a new image and look at the pods (the last column is
-# the revision label):
-
 # %%
 import stsedu
 
+# %% [markdown]
+# ## Predict, then see
+#
+# **Question 06.a.** Five Ready pods, partition 3. You set image `nginx:2`. Which pods run
+# `nginx:2` once the set is stable? Write your prediction in `answer`, then run the cell.
+
+# %%
+answer = None  # your prediction, a list of pod names, e.g. ["web-0"]
+stsedu.labs.reveal("06.a", answer)
+
+# %% [markdown]
+# **Question 06.b.** Five Ready pods, partition 10, more than there are pods. You set image
+# `nginx:2`. Which pods run it once the set is stable?
+
+# %%
+answer = None  # a list of pod names, or [] for none
+stsedu.labs.reveal("06.b", answer)
+
+# %% [markdown]
+# Now see it: four pods, with partition 4. We set a new image and look at the pods (the last
+# column is the revision label):
+
+# %%
 strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 4}}
 cluster = stsedu.Cluster()
 cluster.apply(stsedu.examples.web(4, updateStrategy=strategy))
@@ -41,16 +61,6 @@ print(stsedu.tables.get_pods_text(cluster, "web", label_columns=["controller-rev
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
-# ## Predict, then see
-#
-# **Question 06.a.** Five Ready pods, partition 3. You set image `nginx:2`. Which pods run
-# `nginx:2` once the set is stable? Write your prediction in `answer`, then run the cell.
-
-# %%
-answer = None  # your prediction, a list of pod names, e.g. ["web-0"]
-stsedu.labs.reveal("06.a", answer)
-
-# %% [markdown]
 # ## The lab
 #
 # Pick `nginx:2`, then lower the partition one step at a time. Each change shows the decisions
@@ -61,15 +71,7 @@ stsedu.labs.reveal("06.a", answer)
 stsedu.labs.PartitionLab()
 
 # %% [markdown]
-# **Question 06.b.** Five Ready pods, partition 10, more than there are pods. You set image
-# `nginx:2`. Which pods run it once the set is stable?
-
-# %%
-answer = None  # a list of pod names, or [] for none
-stsedu.labs.reveal("06.b", answer)
-
-# %% [markdown]
-# ## A canary stays a canary
+# ## What a deleted pod comes back with
 #
 # **Question 06.c.** Four pods, partition 2, image changed to `nginx:2`: `web-2` and `web-3` run
 # it. Now `web-0` is deleted (a node drain, say). Which image does the new `web-0` run?

@@ -1,4 +1,4 @@
-# blurb: OnDelete: a new template waits until you delete a pod; the replacement gets the newest revision. Lab: image and delete buttons.
+# blurb: OnDelete: a new template waits until you delete a pod; which revision the replacement gets. Lab: image and delete buttons.
 
 # %% [markdown]
 # # OnDelete: updates when you say so
@@ -10,8 +10,8 @@
 # - delete pods one by one in a lab and watch the revision map.
 #
 # With `OnDelete` the controller never deletes a pod to update it: you do, when it suits you
-# (after draining a database replica, say), and the controller creates it again from the newest
-# revision. This was the only strategy before Kubernetes 1.7; a Deployment has nothing like it.
+# (after draining a database replica, say), and the controller creates it again. This was the
+# only strategy before Kubernetes 1.7; a Deployment has nothing like it.
 
 # %% [markdown]
 # Three Ready pods with `OnDelete`; we set `nginx:2` and let the controller run. Which pods did

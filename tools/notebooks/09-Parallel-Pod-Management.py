@@ -1,29 +1,20 @@
-# blurb: podManagementPolicy Parallel: pods created and deleted without waiting; what it does not change. Lab: policy toggle and replicas.
+# blurb: podManagementPolicy Parallel: what it changes in scaling, and what it does not change. Lab: policy toggle and replicas.
 
 # %% [markdown]
 # # Parallel pod management
 #
 # In this notebook you will:
 #
+# - predict how many pods one `Parallel` sync creates or deletes;
 # - compare `OrderedReady` with `Parallel` on the same scale-up;
-# - predict how many pods one sync creates or deletes;
 # - switch the policy in a lab and watch the timeline change shape.
 #
-# `podManagementPolicy: Parallel` keeps the names, ordinals and storage of a StatefulSet but drops
-# the waiting: all missing pods are created at once and all condemned pods deleted at once, like a
-# Deployment does. Use it when your pods do not need each other to start (a cache, say).
-
-# %% [markdown]
-# The same set scaled from 0 to 4, under each policy. How many pods did each sync create?
+# `podManagementPolicy: Parallel` keeps the names, ordinals and storage of a StatefulSet; what it
+# changes is how the controller paces creating and deleting pods. It is meant for pods that do not
+# need each other to start (a cache, say).
 
 # %%
 import stsedu
-
-for policy in ("OrderedReady", "Parallel"):
-    cluster = stsedu.Cluster()
-    cluster.apply(stsedu.examples.web(4, policy=policy))
-    creates = [sum(d.action == "create" for d in r.decisions) for r in cluster.run("web")]
-    print(f"{policy:<13}", [n for n in creates if n], f"stable at t={cluster.now:g}s")
 
 # %% [markdown]
 # ## Predict, then see
@@ -42,6 +33,17 @@ stsedu.labs.reveal("09.a", answer)
 # %%
 answer = None  # a number
 stsedu.labs.reveal("09.b", answer)
+
+# %% [markdown]
+# Now see it: the same set scaled from 0 to 4, under each policy. How many pods did each sync
+# create?
+
+# %%
+for policy in ("OrderedReady", "Parallel"):
+    cluster = stsedu.Cluster()
+    cluster.apply(stsedu.examples.web(4, policy=policy))
+    creates = [sum(d.action == "create" for d in r.decisions) for r in cluster.run("web")]
+    print(f"{policy:<13}", [n for n in creates if n], f"stable at t={cluster.now:g}s")
 
 # %% [markdown]
 # ## The lab

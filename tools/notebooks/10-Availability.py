@@ -1,28 +1,19 @@
-# blurb: minReadySeconds (Ready is not yet Available) and maxUnavailable (several pods at once in a rollout). Lab: both knobs and an image.
+# blurb: minReadySeconds (when a Ready pod counts as Available) and maxUnavailable (how many pods a rollout may take down). Lab: both knobs and an image.
 
 # %% [markdown]
 # # Availability: minReadySeconds and maxUnavailable
 #
 # In this notebook you will:
 #
-# - see that a Ready pod is not *Available* until it has been Ready for `minReadySeconds`;
-# - let a rolling update take down several pods at once with `maxUnavailable`;
+# - see when a Ready pod counts as *Available*, with `minReadySeconds`;
+# - see what `maxUnavailable` changes in a rolling update;
 # - predict both, then turn the knobs in a lab and watch the status counters.
 #
 # Both fields exist on Deployments too and mean the same: `minReadySeconds` guards against pods
 # that pass their probe and crash a moment later; `maxUnavailable` trades safety for speed.
 
-# %% [markdown]
-# The docs' example has `minReadySeconds: 10`. When did each pod become Ready, and when Available?
-# (`kubectl get sts` shows READY; the status also counts `availableReplicas`.)
-
 # %%
 import stsedu
-
-cluster = stsedu.Cluster(seed=0)
-cluster.apply(stsedu.examples.load("web"))
-cluster.run("web")
-stsedu.tables.pods_frame(cluster, "web")[["pod", "status", "ready", "available", "ready_since", "age"]]
 
 # %% [markdown]
 # ## Predict, then see
@@ -33,6 +24,16 @@ stsedu.tables.pods_frame(cluster, "web")[["pod", "status", "ready", "available",
 # %%
 answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
 stsedu.labs.reveal("10.b", answer)
+
+# %% [markdown]
+# The docs' example has `minReadySeconds: 10`. When did each pod become Ready, and when Available?
+# (`kubectl get sts` shows READY; the status also counts `availableReplicas`.)
+
+# %%
+cluster = stsedu.Cluster(seed=0)
+cluster.apply(stsedu.examples.load("web"))
+cluster.run("web")
+stsedu.tables.pods_frame(cluster, "web")[["pod", "status", "ready", "available", "ready_since", "age"]]
 
 # %% [markdown]
 # **Question 10.a.** Six Ready pods, `maxUnavailable: 3`. You set image `nginx:2`. Which pods

@@ -1,25 +1,36 @@
-# blurb: Failed pods are replaced; a rollout stuck on a broken image; why reverting is not enough (the docs' forced rollback). Lab: fault buttons.
+# blurb: A Failed pod; a rollout stuck on a broken image, and the way out (the docs' forced rollback). Lab: fault buttons.
 
 # %% [markdown]
 # # When things break
 #
 # In this notebook you will:
 #
-# - see a Failed pod deleted and created again under the same name;
+# - predict what the controller does with a pod whose container exits for good, then see it;
 # - get a rollout stuck on an image that never becomes Ready;
 # - predict whether putting the old image back un-sticks it, then try the way out in a lab.
 #
-# The docs' *forced rollback*: "if you revert the template to a good configuration, you may have
-# to delete Pods that the StatefulSet has already attempted to run with the bad configuration".
 # A Deployment does not get stuck like this: it keeps old pods running beside new ones and simply
-# scales the broken ReplicaSet down.
-
-# %% [markdown]
-# Three Ready pods; `web-1`'s container exits for good (phase `Failed`). What the controller does:
+# scales the broken ReplicaSet down. The docs have a name for the way out of a stuck StatefulSet
+# rollout: a *forced rollback*.
 
 # %%
 import stsedu
 
+# %% [markdown]
+# ## Predict, then see
+#
+# **Question 11.b.** A `Parallel` set of 3 Ready pods; `web-0`'s container exits for good. What
+# does the next sync do first?
+
+# %%
+answer = None  # a pair (action, pod), e.g. ("create", "web-9")
+stsedu.labs.reveal("11.b", answer)
+
+# %% [markdown]
+# See it with the default policy: three Ready pods; `web-1`'s container exits for good
+# (phase `Failed`). What the controller does:
+
+# %%
 cluster = stsedu.Cluster()
 cluster.kubelet.never_ready(image="nginx:broken")
 cluster.apply(stsedu.examples.web(3))
@@ -45,8 +56,6 @@ print(stsedu.tables.get_pods_text(cluster, "web"))
 print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[-4:]))
 
 # %% [markdown]
-# ## Predict, then see
-#
 # **Question 11.a.** A rollout to a broken image is stuck: `web-3` runs it and never becomes
 # Ready. You set the image back to `nginx:1` and wait two minutes. Which pods still run the
 # broken image?
@@ -54,14 +63,6 @@ print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[-4:]))
 # %%
 answer = None  # a list of pod names, or []
 stsedu.labs.reveal("11.a", answer)
-
-# %% [markdown]
-# **Question 11.b.** A `Parallel` set of 3 Ready pods; `web-0`'s container exits for good. What
-# does the next sync do first?
-
-# %%
-answer = None  # a pair (action, pod), e.g. ("create", "web-9")
-stsedu.labs.reveal("11.b", answer)
 
 # %% [markdown]
 # ## The lab
@@ -80,7 +81,9 @@ stsedu.labs.FaultLab()
 # at the broken pod, which is not Running and Ready (reason `not-running-ready`), so the
 # rolling-update step of `updateStatefulSet`, which would replace it, is never reached (and it
 # would wait too, `update-unavailable`, while any pod is unhealthy). Reverting the template alone
-# changes nothing for that pod. The last wait on each pod of the stuck cluster:
+# changes nothing for that pod; hence the docs' *forced rollback*: "if you revert the template to
+# a good configuration, you may have to delete Pods that the StatefulSet has already attempted to
+# run with the bad configuration". The last wait on each pod of the stuck cluster:
 
 # %%
 frame = stsedu.tables.decisions_frame(cluster.trace, pod_actions=True)

@@ -1,4 +1,4 @@
-# blurb: ControllerRevisions as history: rollout history, rollout undo reusing an old revision with a new number, revisionHistoryLimit. Lab: images, undo, limit.
+# blurb: ControllerRevisions as history: rollout history, rollout undo and what it does to the revision numbers, revisionHistoryLimit. Lab: images, undo, limit.
 
 # %% [markdown]
 # # History and rollback

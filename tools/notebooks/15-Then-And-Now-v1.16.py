@@ -94,19 +94,7 @@ old.kubelet.fail("web-1")
 # %% [markdown]
 # ## Fields v1.16 never had
 #
-# Today's manifests may use fields added after v1.16. A v1.16 API server decodes the object
-# into its own, older types: **an unknown field is silently dropped** and the object is stored
-# without it. (`kubectl` of that era checked the schema first and refused the manifest unless
-# run with `--validate=false`.) stsedu stores what the old API server would, and warns:
-
-# %%
-old = stsedu.Cluster(kubelet="manual", profile="v1.16")
-old.apply(stsedu.examples.web(3, minReadySeconds=10, ordinals={"start": 1}))
-for warning in old.last_warnings:
-    print(warning, end="\n\n")
-
-# %% [markdown]
-# So under v1.16 a `minReadySeconds` in your manifest does nothing.
+# Today's manifests may use fields added after v1.16, such as `minReadySeconds` (v1.22).
 #
 # **Question 15.a.** Under the v1.16 controller, a set with `minReadySeconds: 30` is scaled from
 # 0 to 3. Which pods exist 20 seconds later?
@@ -116,7 +104,20 @@ answer = None  # a list of pod names
 stsedu.labs.reveal("15.a", answer)
 
 # %% [markdown]
-# The same kind of scale-up under both profiles, with `minReadySeconds: 10`; where they part ways:
+# Why: a v1.16 API server decodes the object into its own, older types: **an unknown field is
+# silently dropped** and the object is stored without it. (`kubectl` of that era checked the
+# schema first and refused the manifest unless run with `--validate=false`.) stsedu stores what
+# the old API server would, and warns:
+
+# %%
+old = stsedu.Cluster(kubelet="manual", profile="v1.16")
+old.apply(stsedu.examples.web(3, minReadySeconds=10, ordinals={"start": 1}))
+for warning in old.last_warnings:
+    print(warning, end="\n\n")
+
+# %% [markdown]
+# So under v1.16 a `minReadySeconds` in your manifest does nothing. The same kind of scale-up
+# under both profiles, with `minReadySeconds: 10`; where they part ways:
 
 # %%
 cmp = compare(lambda c: c.run("web"), stsedu.examples.web(3, minReadySeconds=10))

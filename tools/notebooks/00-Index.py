@@ -61,7 +61,7 @@ decisions[decisions.action == "create"][["sync", "time", "action", "pod"]]
 # %% [markdown]
 # Read it top to bottom: `web-0` at once, `web-1` 13 seconds later, `web-2` 13 seconds after
 # that, with syncs in between that created nothing. The controller held back each time: what it
-# waits for, and why 13 seconds here, are predictions you will make in notebooks 03 and 10.
+# waits for, and why 13 seconds here, are questions for notebooks 03 and 10.
 #
 # The final state, as `kubectl get pods` and `kubectl rollout status` print it:
 
@@ -72,7 +72,7 @@ print(cluster.rollout_status("web"))
 # %% [markdown]
 # ## The notebooks
 #
-# Each notebook takes one idea, asks you to **predict** what the controller will do (you write
+# Each notebook takes one idea and first asks you what the controller will do (you write
 # your answer in a cell; running it shows what the simulator did, with ✓ or ✗ and the rule), and
 # gives you a **lab**: a small panel with that idea's knobs, a table of the decisions each change
 # caused and a chart of the run. Each notebook ends with an *Under the hood* part that names the

@@ -7,7 +7,8 @@
 #
 # - see how every pod of a StatefulSet gets a name made of the set's name and an **ordinal**;
 # - read the hostname, labels and stable DNS name the controller gives each pod;
-# - predict which pods exist when the numbering starts elsewhere, then move it in a lab.
+# - answer a question first (which pods exist when the numbering starts elsewhere), then move it
+#   in a lab.
 #
 # An *ordinal* is the number at the end of a pod's name: `web-0`, `web-1`, `web-2`. A Deployment's
 # pods get random names (`web-7c9d8-xk2lp`) and any of them can replace any other; a StatefulSet's

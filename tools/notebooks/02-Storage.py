@@ -7,7 +7,8 @@
 #
 # - see a claim created for each pod **before** the pod;
 # - scale down and up again and find the same claims, and so the same data;
-# - predict what `persistentVolumeClaimRetentionPolicy` deletes, then try it in a lab.
+# - answer a question first (what `persistentVolumeClaimRetentionPolicy` deletes), then try it in
+#   a lab.
 #
 # The official tutorial writes a file into `web-0`'s volume, deletes the pod, and finds the file
 # again in the new `web-0`. That works because each pod has **its own** PersistentVolumeClaim

@@ -5,13 +5,13 @@
 #
 # In this notebook you will:
 #
-# - step the controller by hand, predict when it creates the next pod, and see it;
+# - step the controller by hand, say when it creates the next pod before you see it;
 # - scale down and see pods go in reverse order;
-# - predict what an unhealthy pod does to a scale-down, then try it in a lab.
+# - say what an unhealthy pod does to a scale-down, then try it in a lab.
 #
 # A pod's *ordinal* is the number in its name: `web-0` has ordinal 0, `web-1` ordinal 1. With the
 # default policy, `OrderedReady`, the controller creates pods in ordinal order; what it needs
-# before it starts the next one is the first thing you will predict. A Deployment creates all its
+# before it starts the next one is the first question you will answer. A Deployment creates all its
 # pods at once, with random names.
 
 # %% [markdown]

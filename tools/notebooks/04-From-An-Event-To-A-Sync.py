@@ -7,8 +7,8 @@
 #
 # - see what makes the controller act: not a timer, but *news* about objects;
 # - watch two StatefulSets share one queue and one worker;
-# - predict what happens to orphaned pods when their set comes back, then see it;
-# - predict how a failing API call is retried, then see the pauses;
+# - say what happens to orphaned pods when their set comes back, then see it;
+# - say how a failing API call is retried, then see the pauses;
 # - in a lab, slow down the news and break the API, and watch the loop cope.
 #
 # So far we called `cluster.run("web")`: sync one set until it settles. A real controller is

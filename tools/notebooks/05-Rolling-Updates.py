@@ -6,14 +6,14 @@
 # In this notebook you will:
 #
 # - change the image and see the set get a new *revision*;
-# - predict which pod goes first and what the controller waits for;
+# - say which pod goes first and what the controller waits for, before you see it;
 # - roll images out yourself in a lab and watch the revision map.
 #
 # A *revision* is a saved copy of the pod template (a ControllerRevision object). Changing the
 # image makes a new one; every pod is labelled with the revision it was made from. A Deployment
 # rolls out by starting new pods beside the old ones (`maxSurge`) in no particular order; a
 # StatefulSet never has two `web-2`s, so it must delete an old pod before it can create its
-# replacement at the new revision. Which pods, in which order, is what you will predict.
+# replacement at the new revision. Which pods, in which order, is the question below.
 
 # %% [markdown]
 # Three Ready pods at `nginx:1`; we set `nginx:2`, as `kubectl set image` would. The revisions

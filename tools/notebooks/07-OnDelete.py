@@ -6,7 +6,7 @@
 # In this notebook you will:
 #
 # - set `updateStrategy: OnDelete` and see that a new image replaces no pod by itself;
-# - predict which version a deleted pod comes back with;
+# - say which version a deleted pod comes back with, before you see it;
 # - delete pods one by one in a lab and watch the revision map.
 #
 # With `OnDelete` the controller never deletes a pod to update it: you do, when it suits you

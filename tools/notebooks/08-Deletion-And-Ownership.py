@@ -7,7 +7,7 @@
 #
 # - see how a set marks the pods it owns, and lets go of a pod that no longer matches it;
 # - delete a set but keep its pods (`--cascade=orphan`), then create the set again;
-# - predict what the new set does with the orphans, then try it in a lab.
+# - say what the new set does with the orphans, then try it in a lab.
 #
 # Every pod a StatefulSet creates carries an *owner reference* naming the set. Deleting the set
 # normally deletes its pods too (the garbage collector follows the references); with

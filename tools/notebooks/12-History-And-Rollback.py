@@ -6,7 +6,7 @@
 # In this notebook you will:
 #
 # - read a set's history with `kubectl rollout history`;
-# - predict what `kubectl rollout undo` does to the revision numbers;
+# - say what `kubectl rollout undo` does to the revision numbers, before you see it;
 # - roll out, undo and trim the history in a lab.
 #
 # Each *revision* (a ControllerRevision object) keeps one pod template the set has had, with a

@@ -1,4 +1,4 @@
-# blurb: Your exercise sheet: predict what the controller does, check, and save your answers for your teacher.
+# blurb: Your exercise sheet: answer what the controller does next, check it with the simulator, and save your answers for your teacher.
 
 # %% [markdown]
 # # Exercises: your answer sheet

@@ -40,6 +40,7 @@ import (
 	apps "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -51,8 +52,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	appsinternal "k8s.io/kubernetes/pkg/apis/apps"
 	appsvalidation "k8s.io/kubernetes/pkg/apis/apps/validation"
@@ -305,7 +306,7 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 	switch action.GetVerb() {
 	case "create":
 		obj := action.(k8stesting.CreateAction).GetObject().DeepCopyObject()
-		m, _ := metaOf(obj)
+		m, _ := meta.Accessor(obj)
 		m.SetUID(w.nextUID())
 		m.SetCreationTimestamp(metav1.NewTime(w.now.Truncate(time.Second)))
 		m.SetResourceVersion(w.nextRV())
@@ -321,12 +322,12 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		// deletion times stay; an update of a pod (not its status) keeps its status; a
 		// status update changes only the status.
 		obj := action.(k8stesting.UpdateAction).GetObject().DeepCopyObject()
-		m, _ := metaOf(obj)
+		m, _ := meta.Accessor(obj)
 		stored, err := t.Get(res, ns, m.GetName())
 		if err != nil {
 			return true, nil, err
 		}
-		old, _ := metaOf(stored)
+		old, _ := meta.Accessor(stored)
 		if rv := m.GetResourceVersion(); w.conflicts && rv != "" && rv != old.GetResourceVersion() {
 			return true, nil, apierrors.NewConflict(gr, m.GetName(),
 				fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
@@ -359,7 +360,7 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		if err != nil || obj == nil {
 			return handled, obj, err
 		}
-		m, _ := metaOf(obj)
+		m, _ := meta.Accessor(obj)
 		m.SetResourceVersion(w.nextRV())
 		return true, obj, t.Update(res, obj, ns)
 	case "delete":
@@ -388,14 +389,6 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 		return true, pod, t.Update(res, pod, ns)
 	}
 	return false, nil, nil
-}
-
-func metaOf(obj runtime.Object) (metav1.Object, error) {
-	switch o := obj.(type) {
-	case metav1.Object:
-		return o, nil
-	}
-	return nil, fmt.Errorf("no metadata in %T", obj)
 }
 
 // ---------------------------------------------------------------- one sync
@@ -454,7 +447,7 @@ func (w *world) load(objects map[string]map[string]json.RawMessage) error {
 			if err := decode(objects[kind][k], obj); err != nil {
 				return fmt.Errorf("%s %s: %w", kind, k, err)
 			}
-			m, _ := metaOf(obj)
+			m, _ := meta.Accessor(obj)
 			if err := w.tracker().Add(obj); err != nil {
 				return fmt.Errorf("%s %s: %w", kind, m.GetName(), err)
 			}
@@ -468,38 +461,8 @@ func (w *world) list(kind, ns string) []runtime.Object {
 	if err != nil {
 		return nil
 	}
-	items, _ := meta_extract(obj)
+	items, _ := meta.ExtractList(obj)
 	return items
-}
-
-func meta_extract(list runtime.Object) ([]runtime.Object, error) {
-	switch l := list.(type) {
-	case *apps.StatefulSetList:
-		out := []runtime.Object{}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out, nil
-	case *v1.PodList:
-		out := []runtime.Object{}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out, nil
-	case *v1.PersistentVolumeClaimList:
-		out := []runtime.Object{}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out, nil
-	case *apps.ControllerRevisionList:
-		out := []runtime.Object{}
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unknown list %T", list)
 }
 
 func (w *world) indexer(kind, ns string, indexers cache.Indexers) cache.Indexer {
@@ -515,7 +478,7 @@ func (w *world) dump(ns string) map[string]map[string]interface{} {
 	for kind := range gvrs {
 		out[kind] = map[string]interface{}{}
 		for _, o := range w.list(kind, ns) {
-			m, _ := metaOf(o)
+			m, _ := meta.Accessor(o)
 			out[kind][m.GetNamespace()+"/"+m.GetName()] = o
 		}
 	}

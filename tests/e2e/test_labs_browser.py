@@ -63,10 +63,9 @@ def _move_a_control(page, lab):
     return "button"
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp_path):
-    from playwright.sync_api import expect
-
+def _open_unmodified_and_run_all(page, jupyter_server, name) -> None:
+    """Open notebook *name* in JupyterLab (opening must not mark it modified), run every cell,
+    and check that no cell printed a traceback."""
     url, root = jupyter_server
     shutil.copy(REPO / "notebooks" / name, root / name)
     page.set_default_timeout(TIMEOUT)
@@ -76,12 +75,18 @@ def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp
                            timeout=TIMEOUT)
     page.wait_for_timeout(500)
     assert page.evaluate(f"() => {current}.context.model.dirty") is False, "opening it marked it modified"
-
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(
         "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
         " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=TIMEOUT)
     assert page.locator(".jp-OutputArea-output").filter(has_text="Traceback").count() == 0
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp_path):
+    from playwright.sync_api import expect
+
+    _open_unmodified_and_run_all(page, jupyter_server, name)
 
     lab = page.locator(".stsedu-lab-panel").last
     expect(lab).to_be_visible(timeout=TIMEOUT)
@@ -115,20 +120,7 @@ def test_index_and_exercise_sheet_run_unmodified(name, jupyter_server, page, tmp
     """00 (with the Playground in its last cell) and 13 open unmodified and run without an error."""
     from playwright.sync_api import expect
 
-    url, root = jupyter_server
-    shutil.copy(REPO / "notebooks" / name, root / name)
-    page.set_default_timeout(TIMEOUT)
-    page.goto(f"{url}/lab/tree/{name}?reset")
-    current = CURRENT.format(name=name)
-    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
-                           timeout=TIMEOUT)
-    page.wait_for_timeout(500)
-    assert page.evaluate(f"() => {current}.context.model.dirty") is False, "opening it marked it modified"
-    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
-        " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }", timeout=TIMEOUT)
-    assert page.locator(".jp-OutputArea-output").filter(has_text="Traceback").count() == 0
+    _open_unmodified_and_run_all(page, jupyter_server, name)
     if name.startswith("00"):
         panel = page.locator(".stsedu-pg").last
         expect(panel).to_be_visible(timeout=TIMEOUT)

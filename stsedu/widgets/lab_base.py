@@ -14,6 +14,7 @@ from .. import examples, tables
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
+from .views import ChartView, DisplayedAsWidget, _error_html
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
 
@@ -83,7 +84,6 @@ class LabChart:
             self._view = None
             self.widget = widget_cls(layout=W.Layout(width="100%"))
         else:
-            from .views import ChartView
             self._view = ChartView(self.fn, title=self.title)
             self.widget = self._view.widget
         self.widget.add_class("stsedu-lab-chart")
@@ -159,7 +159,7 @@ def decisions_html(results: Sequence[SyncResult], empty: str = "No sync decided 
 # ----------------------------------------------------------------------------- labs
 
 
-class Lab:
+class Lab(DisplayedAsWidget):
     """A focused panel for one idea: controls, what they caused, and a chart of the run.
 
     *manifest* is the StatefulSet (default: ``examples.web(3)``); *chart* one
@@ -346,7 +346,6 @@ class Lab:
     def _redraw(self) -> None:
         c = self.cluster
         if self.last_error is not None:
-            from .views import _error_html
             self.did_area.value = _error_html(self.last_error).replace("stsedu-error", "lab-error")
         else:
             n = len(self.last_results)
@@ -405,9 +404,3 @@ class Lab:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} ({self.title}): {self.summary()}. Run this cell to use it.>"
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle = {**bundle, "text/plain": repr(self)}
-        return bundle

@@ -18,8 +18,8 @@ from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import PlaygroundLayout
-from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, View, _VIEW_ALIASES,
-                    _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
+from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, DisplayedAsWidget, View,
+                    _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
 MANUAL_STEP_SECONDS = 1.0
 """Manual kubelet: simulated seconds each pod button (Start, Ready, ...) takes (``kubelet.step_seconds``)."""
@@ -53,7 +53,7 @@ def _choose(given, known: Sequence[str], what: str) -> tuple[str, ...]:
     return given
 
 
-class Playground(PlaygroundLayout):
+class Playground(DisplayedAsWidget, PlaygroundLayout):
     """A panel that owns a :class:`~stsedu.Cluster` with one StatefulSet and drives it.
 
     *manifest* is YAML text, a dict or a list of dicts (a Service beside the
@@ -164,12 +164,6 @@ class Playground(PlaygroundLayout):
             what = "deleted"
         return (f"<Playground: StatefulSet {self.name} ({what}), t={self.cluster.now:g}s, "
                 f"{len(self.cluster.trace)} syncs>")
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle = {**bundle, "text/plain": repr(self)}
-        return bundle
 
     # ---------------------------------------------------------------- plumbing
     def _sts(self):

@@ -11,7 +11,7 @@ from .. import tables
 from ..cluster import Cluster
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
-from .views import STEP_ORDER, _CSS, _action_class, _esc
+from .views import STEP_ORDER, _CSS, DisplayedAsWidget, _action_class, _esc
 
 # ========================================================================= SyncStepper
 
@@ -33,7 +33,7 @@ def _last_sync_from_trace(cluster: Cluster, name: str) -> SyncResult | None:
                       status=None, error=opt(last["error"]))
 
 
-class SyncStepper:
+class SyncStepper(DisplayedAsWidget):
     """Step through the decisions of one sync, one at a time.
 
     Shows the steps of upstream's sync in order, with how many decisions
@@ -98,12 +98,6 @@ class SyncStepper:
         r = self.result
         where = f"sync {r.sync} of {r.set_name}, decision {self.index + 1} of {len(r.decisions)}" if r else "no sync"
         return f"<SyncStepper: {where}>"
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):
-            bundle = {**bundle, "text/plain": repr(self)}
-        return bundle
 
     @property
     def decision(self) -> Decision | None:

@@ -169,6 +169,17 @@ def _summary(decisions: Iterable) -> str:
 
 # =============================================================================== views
 
+class DisplayedAsWidget:
+    """Shown in a notebook as its ``widget``, with its ``repr`` as the plain-text form
+    (what a front end without widgets, nbval or a terminal prints)."""
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle = {**bundle, "text/plain": repr(self)}
+        return bundle
+
+
 class View:
     """One part of a Playground that redraws from the cluster after every action.
 

@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
 
 import stsedu  # noqa: E402
 from stsedu.api.objects import POD_NAME_LABEL, REVISION_LABEL  # noqa: E402
+from stsedu.controller import stateful_set_utils as P  # noqa: E402
 
 PASS, MISS, NA, INFO = "pass", "MISS", "n/a", "info"
 
@@ -246,7 +247,6 @@ def predicate_floor(sts, pods, now: float) -> None:
     storageMatches), the rolling update within maxUnavailable (isUnavailable,
     getPodRevision, isTerminating) and ``truncateHistory`` (getPodRevision).
     """
-    from stsedu.controller import stateful_set_utils as P
     selects = sts.spec.selects
     for pod in pods:
         P.is_member_of(sts, pod) and selects(pod.labels)

@@ -285,7 +285,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("03.a", "A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
              "and Ready, web-2 was just created and is Pending. What does the next sync do?",
              'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")', "decision",
-             _q_created_while_pending, lambda c: _first_pod_decision(c),
+             _q_created_while_pending, _first_pod_decision,
              "OrderedReady: before anything happens to a higher ordinal, every lower one must be Running and "
              "Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
     Question("03.b", "Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
@@ -301,7 +301,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
              "but not Ready yet. What does the next sync do?",
              'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
-             _midway_update, lambda c: _first_pod_decision(c),
+             _midway_update, _first_pod_decision,
              "The rolling update waits for each replacement to be Running and Ready before it deletes the "
              "next pod: here it waits for web-2.", chart="revisions"),
     Question("06.a", "Five Ready pods, partition 3. You set image nginx:2. Which pods run nginx:2 once the "
@@ -354,7 +354,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "rollback)."),
     Question("11.b", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
              "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
-             _parallel_failed, lambda c: _first_pod_decision(c),
+             _parallel_failed, _first_pod_decision,
              "A Failed pod is deleted so that it can be created again with the same name (and claims); "
              "that happens in the replica loop, lowest ordinal first."),
     Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
@@ -364,7 +364,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "the next number, 4, instead of a new copy being made.", chart="revisions"),
     Question("14.a", "Two Ready pods; in one edit you change the image AND scale to 3. What does the next "
              "sync do first?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")',
-             "decision", _template_and_missing, lambda c: _first_pod_decision(c),
+             "decision", _template_and_missing, _first_pod_decision,
              "Scaling comes before updating in every sync: the replica loop creates the missing web-2 (at the "
              "new revision) before the rolling update looks at old pods.", chart="strip"),
     Question("15.a", "Under the v1.16 controller, a set with minReadySeconds 30 is scaled from 0 to 3. "

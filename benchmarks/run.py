@@ -12,7 +12,8 @@ Items (docs/performance.md explains each one and what it compares):
    algorithm runs on every sync) divided by a plain Python loop over the same
    pods reading the fields a sync reads, and what each added pod costs; beside
    them (info) what calling upstream's named predicates alone costs, the floor
-   of any sync that keeps them (``predicate_floor``);
+   of any sync that keeps them (``predicate_floor``), what those calls cost
+   when every predicate returns at once (``AT_ONCE``), and the sync over its floor;
 2. an OrderedReady create of 1,000 replicas (and that same floor summed over
    its syncs), the scaling exponent of creates from 125 to 1,000, and how a
    create-and-roll grows from 1,000 to 3,000;
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
@@ -233,7 +235,29 @@ def bare_pass(pods, claims) -> None:
                     claim.owner_references
 
 
-def predicate_floor(sts, pods, now: float) -> None:
+def _at_once_1(a) -> bool:
+    return True
+
+
+def _at_once_2(a, b) -> bool:
+    return True
+
+
+def _at_once_3(a, b, c) -> bool:
+    return True
+
+
+AT_ONCE = SimpleNamespace(
+    selects=_at_once_1, is_member_of=_at_once_2, is_created=_at_once_1, is_pending=_at_once_1,
+    is_failed=_at_once_1, is_succeeded=_at_once_1, is_terminating=_at_once_1,
+    is_running_and_ready=_at_once_1, is_running_and_available=_at_once_3, is_unavailable=_at_once_3,
+    pod_in_ordinal_range=_at_once_2, identity_matches=_at_once_2, storage_matches=_at_once_2,
+    revision_label=_at_once_1)
+"""Every predicate :func:`predicate_floor` calls, by the same name and arity, returning at once:
+what the calls themselves cost in CPython, whatever the predicates do."""
+
+
+def predicate_floor(sts, pods, now: float, preds=P) -> None:
     """Only the named predicates upstream's steps call on each pod of a stable set, one pass per step.
 
     Nothing is decided, counted or recorded: this is what calling upstream's
@@ -246,8 +270,12 @@ def predicate_floor(sts, pods, now: float) -> None:
     isTerminating, isRunningAndReady, isRunningAndAvailable, identityMatches,
     storageMatches), the rolling update within maxUnavailable (isUnavailable,
     getPodRevision, isTerminating) and ``truncateHistory`` (getPodRevision).
+
+    *preds* is where the predicates are looked up: ``stateful_set_utils``, or
+    :data:`AT_ONCE` (the same names, returning at once) to measure the calls alone.
     """
-    selects = sts.spec.selects
+    P = preds
+    selects = P.selects if preds is AT_ONCE else sts.spec.selects
     for pod in pods:
         P.is_member_of(sts, pod) and selects(pod.labels)
     for pod in pods:
@@ -301,7 +329,10 @@ def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
 
             def floor():
                 predicate_floor(sts, pod_list, now)
-            fns = (sync, bare, floor)
+
+            def calls():
+                predicate_floor(sts, pod_list, now, AT_ONCE)
+            fns = (sync, bare, floor, calls)
             # repeat counts that make one round take ~10 ms of each
             ks = [max(1, int(0.01 / max(timed(fn, 3), 1e-7))) for fn in fns]
             best = [math.inf] * len(fns)
@@ -309,7 +340,7 @@ def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
             for _ in range(rounds):
                 for j, (fn, k) in enumerate(zip(fns, ks)):
                     best[j] = min(best[j], timed(fn, k))
-            t_sync, t_bare, t_floor = best
+            t_sync, t_bare, t_floor, t_calls = best
             limit = SYNC_TARGETS.get(n) if not claims else None
             table.add(f"1. sync / bare pass, N={n:,}{suffix}",
                       f"{t_sync / t_bare:.2f}×  ({fmt_s(t_sync)} / {fmt_s(t_bare)})",
@@ -318,6 +349,10 @@ def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
             if not claims:
                 table.add(f"   upstream's predicate calls alone / bare pass, N={n:,}",
                           f"{t_floor / t_bare:.2f}×  ({fmt_s(t_floor)})", "(no target)", INFO)
+                table.add(f"   the same calls, each returning at once / bare pass, N={n:,}",
+                          f"{t_calls / t_bare:.2f}×  ({fmt_s(t_calls)})", "(no target)", INFO)
+                table.add(f"   sync / upstream's predicate calls alone, N={n:,}",
+                          f"{t_sync / t_floor:.2f}×", "(no target)", INFO)
             seen[n] = (t_sync, t_bare)
         lo, hi = min(seen), max(seen)
         if hi > lo:  # what each further pod costs, without the per-sync fixed part
@@ -389,6 +424,7 @@ def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
     floor, visits = create_floor(big, rounds)
     table.add(f"   upstream's predicate calls alone, same {syncs[big]:,} syncs",
               f"{fmt_s(floor)}  ({visits:,} pod visits)", "(no target)", INFO)
+    table.add("   create / upstream's predicate calls alone", f"{best[big] / floor:.2f}×", "(no target)", INFO)
     if not roll_sizes:
         return
     lo, hi = roll_sizes

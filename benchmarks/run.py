@@ -248,16 +248,17 @@ def _at_once_3(a, b, c) -> bool:
 
 
 AT_ONCE = SimpleNamespace(
-    selects=_at_once_1, is_member_of=_at_once_2, is_created=_at_once_1, is_pending=_at_once_1,
+    is_member_of=_at_once_2, is_created=_at_once_1, is_pending=_at_once_1,
     is_failed=_at_once_1, is_succeeded=_at_once_1, is_terminating=_at_once_1,
     is_running_and_ready=_at_once_1, is_running_and_available=_at_once_3, is_unavailable=_at_once_3,
     pod_in_ordinal_range=_at_once_2, identity_matches=_at_once_2, storage_matches=_at_once_2,
     revision_label=_at_once_1)
-"""Every predicate :func:`predicate_floor` calls, by the same name and arity, returning at once:
-what the calls themselves cost in CPython, whatever the predicates do."""
+"""Every predicate of ``stateful_set_utils`` that :func:`predicate_floor` calls, by the same name
+and arity, returning at once: what the calls themselves cost in CPython, whatever the predicates do
+(the selector stands in as ``_at_once_1``)."""
 
 
-def predicate_floor(sts, pods, now: float, preds=P) -> None:
+def predicate_floor(sts, pods, now: float, preds=P, selects=None) -> None:
     """Only the named predicates upstream's steps call on each pod of a stable set, one pass per step.
 
     Nothing is decided, counted or recorded: this is what calling upstream's
@@ -271,11 +272,12 @@ def predicate_floor(sts, pods, now: float, preds=P) -> None:
     storageMatches), the rolling update within maxUnavailable (isUnavailable,
     getPodRevision, isTerminating) and ``truncateHistory`` (getPodRevision).
 
-    *preds* is where the predicates are looked up: ``stateful_set_utils``, or
-    :data:`AT_ONCE` (the same names, returning at once) to measure the calls alone.
+    *preds* is where the predicates are looked up and *selects* the selector
+    (``stateful_set_utils`` and the set's own by default); :data:`AT_ONCE` and
+    ``_at_once_1`` measure the calls alone.
     """
-    P = preds
-    selects = P.selects if preds is AT_ONCE else sts.spec.selects
+    P = preds  # the passes below read the same with either
+    selects = selects or sts.spec.selects
     for pod in pods:
         P.is_member_of(sts, pod) and selects(pod.labels)
     for pod in pods:
@@ -331,7 +333,7 @@ def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
                 predicate_floor(sts, pod_list, now)
 
             def calls():
-                predicate_floor(sts, pod_list, now, AT_ONCE)
+                predicate_floor(sts, pod_list, now, AT_ONCE, _at_once_1)
             fns = (sync, bare, floor, calls)
             # repeat counts that make one round take ~10 ms of each
             ks = [max(1, int(0.01 / max(timed(fn, 3), 1e-7))) for fn in fns]

@@ -14,6 +14,7 @@ from .. import examples, tables
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
+from .settled import describe_stop, unsettled
 from .views import ChartView, DisplayedAsWidget, _error_html
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
@@ -180,7 +181,7 @@ class Lab(DisplayedAsWidget):
 
     def __init__(self, manifest: dict | None = None, *, chart: str | None = None,
                  views: Sequence[str] | None = None, profile: str = "current", name: str = "web",
-                 max_syncs: int = 300) -> None:
+                 max_syncs: int | None = None) -> None:
         self.name = name
         self.manifest = manifest if manifest is not None else self.default_manifest()
         self.profile = profile
@@ -192,6 +193,8 @@ class Lab(DisplayedAsWidget):
         self.last_error: BaseException | None = None
         self.last_results: list[SyncResult] = []
         self.did = ""
+        self.stopped = ""
+        """Why the last run ended with the set not stable ("" if it is stable or nothing ran)."""
         self.cluster = self._new_cluster()
         self._initial()
         self._build()
@@ -207,8 +210,53 @@ class Lab(DisplayedAsWidget):
     def _initial(self) -> None:
         """Create the set and let it come up (the first thing the lab shows)."""
         self.cluster.apply(self.manifest)
-        self.last_results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+        self.last_results = self._run()
         self.did = f"<code>kubectl apply -f web.yaml</code> at t=0s"
+
+    def budget(self) -> int:
+        """The most syncs one change may run: *max_syncs* if given, else enough for the set's size
+        (a rolling update of n Parallel pods takes about 6n syncs)."""
+        if self.max_syncs is not None:
+            return self.max_syncs
+        n = 0
+        if self._exists():
+            n = max(self._sts().spec.replicas, len(self.cluster.pods(self.name)))
+        return 300 + 10 * n
+
+    def _run(self, until: float | None = None) -> list[SyncResult]:
+        """Run the controller until the set is stable, nothing more can happen, time *until* or the
+        sync budget; set :attr:`stopped` to why the set is not stable (or "") and let
+        :attr:`linger_seconds` pass when nothing more is due, so that the end state shows in the chart."""
+        c, budget, t0 = self.cluster, self.budget(), self.cluster.now
+        results: list[SyncResult] = []
+        for r in c.iter_run(self.name, max_syncs=budget, until=until):
+            results.append(r)
+            if self._tick(len(results), budget):
+                break
+        nxt = c.clock.peek() if self._exists() else None
+        reasons = unsettled(c, self.name) if self._exists() else []
+        if not reasons:
+            self.stopped = ""
+        elif self._cancelled:
+            self.stopped = describe_stop(reasons, f"you pressed Stop after {len(results)} syncs.")
+        elif nxt is not None and len(results) >= budget:
+            self.stopped = describe_stop(reasons, f"it reached its limit of {budget} syncs for one change.")
+        elif nxt is not None and until is not None:
+            self.stopped = describe_stop(reasons, f"{until - t0:g} simulated seconds passed.")
+        else:
+            self.stopped = describe_stop(reasons, "nothing more happens by itself: no pod changes state "
+                                                  "and no sync is due.")
+        self._end = results[-1].time if results else c.now
+        if nxt is None:
+            c.advance(self.linger_seconds)
+        return results
+
+    _cancelled = False
+    _end = 0.0
+
+    def _tick(self, done: int, budget: int) -> bool:
+        """Called after each sync of a run; True stops the run (the progress bar's Stop)."""
+        return False
 
     # ---------------------------------------------------------- controls
     def _controls(self) -> list[W.Widget]:
@@ -247,6 +295,8 @@ class Lab(DisplayedAsWidget):
         values = {"w_replicas": s.replicas, "w_start": s.start_ordinal, "w_mrs": s.min_ready_seconds,
                   "w_limit": s.revision_history_limit,
                   "w_image": s.template["spec"]["containers"][0]["image"],
+                  "w_strategy": s.update_strategy, "w_policy": s.pod_management_policy,
+                  "w_scaled": s.when_scaled, "w_deleted": s.when_deleted, "w_profile": self.profile,
                   "w_partition": ru.partition if ru is not None else None,
                   "w_mu": ru.max_unavailable if ru is not None else None}
         for attr, value in values.items():
@@ -281,11 +331,9 @@ class Lab(DisplayedAsWidget):
         self._sync_controls()
         results: list[SyncResult] = []
         self._ran = run and self._exists()
+        self.stopped = ""
         if self._ran:
-            results = self.cluster.run(self.name, max_syncs=self.max_syncs)
-            if self.cluster.clock.peek() is None:
-                # stable: let a few seconds pass so that the new state shows in the chart
-                self.cluster.advance(self.linger_seconds)
+            results = self._run()
         self.last_results = results
         self.did = f"{what} at t={t0:g}s"
         self._redraw()
@@ -350,15 +398,17 @@ class Lab(DisplayedAsWidget):
         else:
             n = len(self.last_results)
             syncs = f"{n} sync{'s' * (n != 1)}"
-            if self._ran:
-                end = self.last_results[-1].time if self.last_results else c.now
-                what = f": {syncs}, stable at t={end:g}s"
+            if self._ran and self.stopped:
+                what = f": {syncs}, then at t={self._end:g}s {_esc(self.stopped)}"
+            elif self._ran:
+                what = f": {syncs}, stable at t={self._end:g}s"
             else:
                 what = f": {syncs}" if n else ""
-            self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what}. Now t={c.now:g}s.</div>"
+            what = what if what.endswith(".") else what + "."
+            self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what} Now t={c.now:g}s.</div>"
         self.decisions.value = ("<div class='lab-scroll'>" +
                                 decisions_html(self.last_results, self.empty_note if not self._ran else
-                                               "No pod to create, delete or wait for: the pods already are as the spec asks.") + "</div>")
+                                               "The controller found no pod to create, delete or wait for.") + "</div>")
         self.text.value = "".join(self._view(v) for v in self.views)
         self.chart.update(self)
 

@@ -176,7 +176,12 @@ class UpdateLab(Lab):
         return [self.w_image, self.w_strategy]
 
     def set_strategy(self, strategy: str):
-        return self.patch({"spec": {"updateStrategy": {"type": strategy}}}, f"strategy {strategy}")
+        # kubectl's patch must drop rollingUpdate when it leaves RollingUpdate: the API server refuses
+        # rollingUpdate beside any other type (ValidateStatefulSetUpdateStrategy)
+        strategy_patch: dict = {"type": strategy}
+        if strategy != "RollingUpdate":
+            strategy_patch["rollingUpdate"] = None
+        return self.patch({"spec": {"updateStrategy": strategy_patch}}, f"strategy {strategy}")
 
 
 class PartitionLab(Lab):
@@ -310,11 +315,10 @@ class FaultLab(Lab):
     def _run_for(self, until: float) -> list[SyncResult]:
         if self.last_error is not None:
             return []
-        self.last_results = self.cluster.run(self.name, max_syncs=self.max_syncs, until=until)
-        if self.cluster.clock.peek() is None:
-            # nothing more will happen (a stuck pod stays stuck): let a few seconds pass so that
-            # the state it is stuck in shows in the chart, as after any other change
-            self.cluster.advance(self.linger_seconds)
+        # a stuck pod stays stuck: _run says so, and lets a few seconds pass so that the state it is
+        # stuck in shows in the chart, as after any other change
+        self._ran = True
+        self.last_results = self._run(until=until)
         self._redraw()
         return self.last_results
 
@@ -373,10 +377,10 @@ class ProfileLab(Lab):
         self.profile = profile
         self.cluster = self._new_cluster()
         self.cluster.apply(self.manifest)
-        results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+        results = self._run()
         for _what, fn in self._log:
             fn(self.cluster)
-            results = self.cluster.run(self.name, max_syncs=self.max_syncs)
+            results = self._run()
         self.last_results = results
         self.did = f"everything again under profile <b>{_esc(profile)}</b>; the last change"
         self.chart.reset()

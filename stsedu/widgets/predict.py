@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import pandas as pd
+
 from .. import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
@@ -423,6 +425,9 @@ class Reveal:
 
 NO_ANSWER = None
 
+LINGER_SECONDS = 5.0
+"""Simulated seconds a reveal lets pass after its change when nothing more is due (as a lab does)."""
+
 
 def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
@@ -456,11 +461,32 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
             f"<div class='lab-h'>What the controller decided</div>{body}</div>")
     chart = None
     try:
-        from .. import charts
-        chart = getattr(charts, CHARTS[q.chart][0])(c.trace, "web")
+        chart = _chart(q, c)
     except Exception:  # noqa: BLE001 - the verdict matters more than the picture
         chart = None
     return Reveal(text, page, chart)
+
+
+def _chart(q: Question, c: Cluster):
+    """The question's chart of the run.  A pod timeline is drawn over syncs when the simulated clock
+    did not move while the pods changed (a manual kubelet, or one sync at t=0): over time every bar
+    would have zero width and the chart no rows."""
+    from .. import charts
+    if c.clock.peek() is None and c.now > 0:
+        # nothing more will happen: let a few seconds pass, as a lab does, so that the state the last
+        # change began shows as a bar rather than a zero-width sliver at the axis's end
+        c.advance(LINGER_SECONDS)
+    fn = getattr(charts, CHARTS[q.chart][0])
+    nxt = c.clock.peek()
+    if q.chart == "timeline" and nxt is not None and nxt > c.now:
+        # the next change is due at *nxt*: until then every pod stays as it is now, so the chart may
+        # draw that stretch (the state the act left, with a width) without running past the act
+        chart = fn(c.trace, "web", until=min(nxt, c.now + LINGER_SECONDS))
+    else:
+        chart = fn(c.trace, "web")
+    if q.chart == "timeline" and isinstance(chart.data, pd.DataFrame) and chart.data.empty:
+        chart = fn(c.trace, "web", x="sync")
+    return chart
 
 
 def _results(c: Cluster) -> list[SyncResult]:

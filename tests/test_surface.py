@@ -1,0 +1,116 @@
+"""What the learner sees is true of the cluster it draws (issue #26): the labs' controls, status
+lines and charts, and the charts under the reveals, checked against the cluster with
+tests/surface_checks.py."""
+
+import pytest
+
+from stsedu import examples, labs
+from surface_checks import chart_problems, control_problems, status_problems
+
+LABS = [labs.IdentityLab, labs.StorageLab, labs.ScalingLab, labs.PolicyLab, labs.UpdateLab, labs.PartitionLab,
+        labs.OnDeleteLab, labs.OwnershipLab, labs.AvailabilityLab, labs.FaultLab, labs.HistoryLab,
+        labs.ProfileLab, labs.StepLab]
+
+
+def _true(lab):
+    problems = chart_problems(lab.chart.chart, lab.cluster, lab.name) + status_problems(lab) + control_problems(lab)
+    assert problems == [], problems
+
+
+# ------------------------------------------------------------------ defect 1: a refused change
+
+
+def test_update_lab_on_delete_is_accepted_and_drops_rolling_update_as_kubectl_patch_must():
+    """ValidateStatefulSetUpdateStrategy: rollingUpdate is only allowed with type RollingUpdate, so the
+    lab's patch that switches to OnDelete sets rollingUpdate to null; then a new image replaces nothing."""
+    lab = labs.UpdateLab()
+    lab.w_strategy.value = "OnDelete"
+    assert lab.last_error is None, lab.last_error
+    sts = lab.cluster.statefulset("web")
+    assert sts.spec.update_strategy == "OnDelete" and "rollingUpdate" not in sts.spec.raw["updateStrategy"]
+    lab.w_image.value = "nginx:2"
+    assert [p.images()[0] for p in lab.cluster.pods("web")] == ["nginx:1"] * 3
+    assert "a-delete" not in lab.decisions.value
+    lab.w_strategy.value = "RollingUpdate"
+    assert [p.images()[0] for p in lab.cluster.pods("web")] == ["nginx:2"] * 3
+    _true(lab)
+
+
+def _refuse_every_change(cluster):
+    def refused(*_a, **_k):
+        raise ValueError("refused by the test: the API server said no")
+    for verb in ("scale", "set_image", "patch", "apply", "delete", "delete_pod", "rollout_undo"):
+        setattr(cluster, verb, refused)
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_after_a_refused_change_every_control_shows_the_clusters_value(cls):
+    lab = cls()
+    _refuse_every_change(lab.cluster)
+    for attr in ("w_replicas", "w_start", "w_mrs", "w_limit", "w_image", "w_partition", "w_mu", "w_strategy",
+                 "w_policy", "w_scaled", "w_deleted"):
+        w = getattr(lab, attr, None)
+        if w is None:
+            continue
+        other = ([o for o in w.options if o != w.value][0] if hasattr(w, "options")
+                 else (w.max if w.value != w.max else w.min))
+        w.value = other
+        assert lab.last_error is not None, f"{attr}: the refusal was not shown"
+        assert control_problems(lab) == [], (attr, control_problems(lab))
+
+
+# --------------------------------------------------------- defect 2: empty charts under reveals
+
+
+def _an_answer(q):
+    return {"pods": [], "decision": ("wait", "web-0"), "value": 0}[q.kind]
+
+
+@pytest.mark.parametrize("qid", list(labs.QUESTIONS))
+def test_every_reveal_chart_has_rows_and_names_only_pods_that_existed(qid):
+    q = labs.question(qid)
+    c = q.setup()
+    q.act(c)
+    from stsedu.widgets.predict import _chart
+    assert chart_problems(_chart(q, c), c) == []
+    assert labs.reveal(qid, _an_answer(q)).chart is not None
+
+
+# ------------------------------------------- defect 3: the pod timeline reaches the cluster's now
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_a_lab_first_view_is_true(cls):
+    """The first view: the last pod to turn Ready is drawn Ready (as kubectl's 1/1 beside it says),
+    the axis reaches now, the status line is true and the controls show the spec."""
+    _true(cls())
+
+
+# ----------------------------------------------------- defect 4: "stable" only when it is
+
+
+def test_a_60_pod_rollout_runs_to_the_end_and_is_stable_when_the_lab_says_so():
+    """A rolling update of 60 OrderedReady pods takes more than 300 syncs (the labs' old fixed limit)."""
+    lab = labs.UpdateLab(examples.web(60))
+    lab.w_image.value = "nginx:3"
+    assert "stable at" in lab.did_area.value and "not stable" not in lab.did_area.value
+    assert {p.images()[0] for p in lab.cluster.pods("web")} == {"nginx:3"}
+    assert all(p.ready for p in lab.cluster.pods("web"))
+    _true(lab)
+
+
+def test_a_blocked_scale_down_is_not_called_stable_and_the_lab_says_why():
+    lab = labs.ScalingLab()
+    lab.w_healthy.value = False
+    lab.w_replicas.value = 1
+    line = lab.did_area.value
+    assert "not stable" in line and "web-0 not Ready" in line and "still to delete" in line
+    assert "nothing more happens by itself" in line
+    _true(lab)
+
+
+def test_a_run_cut_by_the_labs_limit_says_so():
+    lab = labs.UpdateLab(examples.web(10), max_syncs=5)
+    lab.w_image.value = "nginx:2"
+    assert "not stable" in lab.did_area.value and "limit of 5 syncs" in lab.did_area.value
+    _true(lab)

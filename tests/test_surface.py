@@ -114,3 +114,85 @@ def test_a_run_cut_by_the_labs_limit_says_so():
     lab.w_image.value = "nginx:2"
     assert "not stable" in lab.did_area.value and "limit of 5 syncs" in lab.did_area.value
     _true(lab)
+
+
+# --------------------------------------- item 2: every control of every lab, checked after each move
+
+
+def _leaves(w):
+    kids = getattr(w, "children", None)
+    if kids:
+        for k in kids:
+            yield from _leaves(k)
+    else:
+        yield w
+
+
+def _moves(lab):
+    """Every control of *lab* moved once to each other value it offers (sliders: to their ends)."""
+    import ipywidgets as W
+    for w in list(_leaves(lab.controls)):
+        if isinstance(w, W.Button):
+            yield w.description, w.click
+        elif isinstance(w, W.ToggleButtons):
+            for o in [o for o in w.options if o != w.value] + [w.value]:
+                yield f"{w.description}={o}", lambda w=w, o=o: setattr(w, "value", o)
+        elif isinstance(w, (W.IntSlider, W.Checkbox)):
+            ends = [not w.value, w.value] if isinstance(w, W.Checkbox) else [w.max, w.min, w.value]
+            for v in ends:
+                yield f"{w.description}={v}", lambda w=w, v=v: setattr(w, "value", v)
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_every_control_of_every_lab_leaves_a_true_screen(cls):
+    lab = cls()
+    for what, move in _moves(lab):
+        move()
+        problems = (chart_problems(lab.chart.chart, lab.cluster, lab.name) if lab._exists() else []) \
+            + status_problems(lab) + control_problems(lab)
+        assert problems == [], (what, problems)
+
+
+# ------------------------------------------------------------------------------ the Playground
+
+
+def _playground_problems(pg):
+    from stsedu.widgets.views import ChartView
+    out = []
+    for v in pg.views:
+        if isinstance(v, ChartView):
+            v.update(pg)
+            out += [f"{v.title}: {p}" for p in chart_problems(v.chart, pg.cluster, pg.name)]
+    from stsedu.widgets.settled import unsettled
+    info = pg.info.value
+    if "Stable after" in info and unsettled(pg.cluster, pg.name):
+        out.append(f"says {info!r} but the set is not stable: {unsettled(pg.cluster, pg.name)}")
+    spec = pg.cluster.statefulset(pg.name).spec
+    shown = {"replicas": (pg.replicas.value, spec.replicas), "strategy": (pg.strategy.value, spec.update_strategy),
+             "policy": (pg.policy.value, spec.pod_management_policy),
+             "minReadySeconds": (pg.min_ready_seconds.value, spec.min_ready_seconds),
+             "image": (pg.image.value, spec.template["spec"]["containers"][0]["image"]),
+             "partition": (pg.partition.value, spec.partition)}
+    out += [f"{k} shows {a!r}, the cluster has {b!r}" for k, (a, b) in shown.items() if a != b]
+    return out
+
+
+def test_every_playground_action_leaves_a_true_screen():
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    steps = [
+        ("scale to 5", lambda: pg.set_replicas(5)), ("run", pg.run_until_stable),
+        ("OnDelete", lambda: pg.set_strategy("OnDelete")), ("nginx:2", lambda: pg.set_image("nginx:2")),
+        ("run", pg.run_until_stable),
+        ("RollingUpdate", lambda: pg.set_strategy("RollingUpdate")), ("run", pg.run_until_stable),
+        ("partition -1 (refused)", lambda: pg.set_partition(-1)),
+        ("minReadySeconds -5 (refused)", lambda: pg.set_min_ready_seconds(-5)),
+        ("nginx:3 never ready", lambda: pg.make_never_ready("nginx:3")),
+        ("nginx:3", lambda: pg.set_image("nginx:3")), ("run (stuck)", pg.run_until_stable),
+        ("scale to 1", lambda: pg.set_replicas(1)), ("run (blocked)", pg.run_until_stable),
+        ("advance", lambda: pg.advance(30)), ("one sync", pg.sync_once),
+    ]
+    for what, step in steps:
+        step()
+        problems = _playground_problems(pg)
+        assert problems == [], (what, problems)

@@ -309,12 +309,16 @@ def test_advance_time_moves_the_clock_and_the_auto_kubelet(pg):
 
 
 def test_run_until_stable_reaches_the_same_state_as_cluster_run(pg):
-    """The panel's run loop stops where Cluster.run would (same seed, same trace)."""
+    """The panel's run loop stops where Cluster.run would (same seed, same trace), then lets
+    LINGER_SECONDS pass, as a lab does, so that the last state shows in the pod timeline."""
+    from stsedu.widgets.playground import LINGER_SECONDS
     ref = stsedu.Cluster(seed=0)
     ref.apply(sw.default_manifest())
     ref.run("web")
+    ref.advance(LINGER_SECONDS)
     ref.scale("web", 6)
     ref.run("web")
+    ref.advance(LINGER_SECONDS)
     pg.replicas.value = 6
     results = pg.run_until_stable()
     assert pg.cluster.trace.decisions().equals(ref.trace.decisions())

@@ -18,6 +18,7 @@ from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import PlaygroundLayout
+from .settled import unsettled
 from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, DisplayedAsWidget, View,
                     _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
@@ -137,6 +138,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                 c.settle(sts.name, max_syncs=budget)
             else:
                 c.run(sts.name, max_syncs=budget)
+            _linger(c)
         return c, sts.name
 
     def _initial_images(self, images) -> list[str]:
@@ -512,6 +514,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                 return
         if n < max_syncs:
             self._outcome = "stable"
+            _linger(self.cluster)
 
     def _progress(self, n: int) -> None:
         """Pods Ready at the revision they should have, out of the pods wanted."""
@@ -556,6 +559,9 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, "
                    f"and the controller is still waiting ({_esc(waits[0].message)}). "
                    "It is stuck until you act.")
+        elif self._outcome == "stable" and unsettled(self.cluster, self.name):
+            msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, and the "
+                   f"set is not stable: {_esc('; '.join(unsettled(self.cluster, self.name)))}.")
         elif self._outcome == "stable":
             msg = f"Stable after {n} (t={self.cluster.now:g}s)."
         elif self._outcome == "stopped":
@@ -640,6 +646,16 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self.progress_label.value = ""
             return c
         return self._act(go, "Reset: a new cluster from the original manifest.")
+
+
+LINGER_SECONDS = 5.0
+"""Simulated seconds that pass after a run once nothing more is due (as in a lab), so that the state
+the last change began shows in the pod timeline with a width, not as a sliver at the axis's end."""
+
+
+def _linger(c: Cluster) -> None:
+    if c.clock.peek() is None:
+        c.advance(LINGER_SECONDS)
 
 
 def _as_docs(manifest) -> list[dict]:

@@ -116,12 +116,13 @@ def test_question_judges_by_the_simulator(qid):
     got = q.act(q.setup())  # what the simulator does: never stored
     right = labs.reveal(qid, got)
     assert "✓" in right.text and q.why in right.text
-    wrong = {"pods": ["web-99"], "decision": ("update", "web-99"), "value": "no such thing"}[q.kind]
+    wrong = {"pods": ["web-99"], "decision": ("update", "web-99"), "image": "nginx:99", "number": 99,
+             "numbers": (9, 9, 9), "bool": not got, "word": [c for c in q.choices if c != got][0] if q.choices else ""}[q.kind]
     assert "✗" in labs.reveal(qid, wrong).text
 
 
 def test_answer_of_the_wrong_form_says_which_form():
-    assert "does not have the form" in labs.reveal("06.a", "web-3").text
+    assert "Wrong form" in labs.reveal("06.a", "web-3").text
     with pytest.raises(KeyError, match="no question"):
         labs.question("99.z")
 

@@ -451,12 +451,24 @@ def test_loop_lab_controls_rerun_and_redraw_in_place():
 
 def test_reveal_shows_no_answer_before_a_prediction():
     """Predict, then see: with no answer only the question shows; an answer is checked against the simulator."""
-    from stsedu.widgets import loop_lab
-    bare = loop_lab.reveal("04.a").value
-    assert "Question 04.a" in bare and "✓" not in bare and "✗" not in bare and "0.005" not in bare
-    assert "✓" in loop_lab.reveal("04.a", (0.005, 0.01, 0.02)).value
-    assert "✗" in loop_lab.reveal("04.b", "create").value
-    assert "✓" in loop_lab.reveal("04.b", "adopt").value
+    from stsedu import labs
+    bare = labs.reveal("04.b").text
+    assert "Question 04.b" in bare and "✓" not in bare and "✗" not in bare and "0.01" not in bare
+    assert "✓" in labs.reveal("04.b", (0.005, 0.01, 0.02)).text
+    assert "Wrong form" in labs.reveal("04.b", "0.005, 0.01, 0.02").text
+    assert "✗" in labs.reveal("04.a", "create").text
+    assert "✓" in labs.reveal("04.a", "adopt").text
+
+
+def test_loop_lab_workers_change_what_the_lab_shows():
+    """Two workers sync web and db at the same moment (concurrent-statefulset-syncs); the lab's counter says so."""
+    from stsedu.widgets import LoopLab
+    lab = LoopLab()
+    assert "most syncs at the same moment (busy workers)</td><td><b>1<" in lab.summary.value
+    lab.set_workers(2)
+    assert "most syncs at the same moment (busy workers)</td><td><b>2<" in lab.summary.value
+    assert "both sets stable" in lab.did_area.value and "a-create" in lab.decisions.value
+    assert "Run this cell" in repr(lab)
 
 
 # ----------------------------------------------------------------- scenarios

@@ -63,7 +63,8 @@ def test_after_a_refused_change_every_control_shows_the_clusters_value(cls):
 
 
 def _an_answer(q):
-    return {"pods": [], "decision": ("wait", "web-0"), "value": 0}[q.kind]
+    return {"pods": [], "decision": ("wait", "web-0"), "image": "nginx:1", "number": 0, "numbers": (1, 1, 1),
+            "word": q.choices[0] if q.choices else "", "bool": True, "value": 0}[q.kind]
 
 
 @pytest.mark.parametrize("qid", list(labs.QUESTIONS))
@@ -196,3 +197,45 @@ def test_every_playground_action_leaves_a_true_screen():
         step()
         problems = _playground_problems(pg)
         assert problems == [], (what, problems)
+
+
+# ------------------------------------------------------------- answers before questions, answer forms
+
+
+def test_no_rule_gives_away_a_later_question():
+    """A reveal's rule is shown once the learner answered; it must not answer the next question."""
+    q = labs.QUESTIONS
+    assert "even if deleted" not in q["06.a"].why                  # 06.c: a deleted pod below the partition
+    assert "waits" not in q["05.a"].why                            # 05.b: the update waits for the replacement
+    assert "condemned" not in q["03.a"].why and "delete" not in q["03.a"].why  # 03.b: the blocked scale-down
+    from stsedu.widgets.views import _POLICY_NOTE
+    assert "adopt" not in _POLICY_NOTE                             # 04.a/08.a: what happens to the orphans
+
+
+@pytest.mark.parametrize("qid,answer,says", [
+    ("06.c", ["nginx:1"], "a list, not a name"),
+    ("09.a", "4", "a whole number"),
+    ("03.a", "wait web-2", "a pair (action, pod)"),
+    ("03.a", ("hold", "web-2"), "the action is one of create, delete, update, wait"),
+    ("05.a", "web-4", "a list"),
+])
+def test_an_answer_of_the_wrong_form_is_not_called_wrong(qid, answer, says):
+    text = labs.reveal(qid, answer).text
+    assert "Wrong form, not a wrong answer" in text and says in text
+    assert "✗" not in text and "✓" not in text and labs.question(qid).why not in text
+
+
+def test_a_pod_that_is_not_in_the_set_is_named_as_such():
+    text = labs.reveal("03.a", ("wait", "web-7")).text
+    assert "✗" in text and "there is no web-7 in this set" in text
+    assert "there is no" not in labs.reveal("03.a", ("create", "web-3")).text
+    assert "there is no web-9" in labs.reveal("05.a", ["web-4", "web-9"]).text
+
+
+def test_questions_come_in_order_in_every_notebook():
+    import re
+    from pathlib import Path
+    for src in sorted(Path(__file__).parent.parent.joinpath("tools", "notebooks").glob("*.py")):
+        ids = re.findall(r'reveal\("(\d\d)\.([a-z])"', src.read_text())
+        letters = [b for _a, b in ids]
+        assert letters == sorted(letters), (src.name, ids)

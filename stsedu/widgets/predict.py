@@ -17,6 +17,7 @@ from .. import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .lab_base import _CSS, BROKEN_IMAGE, CHARTS, _esc, _show_chart, decisions_html
+from .loop_lab import set_manifest, two_sets
 
 __all__ = ["Question", "QUESTIONS", "question", "reveal", "Reveal"]
 
@@ -32,11 +33,13 @@ class Question:
     id: str
     text: str
     form: str
-    kind: str  # "pods" | "decision" | "value"
+    kind: str  # "pods" | "decision" | "image" | "number" | "numbers" | "word" | "bool" | "value"
     setup: Callable[[], Cluster]
     act: Callable[[Cluster], Any]
     why: str
     chart: str = "timeline"
+    choices: tuple[str, ...] = ()
+    """For kind "word": the words an answer may be."""
 
 
 def _up(manifest: dict, manual: bool = False, **kw) -> Cluster:
@@ -272,6 +275,45 @@ def _v116_act(c):
     return _pods(c)
 
 
+def _orphaned_web() -> Cluster:
+    c = two_sets()
+    c.delete("web", cascade="orphan")
+    c.run()  # the garbage collector removes the owner references and the set, as kubectl waits for
+    return c
+
+
+def _adopted_or_created(c: Cluster) -> str:
+    n0 = len(c.trace.syncs())
+    c.apply(set_manifest("web", 3))
+    c.run()
+    d = c.trace.decisions()
+    later = d[d["set"].eq("web") & d["sync"].gt(n0)]
+    return "adopt" if later["action"].eq("adopt").any() and not later["action"].eq("create").any() else "create"
+
+
+def _failing_creates() -> Cluster:
+    c = Cluster(seed=1)
+    c.apply(set_manifest("web", 3))
+    c.inject_error("create", "Pod", count=3)
+    return c
+
+
+def _rate_limited_pauses(c: Cluster) -> tuple[float, ...]:
+    c.run()
+    q = c.trace.queue("default/web")
+    delays = q[q["event"].str.contains("rate")]["event"].str.extract(r"\(([\d.]+) s\)")[0].astype(float)
+    return tuple(float(x) for x in delays.head(3))
+
+
+def _late_pod_news() -> Cluster:
+    return two_sets(informer_delay=0.5, run=False)
+
+
+def _created_twice(c: Cluster) -> bool:
+    c.run()
+    return bool(c.trace.decisions()["error"].fillna("").str.contains("already exists").any())
+
+
 QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("01.a", "A set web has ordinals.start 3 and 3 replicas. You scale it to 5. Which pods exist "
              "once it is stable?", 'a list of pod names, e.g. ["web-0", "web-1"]', "pods",
@@ -288,18 +330,38 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "and Ready, web-2 was just created and is Pending. What does the next sync do?",
              'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")', "decision",
              _q_created_while_pending, _first_pod_decision,
-             "OrderedReady: before anything happens to a higher ordinal, every lower one must be Running and "
-             "Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
+             "OrderedReady creates pods one at a time: the next ordinal is created only once every lower one "
+             "is Running and Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
     Question("03.b", "Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
              "next sync do?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")',
              "decision", _q_blocked, _scale_down_blocked,
              "Scale-down removes the highest ordinal first, but only while every pod that stays is healthy: "
              "with web-1 not Ready, the condemned pods wait (the concept page's web-0 example, one ordinal up)."),
+    Question("04.a", "web is deleted with --cascade=orphan; its pods keep running without an owner. You apply "
+             "web again. Does the new set create new pods or adopt the old ones?", '"create" or "adopt"', "word",
+             _orphaned_web, _adopted_or_created,
+             "The set's add event queues its key; its sync claims every orphan whose labels match the selector "
+             "and whose name fits the set (ClaimPods) and adopts it: no pod is created.", chart="queue",
+             choices=("create", "adopt")),
+    Question("04.b", "web is alone in the cluster and creating its first pod fails three times in a row. After "
+             "each failure its key goes back in the queue after a pause; the first pause is 5 ms. How long are "
+             "the pauses after the 1st, 2nd and 3rd failure?",
+             "a tuple of three numbers of seconds, e.g. (0.005, 0.005, 0.005)", "numbers",
+             _failing_creates, _rate_limited_pauses,
+             "The default controller rate limiter backs a key off exponentially: 5 ms, then double each time "
+             "(at most 1000 s), until a successful sync forgets it.", chart="queue"),
+    Question("04.c", "Pod events reach the controller 0.5 s late, the set's own events at once. Does the "
+             "controller ever try to create a pod that already exists?", "True or False", "bool",
+             _late_pod_news, _created_twice,
+             "After creating web-0 the sync writes status; that event comes back at once and queues web again, "
+             "but web-0's add event is still on its way, so the next sync does not see web-0 and creates it "
+             "again: AlreadyExists. The failure requeues the key with rate limiting and a later sync, once the "
+             "cache has caught up, carries on.", chart="queue"),
     Question("05.a", "Five Ready pods at nginx:1. You set image nginx:2 (RollingUpdate, no partition). "
              "Which pods does the FIRST sync delete?", 'a list of pod names, e.g. ["web-0"]', "pods",
              lambda: _up(examples.web(5)), _first_sync_deletes("nginx:2"),
-             "A rolling update deletes one pod at a time, the highest ordinal first, and waits for its "
-             "replacement to be Running and Ready before the next one.", chart="revisions"),
+             "A rolling update (maxUnavailable 1, the default) deletes one pod at a time, the highest ordinal "
+             "first.", chart="revisions"),
     Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
              "but not Ready yet. What does the next sync do?",
              'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
@@ -310,20 +372,20 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "set is stable?", 'a list of pod names, e.g. ["web-0"]', "pods",
              _partitioned(3), _new_image_pods_at("nginx:2"),
              "Only pods whose ordinal is at least the partition are updated: web-3 and web-4. The others "
-             "stay at the old revision, even if deleted.", chart="revisions"),
+             "stay at the old revision.", chart="revisions"),
     Question("06.b", "Five Ready pods, partition 10 (more than replicas). You set image nginx:2. Which pods "
              "run nginx:2 once the set is stable?", 'a list of pod names, or [] for none', "pods",
              _partitioned(10), _new_image_pods_at("nginx:2"),
              "No ordinal is at least 10, so nothing is updated: a partition above replicas pauses the rollout.",
              chart="revisions"),
     Question("06.c", "Four pods, partition 2, image changed to nginx:2 (web-2 and web-3 run it). web-0 is "
-             "deleted. Which image does the new web-0 run?", 'an image name, e.g. "nginx:1"', "value",
+             "deleted. Which image does the new web-0 run?", 'an image name, e.g. "nginx:1"', "image",
              _canary_setup, _image_of_recreated("web-0"),
              "A pod below the partition is always recreated from the current (old) revision: only ordinals "
              "at or above the partition get the update revision.", chart="revisions"),
     Question("07.a", "An OnDelete set of 3 pods at nginx:1. You set nginx:2, then nginx:3, without deleting "
              "anything. Then you delete web-0. Which image does the new web-0 run?",
-             'an image name, e.g. "nginx:1"', "value", _ondelete_two_images, _image_of_recreated("web-0"),
+             'an image name, e.g. "nginx:1"', "image", _ondelete_two_images, _image_of_recreated("web-0"),
              "With OnDelete a pod is recreated from the update revision, the newest template: nginx:3. "
              "Revisions in between are never run by anyone.", chart="revisions"),
     Question("08.a", "Three pods were orphaned (the set was deleted with --cascade=orphan). You create the "
@@ -332,35 +394,35 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "The new set adopts the orphans that match its selector, then treats them as its own: web-2 is "
              "outside replicas 2, so it is deleted like any scale-down."),
     Question("09.a", "A Parallel set with 0 replicas is scaled to 4. How many pods does the first sync "
-             "create?", "a number", "value",
+             "create?", "a number", "number",
              lambda: _up(examples.web(0, policy="Parallel")), _parallel_first_sync(4),
              "Parallel creates every missing pod in one sync without waiting for any of them."),
     Question("09.b", "A Parallel set of 4 Ready pods is scaled to 1. How many pods does the first sync delete?",
-             "a number", "value", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
+             "a number", "number", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
              "Parallel also removes condemned pods without waiting: all three go in one sync."),
-    Question("10.a", "Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
-             "sync delete?", 'a list of pod names', "pods",
-             _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
-             "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
-             "highest ordinal first.", chart="revisions"),
-    Question("10.b", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
+    Question("10.a", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
              "the sync at t=5 do?", 'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")',
              "decision", _ready_at_zero_mrs, _sync_at(5),
              "Ready is not Available: a pod counts as Available only once it has been Ready for "
              "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
-    Question("11.a", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
+    Question("10.b", "Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
+             "sync delete?", 'a list of pod names', "pods",
+             _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
+             "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
+             "highest ordinal first.", chart="revisions"),
+    Question("11.a", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
+             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+             _parallel_failed, _first_pod_decision,
+             "A Failed pod is deleted so that it can be created again with the same name (and claims); "
+             "that happens in the replica loop, lowest ordinal first."),
+    Question("11.b", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
              "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
              'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
              "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
              "before it touches it, and it never will. You must delete it yourself (the documented forced "
              "rollback)."),
-    Question("11.b", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
-             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
-             _parallel_failed, _first_pod_decision,
-             "A Failed pod is deleted so that it can be created again with the same name (and claims); "
-             "that happens in the replica loop, lowest ordinal first."),
     Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
-             "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "value",
+             "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "number",
              _history_setup, _undo_number,
              "Undo goes back to the previous template (nginx:2); its ControllerRevision is reused and gets "
              "the next number, 4, instead of a new copy being made.", chart="revisions"),
@@ -386,20 +448,89 @@ def question(qid: str) -> Question:
         raise KeyError(f"no question {qid!r}; known: {', '.join(QUESTIONS)}") from None
 
 
-def _norm(kind: str, value: Any) -> Any:
+class WrongForm(ValueError):
+    """An answer that does not have the form the question asks for; the message says what is wrong."""
+
+
+def _ordinal_key(s: str):
+    head, _, tail = s.rpartition("-")
+    return (head, int(tail)) if tail.isdigit() else (s, 0)
+
+
+def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
+    """The answer *value* in a form comparable with the simulator's; WrongForm says why it is not."""
+    if kind == "word":
+        word = value.strip().strip('"').lower() if isinstance(value, str) else None
+        if word not in choices:
+            raise WrongForm(f"one of {' or '.join(repr(c) for c in choices)} is asked for, not {value!r}")
+        return word
     if kind == "pods":
-        if isinstance(value, str) or not isinstance(value, (list, tuple, set)):
-            raise TypeError
-        return sorted((str(v) for v in value), key=lambda s: (s.rsplit("-", 1)[0], int(s.rsplit("-", 1)[1])
-                                                              if s.rsplit("-", 1)[-1].isdigit() else 0))
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set)):
+            raise WrongForm(f"a list is asked for, and {value!r} is not a list")
+        bad = [v for v in value if not isinstance(v, str)]
+        if bad:
+            raise WrongForm(f"each item must be a name in quotes, and {bad[0]!r} is not")
+        return sorted((v.strip() for v in value), key=_ordinal_key)
     if kind == "decision":
         if value is None:
             return None
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise WrongForm(f"a pair (action, pod) is asked for, and {value!r} is not a pair")
         a, p = value
-        return (str(a).strip().lower(), str(p).strip())
+        if not isinstance(a, str) or not isinstance(p, str):
+            raise WrongForm("both parts of the pair are words in quotes")
+        a = a.strip().lower()
+        if a not in POD_ACTIONS:
+            raise WrongForm(f"the action is one of {', '.join(sorted(POD_ACTIONS))}, not {a!r}")
+        return (a, p.strip())
+    if kind == "image":
+        if not isinstance(value, str):
+            raise WrongForm(f"one image name in quotes is asked for, and {value!r} is not one"
+                            + (" (a list, not a name)" if isinstance(value, (list, tuple, set)) else ""))
+        return value.strip()
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+            raise WrongForm(f"a whole number is asked for, and {value!r} is not one")
+        return int(value)
+    if kind == "numbers":
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise WrongForm(f"a tuple of numbers is asked for, and {value!r} is not one"
+                            + (" (a string: leave out the quotes)" if isinstance(value, str) else ""))
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+            raise WrongForm("each item must be a number of seconds")
+        return tuple(round(float(v), 9) for v in value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise WrongForm(f"True or False is asked for (no quotes), and {value!r} is neither")
+        return value
     if isinstance(value, str):
         return value.strip()
     return value
+
+
+def _set_pods(c: Cluster, name: str = "web") -> list[str]:
+    """The pods the question's set has or had, and those its spec asks for now."""
+    pods = c.trace.pods()
+    names = set(pods["pod"]) if not pods.empty else set()
+    names |= {p.name for p in c.pods()}
+    try:
+        spec = c.statefulset(name).spec
+        names |= {f"{name}-{k}" for k in range(spec.start_ordinal, spec.start_ordinal + spec.replicas)}
+    except KeyError:
+        pass
+    return sorted(names, key=_ordinal_key)
+
+
+def _unknown_names(kind: str, given: Any, c: Cluster) -> list[str]:
+    """Pods (or their claims, ``www-<pod>``) named in an answer that are not in the question's set."""
+    if kind == "pods":
+        names = list(given)
+    elif kind == "decision" and given is not None:
+        names = [given[1]]
+    else:
+        return []
+    known = set(_set_pods(c))
+    return [n for n in names if n not in known and not (n.startswith("www-") and n[4:] in known)]
 
 
 @dataclass
@@ -439,16 +570,25 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
         return Reveal(f"{head}\n{ask}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {_esc(q.id)}:</b> "
                                           f"{_esc(q.text)}<br><span class='lab-note'>{_esc(ask)}</span></div>")
     try:
-        given = _norm(q.kind, answer)
-    except (TypeError, ValueError, IndexError):
-        return Reveal(f"{head}\nYour answer {answer!r} does not have the form asked for: {q.form}.")
+        given = _norm(q.kind, answer, q.choices)
+    except WrongForm as e:
+        msg = f"Wrong form, not a wrong answer: {e}. Write it as {q.form}."
+        return Reveal(f"{head}\n{msg}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}"
+                                         f"</div><div class='lab-error'>{_esc(msg)}</div></div>")
     c = q.setup()
     n0 = len(c.trace.rows()["syncs"])
-    got = _norm(q.kind, q.act(c))
+    got = _norm(q.kind, q.act(c), q.choices)
     ok = given == got
+    unknown = _unknown_names(q.kind, given, c)
     mark = "✓ right" if ok else "✗ not this time"
+    if unknown:
+        names = _set_pods(c)
+        mark += (f" (there is no {', no '.join(unknown)} in this set: its pods are {', '.join(names)})"
+                 if names else f" (there is no {', no '.join(unknown)} in this set)")
     shown = lambda v: "nothing" if v in (None, []) else (", ".join(v) if isinstance(v, list) else  # noqa: E731
-                                                         (" ".join(v) if isinstance(v, tuple) else str(v)))
+                                                         (" ".join(v) if isinstance(v, tuple) and q.kind == "decision"
+                                                          else ", ".join(f"{x:g}" for x in v) if isinstance(v, tuple)
+                                                          else str(v)))
     text = (f"{head}\nYou predicted: {shown(given)}\n{mark}: the simulator {'agrees' if ok else 'did'}: "
             f"{shown(got)}\nThe rule: {q.why}")
     results = [r for r in _results(c) if r.sync > n0]
@@ -476,6 +616,8 @@ def _chart(q: Question, c: Cluster):
         # nothing more will happen: let a few seconds pass, as a lab does, so that the state the last
         # change began shows as a bar rather than a zero-width sliver at the axis's end
         c.advance(LINGER_SECONDS)
+    if q.chart == "queue":
+        return charts.queue_flow(c.trace, limit=80)
     fn = getattr(charts, CHARTS[q.chart][0])
     nxt = c.clock.peek()
     if q.chart == "timeline" and nxt is not None and nxt > c.now:

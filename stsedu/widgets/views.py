@@ -61,7 +61,7 @@ STEP_ORDER = (
 """The steps of one sync, in upstream order: (step key, short label, upstream function)."""
 
 _POLICY_NOTE = ("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
-                "(the pods keep running) and re-creates it; the next sync adopts the pods.")
+                "(the pods keep running) and re-creates it with the new policy.")
 
 _CSS = """
 <style>

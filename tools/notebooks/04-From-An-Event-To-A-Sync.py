@@ -60,13 +60,13 @@ cluster.trace.syncs()[["sync", "time", "set", "changed"]].head(8)
 # %% [markdown]
 # ## Predict, then see: pods without an owner
 #
-# **Question 04.b.** `web` is deleted with `--cascade=orphan`: the set goes, its pods keep
+# **Question 04.a.** `web` is deleted with `--cascade=orphan`: the set goes, its pods keep
 # running with no owner. Then you apply `web` again. Does the new set create new pods, or adopt
 # the old ones? Put your answer in `answer` and run the cell.
 
 # %%
 answer = None  # "create" or "adopt"
-loop_lab.reveal("04.b", answer)
+stsedu.labs.reveal("04.a", answer)
 
 # %% [markdown]
 # Now see it. The set's return is news (`StatefulSet web added`); its sync finds pods that match
@@ -84,14 +84,15 @@ decisions[decisions["action"].eq("adopt") & decisions["pod"].notna()][["sync", "
 # ## Predict, then see: a failing API call
 #
 # A sync that fails does not give up and does not retry at once in a tight loop: its name goes
-# back in the queue **after a pause**.
+# back in the queue **after a pause**. The pause after the first failure is 5 ms (client-go's
+# default rate limiter for controllers).
 #
-# **Question 04.a.** `web` is alone and creating its first pod fails three times in a row. How long
+# **Question 04.b.** `web` is alone and creating its first pod fails three times in a row. How long
 # a pause does the queue give its name after the 1st, the 2nd and the 3rd failure?
 
 # %%
-answer = None  # a tuple of three numbers of seconds, e.g. (1, 1, 1)
-loop_lab.reveal("04.a", answer)
+answer = None  # a tuple of three numbers of seconds, e.g. (0.005, 0.005, 0.005)
+stsedu.labs.reveal("04.b", answer)
 
 # %% [markdown]
 # See it: the rows of the queue that mention a rate limit, and the moment the name is forgotten
@@ -118,12 +119,13 @@ queue[queue["event"].str.contains("rate|forgotten")][["time", "event", "cause"]]
 
 # %%
 answer = None  # True or False
-loop_lab.reveal("04.c", answer)
+stsedu.labs.reveal("04.c", answer)
 
 # %% [markdown]
-# Move *informer delay* and watch the chart and the table below it: failed calls, pauses, and
-# when both sets were Ready. Turn on *API error on pod create*: three creates fail. Try two
-# *workers*. *first step* scrolls the chart along the run. Every change re-runs the same two sets.
+# Move *informer delay* and watch the decisions, the counters and the chart: failed calls, pauses,
+# and when both sets were Ready. Turn on *API error on pod create*: three creates fail. Try two
+# *workers*: `web` and `db` are then synced side by side. *first step* scrolls the chart along
+# the run. Every change re-runs the same two sets.
 
 # %%
 stsedu.widgets.LoopLab()

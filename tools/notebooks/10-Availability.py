@@ -18,12 +18,12 @@ import stsedu
 # %% [markdown]
 # ## Predict, then see
 #
-# **Question 10.b.** `minReadySeconds` is 10; `web-0` became Ready at t=0 and `web-1` does not
+# **Question 10.a.** `minReadySeconds` is 10; `web-0` became Ready at t=0 and `web-1` does not
 # exist yet. What does the sync at t=5 do?
 
 # %%
 answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
-stsedu.labs.reveal("10.b", answer)
+stsedu.labs.reveal("10.a", answer)
 
 # %% [markdown]
 # The docs' example has `minReadySeconds: 10`. When did each pod become Ready, and when Available?
@@ -36,12 +36,12 @@ cluster.run("web")
 stsedu.tables.pods_frame(cluster, "web")[["pod", "status", "ready", "available", "ready_since", "age"]]
 
 # %% [markdown]
-# **Question 10.a.** Six Ready pods, `maxUnavailable: 3`. You set image `nginx:2`. Which pods
+# **Question 10.b.** Six Ready pods, `maxUnavailable: 3`. You set image `nginx:2`. Which pods
 # does the **first** sync delete?
 
 # %%
 answer = None  # a list of pod names
-stsedu.labs.reveal("10.a", answer)
+stsedu.labs.reveal("10.b", answer)
 
 # %% [markdown]
 # ## The lab

@@ -19,12 +19,12 @@ import stsedu
 # %% [markdown]
 # ## Predict, then see
 #
-# **Question 11.b.** A `Parallel` set of 3 Ready pods; `web-0`'s container exits for good. What
+# **Question 11.a.** A `Parallel` set of 3 Ready pods; `web-0`'s container exits for good. What
 # does the next sync do first?
 
 # %%
 answer = None  # a pair (action, pod), e.g. ("create", "web-9")
-stsedu.labs.reveal("11.b", answer)
+stsedu.labs.reveal("11.a", answer)
 
 # %% [markdown]
 # See it with the default policy: three Ready pods; `web-1`'s container exits for good
@@ -56,13 +56,13 @@ print(stsedu.tables.get_pods_text(cluster, "web"))
 print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[-4:]))
 
 # %% [markdown]
-# **Question 11.a.** A rollout to a broken image is stuck: `web-3` runs it and never becomes
+# **Question 11.b.** A rollout to a broken image is stuck: `web-3` runs it and never becomes
 # Ready. You set the image back to `nginx:1` and wait two minutes. Which pods still run the
 # broken image?
 
 # %%
 answer = None  # a list of pod names, or []
-stsedu.labs.reveal("11.a", answer)
+stsedu.labs.reveal("11.b", answer)
 
 # %% [markdown]
 # ## The lab

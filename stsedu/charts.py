@@ -366,6 +366,9 @@ def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
     return pts.assign(y=pts["partition"] - 0.5)[["x", "y", "partition"]]
 
 
+PARTITION_COLOR = "#8250df"
+"""The partition line's colour in the revision map (no revision uses it)."""
+
 REVISION_LOOKS = {
     "Ready": "M-1,-0.8H1V0.8H-1Z",                                      # a filled bar
     "not Ready": "M-1,-0.8H1V0.8H-1Z M-0.72,-0.52V0.52H0.72V-0.52Z",    # an outline (a ring)
@@ -434,17 +437,16 @@ def _revision_map(trace, set_name: str):
         layers, top_data = [bars, going, key], data
     part = _partition_line(trace, set_name, lo, hi)
     if not part.empty:
-        line = alt.Chart(part).mark_line(interpolate="step-after", color="black", strokeWidth=2.5,
-                                         strokeDash=[8, 4], clip=True).encode(
+        # A solid line in its own colour: a dashed one read as "terminating" (the dashes of a pod going
+        # away), and text labels on it collided with the bars and the legend; its value is in the
+        # tooltip and, at the end of the run, in the subtitle.
+        line = alt.Chart(part).mark_line(interpolate="step-after", color=PARTITION_COLOR, strokeWidth=3,
+                                         clip=True).encode(
             x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis),
             tooltip=[alt.Tooltip("partition:Q", title="partition")])
-        starts = part.iloc[:-1]
-        starts = starts[starts["partition"] > 0]  # each change of a partition above 0, labelled where it starts
-        label = alt.Chart(starts).transform_calculate(text="'partition ' + datum.partition").mark_text(
-            align="left", baseline="bottom", dx=4, dy=-3, fontSize=13, fontWeight="bold").encode(
-            x=alt.X("x:Q", scale=_x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis), text="text:N")
-        layers += [line, label]
-        subtitle.append("dashed line: the partition; only ordinals at or above it are updated")
+        layers += [line]
+        subtitle.append(f"purple line: the partition (now {int(part['partition'].iloc[-1])}); only ordinals "
+                        "at or above it are updated")
     chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]
     return chart.properties(width=WIDTH, height=_height(o_hi - o_lo + 1),
                             title=_title(f"Revisions of {set_name}, sync by sync", *subtitle))
@@ -455,7 +457,7 @@ def revision_map(trace, set_name: str | None = None):
 
     A rolling update shows as the new revision's colour sweeping down from
     the top ordinal, one pod at a time, and stopping at the partition (the
-    dashed line, drawn when a partition above 0 was set).  Revision colours
+    solid purple line, drawn when a partition above 0 was set).  Revision colours
     follow :func:`revision_colors` (the first revision grey, the next orange);
     pale cells are pods not Ready, faint ones terminating, empty ones no pod.
     """

@@ -135,7 +135,8 @@ def test_revision_map_state_and_revision_on_separate_channels(specs):
 
 
 def test_revision_map_draws_the_partition(tmp_path):
-    """With partition 2 only web-2 moves to the new revision, and the dashed line sits between web-1 and web-2."""
+    """With partition 2 only web-2 moves to the new revision, and the partition line sits between web-1 and web-2:
+    solid and in its own colour (dashes mean a terminating pod), with no text label to collide with bars."""
     c = stsedu.Cluster(seed=0)
     c.apply(web(3, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}))
     c.run("web")
@@ -146,8 +147,10 @@ def test_revision_map_draws_the_partition(tmp_path):
     cells = rows(spec, unit_with(spec, "rect", "revision"))
     assert {r["pod"] for r in cells if r["revision"] == new} == {"web-2"}
     line = unit_with(spec, "line")
-    assert line["mark"]["strokeDash"] and {r["y"] for r in rows(spec, line)} == {1.5}
-    assert "partition" in subtitle(spec)
+    assert "strokeDash" not in line["mark"] and line["mark"]["color"] == charts.PARTITION_COLOR
+    assert {r["y"] for r in rows(spec, line)} == {1.5}
+    assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "text"]
+    assert "partition (now 2)" in subtitle(spec)
 
 
 def test_status_counters_lanes(specs, rollout):
@@ -269,7 +272,7 @@ def partition_rollout():
 def test_overview_is_the_spec_altair_composes(case, rollout):
     """The overview assembles its linked panels itself (for speed); its spec is the one Altair's own
     layering and concatenation give: same datasets, views, encodings, params and names.  With a
-    partition, the revision panel also has the dashed partition line and its label."""
+    partition, the revision panel also has the partition line."""
     trace = (rollout if case == "rollout" else partition_rollout()).trace
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -287,8 +290,8 @@ def test_overview_is_the_spec_altair_composes(case, rollout):
         assert unnumbered(spec) == unnumbered(_overview_by_altair(trace).to_dict())
         assert chart.copy().to_dict() == spec  # Altair's deep copy keeps it whole
     panel = spec["vconcat"][1]
-    # bars, terminating pods, state legend (+ partition line, label), hover rule, selector
-    assert len(panel["layer"]) == (7 if case == "partition" else 5)
+    # bars, terminating pods, state legend (+ partition line), hover rule, selector
+    assert len(panel["layer"]) == (6 if case == "partition" else 5)
     bare = chart.copy(deep=False)  # composable like any Altair chart (once its config is left to the outer one)
     bare.config = alt.Undefined
     both = alt.vconcat(bare, charts._pod_timeline(trace, "web", "sync")).to_dict()

@@ -239,3 +239,56 @@ def test_questions_come_in_order_in_every_notebook():
         ids = re.findall(r'reveal\("(\d\d)\.([a-z])"', src.read_text())
         letters = [b for _a, b in ids]
         assert letters == sorted(letters), (src.name, ids)
+
+
+# --------------------------------------------------- words checked against the run they describe
+
+
+def _cells(nb: str) -> list[str]:
+    from pathlib import Path
+    src = (Path(__file__).parent.parent / "tools" / "notebooks" / nb).read_text()
+    return src.split("# %%")
+
+
+def _run_cells_until(nb: str, marker: str) -> dict:
+    """Run the code cells of notebook source *nb* up to and including the first that contains *marker*."""
+    import contextlib
+    import io
+    ns: dict = {}
+    for cell in _cells(nb):
+        if cell.startswith(" [markdown]"):
+            continue
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(cell, nb, "exec"), ns)  # noqa: S102 - the notebook's own code
+        if marker in cell:
+            return ns
+    raise AssertionError(f"no cell with {marker!r} in {nb}")
+
+
+def test_05_before_the_next_sync_there_is_one_revision_and_every_pod_carries_it():
+    """05's second cell says: one revision so far, every pod carries its hash, the new one comes at the next sync."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "get_controllerrevisions_text")
+    c = ns["cluster"]
+    revs = c.revisions("web")
+    assert len(revs) == 1 and {p.revision for p in c.pods("web")} == {revs[0].name}
+    c.sync("web")
+    assert len(c.revisions("web")) == 2
+
+
+def test_11_the_stuck_rollout_cell_lets_two_minutes_pass():
+    ns = _run_cells_until("11-When-Things-Break.py", "rollout_status")
+    assert ns["cluster"].now - ns["start"] == 120
+    q = labs.question("11.b")
+    c = q.setup()
+    t = c.now
+    q.act(c)
+    assert c.now - t == 120  # "wait two minutes": the clock, and so the chart, reach the end of them
+
+
+def test_partitioned_roll_out_complete_with_no_partition_is_what_kubectl_prints():
+    """kubectl's StatefulSetStatusViewer takes the partition branch whenever rollingUpdate is set, and the
+    API server defaults rollingUpdate.partition to 0: 05's note explains the word."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "rollout_status")
+    assert ns["cluster"].statefulset("web").spec.raw["updateStrategy"]["rollingUpdate"]["partition"] == 0
+    assert "partitioned roll out complete" in ns["cluster"].rollout_status("web")
+    assert any("partitioned" in cell and "default" in cell for cell in _cells("05-Rolling-Updates.py"))

@@ -17,7 +17,9 @@
 
 # %% [markdown]
 # Three Ready pods at `nginx:1`; we set `nginx:2`, as `kubectl set image` would. The revisions
-# and which pod runs which, as `kubectl` shows them:
+# and which pod runs which, as `kubectl` shows them. There is one revision so far, and every pod
+# carries its hash: the controller makes the new revision at its next sync, which is the question
+# below.
 
 # %%
 import stsedu
@@ -27,6 +29,7 @@ cluster.apply(stsedu.examples.web(3))
 cluster.run("web")
 cluster.set_image("web", "nginx:2")
 print(stsedu.tables.get_controllerrevisions_text(cluster))
+print(stsedu.tables.get_pods_text(cluster, "web", label_columns=("controller-revision-hash",)))
 
 # %% [markdown]
 # ## Predict, then see
@@ -57,7 +60,10 @@ stsedu.labs.reveal("05.b", answer)
 stsedu.labs.UpdateLab()
 
 # %% [markdown]
-# The first cluster, once the rollout is over, as `kubectl rollout status` prints it:
+# The first cluster, once the rollout is over, as `kubectl rollout status` prints it. It says
+# *partitioned* although we set no partition: the API server fills in the default
+# `rollingUpdate: {partition: 0}`, and kubectl's status check for StatefulSets takes its
+# partition branch whenever `rollingUpdate` is there, so a real cluster prints the same line.
 
 # %%
 cluster.run("web")

@@ -39,13 +39,17 @@ cluster.kubelet.fail("web-1")
 stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", "pod", "message"]]
 
 # %% [markdown]
-# Now a rollout to `nginx:broken`, whose pods start but never pass their readiness probe. After
-# two simulated minutes, `kubectl rollout status` and the pods:
+# Now a rollout to `nginx:broken`, whose pods start but never pass their readiness probe. We let
+# two simulated minutes pass (the controller stops syncing long before: nothing changes once the
+# new pod is stuck), then `kubectl rollout status` and the pods:
 
 # %%
 cluster.run("web")
 cluster.set_image("web", "nginx:broken")
-cluster.run("web", until=cluster.now + 120)
+start = cluster.now
+cluster.run("web", until=start + 120)
+cluster.advance(start + 120 - cluster.now)  # the rest of the two minutes: nothing is due
+print(f"t={start:g}s to t={cluster.now:g}s")
 print(cluster.rollout_status("web"))
 print(stsedu.tables.get_pods_text(cluster, "web"))
 

@@ -292,3 +292,66 @@ def test_partitioned_roll_out_complete_with_no_partition_is_what_kubectl_prints(
     assert ns["cluster"].statefulset("web").spec.raw["updateStrategy"]["rollingUpdate"]["partition"] == 0
     assert "partitioned roll out complete" in ns["cluster"].rollout_status("web")
     assert any("partitioned" in cell and "default" in cell for cell in _cells("05-Rolling-Updates.py"))
+
+
+# ------------------------------------------------------------------------------ labs at real sizes
+
+
+WITH_REPLICAS = [labs.IdentityLab, labs.StorageLab, labs.ScalingLab, labs.PolicyLab, labs.ProfileLab, labs.StepLab]
+
+
+@pytest.mark.parametrize("cls", WITH_REPLICAS, ids=lambda c: c.__name__)
+def test_a_labs_replicas_control_reaches_50_and_a_typed_value_out_of_range_is_answered(cls):
+    lab = cls()
+    w = lab.w_replicas
+    assert w.max >= 50
+    before = lab.cluster.statefulset("web").generation
+    w.stsedu_box.value = 80
+    assert "goes up to 50 and you typed 80" in lab.did_area.value
+    w.stsedu_box.value = -1
+    assert "spec.replicas" in lab.did_area.value and "Nothing was changed" in lab.did_area.value
+    assert lab.cluster.statefulset("web").generation == before
+    assert w.value == w.stsedu_box.value == lab.cluster.statefulset("web").spec.replicas
+    if cls is labs.StepLab:
+        return
+    w.stsedu_box.value = 50
+    assert lab.cluster.statefulset("web").spec.replicas == 50 and w.value == 50
+    _true(lab)
+
+
+def test_the_playground_goes_to_500_replicas_and_answers_a_typed_value_out_of_range():
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    assert pg.replicas.max >= 500
+    pg.replicas_box.value = 600
+    assert "goes up to 500 and you typed 600" in pg.error.value
+    assert pg.cluster.statefulset("web").spec.replicas == 3 == pg.replicas.value == pg.replicas_box.value
+    pg.replicas_box.value = -2
+    assert "spec.replicas" in pg.error.value and pg.replicas_box.value == 3
+    pg.replicas_box.value = 7
+    assert pg.cluster.statefulset("web").spec.replicas == 7 == pg.replicas.value
+
+
+def test_a_long_lab_run_goes_in_the_background_with_progress_and_stops_when_asked(monkeypatch):
+    import asyncio
+
+    from stsedu.widgets import playground
+    lab = labs.UpdateLab(examples.web(30))
+
+    async def go():
+        monkeypatch.setattr(playground, "_kernel_loop", lambda: asyncio.get_running_loop())
+        lab.w_image.value = "nginx:2"
+        assert "running" in lab.did_area.value and lab._task is not None
+        for _ in range(40):
+            await asyncio.sleep(0)
+        assert lab._running and lab.progress_row.layout.display is None
+        lab.w_strategy.value = "OnDelete"  # one change at a time: refused, and the toggle snaps back
+        assert "still running" in lab.did_area.value and lab.w_strategy.value == "RollingUpdate"
+        lab.stop()
+        await lab._task
+    asyncio.run(go())
+    assert not lab._running and lab.progress_row.layout.display == "none"
+    line = lab.did_area.value
+    assert "not stable" in line and "you pressed Stop" in line
+    assert any(p.images()[0] == "nginx:1" for p in lab.cluster.pods("web"))
+    _true(lab)

@@ -19,6 +19,9 @@ from .views import ChartView, DisplayedAsWidget, _error_html
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
 
+MAX_REPLICAS = 50
+"""The most replicas a lab's replicas control offers (the Playground goes to 500)."""
+
 IMAGES = ("nginx:1", "nginx:2", "nginx:3")
 """Images the labs offer: nginx:1 is what the set starts with."""
 
@@ -110,6 +113,17 @@ class LabChart:
             return
         self.chart = self.fn(trace, lab.name)
         self.widget.update(self.chart)
+
+
+def _with_boxes(widget: W.Widget) -> W.Widget:
+    """*widget* with each slider made by :meth:`Lab.slider` followed by its typed-value box."""
+    box = getattr(widget, "stsedu_box", None)
+    if box is not None:
+        return W.HBox([widget, box], layout=W.Layout(align_items="center"))
+    kids = getattr(widget, "children", None)
+    if kids and isinstance(widget, W.Box):
+        widget.children = tuple(_with_boxes(k) for k in kids)
+    return widget
 
 
 def _show_chart(chart):
@@ -227,11 +241,20 @@ class Lab(DisplayedAsWidget):
         """Run the controller until the set is stable, nothing more can happen, time *until* or the
         sync budget; set :attr:`stopped` to why the set is not stable (or "") and let
         :attr:`linger_seconds` pass when nothing more is due, so that the end state shows in the chart."""
+        steps = self._run_steps(until)
+        for _ in steps:
+            pass
+        return self._results
+
+    def _run_steps(self, until: float | None = None):
+        """:meth:`_run`, yielding after every sync (for a run in the background that Stop can end)."""
         c, budget, t0 = self.cluster, self.budget(), self.cluster.now
         results: list[SyncResult] = []
+        self._results = results
         for r in c.iter_run(self.name, max_syncs=budget, until=until):
             results.append(r)
-            if self._tick(len(results), budget):
+            yield len(results)
+            if self._cancelled:
                 break
         nxt = c.clock.peek() if self._exists() else None
         reasons = unsettled(c, self.name) if self._exists() else []
@@ -252,21 +275,104 @@ class Lab(DisplayedAsWidget):
         return results
 
     _cancelled = False
+    _running = False
     _end = 0.0
+    _results: list = []
+    _task = None
+    background_from = 20
+    """Runs of a set with at least this many replicas go in the background under a kernel, with a
+    progress bar and Stop; smaller ones finish at once."""
 
-    def _tick(self, done: int, budget: int) -> bool:
-        """Called after each sync of a run; True stops the run (the progress bar's Stop)."""
-        return False
+    def stop(self) -> None:
+        """Stop a run in the background after the sync in progress (the Stop button)."""
+        if self._running:
+            self._cancelled = True
+
+    def _progress_now(self, n: int) -> None:
+        """Pods Ready at the revision they should have, out of those wanted; syncs and the clock."""
+        if not self._exists():
+            return
+        spec, st = self._sts().spec, self._sts().status
+        lo, hi = spec.start_ordinal, spec.start_ordinal + spec.replicas
+        partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
+        done = sum(1 for p in self.cluster.pods(self.name)
+                   if lo <= p.ordinal < hi and p.ready and not p.terminating
+                   and (spec.update_strategy != "RollingUpdate" or p.ordinal - lo < partition
+                        or p.revision == st.update_revision))
+        self.progress.max = max(1, spec.replicas)
+        self.progress.value = min(done, self.progress.max)
+        self.progress_label.value = (f"<span class='lab-note'>{n} syncs · t={self.cluster.now:g}s · "
+                                     f"{done}/{spec.replicas} pods Ready at their revision</span>")
+
+    def _in_background(self) -> bool:
+        if not self._exists() or self._sts().spec.replicas < self.background_from:
+            return False
+        from .playground import _kernel_loop
+        return _kernel_loop() is not None
+
+    async def _run_async(self, finish: Callable[[list[SyncResult]], None], until: float | None = None,
+                         redraw_every: float = 0.25) -> list[SyncResult]:
+        """:meth:`_run` in the background: yields to the kernel after every sync, so that a Stop click
+        is handled; the progress bar moves meanwhile; *finish* gets the syncs at the end."""
+        import asyncio
+        import time
+        self._running = True
+        self.progress_row.layout.display = None
+        last = time.monotonic()
+        try:
+            for n in self._run_steps(until):
+                if time.monotonic() - last > redraw_every:
+                    self._progress_now(n)
+                    last = time.monotonic()
+                    await asyncio.sleep(0.01)
+                else:
+                    await asyncio.sleep(0)
+        finally:
+            self._running = False
+            self.progress_row.layout.display = "none"
+        finish(self._results)
+        return self._results
 
     # ---------------------------------------------------------- controls
     def _controls(self) -> list[W.Widget]:
         return []
 
-    def slider(self, label: str, value: int, lo: int, hi: int, on: Callable[[int], Any]) -> W.IntSlider:
-        s = W.IntSlider(value=value, min=lo, max=hi, description=label, continuous_update=False,
-                        style={"description_width": "initial"}, layout=W.Layout(width="320px"))
+    def slider(self, label: str, value: int, lo: int, hi: int, on: Callable[[int], Any],
+               hard_max: int | None = None) -> W.IntSlider:
+        """An int slider for *on*, with a box beside it to type a value (:meth:`typed`).
+
+        The slider's own readout is off: typed into it, a value out of range would be clamped without
+        a word.  *hard_max*: the most this lab allows (a typed value above it gets a message); without
+        it a typed value above the slider's end widens the slider."""
+        s = W.IntSlider(value=value, min=lo, max=max(hi, value), description=label, continuous_update=False, readout=False,
+                        style={"description_width": "initial"}, layout=W.Layout(width="260px"))
+        box = W.IntText(value=value, layout=W.Layout(width="72px"))
         s.observe(lambda ch: self._from_widget(on, ch["new"]), names="value")
+        s.observe(lambda ch: self._set_control(box, ch["new"]), names="value")
+        box.observe(lambda ch: self._from_widget(lambda v: self.typed(s, v, on, hard_max), ch["new"]), names="value")
+        s.stsedu_box = box  # the typed-value box, kept in step with the slider
         return s
+
+    def typed(self, slider: W.IntSlider, value: int, on: Callable[[int], Any], hard_max: int | None = None):
+        """A value typed into a slider's box: in range, as if the slider moved; below the slider's start,
+        handed to the cluster (the API server's error says what is wrong); above *hard_max*, refused
+        with a message; else the slider widens to it."""
+        if value > slider.max and hard_max is not None and value > hard_max:
+            self.last_error = ValueError(
+                f"{slider.description}: this lab goes up to {hard_max} and you typed {value} (the Playground, "
+                f"stsedu.widgets.Playground(), takes more)")
+            self._set_control(slider.stsedu_box, slider.value)
+            self._redraw()
+            return []
+        if value >= slider.min:
+            slider.max = max(slider.max, value)
+            if value != slider.value:
+                slider.value = value  # runs *on* through the slider's observer
+            return self.last_results
+        out = on(value)  # below the range: the cluster refuses it in the API server's words
+        self._sync_controls()
+        self._set_control(slider.stsedu_box, slider.value)
+        return out
 
     def choice(self, label: str, options: Sequence, value: Any, on: Callable[[Any], Any]) -> W.ToggleButtons:
         t = W.ToggleButtons(options=list(options), value=value, description=label,
@@ -283,6 +389,11 @@ class Lab(DisplayedAsWidget):
 
     def _from_widget(self, fn: Callable[[Any], Any], value: Any) -> None:
         if self._syncing:  # the lab is setting its own controls
+            return
+        if self._running:  # a run is going on in the background: one change at a time
+            self._sync_controls()
+            busy = ValueError("a change is still running: wait for it, or press Stop")
+            self.did_area.value = _error_html(busy).replace("stsedu-error", "lab-error")
             return
         fn(value)
 
@@ -305,15 +416,17 @@ class Lab(DisplayedAsWidget):
                 continue
             if isinstance(w, W.ToggleButtons) and value not in w.options:
                 continue
+            if isinstance(w, W.IntSlider) and isinstance(value, int) and value > w.max:
+                w.max = value  # never clamp: the control shows the cluster's value
             if isinstance(value, int) or isinstance(w, W.ToggleButtons):
                 self._set_control(w, value)
 
     def _set_control(self, widget: W.Widget, value: Any) -> None:
-        self._syncing = True
+        before, self._syncing = self._syncing, True
         try:
             widget.value = value
         finally:
-            self._syncing = False
+            self._syncing = before
 
     # ----------------------------------------------------------- actions
     def change(self, what: str, fn: Callable[[Cluster], Any], run: bool = True) -> list[SyncResult]:
@@ -332,11 +445,19 @@ class Lab(DisplayedAsWidget):
         results: list[SyncResult] = []
         self._ran = run and self._exists()
         self.stopped = ""
+
+        def finish(results: list[SyncResult]) -> None:
+            self.last_results = results
+            self.did = f"{what} at t={t0:g}s"
+            self._redraw()
+        if self._ran and self._in_background():
+            from .playground import _kernel_loop
+            self.did_area.value = f"<div class='lab-did'>You ran {what} at t={t0:g}s: running…</div>"
+            self._task = _kernel_loop().create_task(self._run_async(finish))
+            return []
         if self._ran:
             results = self._run()
-        self.last_results = results
-        self.did = f"{what} at t={t0:g}s"
-        self._redraw()
+        finish(results)
         return results
 
     def _exists(self) -> bool:
@@ -375,10 +496,17 @@ class Lab(DisplayedAsWidget):
         self.text = W.HTML()
         self.text.add_class("stsedu-lab-text")
         self.chart = LabChart(self.chart_kind)
-        controls = self._controls()
+        controls = [_with_boxes(c) for c in self._controls()]
+        self.progress = W.IntProgress(value=0, min=0, max=1, description="", layout=W.Layout(width="260px"))
+        self.progress_label = W.HTML()
+        self.stop_button = W.Button(description="Stop", icon="stop", button_style="warning",
+                                    layout=W.Layout(width="auto"))
+        self.stop_button.on_click(lambda _b: self.stop())
+        self.progress_row = W.HBox([self.progress, self.progress_label, self.stop_button],
+                                   layout=W.Layout(display="none", align_items="center", grid_gap="8px"))
         self.controls = W.VBox(controls)
         self.widget = W.VBox([
-            self.header, self.controls, self.did_area,
+            self.header, self.controls, self.progress_row, self.did_area,
             W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
                             self.decisions], layout=W.Layout(flex="1 1 380px", min_width="380px")),
                     # the kubectl texts keep their natural width (no column cut off at the edge): beside

@@ -34,7 +34,7 @@ import ipywidgets as W
 from .. import examples
 from ..cluster import Cluster
 from ..controller.decisions import SyncResult
-from .lab_base import BROKEN_IMAGE, CHARTS, IMAGES, Lab, LabChart, _esc, decisions_html
+from .lab_base import BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, _esc, decisions_html
 from .predict import QUESTIONS, Question, Reveal, question, reveal
 
 __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
@@ -53,7 +53,7 @@ class IdentityLab(Lab):
     def _controls(self):
         s = self._sts().spec
         self.w_start = self.slider("ordinals.start", s.start_ordinal, 0, 5, self.set_start)
-        self.w_replicas = self.slider("replicas", s.replicas, 0, 6, self.scale)
+        self.w_replicas = self.slider("replicas", s.replicas, 0, MAX_REPLICAS, self.scale, MAX_REPLICAS)
         return [W.HBox([self.w_start, self.w_replicas])]
 
     def set_start(self, start: int):
@@ -72,7 +72,8 @@ class StorageLab(Lab):
         return examples.web(3, claims=True)
 
     def _controls(self):
-        self.w_replicas = self.slider("replicas", 3, 0, 5, self.scale)
+        self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, self.scale,
+                                      MAX_REPLICAS)
         self.w_scaled = self.choice("whenScaled", ["Retain", "Delete"], "Retain",
                                     lambda v: self.set_retention(when_scaled=v))
         self.w_deleted = self.choice("whenDeleted", ["Retain", "Delete"], "Retain",
@@ -115,7 +116,8 @@ class ScalingLab(Lab):
     views = ("pods",)
 
     def _controls(self):
-        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, self.scale,
+                                      MAX_REPLICAS)
         self.w_healthy = W.Checkbox(value=True, description="web-0 healthy", indent=False)
         self.w_healthy.observe(lambda ch: self._from_widget(self.set_healthy, ch["new"]), names="value")
         return [W.HBox([self.w_replicas, self.w_healthy])]
@@ -142,7 +144,8 @@ class PolicyLab(ScalingLab):
              "the lab deletes the set with <code>--cascade=orphan</code> and creates it again.")
 
     def _controls(self):
-        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, self.scale,
+                                      MAX_REPLICAS)
         self.w_policy = self.choice("podManagementPolicy", ["OrderedReady", "Parallel"], "OrderedReady",
                                     self.set_policy)
         return [W.HBox([self.w_policy]), W.HBox([self.w_replicas])]
@@ -196,7 +199,8 @@ class PartitionLab(Lab):
         return examples.web(4, updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 4}})
 
     def _controls(self):
-        self.w_partition = self.slider("partition", 4, 0, 4, self.set_partition)
+        s = self._sts().spec
+        self.w_partition = self.slider("partition", s.rolling_update.partition, 0, s.replicas, self.set_partition)
         self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
         return [self.w_image, self.w_partition]
 
@@ -362,7 +366,8 @@ class ProfileLab(Lab):
 
     def _controls(self):
         self.w_profile = self.choice("profile", ["current", "v1.16"], self.profile, self.set_profile)
-        self.w_replicas = self.slider("replicas", 3, 0, 6, self.scale)
+        self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, self.scale,
+                                      MAX_REPLICAS)
         self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
         return [self.w_profile, W.HBox([self.w_replicas]), self.w_image]
 
@@ -410,8 +415,9 @@ class StepLab(Lab):
         self.did = "<code>kubectl apply -f web.yaml</code> and one sync"
 
     def _controls(self):
-        self.w_replicas = self.slider("replicas", 3, 0, 6, lambda n: self.change(
-            f"<code>kubectl scale sts {self.name} --replicas={n}</code>", lambda c: c.scale(self.name, n), run=False))
+        self.w_replicas = self.slider("replicas", 3, 0, MAX_REPLICAS, lambda n: self.change(
+            f"<code>kubectl scale sts {self.name} --replicas={n}</code>", lambda c: c.scale(self.name, n), run=False),
+            MAX_REPLICAS)
         self.w_image = self.choice("image", IMAGES, IMAGES[0], lambda img: self.change(
             f"<code>kubectl set image sts/{self.name} nginx={img}</code>", lambda c: c.set_image(self.name, img),
             run=False))

@@ -10,6 +10,10 @@ import ipywidgets as W
 from .views import ADVANCE_STEPS, SPEEDS, View, _CSS, _POLICY_NOTE
 
 
+MAX_REPLICAS = 500
+"""The Playground's replicas slider ends here (``max_replicas`` changes it)."""
+
+
 class PlaygroundLayout:
     """Builds a :class:`~stsedu.widgets.playground.Playground`'s widgets (a base class of it)."""
 
@@ -32,8 +36,11 @@ class PlaygroundLayout:
         self.info.add_class("stsedu-info-area")
 
         # ---- controls: the spec (kubectl scale / patch / set image), the kubelet
-        self.replicas = W.IntSlider(description="replicas", min=0, max=20, continuous_update=False,
-                                    style=d110, layout=lay("400px"))
+        # no readout on the slider: a value typed into it would be clamped without a word; the box
+        # beside it takes any number and says so when it is out of range (set_replicas_typed)
+        self.replicas = W.IntSlider(description="replicas", min=0, max=MAX_REPLICAS, continuous_update=False,
+                                    readout=False, style=d110, layout=lay("330px"))
+        self.replicas_box = W.IntText(value=0, layout=lay("72px"))
         self.partition = W.IntSlider(description="partition", min=0, max=3, continuous_update=False,
                                      style=d110, layout=lay("400px"))
         self.max_unavailable = W.Text(description="maxUnavailable", continuous_update=False,
@@ -55,6 +62,7 @@ class PlaygroundLayout:
                                 style={"description_width": "45px"}, layout=lay("170px"))
 
         self.replicas.observe(self._obs(self.set_replicas), names="value")
+        self.replicas_box.observe(self._obs(self.set_replicas_typed), names="value")
         self.partition.observe(self._obs(self.set_partition), names="value")
         self.max_unavailable.observe(self._obs(self.set_max_unavailable), names="value")
         self.min_ready_seconds.observe(self._obs(self.set_min_ready_seconds), names="value")
@@ -126,7 +134,7 @@ class PlaygroundLayout:
                     ("run", [self.progress, self.progress_label])])
         if ctl:
             rows.append(row("Controller", ctl))
-        spec_rows = [pick([("replicas", [self.replicas]), ("partition", [self.partition])]),
+        spec_rows = [pick([("replicas", [self.replicas, self.replicas_box]), ("partition", [self.partition])]),
                      pick([("max_unavailable", [self.max_unavailable]),
                            ("min_ready_seconds", [self.min_ready_seconds]), ("strategy", [self.strategy])]),
                      pick([("policy", [self.policy, self.policy_note])])]

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
-from .layout import PlaygroundLayout
+from .layout import MAX_REPLICAS, PlaygroundLayout
 from .settled import unsettled
 from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, DisplayedAsWidget, View,
                     _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
@@ -208,9 +208,10 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             except KeyError:
                 return
             spec = sts.spec
-            self.replicas.max = max(self._max_replicas or 20, spec.replicas,
+            self.replicas.max = max(self._max_replicas or MAX_REPLICAS, spec.replicas,
                                     self.replicas.max if self._max_replicas is None else 0)
             self.replicas.value = spec.replicas
+            self.replicas_box.value = spec.replicas
             part = spec.partition
             self.partition.max = max(spec.replicas, part, 1)
             self.partition.value = part
@@ -284,6 +285,16 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         return self._act(lambda: self.cluster.scale(self.name, replicas),
                          lambda s: f"Scaled {self.name} to {replicas} (generation {s.generation}). "
                                    "Click <b>Sync once</b> to see what the controller decides.")
+
+    def set_replicas_typed(self, replicas: int):
+        """A number typed into the box beside the replicas slider: above the slider's end, a message
+        (nothing changes); else ``kubectl scale`` (a negative number gets the API server's error)."""
+        if replicas > self.replicas.max:
+            self._show_error(ValueError(f"replicas: this panel goes up to {self.replicas.max} and you typed "
+                                        f"{replicas} (Playground(max_replicas=...) takes more)"))
+            self._load_controls()
+            return None
+        return self.set_replicas(replicas)
 
     def _patch(self, patch: Mapping, what: str):
         return self._act(lambda: self.cluster.patch(self.name, patch),

@@ -355,3 +355,18 @@ def test_a_long_lab_run_goes_in_the_background_with_progress_and_stops_when_aske
     assert "not stable" in line and "you pressed Stop" in line
     assert any(p.images()[0] == "nginx:1" for p in lab.cluster.pods("web"))
     _true(lab)
+
+
+def test_every_control_of_the_loop_lab_leaves_a_true_screen():
+    """04's LoopLab: its status line says both sets are stable only when they are; its chart has rows."""
+    from stsedu.widgets import LoopLab
+    from stsedu.widgets.settled import unsettled
+    lab = LoopLab()
+    for what, move in [("delay", lambda: lab.set_delay(1.0)), ("error", lambda: lab.set_api_error(True)),
+                       ("workers", lambda: lab.set_workers(2)), ("first step", lambda: setattr(lab.start, "value", 10))]:
+        move()
+        left = {n: unsettled(lab.cluster, n) for n in ("web", "db")}
+        says_stable = "both sets stable" in lab.did_area.value
+        assert says_stable == (not any(left.values())), (what, lab.did_area.value, left)
+        assert sum(len(v) for v in lab.chart.spec["datasets"].values()) > 0, what
+        assert "a-create" in lab.decisions.value, what

@@ -38,8 +38,8 @@ import pandas as pd
 
 from . import tables
 from .loop_chart import queue_flow, queue_flow_data
-from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, REVISION_COLORS, SPEC_COLOR,
-                      STATE_COLORS)
+from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, PARTITION_COLOR, REVISION_COLORS,
+                      SPEC_COLOR, STATE_COLORS)
 
 __all__ = ["queue_flow", "queue_flow_data", "pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
            "ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT", "revision_colors", "STATE_COLORS", "ACTION_COLORS",
@@ -365,9 +365,6 @@ def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
     pts["x"] = pts["x"].clip(lower=lo)
     return pts.assign(y=pts["partition"] - 0.5)[["x", "y", "partition"]]
 
-
-PARTITION_COLOR = "#8250df"
-"""The partition line's colour in the revision map (no revision uses it)."""
 
 REVISION_LOOKS = {
     "Ready": "M-1,-0.8H1V0.8H-1Z",                                      # a filled bar

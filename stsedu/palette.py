@@ -51,6 +51,9 @@ REVISION_COLORS: tuple[str, ...] = (
 A trace's first revision is always grey and the next always orange, so a
 rolling update reads as orange sweeping over grey in every chart."""
 
+PARTITION_COLOR = "#8250df"
+"""The partition line's colour in the revision map: purple, which no revision uses."""
+
 COUNTER_COLORS: dict[str, str] = {
     "replicas": "#000000",
     "ready": "#0072B2",

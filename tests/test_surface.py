@@ -370,3 +370,18 @@ def test_every_control_of_the_loop_lab_leaves_a_true_screen():
         assert says_stable == (not any(left.values())), (what, lab.did_area.value, left)
         assert sum(len(v) for v in lab.chart.spec["datasets"].values()) > 0, what
         assert "a-create" in lab.decisions.value, what
+
+
+def test_the_playground_timeline_shows_a_pod_that_changed_at_this_instant():
+    """A sync that creates web-3, or a kubelet button that starts web-0, changes a pod at the clock's now:
+    the timeline still draws it, in the state it is in (a stub past now), not the state before."""
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    pg.set_replicas(4)
+    pg.sync_once()
+    assert _playground_problems(pg) == []
+    manual = Playground(kubelet="manual")
+    for step in (manual.sync_once, lambda: manual.start_pod("web-0"), lambda: manual.ready_pod("web-0"),
+                 manual.sync_once):
+        step()
+        assert _playground_problems(manual) == []

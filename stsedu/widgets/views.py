@@ -394,6 +394,21 @@ class ChartView(View):
         self.jchart.layout.display = None
 
 
+NOW_PAD = 0.5
+"""Seconds the Playground's pod timeline runs past now when a pod changed at this very instant."""
+
+
+def _timeline_to_now(trace, set_name: str):
+    """The pod timeline up to now; when a pod changed at this instant (a sync created it, a kubelet
+    button moved it), a stub of NOW_PAD seconds past now shows the state it is in, which an axis
+    ending at now would leave out (nothing changes before the next sync or button press)."""
+    from .. import charts, tables
+    now = tables.trace_now(trace)
+    pods = trace.pods()
+    began_now = not pods.empty and bool((pods["time"] >= now).any())
+    return charts.pod_timeline(trace, set_name, until=max(now + NOW_PAD, 1.0) if began_now else None)
+
+
 def _chart(name: str, title: str) -> Callable[[], ChartView]:
     def make() -> ChartView:
         from .. import charts
@@ -461,7 +476,7 @@ class LogView(View):
 
 _VIEW_CLASSES: dict[str, Callable[[], View]] = {
     "decisions": DecisionsView, "pods": PodsView, "status": StatusView,
-    "timeline": _chart("pod_timeline", "Pod timeline"),
+    "timeline": lambda: ChartView(_timeline_to_now, title="Pod timeline"),
     "revisions": _chart("revision_map", "Revisions"),
     "strip": _chart("decision_strip", "Decisions per sync"),
     "counters": _chart("status_counters", "Status counters"),

@@ -429,12 +429,13 @@ def test_log_view_lists_every_sync_incrementally():
 
 
 def test_chart_views_update_their_jupyter_charts_in_place(pg):
-    """The default chart tabs are stsedu.charts' pod timeline, revision map and decision strip;
-    the shown one gets a new spec after syncs, in the same ChartWidget."""
+    """The default chart tabs are stsedu.charts' pod timeline (up to now: views._timeline_to_now), revision
+    map and decision strip; the shown one gets a new spec after syncs, in the same ChartWidget."""
     titles = [v.title for v in pg._tabbed]
     assert titles == ["Pod timeline", "Revisions", "Decisions per sync", "Sync log"]
     timeline = pg._tabbed[0]
-    assert pg.tabs.selected_index == 0 and timeline.chart_fn is stsedu.charts.pod_timeline
+    from stsedu.widgets.views import _timeline_to_now
+    assert pg.tabs.selected_index == 0 and timeline.chart_fn is _timeline_to_now
     widget, before, chart = timeline.jchart, timeline.jchart.spec, timeline.chart
     assert before is not None and timeline.jchart.layout.display is None
     pg.replicas.value = 5

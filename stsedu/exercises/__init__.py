@@ -10,7 +10,7 @@ by replaying the scenario on the simulator.
     ex.check(("delete", "web-2"))    # ✓ / ✗ with the rule or a hint; records the attempt
     stsedu.exercises.save_answers("me.json", student="Ada")
 
-Two modes (:mod:`.mode`): *practice* (the default: check as often as you like; every checked
+Two modes (:mod:`.modes`): *practice* (the default: check as often as you like; every checked
 attempt is kept, with its time) and *assessed* (a teacher's assignment: nothing is checked or
 revealed before hand-in; the release carries no exercise file, and the grader computes the
 answers on the teacher's side).
@@ -31,7 +31,7 @@ from . import kinds  # noqa: F401
 from .answers import AnswerSheet, current_sheet, load_answers, save_answers  # noqa: F401
 from .grading import Grades, Policy, grade  # noqa: F401
 from .handout import Handout, autograde  # noqa: F401
-from .mode import AssessedModeError, assessed, mode, practice  # noqa: F401
+from .modes import AssessedModeError, assessed, mode, practice  # noqa: F401
 from .exercise import Exercise, ExerciseError, Feedback, from_dict  # noqa: F401
 from .registry import (EXERCISES, LIBRARY_DIR, OLD_IDS, all_exercises, catalog, for_notebook,  # noqa: F401
                        get, library, load, loads, register, select, unregister)

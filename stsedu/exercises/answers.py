@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .exercise import RECORDED, record_attempt
-from .mode import ASSESSED, MODES, PRACTICE
+from .modes import ASSESSED, MODES, PRACTICE
 
 FORMAT = "stsedu-answers"
 VERSION = 2

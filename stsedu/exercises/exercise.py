@@ -42,7 +42,7 @@ import yaml
 
 from .. import scenarios as _scenarios
 from . import kinds as K
-from . import mode as _mode
+from . import modes as _mode
 from .sequence import SEQUENCE_KEYS, measure_sequence, prefix_score
 
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
@@ -342,6 +342,13 @@ class Exercise:
         for wrong, hint in self.hints:
             if wrong == given:
                 return hint
+        if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
+            right = self._expected()
+            k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
+            if k == len(right):
+                return f"Your first {k} steps are the whole sequence; the set is stable after them."
+            return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
+                    f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
         return K.generic_hint(self.kind, given, self._expected())
 
     def assert_correct(self, answer: Any) -> None:

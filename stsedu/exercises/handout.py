@@ -18,7 +18,6 @@ compute theirs).
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
 from pathlib import Path
@@ -28,8 +27,8 @@ import nbformat
 
 from . import kinds as K
 from .answers import AnswerSheet
-from .exercise import ExerciseError
-from .mode import ASSESSED, assessed
+from .exercise import ExerciseError, record_attempt
+from .modes import ASSESSED, assessed
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
 KEY_DIR = "stsedu-key"
@@ -64,7 +63,11 @@ def public(ex) -> dict:
 
 
 class Handout:
-    """The student's side of an assessed release: records answers without judging them."""
+    """The student's side of an assessed release: records answers without judging them.
+
+    Each answer written is kept with its time (a changed answer is a new attempt: ``stsedu grade
+    --policy last``, the default, grades the final one).  Nothing here can tell a right answer:
+    the handout holds only the :func:`public` part of each exercise."""
 
     def __init__(self, exercises: list[dict]) -> None:
         self.exercises = {str(e["id"]): dict(e) for e in exercises}
@@ -82,8 +85,7 @@ class Handout:
             if str(err) == "no answer yet":
                 return f"Exercise {exercise_id}: no answer yet (write it as {e['format']})."
             return f"Exercise {exercise_id}: cannot read that answer: {err}."
-        at = _dt.datetime.now().replace(microsecond=0).isoformat()
-        self.sheet.attempts[exercise_id] = [{"answer": K.jsonable(given), "at": at}]
+        record_attempt(self.sheet.attempts, exercise_id, given)
         return (f"Exercise {exercise_id}: answer recorded ({K.show(given)}); it is graded after you "
                 "hand in.")
 

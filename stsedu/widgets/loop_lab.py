@@ -178,7 +178,7 @@ def reveal(qid: str, answer: Any = None):
     if answer is None:
         return w.HTML(f"<b>Question {q.id}.</b> {html.escape(q.text)}<br><i>No prediction recorded yet: "
                       f"answer with {html.escape(q.form)}, then run this cell again.</i>")
-    from ..exercises.mode import is_assessed
+    from ..exercises.modes import is_assessed
     if is_assessed():
         return w.HTML(f"<b>Question {q.id}.</b> Predictions are not revealed in assessed mode.")
     expected = q.expected()

@@ -249,10 +249,11 @@ def test_an_assessed_class_without_nbgrader(teacher):
         "malformed", "empty file (0 bytes): no answers were saved into it")
     assert "answers to unknown exercises ignored: Z.9" in rows["uri"]["misses"]
     # the summary says the same as the CSV
-    summary = {line.split()[1]: line.split()[2:4] for line in out.splitlines() if "/my-answers.json" in line
-               and not line.startswith("submissions")}
-    assert summary["submissions/ada/my-answers.json"] == ["5/5", "ok"]
-    assert summary["submissions/mal/my-answers.json"] == ["-", "malformed:"]
+    summary = {m.group(2): (m.group(1), m.group(3)) for m in
+               (re.match(r"(.+?) +(submissions/\w+/my-answers\.json) +(\S+ +\S+)", line) for line in out.splitlines())
+               if m}
+    assert summary["submissions/ada/my-answers.json"] == ("Ada", "5/5       ok")
+    assert summary["submissions/mal/my-answers.json"] == ("(no name)", "-         malformed:")
     assert "Policy: last attempt." in out
     assert "submissions/uri/my-answers.json: Uri: 1/5 (2 unanswered: T.2, T.3; answers to unknown exercises " \
            "ignored: Z.9)" in out

@@ -180,5 +180,6 @@ def autograde(exercise_id: str, answer: Any, key: str) -> float:
         print(f"✗ Exercise {exercise_id}: cannot read that answer: {err}.")
         return 0.0
     got = float(ex.score(given))
-    print(ex._judge(given).message)
+    fb = ex._judge(given)
+    print(fb.message if fb.ok else f"{fb.message} Rule: {ex.why}")
     return got

@@ -385,3 +385,12 @@ def test_a_sequence_across_n_syncs_and_of_some_actions(tmp_path):
     assert creates.expected() == [["create", "web-2"], ["create", "web-3"]]
     with pytest.raises(E.ExerciseError, match="answer.syncs: must be a whole number of syncs from 1 to 200"):
         E.loads(base.replace("X", "syncs: 0"), register_it=False)
+
+
+def test_import_stsedu_stays_light_with_the_teachers_tools():
+    """The assessed-mode and grading modules load with the kit; nbformat (and jsonschema) only when a
+    notebook is written."""
+    code = "import sys, stsedu; print(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT), "PATH": ""},
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr

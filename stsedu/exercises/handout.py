@@ -23,8 +23,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
 from . import kinds as K
 from .answers import AnswerSheet
 from .exercise import ExerciseError, record_attempt
@@ -98,7 +96,8 @@ class Handout:
 # ====================================================================== notebooks
 
 
-def _md(text: str, **meta) -> nbformat.NotebookNode:
+def _md(text: str, **meta):
+    import nbformat
     return nbformat.v4.new_markdown_cell(text, metadata=meta)
 
 
@@ -112,8 +111,9 @@ def question_markdown(p: dict) -> str:
     return "\n".join(lines)
 
 
-def release_notebook(exercises: list, title: str = "StatefulSet assignment") -> nbformat.NotebookNode:
+def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
     """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell."""
+    import nbformat    # here, not at import: nbformat loads jsonschema's validators
     refuse_shipped(exercises)
     pubs = [public(e) for e in exercises]
     total = sum(p["points"] for p in pubs)

@@ -19,13 +19,14 @@ from . import examples, tables  # noqa: E402  (submodules used as stsedu.example
 from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
 from . import compare  # noqa: E402  (stsedu.compare.compare: one scenario under two profiles)
 from . import exercises  # noqa: E402  (stsedu.exercises.get(id).check(answer))
+from .projector import display  # noqa: E402  (projector mode: stsedu.display(scale=1.6))
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "exercises", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
-    "widgets", "labs",
+    "widgets", "labs", "display",
 )
 __all__ = list(PUBLIC)
 

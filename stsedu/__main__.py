@@ -18,11 +18,14 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu exercise list [--exercises DIR]``: the exercises with their kinds and points;
 * ``stsedu exercise key --out key.html``: the answer key (.html or .ipynb), never
   inside the students' notebooks/ folder;
-* ``stsedu grade SUBMISSIONS... --out scores.csv``: grade answer files;
-* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an nbgrader source notebook.
+* ``stsedu exercise release --out ps1.ipynb``: an assessed students' notebook (no nbgrader);
+* ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
+* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
 
-``--exercises PATH`` (a file or a folder, repeatable; default: the shipped
-exercises) and ``--ids ID...`` choose the exercises.
+``--exercises PATH`` (a file or a folder, repeatable) adds your exercises to the
+shipped ones; ``--ids ID...`` picks the assignment from both (without it: your
+files, or the shipped set if you give none); ``--only`` leaves the shipped set
+out; ``--override`` lets your file replace a shipped exercise of the same id.
 
 What is printed for each step: the step, then, in the order they happened,
 each sync's decisions (``sync 3 at 14s``) and the pods' changes as
@@ -96,8 +99,12 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
 
 def _selection_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exercises", metavar="PATH", action="append",
-                   help="an exercise file or folder (repeatable; default: the shipped exercises)")
-    p.add_argument("--ids", metavar="ID", nargs="+", help="only these exercises, in this order")
+                   help="your exercise file or folder, added to the shipped exercises (repeatable)")
+    p.add_argument("--ids", metavar="ID", nargs="+",
+                   help="these exercises, in this order (default: those of --exercises, else the shipped set)")
+    p.add_argument("--only", action="store_true", help="use only the --exercises files, not the shipped set")
+    p.add_argument("--override", action="store_true",
+                   help="let an exercise of yours replace the shipped exercise with the same id")
 
 
 def _teacher_commands(sub) -> None:
@@ -105,6 +112,8 @@ def _teacher_commands(sub) -> None:
     exsub = ex.add_subparsers(dest="exercise_command")
     check = exsub.add_parser("check", help="validate exercise files and show the computed answers")
     check.add_argument("files", nargs="+", metavar="FILE", help="exercise .yaml files or folders")
+    check.add_argument("--override", action="store_true",
+                       help="allow ids of shipped exercises (your file replaces the shipped one)")
     lst = exsub.add_parser("list", help="list exercises (id, notebook, kind, points, question)")
     _selection_args(lst)
     key = exsub.add_parser("key", help="write the teacher's answer key (.html or .ipynb)")
@@ -113,7 +122,17 @@ def _teacher_commands(sub) -> None:
     grade = sub.add_parser("grade", help="grade students' answer files (JSON from save_answers)")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     grade.add_argument("--out", metavar="CSV", help="write the scores to this CSV file")
+    grade.add_argument("--policy", choices=("first", "last", "penalty"), default="last",
+                       help="which attempt counts: the first, the last (default), or the best less a "
+                            "penalty per retry")
+    grade.add_argument("--penalty", type=float, default=0.25, metavar="SHARE",
+                       help="with --policy penalty: the share of an exercise's points lost per retry "
+                            "(default 0.25)")
     _selection_args(grade)
+    rel = exsub.add_parser("release", help="write an assessed students' notebook (questions only; no nbgrader)")
+    _selection_args(rel)
+    rel.add_argument("--out", required=True, metavar="FILE", help="e.g. release/ps1.ipynb")
+    rel.add_argument("--title", default="StatefulSet assignment")
     nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
     _selection_args(nbg)
     nbg.add_argument("--out", required=True, metavar="FILE",
@@ -121,15 +140,42 @@ def _teacher_commands(sub) -> None:
     nbg.add_argument("--title", default="StatefulSet exercises")
 
 
+def _nbgrader(exs: list, args, out: TextIO) -> int:
+    """An assessed nbgrader source notebook at source/<assignment>/, its key beside source/."""
+    from .exercises import handout as H
+    from .exercises import notebooks as N
+    from .exercises.exercise import ExerciseError
+    p = Path(args.out)
+    if p.suffix != ".ipynb" or p.parent.parent.name != "source":
+        raise ExerciseError("give the notebook's place in an nbgrader course: source/<assignment>/<name>.ipynb",
+                            args.out)
+    others = sorted(x.name for x in p.parent.glob("*.ipynb") if x.name != p.name) if p.parent.is_dir() else []
+    if others:
+        raise ExerciseError(f"{p.parent} also holds {', '.join(others)}: nbgrader would grade them too (their "
+                            "points would count in max_score). Remove them (nbgrader quickstart puts two "
+                            "examples there) or choose another assignment name", args.out)
+    course, assignment = p.parent.parent.parent, p.parent.name
+    key = f"{H.KEY_DIR}/{assignment}"
+    import nbformat
+    nb = N.nbgrader_source(exs, args.title, key=key)
+    H.write_key(exs, course, assignment)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, p)
+    out.write(f"nbgrader source notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) "
+              f"written to {p}; the exercises its hidden tests read are in {course / key} (never released)\n"
+              f"next: nbgrader generate_assignment {assignment}\n")
+    return 0
+
+
 def _teacher(args, out: TextIO, parser) -> int:
     from . import exercises as E
     from .exercises import notebooks as N
     try:
         if args.command == "exercise" and args.exercise_command == "check":
-            return _check_files(args.files, out)
+            return _check_files(args.files, out, args.override)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
-        exs = E.select(args.ids, args.exercises)
+        exs = E.select(args.ids, args.exercises, only=args.only, override=args.override)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
                 q = e.question if len(e.question) <= 70 else e.question[:67] + "..."
@@ -139,8 +185,26 @@ def _teacher(args, out: TextIO, parser) -> int:
             path = N.write_answer_key(exs, args.out)
             out.write(f"answer key for {len(exs)} exercises written to {path}\n")
             return 0
+        if args.command == "exercise" and args.exercise_command == "release":
+            import nbformat
+            from .exercises import handout as H
+            p = Path(args.out)
+            if p.suffix != ".ipynb":
+                raise E.ExerciseError("write the release to a .ipynb file", args.out)
+            nb = H.release_notebook(exs, args.title)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, p)
+            out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
+                      f"to {p}: hand it out; grade the answer files with stsedu grade ... "
+                      f"{' '.join('--exercises ' + x for x in args.exercises or [])}\n")
+            return 0
         if args.command == "grade":
-            grades = E.grade(args.submissions, exs)
+            try:
+                policy = E.Policy(args.policy, args.penalty)
+            except ValueError as e:
+                print(f"error: --penalty: {e}", file=sys.stderr)
+                return 2
+            grades = E.grade(args.submissions, exs, policy)
             for r in grades.results:
                 if r.status != "ok":
                     out.write(r.line() + "\n")
@@ -149,27 +213,21 @@ def _teacher(args, out: TextIO, parser) -> int:
                 out.write(f"scores written to {grades.to_csv(args.out)}\n")
             return 0
         if args.command == "nbgrader":
-            import nbformat
-            from pathlib import Path
-            p = Path(args.out)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(N.nbgrader_source(exs, args.title), p)
-            out.write(f"nbgrader source notebook ({len(exs)} exercises, "
-                      f"{sum(e.points for e in exs)} points) written to {p}\n"
-                      f"next: nbgrader generate_assignment {p.parent.name}\n")
-            return 0
+            return _nbgrader(exs, args, out)
     except E.ExerciseError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 2
 
 
-def _check_files(paths: list[str], out: TextIO) -> int:
-    """Validate each file, run it, and check its hints and choices against the computed answer."""
-    from pathlib import Path
+def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
+    """Validate each file, run it, and check its hints and choices against the computed answer; refuse
+    an id used by two files, or by a shipped exercise (unless *override*)."""
     from . import exercises as E
     from .exercises import kinds as K
+    from .exercises import registry as R
     bad = 0
+    seen: dict[str, object] = {}
     for path in paths:
         p = Path(path)
         files = sorted(list(p.glob("*.yaml")) + list(p.glob("*.yml"))) if p.is_dir() else [p]
@@ -179,12 +237,21 @@ def _check_files(paths: list[str], out: TextIO) -> int:
         for f in files:
             try:
                 e = E.load(f, register_them=False)[0]
-                answer = e.expected()
-                problems = [f"{f}: hints: the hint for {K.show(w)} is given for the RIGHT answer"
-                            for w, _ in e.hints if w == answer]
+                problems = []
+                first = seen.setdefault(e.id, e)
+                if first is not e and not R._same_file(first.source, e.source):
+                    problems.append(f"{f}: line {e.line_of('id')}: id: {e.id!r} is already used by "
+                                    f"{first.source} (line {first.line_of('id')}); give each exercise its own id")
+                clash = R.shipped_clash(e)
+                if clash is not None and not override:
+                    problems.append(str(R.clash_error(e, clash)))
+                answer = e._expected()
+                problems += [f"{f}: line {line}: hints[{i}].answer: the hint for {K.show(w)} is given for the "
+                             "RIGHT answer" for i, ((w, _), line) in enumerate(zip(e.hints, e.hint_lines))
+                             if w == answer]
                 if e.kind == "choice" and answer not in e.choices:
-                    problems.append(f"{f}: answer.choices: the simulator's answer {answer!r} is not "
-                                    f"among the choices")
+                    problems.append(f"{f}: line {e.line_of('answer', 'choices')}: answer.choices: the "
+                                    f"simulator's answer {answer!r} is not among the choices")
             except E.ExerciseError as err:
                 problems = [str(err)]
             if problems:

@@ -110,8 +110,13 @@ def test_a_teacher_writes_an_exercise_and_grades_a_class(course, tmp_path):
     code, out, err = cli("grade", *sorted(map(str, subs.glob("*.json"))), "--exercises", str(course),
                          "--out", str(scores))
     assert code == 0 and err == "" and "Traceback" not in out
-    rows = {r["student"]: r for r in csv.DictReader(scores.open())}
+    by_file = {Path(r["file"]).stem: r for r in csv.DictReader(scores.open())}
+    rows = {r["student"] if r["status"] != "malformed" else Path(r["file"]).stem: r for r in by_file.values()}
     assert set(rows) == {"Ada", "Bob", "Cy", "dan", "eve"}
+    # a file that cannot be read has no name: it is "(no name)", with its path beside it
+    assert rows["dan"]["student"] == "(no name)" and rows["dan"]["file"].endswith("dan.json")
+    # the CSV and the summary agree: no score (blank total; "-" in the summary), the points it was out of
+    assert (rows["dan"]["total"], rows["dan"]["out_of"], rows["dan"]["T.1"]) == ("", "3", "")
     assert (rows["Ada"]["T.1"], rows["Ada"]["T.2"], rows["Ada"]["total"], rows["Ada"]["out_of"]) == \
         ("2", "1", "3", "3")
     assert (rows["Bob"]["T.1"], rows["Bob"]["T.2"], rows["Bob"]["total"]) == ("0", "0", "0")
@@ -126,7 +131,8 @@ def test_a_teacher_writes_an_exercise_and_grades_a_class(course, tmp_path):
     assert "dan.json: cannot grade: not JSON" in out
     assert "cy.json: Cy: 2/3 (1 unanswered: T.2)" in out
     lines = out.splitlines()
-    assert any(line.split()[:3] == ["Ada", "3/3", "ok"] for line in lines)
+    assert any(line.split()[:4] == ["Ada", str(subs / "ada.json"), "3/3", "ok"] for line in lines)
+    assert any(line.split()[:5] == ["(no", "name)", str(subs / "dan.json"), "-", "malformed:"] for line in lines)
     # per exercise: points, then how many students were right, wrong, did not answer
     assert any(line.split()[:5] == ["T.1", "2", "2", "1", "0"] for line in lines)
     assert any(line.split()[:5] == ["T.2", "1", "1", "1", "1"] for line in lines)
@@ -135,23 +141,24 @@ def test_a_teacher_writes_an_exercise_and_grades_a_class(course, tmp_path):
 def test_answers_survive_the_file_and_merge_across_notebooks(tmp_path):
     """save_answers writes what check() recorded; saving again from another notebook keeps both."""
     path = tmp_path / "me.json"
-    E.current_sheet().answers.clear()
+    E.current_sheet().clear()
     assert "Nothing to save yet" in E.save_answers(path) and not path.exists()
     E.get("03.2").check(("delete", "web-2"))
     E.get("06.1").check(None)                             # not answered: not recorded
     assert "Saved 1 answer" in E.save_answers(path, student="Ada")
-    E.current_sheet().answers.clear()
+    E.current_sheet().clear()
     E.get("05.1").check("delete web-0")
     E.save_answers(path)
     sheet = E.load_answers(path)
     assert sheet.student == "Ada" and sheet.answers == {"03.2": [["delete", "web-2"]],
                                                         "05.1": [["delete", "web-0"]]}
     data = json.loads(path.read_text())
-    assert data["format"] == "stsedu-answers" and data["version"] == 1
+    assert data["format"] == "stsedu-answers" and data["version"] == 2 and data["mode"] == "practice"
+    assert [a["answer"] for a in data["attempts"]["03.2"]] == [[["delete", "web-2"]]]
     grades = E.grade([path], [E.get("03.2"), E.get("05.1"), E.get("06.1")])
     r = grades.results[0]
     assert (r.points, r.total, r.status) == ({"03.2": 1, "05.1": 0, "06.1": 0}, 1, "partial")
-    E.current_sheet().answers.clear()
+    E.current_sheet().clear()
 
 
 def test_the_answer_key_is_for_the_teacher_and_stays_out_of_notebooks(course, tmp_path):

@@ -1,49 +1,79 @@
-"""Answer sheets (a student's predictions, saved as a small JSON file) and the grader.
+"""Answer sheets: a student's predictions, every checked attempt with its time, saved as a small JSON file.
 
-An answer file looks like::
+An answer file (version 2) looks like::
 
-    {"format": "stsedu-answers", "version": 1, "student": "Ada",
-     "saved": "2026-11-23T20:40:00", "answers": {"03.2": [["delete", "web-2"]], "06.1": ["web-2", "web-3"]}}
+    {"format": "stsedu-answers", "version": 2, "mode": "practice", "student": "Ada",
+     "saved": "2026-11-25T10:40:00",
+     "answers": {"06.1": ["web-2", "web-3"]},
+     "attempts": {"06.1": [{"answer": ["web-0", "web-1"], "at": "2026-11-25T10:31:02"},
+                           {"answer": ["web-2", "web-3"], "at": "2026-11-25T10:32:40"}]}}
 
-:func:`grade` reads a class's files against a set of exercises: points per
-exercise, totals and, for each miss, what the student said and the rule.
-A file that cannot be read gets one clear line, never a traceback.
+``answers`` holds each exercise's last attempt (what a version 1 file held, and all it held);
+``attempts`` every answer the student checked, oldest first.  :mod:`.grading` scores them
+under a policy (first attempt, last attempt, or a penalty per retry).
+
+A student's name is required when saving, and the placeholder ``"your name"`` is refused, so
+that a class's files can be told apart.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from . import kinds as K
-from .exercise import RECORDED
+from .exercise import RECORDED, record_attempt
+from .modes import ASSESSED, MODES, PRACTICE
 
 FORMAT = "stsedu-answers"
+VERSION = 2
+MAX_ATTEMPTS = 1000
+"""At most this many attempts per exercise in a file (a longer list is not a sheet save_answers wrote)."""
+PLACEHOLDER_NAMES = frozenset({"", "your name", "name", "student", "...", "<your name>", "your-name",
+                               "your_name", "firstname lastname"})
+
+
+def name_problem(student: Any) -> str:
+    """Why *student* cannot be saved as a name ("" if it can)."""
+    if not isinstance(student, str):
+        return "the name must be a string"
+    if student.strip().lower() in PLACEHOLDER_NAMES:
+        return 'write your own name: save_answers("my-answers.json", student="Ada Lovelace")'
+    return ""
 
 
 class AnswerSheet:
-    """A student's answers, by exercise id (canonical, JSON-friendly values).
+    """A student's answers by exercise id: every attempt, oldest first (canonical, JSON-friendly values).
 
-    ``sheet.check(id, answer)`` checks and records; ``sheet.save(path)``
-    writes the file the grader reads.  :meth:`Exercise.check
-    <stsedu.exercises.Exercise.check>` records on :func:`current_sheet`.
+    ``sheet.check(id, answer)`` checks and records an attempt; ``sheet.answers`` holds the last
+    attempt of each; ``sheet.save(path)`` writes the file the grader reads.
+    :meth:`Exercise.check <stsedu.exercises.Exercise.check>` records on :func:`current_sheet`.
     """
 
-    def __init__(self, student: str = "", answers: dict | None = None) -> None:
+    def __init__(self, student: str = "", answers: dict | None = None, attempts: dict | None = None,
+                 mode: str = PRACTICE) -> None:
         self.student = student
-        self.answers: dict[str, Any] = dict(answers or {})
+        self.mode = mode
+        self.attempts: dict[str, list[dict]] = {str(k): [dict(a) for a in v] for k, v in (attempts or {}).items()}
+        for k, v in (answers or {}).items():          # one untimed attempt each (a version 1 file)
+            self.attempts.setdefault(str(k), [{"answer": v, "at": None}])
+
+    @property
+    def answers(self) -> dict[str, Any]:
+        """The last attempt at each exercise."""
+        return {k: v[-1]["answer"] for k, v in self.attempts.items() if v}
+
+    def clear(self) -> None:
+        self.attempts.clear()
 
     def check(self, exercise_id: str, answer: Any):
-        """Check *answer* to one exercise (✓/✗ with the rule or a hint) and record it."""
+        """Check *answer* to one exercise (✓/✗ with the rule or a hint) and record the attempt."""
         from .registry import get
         ex = get(exercise_id)
         fb = ex.check(answer, record=False)
         if fb.answered:
-            self.answers[ex.id] = K.jsonable(ex.read(answer))
+            record_attempt(self.attempts, ex.id, ex.read(answer))
         return fb
 
     def show(self, exercise_id: str) -> None:
@@ -51,37 +81,44 @@ class AnswerSheet:
         get(exercise_id).show()
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "version": 1, "student": self.student,
+        return {"format": FORMAT, "version": VERSION, "mode": self.mode, "student": self.student,
                 "saved": _dt.datetime.now().replace(microsecond=0).isoformat(),
-                "answers": dict(self.answers)}
+                "answers": self.answers, "attempts": {k: list(v) for k, v in self.attempts.items() if v}}
 
     def save(self, path: str | Path, merge: bool = True) -> str:
-        """Write the answers to *path* (JSON); with *merge*, answers already in that file are kept.
+        """Write the attempts to *path* (JSON); with *merge*, attempts already in that file are kept.
 
-        Returns a one-line message; writes nothing while no exercise is answered.
+        Returns a one-line message; writes nothing while no exercise is answered, or while the
+        sheet has no name of its own (``"your name"`` is refused).
         """
         p = Path(path)
-        answers = dict(self.answers)
+        attempts = {k: list(v) for k, v in self.attempts.items() if v}
         student = self.student
         if merge and p.is_file():
             try:
                 old = load_answers(p)
-                answers = {**old.answers, **answers}
-                student = student or old.student
             except ValueError:
-                pass
-        if not answers:
+                old = None
+            if old is not None:
+                for k, tries in old.attempts.items():
+                    mine = attempts.get(k, [])
+                    attempts[k] = list(tries) + [a for a in mine if a not in tries]
+                student = student or old.student
+        if not attempts:
             return "Nothing to save yet: answer at least one exercise first."
-        sheet = AnswerSheet(student, answers)
+        problem = name_problem(student)
+        if problem:
+            return f"Not saved: {problem}."
+        sheet = AnswerSheet(student.strip(), attempts=attempts, mode=self.mode)
         p.write_text(json.dumps(sheet.to_dict(), indent=1) + "\n", encoding="utf-8")
-        return f"Saved {len(answers)} answer(s) to {p}."
+        return f"Saved {len(attempts)} answer(s) to {p}."
 
     def __repr__(self) -> str:
-        return f"AnswerSheet({self.student!r}: {len(self.answers)} answer(s))"
+        return f"AnswerSheet({self.student!r}: {len(self.attempts)} answer(s))"
 
 
 _CURRENT = [AnswerSheet()]
-_CURRENT[0].answers = RECORDED          # what Exercise.check records
+_CURRENT[0].attempts = RECORDED          # what Exercise.check records
 
 
 def current_sheet() -> AnswerSheet:
@@ -90,7 +127,7 @@ def current_sheet() -> AnswerSheet:
 
 
 def save_answers(path: str | Path = "my-answers.json", student: str = "") -> str:
-    """Save every answer checked in this session to *path* (merging with what the file has).
+    """Save every attempt checked in this session to *path* (merging with what the file has).
 
     Returns (and a notebook shows) a one-line message.
     """
@@ -107,135 +144,39 @@ def load_answers(path: str | Path) -> AnswerSheet:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ValueError("no such file") from None
+    except IsADirectoryError:
+        raise ValueError("is a folder, not an answer file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read it ({e.__class__.__name__})") from None
+    if not text.strip():
+        raise ValueError("empty file (0 bytes): no answers were saved into it"
+                         if not text else "empty file (only blank space): no answers were saved into it")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON (line {e.lineno}: {e.msg})") from None
+    except RecursionError:
+        raise ValueError("not an answer file: nested too deeply") from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise ValueError('not an answer file: expected {"answers": {...}} as save_answers() writes it')
     student = data.get("student") or ""
     if not isinstance(student, str):
         raise ValueError("student must be a string")
-    return AnswerSheet(student.strip() or p.stem, {str(k): v for k, v in data["answers"].items()})
+    mode = data.get("mode", PRACTICE)
+    if mode not in MODES:
+        raise ValueError(f"mode must be {PRACTICE} or {ASSESSED}, not {mode!r}")
+    attempts = data.get("attempts")
+    if attempts is not None:
+        if not isinstance(attempts, dict):
+            raise ValueError('attempts must be {"id": [{"answer": ..., "at": ...}, ...]}')
+        for k, tries in attempts.items():
+            if not isinstance(tries, list) or not all(isinstance(a, dict) and "answer" in a for a in tries):
+                raise ValueError(f'attempts.{k}: must be a list of {{"answer": ..., "at": ...}}')
+            if len(tries) > MAX_ATTEMPTS:
+                raise ValueError(f"attempts.{k}: more than {MAX_ATTEMPTS} attempts")
+            if any(not isinstance(a.get("at"), (str, type(None))) for a in tries):
+                raise ValueError(f"attempts.{k}: each attempt's time (at) must be a string")
+    return AnswerSheet(student.strip(), {str(k): v for k, v in data["answers"].items()},
+                       {str(k): v for k, v in (attempts or {}).items() if v}, mode=mode)
 
 
-# ==================================================================== grading
-
-
-@dataclass
-class Result:
-    """One student's grade."""
-
-    file: str
-    student: str
-    status: str                              # "ok", "partial" or "malformed"
-    points: dict[str, int] = field(default_factory=dict)
-    notes: dict[str, str] = field(default_factory=dict)
-    total: int = 0
-    out_of: int = 0
-    problem: str = ""
-
-    def line(self) -> str:
-        if self.status == "malformed":
-            return f"{self.file}: cannot grade: {self.problem}"
-        missing = [i for i, n in self.notes.items() if n == "no answer"]
-        extra = f" ({len(missing)} unanswered: {', '.join(missing)})" if missing else ""
-        return f"{self.file}: {self.student}: {self.total}/{self.out_of}{extra}"
-
-
-@dataclass
-class Grades:
-    """A class's grades: one :class:`Result` per submission.  ``to_csv``, ``summary``, ``frame``."""
-
-    exercises: list
-    results: list[Result]
-
-    def rows(self) -> list[dict]:
-        out = []
-        for r in self.results:
-            row = {"student": r.student, "file": r.file, "status": r.status}
-            for e in self.exercises:
-                row[e.id] = r.points.get(e.id, 0) if r.status != "malformed" else ""
-            row["total"] = r.total
-            row["out_of"] = r.out_of
-            row["misses"] = r.problem if r.status == "malformed" else " | ".join(
-                f"{i}: {n}" for i, n in r.notes.items())
-            out.append(row)
-        return out
-
-    def columns(self) -> list[str]:
-        return ["student", "file", "status"] + [e.id for e in self.exercises] + ["total", "out_of", "misses"]
-
-    def to_csv(self, path: str | Path) -> Path:
-        p = Path(path)
-        with p.open("w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=self.columns())
-            w.writeheader()
-            w.writerows(self.rows())
-        return p
-
-    def frame(self):
-        import pandas as pd
-        return pd.DataFrame(self.rows(), columns=self.columns())
-
-    def summary(self) -> str:
-        """A table to print: one line per student, then how many got each exercise right."""
-        out_of = sum(e.points for e in self.exercises)
-        width = max([len("STUDENT")] + [len(r.student) for r in self.results]) + 2
-        lines = [f"{'STUDENT':<{width}}{'POINTS':<10}STATUS"]
-        for r in self.results:
-            pts = f"{r.total}/{out_of}" if r.status != "malformed" else "-"
-            lines.append(f"{r.student:<{width}}{pts:<10}" + (r.status if r.status != "malformed"
-                                                              else f"malformed: {r.problem}"))
-        graded = [r for r in self.results if r.status != "malformed"]
-        lines += ["", f"{'EXERCISE':<10}{'POINTS':<8}{'RIGHT':<8}{'WRONG':<8}{'UNANSWERED':<12}QUESTION"]
-        for e in self.exercises:
-            right = sum(1 for r in graded if r.points.get(e.id, 0) == e.points)
-            blank = sum(1 for r in graded if r.notes.get(e.id) == "no answer")
-            q = e.question if len(e.question) <= 60 else e.question[:57] + "..."
-            lines.append(f"{e.id:<10}{e.points:<8}{right:<8}{len(graded) - right - blank:<8}{blank:<12}{q}")
-        return "\n".join(lines)
-
-
-def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "") -> Result:
-    """Grade one sheet: full points for a right answer, none otherwise; a note for each miss."""
-    res = Result(file or sheet.student, sheet.student, "ok", out_of=sum(e.points for e in exercises))
-    for e in exercises:
-        raw = sheet.answers.get(e.id)
-        try:
-            given = e.read(raw)
-        except K.AnswerFormatError as err:
-            res.points[e.id] = 0
-            res.notes[e.id] = "no answer" if str(err) == "no answer yet" else f"unreadable answer ({err})"
-            continue
-        if given == e.expected():
-            res.points[e.id] = e.points
-        else:
-            res.points[e.id] = 0
-            res.notes[e.id] = f"said {K.show(given)}; {e.hint_for(given)} Rule: {e.why}"
-    res.total = sum(res.points.values())
-    if any(n == "no answer" for n in res.notes.values()):
-        res.status = "partial"
-    unknown = sorted(set(sheet.answers) - {e.id for e in exercises})
-    if unknown:
-        res.notes["(other)"] = f"answers to exercises not in this assignment ignored: {', '.join(unknown)}"
-    return res
-
-
-def grade(submissions: Iterable[str | Path], exercises: list | None = None) -> Grades:
-    """Grade answer files against *exercises* (default: the shipped library).  Never raises for a bad file."""
-    if exercises is None:
-        from .registry import EXERCISES
-        exercises = list(EXERCISES)
-    results = []
-    for path in submissions:
-        try:
-            sheet = load_answers(path)
-        except ValueError as e:
-            results.append(Result(str(path), Path(path).stem, "malformed", problem=str(e),
-                                  out_of=sum(x.points for x in exercises)))
-            continue
-        results.append(grade_sheet(sheet, exercises, str(path)))
-    return Grades(list(exercises), results)

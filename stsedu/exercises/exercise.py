@@ -42,12 +42,14 @@ import yaml
 
 from .. import scenarios as _scenarios
 from . import kinds as K
+from . import modes as _mode
+from .sequence import SEQUENCE_KEYS, measure_sequence, prefix_score
 
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
             "hints", "format")
 REQUIRED = ("id", "question", "scenario", "answer", "why")
 ANSWER_KEYS = ("kind", "from", "choices", "action", "count", "field", "where", "all", "pod", "volume",
-               "image")
+               "image") + SEQUENCE_KEYS
 
 # where the simulator's answer is read: the keys each source takes
 SOURCES: dict[str, tuple[str, ...]] = {
@@ -57,6 +59,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "pvcs": ("count",),                          # the set's claims, names or count
     "status": ("field",),                        # a status field of the set
     "revisions": ("count", "image"),             # ControllerRevisions: count, or the number of one by image
+    "sequence": ("action",) + SEQUENCE_KEYS,     # the pod decisions of the syncs until stable (or N syncs)
 }
 POD_FIELDS = ("revision", "phase", "ready", "available", "terminating", "dns_name", "claim")
 WHERE_KEYS = ("revision", "image", "phase", "ready", "available", "terminating")
@@ -64,8 +67,20 @@ STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_re
                  "updated_replicas", "current_revision", "update_revision")
 
 
-RECORDED: dict[str, Any] = {}
-"""Every answer :meth:`Exercise.check` was given in this session, by id (the current answer sheet's)."""
+RECORDED: dict[str, list] = {}
+"""Every attempt :meth:`Exercise.check` was given in this session, by id (the current answer sheet's):
+a list of ``{"answer": ..., "at": "2026-11-25T10:40:00"}``, oldest first."""
+
+
+def record_attempt(attempts: dict, exercise_id: str, given: Any) -> None:
+    """Add an attempt (canonical *given*) with the time; running a cell again with the same answer
+    is not a new attempt."""
+    import datetime as _dt
+    value = K.jsonable(given)
+    tries = attempts.setdefault(exercise_id, [])
+    if tries and tries[-1].get("answer") == value:
+        return
+    tries.append({"answer": value, "at": _dt.datetime.now().replace(microsecond=0).isoformat()})
 
 
 class ExerciseError(ValueError):
@@ -89,6 +104,8 @@ class Feedback:
     ok: bool
     message: str
     answered: bool = True
+    checked: bool = True
+    """False in assessed mode: the answer was recorded, not judged."""
 
     def __bool__(self) -> bool:
         return self.ok
@@ -173,6 +190,7 @@ class Exercise:
     title: str = ""
     points: int = 1
     hints: tuple[tuple[Any, str], ...] = ()
+    hint_lines: tuple[int | None, ...] = field(default=(), repr=False)
     choices: tuple[str, ...] = ()
     example: str = ""
     source: str = "<exercise>"
@@ -194,7 +212,8 @@ class Exercise:
         except _scenarios.ScenarioError as e:
             err = _scenario_error(e, _Lines(self.text, self.source), ("scenario",), self.question_steps,
                                   self.external_scenario)
-            raise ExerciseError(f"the scenario cannot run: {e}", self.source, err.line, err.field) from None
+            raise ExerciseError(f"the scenario cannot run: {_step_problem(e)}", self.source, err.line,
+                                err.field) from None
         except _scenarios.ExpectationFailed as e:
             f = e.failures[0]
             err = _scenario_error(_scenarios.ScenarioError("", step=f.step, action=f.action, field="expect"),
@@ -207,17 +226,33 @@ class Exercise:
         """The right answer, computed by replaying the scenario and reading it from the simulator.
 
         For teachers and graders (``stsedu exercise key``); the student
-        notebooks never call it.
+        notebooks never call it, and in assessed mode it is off.
         """
+        _mode.refuse("Exercise.expected()")
+        return self._expected()
+
+    def _expected(self) -> Any:
         if "answer" not in self._cache:
             result = self._run(None)
-            raw = _measure(result.cluster, self.scenario.set_name, self.answer_spec, self.source)
+            try:
+                raw = _measure(result.cluster, self.scenario.set_name, self.answer_spec, self.source)
+            except ExerciseError as e:
+                if e.line is None and e.field:
+                    L = _Lines(self.text, self.source)
+                    path = tuple(_split_field(e.field))
+                    raise ExerciseError(e.problem, self.source, L.line(*path), e.field) from None
+                raise
             try:
                 self._cache["answer"] = K.normalise(self.kind, raw, self.choices)
             except K.AnswerFormatError as e:
                 raise ExerciseError(f"the simulator's answer {raw!r} does not fit kind {self.kind}: {e}",
-                                    self.source, field="answer") from None
+                                    self.source, _Lines(self.text, self.source).line("answer", "kind"),
+                                    "answer.kind") from None
         return self._cache["answer"]
+
+    def line_of(self, *path) -> int | None:
+        """The line of *path* (``"id"``, ``"answer", "kind"``) in the exercise's file."""
+        return _Lines(self.text, self.source).line(*path)
 
     @property
     def answer_format(self) -> str:
@@ -228,9 +263,18 @@ class Exercise:
 
     def show(self) -> None:
         """Print the question and the objects it is about (kubectl-like)."""
-        c = self.cluster()
         pts = f" ({self.points} points)" if self.points != 1 else ""
-        lines = [f"Exercise {self.id}{pts}: {self.question}", ""]
+        lines = [f"Exercise {self.id}{pts}: {self.question}", "", self.situation()]
+        if self.choices:
+            lines += [""] + [f"  {chr(ord('a') + i)}) {ch}" for i, ch in enumerate(self.choices)]
+        lines += ["", f"Answer with {self.answer_format}."]
+        print("\n".join(lines))
+
+    def situation(self) -> str:
+        """The objects the question is about, as text (the set, then its pods): what an assessed
+        release shows instead of the scenario."""
+        c = self.cluster()
+        lines: list[str] = []
         revs: dict[str, int] = {}
         for sts in c.statefulsets():
             s = sts.spec
@@ -244,10 +288,7 @@ class Exercise:
         for p in pods:
             lines.append(f"{p.name:<8} {p.phase:<10} {str(p.ready):<6} {str(p.terminating):<12} "
                          f"{revs.get(p.revision, '?')}")
-        if self.choices:
-            lines += [""] + [f"  {chr(ord('a') + i)}) {ch}" for i, ch in enumerate(self.choices)]
-        lines += ["", f"Answer with {self.answer_format}."]
-        print("\n".join(lines))
+        return "\n".join(lines)
 
     def read(self, answer: Any) -> Any:
         """*answer* in canonical form; raise :class:`~stsedu.exercises.kinds.AnswerFormatError` if unreadable."""
@@ -267,28 +308,62 @@ class Exercise:
                                        f"({self.answer_format}).", answered=False)
             return Feedback(False, f"Exercise {self.id}: cannot read that answer: {e}.", answered=False)
         if record:
-            RECORDED[self.id] = K.jsonable(given)
+            record_attempt(RECORDED, self.id, given)
+        if _mode.is_assessed():
+            return Feedback(False, f"Exercise {self.id}: answer recorded ({K.show(given)}). Assessed mode: "
+                                   "it is checked after you hand in.", checked=False)
         return self.judge(given)
 
     def judge(self, given: Any) -> Feedback:
         """Feedback for an answer already in canonical form."""
-        expected = self.expected()
-        if given == expected:
+        _mode.refuse("Checking an answer")
+        return self._judge(given)
+
+    def _judge(self, given: Any) -> Feedback:
+        got = self.score(given)
+        if got == self.points:
             return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
-        return Feedback(False, f"✗ Exercise {self.id}: not quite — you said {K.show(given)}. "
+        part = f" ({_pts(got)} of {self.points} points: the start of your sequence is right)" if got else ""
+        return Feedback(False, f"✗ Exercise {self.id}: not quite — you said {K.show(given)}{part}. "
                                f"{self.hint_for(given)}")
+
+    def score(self, given: Any) -> float:
+        """Points for an answer in canonical form: all or nothing, or (a sequence) the share of the
+        right sequence that the answer's correct prefix covers."""
+        expected = self._expected()
+        if given == expected:
+            return self.points
+        if self.answer_spec.get("from") == "sequence":
+            return round(self.points * prefix_score(given, expected), 2)
+        return 0
 
     def hint_for(self, given: Any) -> str:
         """The exercise's hint for this wrong answer, or a generic one for its kind."""
         for wrong, hint in self.hints:
             if wrong == given:
                 return hint
-        return K.generic_hint(self.kind, given, self.expected())
+        if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
+            right = self._expected()
+            k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
+            if k == len(right):
+                return f"Your first {k} steps are the whole sequence; the set is stable after them."
+            return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
+                    f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
+        return K.generic_hint(self.kind, given, self._expected())
 
     def assert_correct(self, answer: Any) -> None:
-        """Raise AssertionError (with the feedback) unless *answer* is right: nbgrader's test cells call this."""
-        fb = self.check(answer, record=False)
+        """Raise AssertionError (with the feedback) unless *answer* is right (a grader's check)."""
+        try:
+            given = self.read(answer)
+        except K.AnswerFormatError as e:
+            raise AssertionError(f"Exercise {self.id}: cannot read that answer: {e}.") from None
+        fb = self._judge(given)
         assert fb.ok, fb.message
+
+
+def _pts(x: float) -> str:
+    return f"{x:g}"
+
 
 
 # ================================================================== measures
@@ -316,6 +391,8 @@ def _measure(c, set_name: str, spec: Mapping[str, Any], source: str) -> Any:
             if spec.get("count"):
                 return len(decisions)
             return [[d.action, d.pod] for d in decisions]
+        if src == "sequence":
+            return measure_sequence(c, set_name, spec)
         if src == "pods":
             pods = c.pods() if spec.get("all") else c.pods(set_name)
             revs = _revision_numbers(c, set_name)
@@ -328,7 +405,12 @@ def _measure(c, set_name: str, spec: Mapping[str, Any], source: str) -> Any:
                     pods = [p for p in pods if getattr(p, k) == v]
             return len(pods) if spec.get("count") else [p.name for p in pods]
         if src == "pod":
-            p = c.pod(spec["pod"])
+            try:
+                p = c.pod(spec["pod"])
+            except KeyError:
+                names = ", ".join(x.name for x in c.pods()) or "none"
+                raise ExerciseError(f"no pod {spec['pod']!r} once the scenario has run (pods: {names})",
+                                    source, field="answer.pod") from None
             f = spec.get("field", "revision")
             if f == "revision":
                 return _revision_numbers(c, set_name).get(p.revision)
@@ -373,6 +455,8 @@ def _produces(spec: Mapping[str, Any]) -> str:
         return "number"
     if src == "next_sync":
         return "text" if spec.get("field") == "rule" else "decisions"
+    if src == "sequence":
+        return "decisions"
     if src in ("pods", "pvcs"):
         return "pods"
     if src == "pod":
@@ -384,9 +468,9 @@ def _produces(spec: Mapping[str, Any]) -> str:
 
 
 def _fits(kind: str, produced: str) -> bool:
+    """The kind must be what the source gives (a revision is not a count); a choice takes any
+    single value."""
     if kind == produced:
-        return True
-    if {kind, produced} <= {"number", "revision"}:
         return True
     return kind == "choice" and produced in ("text", "number", "revision", "bool")
 
@@ -456,7 +540,7 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
     return Exercise(id=ex_id, question=" ".join(data["question"].split()), kind=kind,
                     why=" ".join(data["why"].split()), scenario=scenario, question_steps=n_question,
                     answer_spec=spec, notebook=notebook, title=data.get("title", ""), points=points,
-                    hints=hints, choices=choices, example=data.get("format", ""), source=source, text=text,
+                    hints=hints, hint_lines=_hint_lines(data.get("hints"), L), choices=choices, example=data.get("format", ""), source=source, text=text,
                     external_scenario=isinstance(data["scenario"], str))
 
 
@@ -466,6 +550,11 @@ def _parse_answer(a: Any, L: _Lines):
     for k in a:
         if k not in ANSWER_KEYS:
             raise L.error(f"unknown field{_close(k, ANSWER_KEYS)}; known: {', '.join(ANSWER_KEYS)}", "answer", k)
+    a = dict(a)
+    if isinstance(a.get("field"), str):          # readyReplicas or ready_replicas, as expect.status takes both
+        a["field"] = _snake(a["field"])
+    if isinstance(a.get("where"), Mapping):
+        a["where"] = {_snake(k) if isinstance(k, str) else k: v for k, v in a["where"].items()}
     kind = a.get("kind")
     if kind not in K.KINDS:
         raise L.error(f"must be one of {', '.join(K.KINDS)}, not {kind!r}{_close(kind, K.KINDS)}",
@@ -501,6 +590,10 @@ def _parse_answer(a: Any, L: _Lines):
     if src == "status" and a.get("field") not in STATUS_FIELDS:
         raise L.error(f"must be one of {', '.join(STATUS_FIELDS)}{_close(a.get('field'), STATUS_FIELDS)}",
                       "answer", "field")
+    if src == "sequence" and "syncs" in a and (isinstance(a["syncs"], bool) or not isinstance(a["syncs"], int)
+                                               or not 1 <= a["syncs"] <= 200):
+        raise L.error("must be a whole number of syncs from 1 to 200 (leave it out: until the set is stable)",
+                      "answer", "syncs")
     if src == "revisions" and not a.get("count") and not a.get("image"):
         raise L.error("give count: true or the image of one revision", "answer")
     where = a.get("where")
@@ -540,6 +633,15 @@ def _parse_hints(h: Any, kind: str, choices, L: _Lines) -> tuple:
             raise L.error(f"not a {kind} answer: {e}", "hints", i, "answer") from None
         out.append((wrong, " ".join(item["hint"].split())))
     return tuple(out)
+
+
+def _hint_lines(h: Any, L: _Lines) -> tuple:
+    return tuple(L.line("hints", i, "answer") for i in range(len(h))) if isinstance(h, list) else ()
+
+
+def _snake(name: str) -> str:
+    """``readyReplicas`` -> ``ready_replicas`` (snake_case stays as it is)."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
 
 def _parse_scenario(sc: Any, reveal: Any, L: _Lines, base: Path):
@@ -603,6 +705,15 @@ def _scenario_error(e, L: _Lines, prefix: tuple, n_question: int, external: bool
     else:
         full = path + tuple(fld)
     return ExerciseError(problem, L.source, L.line(*full), _dotted(full))
+
+
+def _step_problem(e) -> str:
+    """A step's error in the API server's words: ``pods "web-9" not found`` is kubectl's NotFound."""
+    problem = getattr(e, "problem", None) or str(e)
+    m = re.fullmatch(r"KeyError: (\w+ \"[^\"]*\" not found)", problem)
+    if m:
+        return f"{e.action}: Error from server (NotFound): {m.group(1)}" if e.action else m.group(1)
+    return problem if e.step else str(e)
 
 
 def _dotted(path) -> str:

@@ -1,11 +1,13 @@
 """Notebooks made from exercises: an nbgrader source notebook, and the teacher's answer key.
 
-* :func:`nbgrader_source` - an nbgrader *source* notebook: per exercise a
-  locked cell that shows the question, an answer cell (``solution: true``; the
-  solution, computed by the simulator, sits between ``### BEGIN SOLUTION`` and
-  ``### END SOLUTION`` so that ``nbgrader generate_assignment`` strips it) and a
-  hidden autograded test cell (``grade: true`` with the exercise's points) that
-  calls the simulator.  Put it in ``source/<assignment>/`` of a course.
+* :func:`nbgrader_source` - an nbgrader *source* notebook for an assessed assignment: per
+  exercise a locked cell with the question, the situation (as text) and the form of an answer;
+  an answer cell (``solution: true``; the solution, computed by the simulator, sits between
+  ``### BEGIN SOLUTION`` and ``### END SOLUTION`` so that ``nbgrader generate_assignment``
+  strips it); and a locked autograded test cell (``grade: true`` with the exercise's points)
+  whose hidden test calls :func:`~stsedu.exercises.handout.autograde` with the teacher's copy
+  of the exercise (``<course>/stsedu-key/<assignment>/``, never released).  The release carries
+  no exercise file, no rule and no hint.
 * :func:`answer_key` / :func:`answer_key_html` - every answer with its rule and
   the typical mistakes, for the teacher only (never under ``notebooks/``).
 """
@@ -13,21 +15,16 @@
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import nbformat
 
 from . import kinds as K
 from .exercise import ExerciseError
+from .handout import KEY_DIR, public, question_markdown, refuse_shipped, slug
 
 SCHEMA_VERSION = 3
 KIT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-
-
-def slug(exercise_id: str) -> str:
-    """``"06.1"`` -> ``"06_1"`` (for variable names and nbgrader grade ids)."""
-    return re.sub(r"\W", "_", exercise_id)
 
 
 def answer_variable(exercise_id: str) -> str:
@@ -42,39 +39,31 @@ def _meta(grade_id: str, *, solution=False, grade=False, locked=False, points=No
     return {"nbgrader": m}
 
 
-def _is_shipped(ex) -> bool:
-    from .registry import EXERCISES
-    return any(e is ex for e in EXERCISES)
-
-
-def nbgrader_source(exercises: list, title: str = "StatefulSet exercises") -> nbformat.NotebookNode:
-    """An nbgrader source notebook (schema version 3 cell metadata) for *exercises*."""
+def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
+                    key: str = f"{KEY_DIR}/ps1") -> nbformat.NotebookNode:
+    """An nbgrader source notebook (schema version 3 cell metadata) for *exercises*, assessed:
+    the hidden tests read the exercises from *key* (relative to the course folder)."""
+    refuse_shipped(exercises)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     total = sum(e.points for e in exercises)
-    intro = (f"# {title}\n\n{len(exercises)} questions, {total} points. For each one, run the cell "
-             "that shows the question, predict what the StatefulSet controller will do, and write "
-             "your prediction in the answer cell below it (replace `raise NotImplementedError()`). "
-             "Your answers are checked by running the simulator after you submit.")
-    cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True))]
-    setup = ["import stsedu"]
-    for e in exercises:
-        if not _is_shipped(e):
-            setup.append(f"stsedu.exercises.loads({e.text!r}, source={Path(e.source).name!r})")
-    cells.append(nbformat.v4.new_code_cell("\n".join(setup), metadata=_meta("setup", locked=True)))
+    intro = (f"# {title}\n\nAssessed: {len(exercises)} questions, {total} points. For each one, read the "
+             "situation, predict what the StatefulSet controller will do, and write your prediction in the "
+             "answer cell below it (replace `raise NotImplementedError()`). Nothing is checked before you "
+             "submit: your answers are graded by running the simulator afterwards.")
+    cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
+             nbformat.v4.new_code_cell("import stsedu\nprint(stsedu.exercises.assessed())",
+                                       metadata=_meta("setup", locked=True))]
     for e in exercises:
         s, var = slug(e.id), answer_variable(e.id)
-        cells.append(nbformat.v4.new_markdown_cell(
-            f"## Exercise {e.id} ({e.points} point{'s' * (e.points != 1)})",
-            metadata=_meta(f"heading_{s}", locked=True)))
-        cells.append(nbformat.v4.new_code_cell(f'stsedu.exercises.get("{e.id}").show()',
-                                               metadata=_meta(f"question_{s}", locked=True)))
+        cells.append(nbformat.v4.new_markdown_cell(question_markdown(public(e)),
+                                                   metadata=_meta(f"question_{s}", locked=True)))
         solution = (f"# {var} = {K.placeholder(e.kind, e.choices)}\n"
-                    f"### BEGIN SOLUTION\n{var} = {K.jsonable(e.expected())!r}\n### END SOLUTION")
+                    f"### BEGIN SOLUTION\n{var} = {K.jsonable(e._expected())!r}\n### END SOLUTION")
         cells.append(nbformat.v4.new_code_cell(solution, metadata=_meta(f"answer_{s}", solution=True)))
         test = (f"# Checked when your notebook is graded: is {var} what the simulator does?\n"
-                f"### BEGIN HIDDEN TESTS\nstsedu.exercises.get(\"{e.id}\").assert_correct({var})\n"
+                f"### BEGIN HIDDEN TESTS\nstsedu.exercises.autograde({e.id!r}, {var}, key={key!r})\n"
                 f"### END HIDDEN TESTS")
         cells.append(nbformat.v4.new_code_cell(test, metadata=_meta(f"check_{s}", grade=True, locked=True,
                                                                      points=e.points)))
@@ -86,9 +75,14 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises") -> nb
 
 
 def _entries(exercises: list) -> list[dict]:
-    return [{"id": e.id, "points": e.points, "question": e.question, "answer": K.show(e.expected()),
-             "python": repr(K.jsonable(e.expected())), "why": e.why, "source": e.source,
+    return [{"id": e.id, "points": e.points, "question": e.question, "answer": K.show(e._expected()),
+             "python": repr(K.jsonable(e._expected())), "why": e.why, "source": e.source,
              "hints": [(K.show(w), h) for w, h in e.hints], "kind": e.kind} for e in exercises]
+
+
+def _as_python(x: dict) -> str:
+    """`` (as Python: ...)`` when the Python form differs from the shown one (a number is shown once)."""
+    return f"  (as Python: `{x['python']}`)" if x["python"] != x["answer"] else ""
 
 
 def answer_key(exercises: list, title: str = "Answer key") -> nbformat.NotebookNode:
@@ -99,7 +93,7 @@ def answer_key(exercises: list, title: str = "Answer key") -> nbformat.NotebookN
         "scenario on the simulator. Keep this file out of the students' folder."))
     for x in _entries(exercises):
         lines = [f"## {x['id']} ({x['points']} point{'s' * (x['points'] != 1)})", "", x["question"], "",
-                 f"**Answer:** {x['answer']}  (as Python: `{x['python']}`)", "", f"**Rule:** {x['why']}"]
+                 f"**Answer:** {x['answer']}" + _as_python(x), "", f"**Rule:** {x['why']}"]
         if x["hints"]:
             lines += ["", "**Typical mistakes:**"] + [f"- {w}: {h}" for w, h in x["hints"]]
         nb.cells.append(nbformat.v4.new_markdown_cell("\n".join(lines)))
@@ -116,7 +110,8 @@ def answer_key_html(exercises: list, title: str = "Answer key") -> str:
              "scenario on the simulator.</p>"]
     for x in _entries(exercises):
         parts.append(f"<section><h2>{e(x['id'])} ({x['points']} pt)</h2><p>{e(x['question'])}</p><dl>"
-                     f"<dt>Answer</dt><dd>{e(x['answer'])} <code>{e(x['python'])}</code></dd>"
+                     f"<dt>Answer</dt><dd>{e(x['answer'])}"
+                     + (f" <code>{e(x['python'])}</code>" if x["python"] != x["answer"] else "") + "</dd>"
                      f"<dt>Rule</dt><dd>{e(x['why'])}</dd>")
         if x["hints"]:
             parts.append("<dt>Typical mistakes</dt><dd><ul>"

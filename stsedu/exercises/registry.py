@@ -88,7 +88,7 @@ def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
     """Read an exercise file, or every ``*.yaml`` file of a folder, and register them.
 
     Returns the exercises (in file-name order).  Raise :class:`ExerciseError`
-    naming the file, line and field of the first invalid one.
+    naming the file, line and field of the first invalid one, or the two files of an id used twice.
     """
     p = Path(path)
     if p.is_dir():
@@ -100,14 +100,35 @@ def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
     else:
         raise ExerciseError("no such file or folder", str(path))
     out = [_read(q) for q in paths]
-    ids = [e.id for e in out]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise ExerciseError(f"id {dup[0]!r} is used by more than one file in this folder", str(path))
+    refuse_duplicates(out)
     if register_them:
         for e in out:
             register(e)
     return out
+
+
+def refuse_duplicates(exercises: list[Exercise]) -> None:
+    """Raise :class:`ExerciseError` if two files (not the same file twice) use one id."""
+    first: dict[str, Exercise] = {}
+    for e in exercises:
+        old = first.setdefault(e.id, e)
+        if old is not e and not _same_file(old.source, e.source):
+            raise ExerciseError(f"id {e.id!r} is already used by {old.source} (line {old.line_of('id')}); "
+                                "give each exercise its own id", e.source, e.line_of("id"), "id")
+
+
+def shipped_clash(e: Exercise) -> Exercise | None:
+    """The shipped exercise whose id a teacher's *e* takes (None if *e* is shipped or its id is free)."""
+    for s in EXERCISES:
+        if s.id == e.id and s is not e and not _same_file(s.source, e.source):
+            return s
+    return None
+
+
+def clash_error(e: Exercise, shipped: Exercise) -> ExerciseError:
+    return ExerciseError(f"id {e.id!r} is a shipped exercise's ({Path(shipped.source).name}); give yours "
+                         "another id (\"T.1\"), or pass --override to replace the shipped one",
+                         e.source, e.line_of("id"), "id")
 
 
 def loads(text: str, source: str = "<exercise>", register_it: bool = True) -> Exercise:
@@ -145,18 +166,36 @@ def for_notebook(notebook: str) -> list[Exercise]:
     return [e for e in _REGISTRY.values() if e.notebook == notebook]
 
 
-def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None = None) -> list[Exercise]:
-    """The exercises of an assignment: those in *paths* (files/folders; default: the shipped library),
-    narrowed to *ids* if given, in that order.  (Not registered: this is for the teacher's tools.)"""
-    pool = [e for p in paths for e in load(p, register_them=False)] if paths else list(EXERCISES)
+def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None = None,
+           only: bool = False, override: bool = False) -> list[Exercise]:
+    """The exercises of an assignment.  (Not registered: this is for the teacher's tools.)
+
+    The pool is the shipped exercises plus those in *paths* (files or folders; a file given
+    twice counts once); with *only*, just those in *paths*.  A teacher's id that a shipped
+    exercise already uses is refused unless *override* (then the teacher's replaces it).
+    The assignment is *ids* from the pool, in that order; without *ids*, the exercises of
+    *paths* (or, with no *paths*, the shipped ones).
+    """
+    mine: list[Exercise] = []
+    for p in paths or []:
+        for e in load(p, register_them=False):
+            if not any(e is m or _same_file(e.source, m.source) for m in mine):
+                mine.append(e)
+    refuse_duplicates(mine)
+    for e in mine:
+        clash = shipped_clash(e)
+        if clash is not None and not only and not override:
+            raise clash_error(e, clash)
+    pool: dict[str, Exercise] = {} if only else {e.id: e for e in EXERCISES}
+    pool.update({e.id: e for e in mine})
     if not ids:
-        return pool
-    by_id = {e.id: e for e in pool}
+        return mine if paths else list(EXERCISES)
     out = []
     for i in ids:
-        if i not in by_id:
-            raise ExerciseError(f"no exercise {i!r} among {', '.join(by_id)}", "--ids")
-        out.append(by_id[i])
+        if i not in pool:
+            known = ", ".join(pool) if len(pool) <= 40 else ", ".join(list(pool)[:40]) + ", ..."
+            raise ExerciseError(f"no exercise {i!r} among {known}", "--ids")
+        out.append(pool[i])
     return out
 
 

@@ -536,23 +536,27 @@ class Cluster:
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
-        """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
+        """JSON merge patch on a pod's labels, annotations or ``spec.activeDeadlineSeconds`` (like ``kubectl patch --type merge``).
 
         ``None`` deletes a key (``{"metadata": {"labels": {"app": None}}}``).
         Edit the ``statefulset.kubernetes.io/pod-name`` label to see the
         controller restore it (``identityMatches``), or a selector label to see
-        the pod released (``ClaimPods``).  Raise ValidationError, and change
-        nothing, for any other field or an invalid label; KeyError if there is
-        no such pod.
+        the pod released (``ClaimPods``); set ``{"spec": {"activeDeadlineSeconds": 30}}``
+        and the kubelet fails the pod (``DeadlineExceeded``) 30 s after it started.
+        Raise ValidationError, and change nothing, for any other field or an
+        invalid value; KeyError if there is no such pod.
         """
         pod = self.pod(name, namespace)
         patch = arguments.load_patch(patch, kind="Pod", name=name)
         labels, annotations, errs = arguments.pod_metadata_patch(patch, pod.labels, pod.annotations)
-        if errs:
-            raise ValidationError(errs, kind="Pod", name=name)
+        spec, spec_errs = arguments.pod_spec_patch(patch, pod.spec)
+        if errs or spec_errs:
+            raise ValidationError(errs + spec_errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return _detached(self._writes.write_pod(replace(pod, labels=labels, annotations=annotations),
-                                                "user: patch_pod"))
+        pod = self._writes.write_pod(replace(pod, labels=labels, annotations=annotations, spec=spec),
+                                     "user: patch_pod")
+        self.kubelet.on_patched(pod)
+        return _detached(pod)
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:

@@ -243,12 +243,12 @@ def test_delete_rejects_an_unknown_cascade(manual_cluster):
 
 
 def test_patch_pod_rejects_bad_edits_and_changes_nothing(manual_cluster):
-    """patch_pod: only labels and annotations; invalid label values rejected like the API server."""
+    """patch_pod: only labels, annotations and activeDeadlineSeconds; invalid label values rejected like the API server."""
     c = manual_cluster
     c.apply(docs_manifest())
     c.sync("web")
     before = c.dump()
-    for patch, path in [({"spec": {"hostname": "x"}}, "spec"),
+    for patch, path in [({"spec": {"hostname": "x"}}, "spec.hostname"),
                         ({"metadata": {"name": "other"}}, "metadata.name"),
                         ({"metadata": {"labels": {"app": "bad value!"}}}, "metadata.labels"),
                         ({"metadata": {"labels": {"app": 3}}}, "metadata.labels[app]"),

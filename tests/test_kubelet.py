@@ -240,3 +240,43 @@ def test_the_timeline_draws_a_crash_looping_state_in_its_own_colour():
     # the crash-looping stretches never count as Ready or Available
     crash = mine[mine["state"] == "CrashLoopBackOff"]
     assert len(crash) >= 3
+
+
+# ------------------------------------------------------------------ scenarios
+
+
+def test_the_crash_loop_scenario_shows_back_off_intervals_10_20_40():
+    from stsedu import scenarios
+    result = scenarios.load("crash-loop").run()
+    c = result.cluster
+    exits = _rows(c, "web-1", "kubelet: container exited")
+    restarts = _rows(c, "web-1", "kubelet: container restarted")
+    assert [r - e for e, r in zip(exits, restarts)][:3] == [10, 20, 40]
+    w = tables.watch_frame(c.trace, "web")
+    assert {"Error", "CrashLoopBackOff"} <= set(w[w["pod"] == "web-1"]["status"])
+    d = c.trace.decisions()
+    assert not ((d["action"] == "delete") & (d["pod"] == "web-1")).any()  # the controller never deletes it
+
+
+def test_the_eviction_scenario_replaces_the_failed_pods():
+    from stsedu import scenarios
+    c = scenarios.load("eviction").run().cluster
+    d = c.trace.decisions()
+    deleted = d[(d["action"] == "delete") & (d["reason"] == "failed")]["pod"].tolist()
+    assert deleted == ["web-1", "web-2", "web-0"]
+    events = tables.watch_frame(c.trace, "web")
+    assert {"Evicted", "Terminated", "DeadlineExceeded"} <= set(events["status"])
+
+
+def test_a_pod_expectation_on_status_restarts_and_reason_is_checked():
+    from stsedu import scenarios
+    from stsedu.scenarios import ExpectationFailed
+    sc = scenarios.loads(
+        "cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n"
+        "  - settle: {}\n  - crash: web-0\n"
+        "  - expect: {pods: [{name: web-0, status: CrashLoopBackOff, restarts: 0}, web-1, web-2]}\n")
+    with pytest.raises(ExpectationFailed, match="expect.pods.web-0.status: expected CrashLoopBackOff, got Error"):
+        sc.run()
+    bad = "cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n  - expect: {pods: [{name: web-0, restarts: -1}]}\n"
+    with pytest.raises(scenarios.ScenarioError, match="restarts"):
+        scenarios.loads(bad)

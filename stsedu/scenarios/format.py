@@ -41,7 +41,8 @@ CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_del
                 "concurrent_syncs")
 STEP_KEYS = ("expect", "note", "set")
 EXPECT_KEYS = ("pods", "status", "decisions", "rollout_status", "pvcs", "revisions", "exists", "error")
-POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner")
+POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner", "status", "reason",
+            "restarts")
 PVC_KEYS = ("name", "deleting", "owners")
 STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
                  "updated_replicas", "current_revision", "update_revision",
@@ -532,6 +533,13 @@ def _p_patch_pod(v):
     return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
 
 
+def _p_evict(v):
+    if isinstance(v, Mapping) and "resource" in v:
+        m = _mapping(v, None, ("pod", "resource"), ("pod", "resource"))
+        return {**_p_pods("evict")(m["pod"]), "resource": _str(m["resource"], "resource")}
+    return _p_pods("evict")(v)
+
+
 def _p_pod_or_image(name, extra=()):
     def parse(v):
         m = _mapping(v, None, ("pod", "image") + extra)
@@ -596,8 +604,10 @@ _PARSERS: dict[str, Callable[[Any], dict]] = {
     "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
     "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
     "fail": _p_pods("fail"), "succeed": _p_pods("succeed"), "crash": _p_pods("crash"),
+    "restart": _p_pods("restart"), "evict": _p_evict, "shut_down_node": _p_pods("shut_down_node"),
     "finish_termination": _p_pods("finish_termination"),
     "never_ready": _p_pod_or_image("never_ready"),
+    "crash_loop": _p_pod_or_image("crash_loop", ("seconds",)),
     "fail_after": _p_pod_or_image("fail_after", ("seconds",)),
     "clear_behaviours": _p_none("clear_behaviours"),
     "inject_error": _p_inject_error, "rollout_undo": _p_rollout_undo, "delete": _p_delete,
@@ -694,6 +704,11 @@ def _parse_pods(v: Any) -> list[dict]:
                 _bool(p[k], f"{fld}.{k}")
         if "owner" in p and p["owner"] is not None:
             _str(p["owner"], fld + ".owner")
+        for k in ("status", "reason"):
+            if k in p:
+                _str(p[k], f"{fld}.{k}")
+        if "restarts" in p:
+            _int(p["restarts"], fld + ".restarts", 0)
         out.append(p)
     names = [p["name"] for p in out]
     dup = {n for n in names if names.count(n) > 1}
@@ -734,10 +749,12 @@ def _pods_text(s: Step) -> str:
     return ", ".join(s.args["pods"])
 
 
-def _verb(s: Step, singular: str) -> str:
+def _verb(s: Step, singular: str, plural: str | None = None) -> str:
     """*singular* for one pod; the plural form ("turns" -> "turn", "finishes" -> "finish") for several."""
     if len(s.args["pods"]) == 1:
         return singular
+    if plural is not None:
+        return plural
     return singular[:-2] if singular.endswith("shes") else singular[:-1]
 
 
@@ -764,15 +781,23 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "start": lambda s: f"kubelet starts {_pods_text(s)}",
     "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
     "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
-    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'fails')}",
+    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'is', 'are')} evicted (phase Failed, reason Evicted)",
     "succeed": lambda s: f"{_pods_text(s)} {_verb(s, 'succeeds')}",
-    "crash": lambda s: f"a container of {_pods_text(s)} crashes",
+    "crash": lambda s: f"the container of {_pods_text(s)} exits with an error (restarted after a back-off)",
+    "restart": lambda s: f"the kubelet restarts the crashed container of {_pods_text(s)}",
+    "evict": lambda s: f"the kubelet evicts {_pods_text(s)}: the node is low on {s.args.get('resource', 'memory')}"
+                       " (phase Failed, reason Evicted)",
+    "shut_down_node": lambda s: f"the node of {_pods_text(s)} shuts down gracefully (phase Failed, reason Terminated)",
     "finish_termination": lambda s: f"{_pods_text(s)} {_verb(s, 'finishes')} terminating",
     "never_ready": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
                                         else s.args["pod"]) + " never become Ready",
-    "fail_after": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
-                                       else s.args["pod"]) + f" fail {_fmt(s.args['seconds'])}s after starting",
-    "clear_behaviours": lambda s: "forget never_ready / fail_after",
+    "crash_loop": lambda s: "the containers of pods " + (f"running {s.args['image']}" if "image" in s.args
+                                                          else s.args["pod"])
+                            + f" exit with an error {_fmt(s.args['seconds'])}s after each start (a crash loop)",
+    "fail_after": lambda s: "the containers of pods " + (f"running {s.args['image']}" if "image" in s.args
+                                                          else s.args["pod"])
+                            + f" exit with an error {_fmt(s.args['seconds'])}s after each start (a crash loop)",
+    "clear_behaviours": lambda s: "forget never_ready / crash_loop",
     "inject_error": lambda s: f"the API server fails the next {s.args['count']} "
                               f"{s.args['verb']} {s.args['kind']} request(s)",
     "rollout_undo": lambda s: f"rollout undo {s.set_name}"

@@ -186,10 +186,10 @@ _CRASHED = ("Error", "CrashLoopBackOff")
 
 
 def _base_state(phase: str, ready: bool, terminating: bool, status: str | None = None) -> str:
+    if phase in ("Failed", "Succeeded"):  # an ended pod stays Failed while deleted (printPod)
+        return phase
     if terminating:
         return "Terminating"
-    if phase in ("Failed", "Succeeded"):
-        return phase
     if phase == "Running" and status in _CRASHED:
         return "CrashLoopBackOff"
     if phase == "Running":

@@ -280,3 +280,47 @@ def test_a_pod_expectation_on_status_restarts_and_reason_is_checked():
     bad = "cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n  - expect: {pods: [{name: web-0, restarts: -1}]}\n"
     with pytest.raises(scenarios.ScenarioError, match="restarts"):
         scenarios.loads(bad)
+
+
+# ------------------------------------------------------------------ the Fault lab
+
+
+def _chart_rows(lab, pod):
+    spec = lab.chart.widget.spec
+    return [r for d in spec["datasets"].values() for r in d if r.get("pod") == pod]
+
+
+def test_the_fault_lab_shows_a_crash_loop_and_the_controller_only_waiting():
+    from stsedu.widgets import labs
+    lab = labs.FaultLab()
+    uid = lab.cluster.pod("web-1").uid
+    lab.crash_loop("web-1")
+    pod = lab.cluster.pod("web-1")
+    assert pod.uid == uid and pod.phase == "Running" and not pod.ready and pod.restarts >= 3
+    assert "CrashLoopBackOff" in {r.get("state") for r in _chart_rows(lab, "web-1")}
+    # the chart reaches the time the lab let pass, though the loop goes on
+    assert max(r["x1"] for r in _chart_rows(lab, "web-1")) == lab.cluster.now
+    lab.fix_container("web-1")
+    assert lab.cluster.pod("web-1").ready and lab.cluster.pod("web-1").uid == uid
+
+
+@pytest.mark.parametrize("button, reason", [("evict", "Evicted"), ("shut_down_node", "Terminated")])
+def test_the_fault_lab_fails_a_pod_for_a_named_cause_and_it_is_replaced(button, reason):
+    from stsedu.widgets import labs
+    lab = labs.FaultLab()
+    uid = lab.cluster.pod("web-1").uid
+    getattr(lab, button)("web-1")
+    p = lab.cluster.trace.pods()
+    assert ((p["pod"] == "web-1") & (p["status"] == reason)).any()
+    assert lab.cluster.pod("web-1").uid != uid and lab.cluster.pod("web-1").ready
+    assert "Failed" in {r.get("state") for r in _chart_rows(lab, "web-1")}
+
+
+def test_the_fault_lab_deadline_button_fails_the_pod_with_deadline_exceeded():
+    from stsedu.widgets import labs
+    lab = labs.FaultLab()
+    uid = lab.cluster.pod("web-1").uid
+    lab.set_deadline("web-1", 30)
+    p = lab.cluster.trace.pods()
+    assert ((p["pod"] == "web-1") & (p["status"] == "DeadlineExceeded")).any()
+    assert lab.cluster.pod("web-1").uid != uid

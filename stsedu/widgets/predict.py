@@ -144,6 +144,12 @@ def _parallel_failed():
     return c
 
 
+def _crash_looping():
+    c = _up(examples.web(3), manual=True)
+    c.kubelet.crash("web-1")
+    return c
+
+
 def _template_and_missing():
     c = _up(examples.web(2), manual=True)
     c.patch("web", {"spec": {"replicas": 3, "template": {"spec": {"containers": [
@@ -352,11 +358,20 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
              "before it touches it, and it never will. You must delete it yourself (the documented forced "
              "rollback)."),
-    Question("11.b", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
-             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+    Question("11.b", "A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
+             "phase Failed, reason Evicted). What does the next sync do first?",
+             'a pair (action, pod), e.g. ("create", "web-9")', "decision",
              _parallel_failed, _first_pod_decision,
              "A Failed pod is deleted so that it can be created again with the same name (and claims); "
              "that happens in the replica loop, lowest ordinal first."),
+    Question("11.c", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
+             "will restart it after a back-off (STATUS Error, then CrashLoopBackOff; phase Running). "
+             "What does the next sync do with web-1?",
+             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _crash_looping, _first_pod_decision,
+             "A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
+             "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "
+             "a scale-up or a rollout stalls behind it."),
     Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
              "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "value",
              _history_setup, _undo_number,

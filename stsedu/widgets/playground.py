@@ -437,9 +437,10 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                          lambda p: f"{p.name} is not Ready.")
 
     def fail_pod(self, pod: str | None = None):
-        """kubelet: the pod's phase becomes Failed (the next sync deletes and re-creates it)."""
-        return self._act(lambda: self.cluster.kubelet.fail(self._pod_name(pod)),
-                         lambda p: f"{p.name} has Failed. The next sync deletes it, then re-creates it.")
+        """kubelet: the pod is evicted, phase Failed, reason Evicted (the next sync deletes and re-creates it)."""
+        return self._act(lambda: self.cluster.kubelet.evict(self._pod_name(pod)),
+                         lambda p: f"The kubelet evicted {p.name} (phase Failed, reason Evicted). "
+                                   "The next sync deletes it, then re-creates it.")
 
     def delete_pod(self, pod: str | None = None):
         """``kubectl delete pod`` (graceful: the pod is Terminating until the kubelet finishes it)."""

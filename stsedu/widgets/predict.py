@@ -352,19 +352,13 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "decision", _ready_at_zero_mrs, _sync_at(5),
              "Ready is not Available: a pod counts as Available only once it has been Ready for "
              "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
-    Question("11.a", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
-             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
-             'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
-             "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
-             "before it touches it, and it never will. You must delete it yourself (the documented forced "
-             "rollback)."),
-    Question("11.b", "A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
+    Question("11.a", "A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
              "phase Failed, reason Evicted). What does the next sync do first?",
              'a pair (action, pod), e.g. ("create", "web-9")', "decision",
              _parallel_failed, _first_pod_decision,
              "A Failed pod is deleted so that it can be created again with the same name (and claims); "
              "that happens in the replica loop, lowest ordinal first."),
-    Question("11.c", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
+    Question("11.b", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
              "will restart it after a back-off (STATUS Error, then CrashLoopBackOff; phase Running). "
              "What does the next sync do with web-1?",
              'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
@@ -372,6 +366,12 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
              "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "
              "a scale-up or a rollout stalls behind it."),
+    Question("11.c", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
+             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
+             'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
+             "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
+             "before it touches it, and it never will. You must delete it yourself (the documented forced "
+             "rollback)."),
     Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
              "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "value",
              _history_setup, _undo_number,

@@ -533,6 +533,13 @@ def _p_patch_pod(v):
     return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
 
 
+def _p_delete_pod(v):
+    if isinstance(v, Mapping) and "wait" in v:
+        m = _mapping(v, None, ("pod", "wait"), ("pod", "wait"))
+        return {**_p_pods("delete_pod")(m["pod"]), "wait": _bool(m["wait"], "wait")}
+    return _p_pods("delete_pod")(v)
+
+
 def _p_evict(v):
     if isinstance(v, Mapping) and "resource" in v:
         m = _mapping(v, None, ("pod", "resource"), ("pod", "resource"))
@@ -601,7 +608,7 @@ _PARSERS: dict[str, Callable[[Any], dict]] = {
     "sync": _p_sync, "run": _p_run, "run_all": _p_run, "settle": _p_settle, "advance": _p_advance,
     "kubelet_step": _p_kubelet_step,
     "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
-    "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
+    "delete_pod": _p_delete_pod, "patch_pod": _p_patch_pod,
     "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
     "fail": _p_pods("fail"), "succeed": _p_pods("succeed"), "crash": _p_pods("crash"),
     "restart": _p_pods("restart"), "evict": _p_evict, "shut_down_node": _p_pods("shut_down_node"),
@@ -776,7 +783,7 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
     "set_image": lambda s: f"set image of {s.set_name}"
                            + (f" container {s.args['container']}" if s.args["container"] else "")
                            + f" to {s.args['image']}",
-    "delete_pod": lambda s: f"delete pod {_pods_text(s)}",
+    "delete_pod": lambda s: f"delete pod {_pods_text(s)}" + ("" if s.args.get("wait", True) else " --wait=false"),
     "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
     "start": lambda s: f"kubelet starts {_pods_text(s)}",
     "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",

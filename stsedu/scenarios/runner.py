@@ -265,8 +265,14 @@ def _apply(c: Cluster, s: Step, sc: Scenario):
 
 
 def _delete_pods(c: Cluster, s: Step, sc: Scenario):
+    # kubectl delete pod A B: delete them all, then (unless --wait=false) wait for each to be gone
+    uids = {p: c.pod(p).uid for p in s.args["pods"]}
     for p in s.args["pods"]:
-        c.delete_pod(p)
+        c.delete_pod(p, wait=False)
+    if s.args.get("wait", True):
+        for p, uid in uids.items():
+            if any(q.uid == uid for q in c.pods() if q.name == p):
+                c.delete_pod(p, wait=True)
     return []
 
 

@@ -443,8 +443,9 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                                    "The next sync deletes it, then re-creates it.")
 
     def delete_pod(self, pod: str | None = None):
-        """``kubectl delete pod`` (graceful: the pod is Terminating until the kubelet finishes it)."""
-        return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod)),
+        """``kubectl delete pod --wait=false`` (graceful: the pod is Terminating until the kubelet finishes it)."""
+        # --wait=false: the Playground shows each step, the terminating pod included
+        return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod), wait=False),
                          lambda p: f"Deleted {p.name}: it is Terminating until the kubelet finishes it.")
 
     def finish_termination(self, pod: str | None = None):

@@ -155,9 +155,7 @@ class PolicyLab(ScalingLab):
             m.pop("status", None)
             m["metadata"] = {"name": self.name}
             m["spec"]["podManagementPolicy"] = policy
-            c.delete(self.name, cascade="orphan")
-            while self._exists():
-                c.clock.advance_to(c.clock.peek())
+            c.delete(self.name, cascade="orphan")  # waits, like kubectl, until the set is gone
             c.apply(m)
         return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
                            f"<code>kubectl apply</code> with podManagementPolicy={policy}", go)

@@ -35,6 +35,8 @@ from .trace import Trace
 __all__ = ["Cluster"]
 
 CASCADES = ("background", "foreground", "orphan")
+WAIT_TIMEOUT = 7 * 24 * 3600.0
+"""How long a delete waits at most, in simulated seconds (kubectl's ``--timeout=0``: a week)."""
 FAULT_VERBS = ("create", "update", "delete")
 FAULT_KINDS = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
 
@@ -527,40 +529,53 @@ class Cluster:
             return m
         return self._edit(name, namespace, go, f"user: set image {container or '*'}={image}")
 
-    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
-    def delete_pod(self, name: str, namespace: str = "default") -> Pod:
-        """Graceful delete (like ``kubectl delete pod``): the pod becomes terminating."""
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name, wait=arguments.boolean)
+    def delete_pod(self, name: str, namespace: str = "default", wait: bool = True) -> Pod:
+        """Graceful delete (like ``kubectl delete pod --wait=false``): the pod becomes terminating.
+
+        ``wait=True`` is kubectl's default ``--wait=true``: the clock then moves on (the
+        kubelet finishes the pod) until that pod is gone; see :meth:`delete`.
+        """
         pod = self.pod(name, namespace)
         self.trace.add_event("Normal", "User", f"pod/{name}", "user: delete pod")
-        return _detached(self._writes.delete_pod(namespace, name, "user: delete_pod") or pod)
+        out = _detached(self._writes.delete_pod(namespace, name, "user: delete_pod") or pod)
+        if wait:
+            self._wait_gone("Pod", namespace, name, pod.uid, f'pod "{name}"')
+        return out
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def patch_pod(self, name: str, patch: Mapping, namespace: str = "default") -> Pod:
-        """JSON merge patch on a pod's ``metadata.labels`` / ``metadata.annotations`` (like ``kubectl patch --type merge``).
+        """JSON merge patch on a pod's labels, annotations or ``spec.activeDeadlineSeconds`` (like ``kubectl patch --type merge``).
 
         ``None`` deletes a key (``{"metadata": {"labels": {"app": None}}}``).
         Edit the ``statefulset.kubernetes.io/pod-name`` label to see the
         controller restore it (``identityMatches``), or a selector label to see
-        the pod released (``ClaimPods``).  Raise ValidationError, and change
-        nothing, for any other field or an invalid label; KeyError if there is
-        no such pod.
+        the pod released (``ClaimPods``); set ``{"spec": {"activeDeadlineSeconds": 30}}``
+        and the kubelet fails the pod (``DeadlineExceeded``) 30 s after it started.
+        Raise ValidationError, and change nothing, for any other field or an
+        invalid value; KeyError if there is no such pod.
         """
         pod = self.pod(name, namespace)
         patch = arguments.load_patch(patch, kind="Pod", name=name)
         labels, annotations, errs = arguments.pod_metadata_patch(patch, pod.labels, pod.annotations)
-        if errs:
-            raise ValidationError(errs, kind="Pod", name=name)
+        spec, spec_errs = arguments.pod_spec_patch(patch, pod.spec)
+        if errs or spec_errs:
+            raise ValidationError(errs + spec_errs, kind="Pod", name=name)
         self.trace.add_event("Normal", "User", f"pod/{name}", f"user: patch pod {json.dumps(patch)}")
-        return _detached(self._writes.write_pod(replace(pod, labels=labels, annotations=annotations),
-                                                "user: patch_pod"))
+        pod = self._writes.write_pod(replace(pod, labels=labels, annotations=annotations, spec=spec),
+                                     "user: patch_pod")
+        self.kubelet.on_patched(pod)
+        return _detached(pod)
 
-    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
-    def delete_pvc(self, name: str, namespace: str = "default") -> PersistentVolumeClaim | None:
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name, wait=arguments.boolean)
+    def delete_pvc(self, name: str, namespace: str = "default", wait: bool = True) -> PersistentVolumeClaim | None:
         """Delete a claim (like ``kubectl delete pvc``).
 
         While a pod mounts it, the claim stays, marked deleting
         (``kubernetes.io/pvc-protection``); it goes once no pod uses it.
-        Returns the claim if it is still there, None if it went at once.
+        Like kubectl, waits (the clock moves on) until it is gone, or until nothing
+        more is scheduled; ``wait=False`` is ``--wait=false``.
+        Returns the claim if it is still there, None if it is gone.
         Raise KeyError if there is no such claim.
         """
         claim = self.store.get("PersistentVolumeClaim", namespace, name)
@@ -570,12 +585,24 @@ class Cluster:
         if claim.deletion_timestamp is None:
             self.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=self.now))
             self.gc.trigger()
+        if wait:
+            self._wait_gone("PersistentVolumeClaim", namespace, name, claim.uid,
+                            f'persistentvolumeclaim "{name}"')
         claim = self.store.get("PersistentVolumeClaim", namespace, name)
         return None if claim is None else _detached(claim)
 
-    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
-    def delete(self, name: str, cascade: str = "background", namespace: str = "default") -> None:
-        """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``.
+    @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name, wait=arguments.boolean)
+    def delete(self, name: str, cascade: str = "background", namespace: str = "default",
+               wait: bool = True) -> None:
+        """Delete the set, like ``kubectl delete statefulset NAME --cascade=...``, and wait.
+
+        Like kubectl (``--wait=true`` is its default), the call returns once the set is
+        gone: the clock moves on through the garbage collector's work (and, for
+        ``foreground``, the kubelet's) until then, and ``trace.events()`` shows how long
+        it took.  ``wait=False`` is ``--wait=false``: it returns at once, the set still
+        there while the collector works.  A wait ends early, the set still there, when
+        nothing more is scheduled (a manual kubelet that has pods to finish) or after a
+        simulated week (kubectl's default timeout); the trace says so.
 
         * ``background`` (kubectl's default): the set goes now; the garbage
           collector then deletes its pods (all at once, in no order), its
@@ -596,15 +623,34 @@ class Cluster:
         sts = self.statefulset(name, namespace)
         self.trace.add_event("Normal", "User", f"statefulset/{name}",
                              f'user: delete --cascade={cascade}: statefulset.apps "{name}" deleted')
-        if sts.deletion_timestamp is not None:  # already being deleted: nothing more to do
-            return
-        if cascade == "background":
-            self.store.remove("StatefulSet", namespace, name)  # removal triggers the collector
-            return
-        finalizer = FOREGROUND if cascade == "foreground" else ORPHAN
-        self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
-                                                 finalizers=sts.finalizers + (finalizer,)))
-        self.gc.trigger()
+        if sts.deletion_timestamp is None:  # else already being deleted: only wait
+            if cascade == "background":
+                self.store.remove("StatefulSet", namespace, name)  # removal triggers the collector
+            else:
+                finalizer = FOREGROUND if cascade == "foreground" else ORPHAN
+                self.store.update("StatefulSet", replace(sts, deletion_timestamp=self.now,
+                                                         finalizers=sts.finalizers + (finalizer,)))
+                self.gc.trigger()
+        if wait:
+            self._wait_gone("StatefulSet", namespace, name, sts.uid, f'statefulset.apps "{name}"')
+
+    def _wait_gone(self, kind: str, namespace: str, name: str, uid: str, what: str) -> bool:
+        """kubectl's ``--wait``: move the clock from event to event until the object with *uid*
+        is gone; say in the trace how it ended.  True if it is gone."""
+        start = self.now
+        while True:
+            obj = self.store.get(kind, namespace, name)
+            if obj is None or obj.uid != uid:
+                self.trace.add_event("Normal", "User", f"{kind.lower()}/{name}",
+                                     f"user: wait: {what} is gone after {self.now - start:g}s")
+                return True
+            nxt = self.clock.peek()
+            if nxt is None or nxt > start + WAIT_TIMEOUT:
+                why = "nothing more is scheduled" if nxt is None else "timed out"
+                self.trace.add_event("Warning", "User", f"{kind.lower()}/{name}",
+                                     f"user: wait: {what} is still there after {self.now - start:g}s: {why}")
+                return False
+            self.clock.advance_to(nxt)
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_undo(self, name: str, to_revision: int | None = None, namespace: str = "default") -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 STATE_COLORS: dict[str, str] = {
     "Pending": "#E69F00",      # orange: created, waiting to start
     "Running": "#56B4E9",      # sky blue: started, not Ready
+    "CrashLoopBackOff": "#F0E442",  # yellow: its container crashed; the kubelet restarts it
     "Ready": "#0072B2",        # blue: Ready, minReadySeconds not yet passed
     "Available": "#009E73",    # bluish green: counts as available
     "Terminating": "#CC79A7",  # reddish purple: deleted, shutting down

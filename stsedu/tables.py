@@ -163,14 +163,18 @@ def status_frame(trace, set_name: str | None = None):
     return st.reindex(columns=list(STATUS_FRAME_COLUMNS)).reset_index(drop=True)
 
 
-STATES = ("Pending", "Running", "Ready", "Available", "Terminating", "Failed", "Succeeded")
+STATES = ("Pending", "Running", "CrashLoopBackOff", "Ready", "Available", "Terminating", "Failed",
+          "Succeeded")
 """Pod states the timeline shows, in lifecycle order.
 
-Pending (created, not started), Running (not Ready), Ready (Ready, not yet
+Pending (created, not started), Running (not Ready), CrashLoopBackOff (phase
+Running, its container crashed: exited with an error or waiting out the kubelet's
+back-off; the controller waits on it like any not-Ready pod), Ready (Ready, not yet
 Available: minReadySeconds not passed), Available (Ready for longer than
 minReadySeconds; with minReadySeconds 0, Ready pods are Available at once,
 as ``isRunningAndAvailable`` says), Terminating (deleted, not gone yet),
-Failed and Succeeded (ended; the controller deletes and recreates them)."""
+Failed (evicted, node shut down, deadline exceeded) and Succeeded (ended; the
+controller deletes and recreates them)."""
 
 INTERVAL_COLUMNS = ("set", "pod", "ordinal", "incarnation", "state", "revision", "start", "end",
                     "sync_start", "sync_end", "first_sync", "last_sync", "cause", "action", "decision",
@@ -178,11 +182,16 @@ INTERVAL_COLUMNS = ("set", "pod", "ordinal", "incarnation", "state", "revision",
 """Columns of :func:`pod_intervals`."""
 
 
-def _base_state(phase: str, ready: bool, terminating: bool) -> str:
+_CRASHED = ("Error", "CrashLoopBackOff")
+
+
+def _base_state(phase: str, ready: bool, terminating: bool, status: str | None = None) -> str:
+    if phase in ("Failed", "Succeeded"):  # an ended pod stays Failed while deleted (printPod)
+        return phase
     if terminating:
         return "Terminating"
-    if phase in ("Failed", "Succeeded"):
-        return phase
+    if phase == "Running" and status in _CRASHED:
+        return "CrashLoopBackOff"
     if phase == "Running":
         return "Ready" if ready else "Running"
     return "Pending"
@@ -267,7 +276,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
 
     # one pass over plain lists (pandas row access per group is slow for thousands of pods)
     cols = {c: pods[c].tolist() for c in ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
-                                          "terminating", "revision", "cause", "incarnation")}
+                                          "terminating", "revision", "cause", "incarnation", "status")}
     groups: dict[tuple[str, int], list[int]] = {}
     for i, key in enumerate(zip(cols["pod"], cols["incarnation"])):
         groups.setdefault(key, []).append(i)
@@ -287,7 +296,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
                 gone = (t, pos)
                 break
             ready = bool(cols["ready"][i])
-            state = _base_state(cols["phase"][i], ready, bool(cols["terminating"][i]))
+            state = _base_state(cols["phase"][i], ready, bool(cols["terminating"][i]), cols["status"][i])
             if ready and ready_since is None:
                 ready_since = t
             if not ready:

@@ -24,7 +24,7 @@ when carried out, False when an API error stopped it or it was not reached,
 None for waits."""
 
 POD_COLUMNS = ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
-               "terminating", "revision", "cause", "restarts", "containers")
+               "terminating", "revision", "cause", "restarts", "containers", "status", "last_exit")
 """Columns of :meth:`Trace.pods`: one row per change of a pod.
 
 ``time`` is the clock when the change happened (a kubelet change between two
@@ -32,7 +32,10 @@ syncs has the sync number of the one before and its own time); ``event`` is
 created, updated or deleted (gone from the store); ``cause`` says who changed
 it (``sync 3: create (missing)``, ``kubelet: started``, ``user: delete_pod``,
 ``garbage collector``); ``restarts`` is the pod's container restart count and
-``containers`` how many containers it has (kubectl's READY ``n/m``)."""
+``containers`` how many containers it has (kubectl's READY ``n/m``); ``status`` is
+kubectl's STATUS for the pod after the change (``Running``, ``Error``,
+``CrashLoopBackOff``, ``Evicted`` ...) and ``last_exit`` when its container's previous
+instance exited (RESTARTS' "ago"), or null."""
 
 STATUS_COLUMNS = ("sync", "time", "set", "spec_replicas", "replicas", "ready_replicas",
                   "available_replicas", "current_replicas", "updated_replicas",
@@ -68,13 +71,13 @@ FORMAT_VERSION = 1
 MAX_TRACE_LINE_BYTES = 1 << 20
 """Longest line :meth:`Trace.load` reads (a row is a few hundred bytes)."""
 
-_S, _S0, _I, _I0, _B, _B0, _T = "text", "text or null", "integer", "integer or null", "bool", \
-    "bool or null", "time"
+_S, _S0, _I, _I0, _B, _B0, _T, _T0 = "text", "text or null", "integer", "integer or null", "bool", \
+    "bool or null", "time", "time or null"
 _COLUMN_TYPES = {
     "sync": _I, "time": _T, "set": _S0, "seq": _I, "action": _S, "pod": _S0, "reason": _S0,
     "target": _S0, "message": _S0, "rule": _S0, "step": _S0, "applied": _B0, "error": _S0,
     "ordinal": _I, "event": _S, "phase": _S0, "ready": _B, "terminating": _B, "revision": _S0,
-    "cause": _S0, "restarts": _I0, "containers": _I0, "spec_replicas": _I0, "replicas": _I0,
+    "cause": _S0, "restarts": _I0, "containers": _I0, "status": _S0, "last_exit": _T0, "spec_replicas": _I0, "replicas": _I0,
     "ready_replicas": _I0, "available_replicas": _I0, "current_replicas": _I0,
     "updated_replicas": _I0, "current_revision": _S0, "update_revision": _S0,
     "observed_generation": _I0, "written": _B0, "min_ready_seconds": _I0, "partition": _I0,
@@ -161,7 +164,8 @@ class Trace:
     def add_pod(self, pod, event: str, cause: str) -> None:
         self._pods.append((self.sync, self._now(), pod.name, pod.owner or pod.parent, pod.ordinal, event,
                            pod.phase, pod.ready, pod.deletion_timestamp is not None, pod.revision,
-                           cause, pod.restarts, len(pod.spec.get("containers") or ()) or 1))
+                           cause, pod.restarts, len(pod.spec.get("containers") or ()) or 1,
+                           pod.status_text, pod.last_exit_at))
 
     def add_status(self, set_name: str, spec_replicas: int, st, written: bool,
                    min_ready_seconds: int = 0, partition: int | None = 0) -> None:

@@ -279,8 +279,8 @@ def test_run_waits_out_a_terminating_orphan_that_blocks_a_name():
     c = stsedu.Cluster(seed=0, stages={"terminate": 10})
     c.apply(web(1))
     c.run("web")
-    c.delete_pod("web-0")
-    c.delete("web", cascade="orphan")
+    c.delete_pod("web-0", wait=False)  # --wait=false: both return at once
+    c.delete("web", cascade="orphan", wait=False)
     c.advance(1.5)  # the garbage collector orphans the pod and removes the set; web-0 still terminates
     assert c.statefulsets() == [] and c.pod("web-0").owner is None and c.pod("web-0").terminating
     c.apply(web(1))

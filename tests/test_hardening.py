@@ -373,7 +373,7 @@ def test_negative_grace_period(tmp_path):
     assert c.last_warnings == ["spec.template.spec.terminationGracePeriodSeconds: must be >= 0; "
                                "negative values are invalid and will be treated as 1"]
     c.run("web")
-    c.delete_pod("web-0")
+    c.delete_pod("web-0", wait=False)
     assert c.pod("web-0").terminating
     c.advance(0.9)
     assert c.pod("web-0").terminating

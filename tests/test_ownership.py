@@ -165,8 +165,9 @@ def test_background_delete_terminates_every_pod_at_once(manual_cluster):
     ev = c.trace.events()
     assert list(ev[ev["reason"] == "GarbageCollected"]["object"]) == [
         "pod/web-0", "pod/web-1", "pod/web-2", f"controllerrevision/{revision}"]
-    assert ev[ev["reason"] == "User"]["message"].iloc[-1] == (
-        'user: delete --cascade=background: statefulset.apps "web" deleted')
+    assert list(ev[ev["reason"] == "User"]["message"].iloc[-2:]) == [
+        'user: delete --cascade=background: statefulset.apps "web" deleted',
+        'user: wait: statefulset.apps "web" is gone after 0s']  # the set itself goes at once
     finish_all(c)
     assert c.pods() == []
 
@@ -216,7 +217,7 @@ def test_orphan_delete_waits_for_the_garbage_collector():
     c = stsedu.Cluster(kubelet="manual", gc_delay=2)
     c.apply(docs_manifest())
     up(c)
-    c.delete("web", cascade="orphan")
+    c.delete("web", cascade="orphan", wait=False)  # kubectl --wait=false: see the set while it goes
     sts = c.statefulset("web")
     assert sts.deletion_timestamp is not None and sts.finalizers == ("orphan",)
     assert all(p.owner == "web" for p in c.pods())
@@ -243,12 +244,12 @@ def test_delete_rejects_an_unknown_cascade(manual_cluster):
 
 
 def test_patch_pod_rejects_bad_edits_and_changes_nothing(manual_cluster):
-    """patch_pod: only labels and annotations; invalid label values rejected like the API server."""
+    """patch_pod: only labels, annotations and activeDeadlineSeconds; invalid label values rejected like the API server."""
     c = manual_cluster
     c.apply(docs_manifest())
     c.sync("web")
     before = c.dump()
-    for patch, path in [({"spec": {"hostname": "x"}}, "spec"),
+    for patch, path in [({"spec": {"hostname": "x"}}, "spec.hostname"),
                         ({"metadata": {"name": "other"}}, "metadata.name"),
                         ({"metadata": {"labels": {"app": "bad value!"}}}, "metadata.labels"),
                         ({"metadata": {"labels": {"app": 3}}}, "metadata.labels[app]"),

@@ -345,7 +345,7 @@ def test_run_stops_when_the_set_is_deleted_meanwhile():
     c = stsedu.Cluster(seed=0)
     c.apply(web(2))
     c.run("web")
-    c.delete("web", cascade="foreground")
+    c.delete("web", cascade="foreground", wait=False)
     results = c.run("web", max_syncs=200)
     assert len(results) < 200
     with pytest.raises(KeyError):

@@ -13,7 +13,7 @@ from stsedu.scenarios import ExpectationFailed, ScenarioError
 
 LIBRARY = sorted(p.stem for p in scenarios.LIBRARY_DIR.glob("*.yaml"))
 NOTEBOOK_IDEAS = ["ordered-scale-up", "blocked-scale-down", "partition-canary", "ondelete",
-                  "broken-rollout", "pvc-retention", "orphan-readopt", "max-unavailable"]
+                  "broken-rollout", "pvc-retention", "orphan-readopt", "max-unavailable", "crash-loop", "eviction"]
 
 
 def scenario(body: str, source: str = "scenarios/foo.yaml", kubelet: str = "manual") -> scenarios.Scenario:

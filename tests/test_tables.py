@@ -156,13 +156,16 @@ def test_restarts_show_how_long_ago():
     ready(c, "web-0")
     c.advance(10)
     c.kubelet.crash("web-0")
+    c.advance(2)
+    c.kubelet.restart("web-0")
     c.advance(5)
-    assert tables.get_pods_text(c).splitlines()[1].split()[:6] == ["web-0", "0/1", "Running", "1", "(5s", "ago)"]
-    assert tables.watch_lines(c.trace)[-1].split()[3:6] == ["1", "(0s", "ago)"]
+    # lastState.terminated.finishedAt: the crash, 7 s before
+    assert tables.get_pods_text(c).splitlines()[1].split()[:6] == ["web-0", "0/1", "Running", "1", "(7s", "ago)"]
+    assert tables.watch_lines(c.trace)[-1].split()[3:6] == ["1", "(2s", "ago)"]
 
 
 def test_deleting_a_failed_pod_shows_its_failure_not_terminating():
-    """printPod: Terminating only while the phase is not terminal; a Failed pod shows Error."""
+    """printPod: Terminating only while the phase is not terminal; a Failed pod shows its status.reason."""
     c = stsedu.Cluster(kubelet="manual")
     c.apply(web(1))
     c.sync("web")
@@ -170,7 +173,7 @@ def test_deleting_a_failed_pod_shows_its_failure_not_terminating():
     c.kubelet.fail("web-0")
     c.sync("web")  # the controller deletes the Failed pod
     assert c.pod("web-0").terminating
-    assert tables.get_pods_text(c).splitlines()[1].split()[:3] == ["web-0", "0/1", "Error"]
+    assert tables.get_pods_text(c).splitlines()[1].split()[:3] == ["web-0", "0/1", "Evicted"]
     assert tables.pod_status_text("Running", True) == "Terminating"
 
 

@@ -105,7 +105,8 @@ def manifest(draw) -> dict:
 
 
 STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
-    "unready", "fail", "succeed", "delete_pod", "finish", "finish", "advance", "advance",
+    "unready", "fail", "evict", "shut_down_node", "succeed", "crash", "crash", "restart", "delete_pod",
+    "finish", "finish", "advance", "advance",
     "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
     "error", "undo", "relabel", "orphan", "foreground"]
 
@@ -120,11 +121,15 @@ def _pod(draw, c):
 def step(draw, c, kind: str, parallel: bool) -> str | None:
     """Carry out one step of *kind* on the kit; return a label (None: nothing to do)."""
     k = c.kubelet
-    if kind in ("start", "ready", "unready", "fail", "succeed", "delete_pod", "finish", "relabel"):
+    if kind in ("start", "ready", "unready", "fail", "evict", "shut_down_node", "succeed", "crash", "restart",
+                "delete_pod", "finish", "relabel"):
         name = _pod(draw, c)
         if name is None:
             return None
-        fn = {"start": k.start, "ready": k.set_ready, "unready": k.set_unready, "fail": k.fail,
+        # crash/restart: a crash-looping pod is, to the controller, a Running pod that is not Ready
+        fn = {"start": k.start, "ready": k.set_ready, "unready": k.set_unready,
+              "fail": lambda n: k.fail(n, reason="DeadlineExceeded"), "evict": k.evict,
+              "shut_down_node": k.shut_down_node, "crash": k.crash, "restart": k.restart,
               "succeed": k.succeed, "delete_pod": c.delete_pod, "finish": k.finish_termination,
               "relabel": lambda n: c.patch_pod(n, {"metadata": {"labels": {"app": "other"}}})}[kind]
         fn(name)

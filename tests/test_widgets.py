@@ -601,7 +601,7 @@ def test_pods_view_follows_pod_changes_at_the_same_instant(pg):
     pg.fail_pod("web-1")
     assert pg.cluster.now == t
     line = next(ln for ln in pods.table.value.splitlines() if ln.startswith("web-1 "))
-    assert "Error" in line
+    assert "Evicted" in line
 
 
 def test_settle_brings_up_a_set_larger_than_max_syncs_allows():

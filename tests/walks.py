@@ -51,8 +51,10 @@ def random_action(c: stsedu.Cluster, rng: random.Random, manifest: dict) -> None
             verb = rng.choice(["start", "set_ready", "set_ready", "set_unready", "fail", "succeed", "crash",
                                "finish_termination"])
             getattr(c.kubelet, verb)(pod.name)
+            if verb == "crash":  # the world of the recording: a crash was a restart at once
+                c.kubelet.restart(pod.name)
         elif roll < 0.47 and pod is not None:
-            c.delete_pod(pod.name)
+            c.delete_pod(pod.name, wait=False)  # the recording's deletes returned at once
         elif roll < 0.53:
             c.scale("web", rng.randrange(0, 7))
         elif roll < 0.58:
@@ -69,7 +71,7 @@ def random_action(c: stsedu.Cluster, rng: random.Random, manifest: dict) -> None
                 {POD_NAME_LABEL: None}, {POD_NAME_LABEL: "someone-else"}, {POD_NAME_LABEL: pod.name},
                 {"app": "other"}, {"app": "nginx"}])}})
         elif roll < 0.73:
-            c.delete("web", cascade="orphan")
+            c.delete("web", cascade="orphan", wait=False)
             c.apply(manifest)
         elif roll < 0.76 and pod is not None and pod.ordinal >= 0:
             # a second pod on an occupied ordinal (web-01 next to web-1), owned by the set

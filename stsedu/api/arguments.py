@@ -332,9 +332,9 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
     """
     errs: list[Error] = []
     for key in patch:
-        if key != "metadata":
-            errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels and "
-                              "metadata.annotations of a pod"))
+        if key not in ("metadata", "spec"):
+            errs.append((key, "Forbidden: stsedu lets you patch only metadata.labels, "
+                              "metadata.annotations and spec.activeDeadlineSeconds of a pod"))
     meta = patch.get("metadata")
     if meta is None:
         meta = {}
@@ -359,3 +359,42 @@ def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapp
     errs += validate_labels(new_labels, "metadata.labels")
     errs += validate_annotations(new_annotations, "metadata.annotations")
     return new_labels, new_annotations, errs
+
+
+MAX_INT32 = 2147483647
+
+
+def pod_spec_patch(patch: dict, spec: Mapping[str, Any]) -> tuple[dict, list[Error]]:
+    """The pod's spec after *patch*'s ``spec`` part, and the problems with it.
+
+    Only ``spec.activeDeadlineSeconds`` may change on a running pod (``ValidatePodUpdate``):
+    an integer from 1 to 2147483647 when first set, never raised above its previous value,
+    and never removed once set.
+    """
+    new = dict(spec)
+    if "spec" not in patch:
+        return new, []
+    part = patch["spec"]
+    path = "spec.activeDeadlineSeconds"
+    if not isinstance(part, dict):
+        return new, [("spec", f"json: cannot unmarshal {_type_name(part)} into Go struct field Pod.spec"
+                              " of type v1.PodSpec")]
+    errs: list[Error] = [(f"spec.{k}", "Forbidden: pod updates may not change fields other than "
+                                       "`spec.activeDeadlineSeconds` here")
+                         for k in part if k != "activeDeadlineSeconds"]
+    if "activeDeadlineSeconds" not in part or errs:
+        return new, errs
+    value, old = part["activeDeadlineSeconds"], spec.get("activeDeadlineSeconds")
+    if value is None:
+        if old is not None:
+            return new, [field_invalid(path, None, "must not update from a positive integer to nil value")]
+        return new, []
+    if isinstance(value, bool) or not isinstance(value, int):
+        return new, [(path, f"json: cannot unmarshal {_type_name(value)} into Go struct field "
+                            "PodSpec.spec.activeDeadlineSeconds of type int64")]
+    if not 1 <= value <= MAX_INT32:
+        return new, [field_invalid(path, value, f"must be between 1 and {MAX_INT32}, inclusive")]
+    if old is not None and value > old:
+        return new, [field_invalid(path, value, "must be less than or equal to previous value")]
+    new["activeDeadlineSeconds"] = value
+    return new, []

@@ -124,6 +124,27 @@ class ObjectMeta:
 # --------------------------------------------------------------------------- Pod
 
 
+def kubectl_status(phase: str, terminating: bool, reason: str = "", container_state: str = "") -> str:
+    """kubectl's STATUS for a pod of one container, by ``printPod``'s rules.
+
+    The pod's phase, or its ``status.reason`` when set (``Evicted``, ...); a container
+    waiting or terminated with a reason shows that reason instead (``ContainerCreating``
+    while Pending, ``Error`` when it exited with an error, ``CrashLoopBackOff`` while
+    the kubelet backs off, ``Completed`` in a Succeeded pod); ``Terminating`` once
+    deleted unless the phase is terminal (Failed, Succeeded).
+    """
+    shown = reason or phase
+    if container_state:
+        shown = container_state
+    elif phase == "Pending":
+        shown = "ContainerCreating"
+    elif phase == "Succeeded":
+        shown = "Completed"
+    if terminating and phase not in ("Failed", "Succeeded"):
+        return "Terminating"
+    return shown or "Pending"
+
+
 @dataclass(frozen=True, slots=True)
 class Pod(ObjectMeta):
     """A pod, with only the status the controller reads.
@@ -132,7 +153,12 @@ class Pod(ObjectMeta):
 
     * created by the controller: ``phase == "Pending"``, not ready;
     * started: ``phase == "Running"``; then ``ready`` (``ready_since`` = when);
-    * may become ``"Failed"`` or ``"Succeeded"``;
+    * a container may crash: ``container_state`` becomes ``"Error"`` (it exited with an
+      error), then ``"CrashLoopBackOff"`` (waiting out the back-off), then ``""`` again when
+      the kubelet restarts it (``restarts`` + 1); the phase stays ``"Running"``, not ready;
+    * may become ``"Failed"`` only for a named cause (``reason``/``message`` as the kubelet
+      writes them: ``Evicted``, ``Terminated`` on node shutdown, ``DeadlineExceeded``), or
+      ``"Succeeded"``;
     * deleted: ``deletion_timestamp`` is set (``terminating``), phase and
       readiness unchanged, until the kubelet finishes it and it disappears.
 
@@ -147,6 +173,15 @@ class Pod(ObjectMeta):
     ready_since: float | None = None
     started_at: float | None = None
     restarts: int = 0
+    container_state: str = ""
+    """``""`` (waiting to be created while Pending, else running), ``"Error"`` (terminated with
+    exit code 1) or ``"CrashLoopBackOff"`` (waiting to be restarted): the container's state."""
+    last_exit_at: float | None = None
+    """When the container's previous instance exited (``lastState.terminated.finishedAt``)."""
+    reason: str = ""
+    """``status.reason``: why a Failed pod failed (``Evicted``, ``Terminated``, ``DeadlineExceeded``)."""
+    message: str = ""
+    """``status.message``: the kubelet's sentence for *reason*."""
     available: bool = False
     """Filled in when the cluster hands the pod out (honours minReadySeconds)."""
     # Facts read from the fields above once, when the pod is built (like Go's typed fields), so a
@@ -186,16 +221,30 @@ class Pod(ObjectMeta):
 
     @property
     def status_text(self) -> str:
-        """What ``kubectl get pods`` shows in the STATUS column."""
-        if self.terminating:
-            return "Terminating"
-        if self.phase == "Pending":
-            return "ContainerCreating" if self.started_at is None else "Pending"
-        if self.phase == "Failed":
-            return "Error"
-        if self.phase == "Succeeded":
-            return "Completed"
-        return self.phase or "<planned>"
+        """What ``kubectl get pods`` shows in the STATUS column (``printPod``)."""
+        if not self.phase:
+            return "<planned>"
+        return kubectl_status(self.phase, self.terminating, self.reason, self.container_state)
+
+    def _container_status(self, c: Mapping) -> dict:
+        if self.container_state == "Error":
+            state: dict = {"terminated": {"exitCode": 1, "reason": "Error"}}
+        elif self.container_state == "CrashLoopBackOff":
+            state = {"waiting": {"reason": "CrashLoopBackOff",
+                                 "message": f"back-off restarting failed container {c.get('name')}"}}
+        elif self.phase == "Pending":
+            state = {"waiting": {"reason": "ContainerCreating"}}
+        elif self.phase == "Running":
+            state = {"running": {}}
+        elif self.phase == "Succeeded":
+            state = {"terminated": {"exitCode": 0, "reason": "Completed"}}
+        else:  # Failed: the kubelet killed the container; its runtime status is reported later
+            state = {}
+        out = {"name": c.get("name"), "image": c.get("image"), "ready": self.ready,
+               "restartCount": self.restarts, "state": state}
+        if self.last_exit_at is not None:
+            out["lastState"] = {"terminated": {"exitCode": 1, "reason": "Error"}}
+        return out
 
     def to_manifest(self) -> dict:
         spec = copy.deepcopy(dict(self.spec))
@@ -207,9 +256,9 @@ class Pod(ObjectMeta):
         status: dict[str, Any] = {"phase": self.phase or None, "conditions": conditions}
         if self.started_at is not None:
             status["startTime"] = self.started_at
-        status["containerStatuses"] = [{"name": c.get("name"), "image": c.get("image"),
-                                        "ready": self.ready, "restartCount": self.restarts}
-                                       for c in spec.get("containers", [])]
+        if self.reason:
+            status["reason"], status["message"] = self.reason, self.message
+        status["containerStatuses"] = [self._container_status(c) for c in spec.get("containers", [])]
         return {"apiVersion": "v1", "kind": "Pod", "metadata": _meta(self),
                 "spec": spec, "status": status}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..api.objects import controller_of
+from ..api.objects import controller_of, kubectl_status
 
 
 # ===================================================================== durations
@@ -95,18 +95,18 @@ def _table_text(header, rows, empty: str = "No resources found in default namesp
     return "\n".join(KubectlTabWriter().flush([header] + rows))
 
 
-def pod_status_text(phase: str, terminating: bool) -> str:
+def pod_status_text(phase: str, terminating: bool, reason: str | None = None,
+                    container_state: str | None = None) -> str:
     """kubectl's STATUS column for a pod (``printPod``'s reason, as stsedu's kubelet can produce it).
 
     Terminating while deleting unless the phase is terminal (Failed or
-    Succeeded); a Failed pod shows its container's reason ``Error``, a
-    Succeeded one ``Completed``; a Pending pod ``ContainerCreating``
-    (stsedu schedules at once, so the container is being created).
+    Succeeded); a Pending pod shows ``ContainerCreating`` (stsedu schedules at
+    once, so the container is being created), a Succeeded one ``Completed``; a
+    Failed pod its ``status.reason`` (``Evicted``, ``Terminated``,
+    ``DeadlineExceeded``); a crashed container ``Error`` and, while the kubelet
+    backs off, ``CrashLoopBackOff`` (:func:`stsedu.api.objects.kubectl_status`).
     """
-    if terminating and phase not in ("Failed", "Succeeded"):
-        return "Terminating"
-    return {"Pending": "ContainerCreating", "Failed": "Error", "Succeeded": "Completed",
-            "Running": "Running"}.get(phase, phase or "Pending")
+    return kubectl_status(phase or "", bool(terminating), reason or "", container_state or "")
 
 
 def _restarts_text(restarts: int, last_restart: float | None, now: float) -> str:
@@ -146,13 +146,24 @@ def _pod_incarnations(pods_df):
 
 
 def _last_restart_times(df) -> list[float | None]:
-    """Per row: time of the last container restart of that pod incarnation so far (or None)."""
+    """Per row: when the container's previous instance exited (``lastState.terminated.finishedAt``),
+    or None.  Traces saved before the ``last_exit`` column fall back on the time of the last
+    ``kubelet: container restarted`` row of that pod incarnation."""
+    if "last_exit" in df and df["last_exit"].notna().any():
+        return [None if pd.isna(x) else float(x) for x in df["last_exit"]]
     out, last = [], {}
     for pod, inc, cause, t in zip(df["pod"], df["incarnation"], df["cause"], df["time"]):
         if cause == "kubelet: container restarted":
             last[(pod, inc)] = t
         out.append(last.get((pod, inc)))
     return out
+
+
+def _status_column(df) -> list[str]:
+    """STATUS per trace row: the recorded one, or (older traces) one made from phase and terminating."""
+    recorded = df["status"] if "status" in df else [None] * len(df)
+    return [s if isinstance(s, str) and s else pod_status_text(ph, term)
+            for s, ph, term in zip(recorded, df["phase"], df["terminating"])]
 
 
 WATCH_HEADER = ("NAME", "READY", "STATUS", "RESTARTS", "AGE")
@@ -189,7 +200,7 @@ def watch_frame(trace, set_name: str | None = None):
         # containers are stopped before the pod object goes: its last line reads 0/n
         "ready": [f"{n if r and ev != 'deleted' else 0}/{n}"
                   for r, n, ev in zip(df["ready"], df["containers"], df["event"])],
-        "status": [pod_status_text(ph, term) for ph, term in zip(df["phase"], df["terminating"])],
+        "status": _status_column(df),
         "restarts": [_restarts_text(int(n), lr, t) for n, lr, t in zip(df["restarts"], last_restart, df["time"])],
         "age": [human_duration(t - b) for t, b in zip(df["time"], born)],
         "revision": df["revision"], "ip": df["ip"],
@@ -249,7 +260,7 @@ def pods_frame(cluster, set_name: str | None = None):
     """
     now = cluster.now
     rows = [{"pod": p.name, "set": p.owner, "ordinal": p.ordinal,
-             "status": pod_status_text(p.phase, p.terminating), "phase": p.phase, "ready": p.ready,
+             "status": p.status_text, "phase": p.phase, "ready": p.ready,
              "available": p.available, "terminating": p.terminating, "revision": p.revision,
              "restarts": p.restarts, "age": human_duration(now - p.creation_timestamp),
              "created": p.creation_timestamp, "ready_since": p.ready_since if p.ready else None}
@@ -270,23 +281,17 @@ def get_pods_text(cluster, set_name: str | None = None, wide: bool = False,
     now = cluster.now
     pods = sorted(cluster.pods(set_name), key=lambda p: p.name)
     ips = {}
-    restarts_at: dict[str, float] = {}
     tp = cluster.trace.pods()
     if not tp.empty:
         inc = _pod_incarnations(tp)
         last = inc.drop_duplicates("pod", keep="last")
         ips = dict(zip(last["pod"], last["ip"]))
-        rs = inc[inc["cause"] == "kubelet: container restarted"]
-        restarts_at = dict(zip(rs["pod"], rs["time"]))
     header = list(WATCH_HEADER) + (list(WIDE_HEADER) if wide else []) + [k.upper() for k in label_columns]
     rows = []
     for p in pods:
         n = len(p.spec.get("containers") or ()) or 1
-        last_restart = restarts_at.get(p.name)
-        if last_restart is not None and last_restart < p.creation_timestamp:
-            last_restart = None
-        row = [p.name, f"{n if p.ready else 0}/{n}", pod_status_text(p.phase, p.terminating),
-               _restarts_text(p.restarts, last_restart, now), human_duration(now - p.creation_timestamp)]
+        row = [p.name, f"{n if p.ready else 0}/{n}", p.status_text,
+               _restarts_text(p.restarts, p.last_exit_at, now), human_duration(now - p.creation_timestamp)]
         if wide:
             row += [ips.get(p.name, "<none>") if p.phase != "Pending" else "<none>", SIM_NODE, "<none>", "<none>"]
         row += [p.labels.get(k, "") for k in label_columns]

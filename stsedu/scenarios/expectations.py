@@ -78,6 +78,9 @@ def _check(step: Step, expect: Mapping, cluster: Cluster, state: _RunState, rec:
                 elif k == "owner":
                     if p.owner != v:
                         fail(fld, v, p.owner)
+                elif k == "status":  # kubectl's STATUS column
+                    if p.status_text != v:
+                        fail(fld, v, p.status_text)
                 elif getattr(p, k) != v:
                     fail(fld, v, getattr(p, k))
     if "status" in expect:

@@ -20,6 +20,7 @@ from ..api.merge_patch import merge_patch
 from ..cluster import CASCADES, Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from ..trace import Trace
+from .describe import _DESCRIBE, _fmt
 
 LIBRARY_DIR = Path(__file__).parent / "library"
 """Where the shipped scenarios live (``stsedu/scenarios/library/*.yaml``)."""
@@ -41,7 +42,8 @@ CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_del
                 "concurrent_syncs")
 STEP_KEYS = ("expect", "note", "set")
 EXPECT_KEYS = ("pods", "status", "decisions", "rollout_status", "pvcs", "revisions", "exists", "error")
-POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner")
+POD_KEYS = ("name", "revision", "phase", "ready", "available", "terminating", "owner", "status", "reason",
+            "restarts")
 PVC_KEYS = ("name", "deleting", "owners")
 STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
                  "updated_replicas", "current_revision", "update_revision",
@@ -532,6 +534,20 @@ def _p_patch_pod(v):
     return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
 
 
+def _p_delete_pod(v):
+    if isinstance(v, Mapping) and "wait" in v:
+        m = _mapping(v, None, ("pod", "wait"), ("pod", "wait"))
+        return {**_p_pods("delete_pod")(m["pod"]), "wait": _bool(m["wait"], "wait")}
+    return _p_pods("delete_pod")(v)
+
+
+def _p_evict(v):
+    if isinstance(v, Mapping) and "resource" in v:
+        m = _mapping(v, None, ("pod", "resource"), ("pod", "resource"))
+        return {**_p_pods("evict")(m["pod"]), "resource": _str(m["resource"], "resource")}
+    return _p_pods("evict")(v)
+
+
 def _p_pod_or_image(name, extra=()):
     def parse(v):
         m = _mapping(v, None, ("pod", "image") + extra)
@@ -593,11 +609,13 @@ _PARSERS: dict[str, Callable[[Any], dict]] = {
     "sync": _p_sync, "run": _p_run, "run_all": _p_run, "settle": _p_settle, "advance": _p_advance,
     "kubelet_step": _p_kubelet_step,
     "apply": lambda v: {}, "scale": _p_scale, "patch": _p_patch, "set_image": _p_set_image,
-    "delete_pod": _p_pods("delete_pod"), "patch_pod": _p_patch_pod,
+    "delete_pod": _p_delete_pod, "patch_pod": _p_patch_pod,
     "start": _p_pods("start"), "set_ready": _p_pods("set_ready"), "set_unready": _p_pods("set_unready"),
     "fail": _p_pods("fail"), "succeed": _p_pods("succeed"), "crash": _p_pods("crash"),
+    "restart": _p_pods("restart"), "evict": _p_evict, "shut_down_node": _p_pods("shut_down_node"),
     "finish_termination": _p_pods("finish_termination"),
     "never_ready": _p_pod_or_image("never_ready"),
+    "crash_loop": _p_pod_or_image("crash_loop", ("seconds",)),
     "fail_after": _p_pod_or_image("fail_after", ("seconds",)),
     "clear_behaviours": _p_none("clear_behaviours"),
     "inject_error": _p_inject_error, "rollout_undo": _p_rollout_undo, "delete": _p_delete,
@@ -694,6 +712,11 @@ def _parse_pods(v: Any) -> list[dict]:
                 _bool(p[k], f"{fld}.{k}")
         if "owner" in p and p["owner"] is not None:
             _str(p["owner"], fld + ".owner")
+        for k in ("status", "reason"):
+            if k in p:
+                _str(p[k], f"{fld}.{k}")
+        if "restarts" in p:
+            _int(p["restarts"], fld + ".restarts", 0)
         out.append(p)
     names = [p["name"] for p in out]
     dup = {n for n in names if names.count(n) > 1}
@@ -713,70 +736,3 @@ def _parse_pvcs(v: Any) -> list[dict]:
             c["owners"] = [_str(o, f"{fld}.owners[{j}]") for j, o in enumerate(c["owners"])]
         out.append(c)
     return out
-
-
-def _fmt(v: Any) -> str:
-    """A value as a scenario file would spell it (flow-style YAML)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _pods_text(s: Step) -> str:
-    return ", ".join(s.args["pods"])
-
-
-def _verb(s: Step, singular: str) -> str:
-    """*singular* for one pod; the plural form ("turns" -> "turn", "finishes" -> "finish") for several."""
-    if len(s.args["pods"]) == 1:
-        return singular
-    return singular[:-2] if singular.endswith("shes") else singular[:-1]
-
-
-_DESCRIBE: dict[str, Callable[[Step], str]] = {
-    "objects": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
-    "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
-    "run": lambda s: f"run {s.set_name} until stable"
-                     + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
-    "run_all": lambda s: "run the whole controller (every set, one work queue) until nothing is queued"
-                         + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
-    "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
-    "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
-                                                          if s.args["count"] > 1 else ""),
-    "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
-    "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
-    "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "
-                       + ("replica" if s.args["replicas"] == 1 else "replicas"),
-    "patch": lambda s: f"patch {s.set_name} {_fmt(s.args['patch'])}",
-    "set_image": lambda s: f"set image of {s.set_name}"
-                           + (f" container {s.args['container']}" if s.args["container"] else "")
-                           + f" to {s.args['image']}",
-    "delete_pod": lambda s: f"delete pod {_pods_text(s)}",
-    "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
-    "start": lambda s: f"kubelet starts {_pods_text(s)}",
-    "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
-    "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
-    "fail": lambda s: f"{_pods_text(s)} {_verb(s, 'fails')}",
-    "succeed": lambda s: f"{_pods_text(s)} {_verb(s, 'succeeds')}",
-    "crash": lambda s: f"a container of {_pods_text(s)} crashes",
-    "finish_termination": lambda s: f"{_pods_text(s)} {_verb(s, 'finishes')} terminating",
-    "never_ready": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
-                                        else s.args["pod"]) + " never become Ready",
-    "fail_after": lambda s: "pods " + (f"running {s.args['image']}" if "image" in s.args
-                                       else s.args["pod"]) + f" fail {_fmt(s.args['seconds'])}s after starting",
-    "clear_behaviours": lambda s: "forget never_ready / fail_after",
-    "inject_error": lambda s: f"the API server fails the next {s.args['count']} "
-                              f"{s.args['verb']} {s.args['kind']} request(s)",
-    "rollout_undo": lambda s: f"rollout undo {s.set_name}"
-                              + (f" --to-revision={s.args['to_revision']}" if s.args["to_revision"] else ""),
-    "delete": lambda s: f"delete statefulset {s.set_name} --cascade={s.args['cascade']}",
-    "expect": lambda s: "check",
-}

@@ -265,8 +265,14 @@ def _apply(c: Cluster, s: Step, sc: Scenario):
 
 
 def _delete_pods(c: Cluster, s: Step, sc: Scenario):
+    # kubectl delete pod A B: delete them all, then (unless --wait=false) wait for each to be gone
+    uids = {p: c.pod(p).uid for p in s.args["pods"]}
     for p in s.args["pods"]:
-        c.delete_pod(p)
+        c.delete_pod(p, wait=False)
+    if s.args.get("wait", True):
+        for p, uid in uids.items():
+            if any(q.uid == uid for q in c.pods() if q.name == p):
+                c.delete_pod(p, wait=True)
     return []
 
 
@@ -275,8 +281,14 @@ def _never_ready(c: Cluster, s: Step, sc: Scenario):
     return []
 
 
-def _fail_after(c: Cluster, s: Step, sc: Scenario):
-    c.kubelet.fail_after(s.args["seconds"], pod=s.args.get("pod"), image=s.args.get("image"))
+def _crash_loop(c: Cluster, s: Step, sc: Scenario):
+    c.kubelet.crash_loop(s.args["seconds"], pod=s.args.get("pod"), image=s.args.get("image"))
+    return []
+
+
+def _evict(c: Cluster, s: Step, sc: Scenario):
+    for p in s.args["pods"]:
+        c.kubelet.evict(p, resource=s.args.get("resource", "memory"))
     return []
 
 
@@ -295,9 +307,10 @@ _ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
     "patch_pod": lambda c, s, sc: _nothing(c.patch_pod(s.args["pod"], s.args["patch"])),
     "start": _each_pod("start"), "set_ready": _each_pod("set_ready"),
     "set_unready": _each_pod("set_unready"), "fail": _each_pod("fail"),
-    "succeed": _each_pod("succeed"), "crash": _each_pod("crash"),
+    "succeed": _each_pod("succeed"), "crash": _each_pod("crash"), "restart": _each_pod("restart"),
+    "evict": _evict, "shut_down_node": _each_pod("shut_down_node"),
     "finish_termination": _each_pod("finish_termination"),
-    "never_ready": _never_ready, "fail_after": _fail_after,
+    "never_ready": _never_ready, "crash_loop": _crash_loop, "fail_after": _crash_loop,
     "clear_behaviours": lambda c, s, sc: _nothing(c.kubelet.clear_behaviours()),
     "inject_error": lambda c, s, sc: _nothing(c.inject_error(**s.args)),
     "rollout_undo": lambda c, s, sc: _nothing(c.rollout_undo(s.set_name, s.args["to_revision"])),

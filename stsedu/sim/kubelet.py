@@ -9,7 +9,17 @@ Two modes:
   seeded jitter; a deleted pod disappears after its shutdown time.
 
 The same verbs work in both modes, so a learner can intervene in an auto
-run (fail a pod, make one never Ready).
+run (crash a container, evict a pod, make one never Ready).
+
+A StatefulSet's pods have ``restartPolicy: Always``, so a container that
+exits is restarted, never given up on: the pod stays ``Running`` (not Ready)
+while its container crashes (STATUS ``Error``), waits out the kubelet's
+back-off (``CrashLoopBackOff``: 10 s, doubling, at most 300 s; reset once the
+container has run for 10 minutes, as the Pod lifecycle page documents) and
+starts again (RESTARTS + 1).  Phase ``Failed`` comes only from a named cause,
+with ``status.reason`` and ``status.message`` as the kubelet writes them:
+node-pressure eviction (``Evicted``), graceful node shutdown (``Terminated``)
+and ``activeDeadlineSeconds`` (``DeadlineExceeded``).
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..api.arguments import checked, name, optional, pod_ref, seconds
+from ..api.arguments import checked, name, one_of, optional, pod_ref, seconds
 from ..api.errors import ValidationError
 from ..api.objects import detached
 from .clock import NORMAL
@@ -55,6 +65,39 @@ class StageProfile:
         return cls(**{k: float(v) for k, v in d.items()})
 
 
+BACKOFF_INITIAL = 10.0
+"""The kubelet's first restart delay for a crashed container (seconds)."""
+BACKOFF_MAX = 300.0
+"""The restart delay doubles after each crash up to this (5 minutes)."""
+BACKOFF_RESET = 600.0
+"""A container that ran this long before it crashed starts its back-off again at 10 s."""
+STATUS_SYNC = 1.0
+"""How long after a crash the kubelet's next pod sync reports the back-off (its relist period)."""
+
+FAILED_CAUSES: dict[str, str] = {
+    "Evicted": "The node was low on resource: {resource}. ",
+    "Terminated": "Pod was terminated in response to imminent node shutdown.",
+    "DeadlineExceeded": "Pod was active on the node longer than the specified deadline",
+}
+"""``status.reason`` -> ``status.message`` of a Failed pod, as the kubelet writes them
+(eviction manager, node shutdown manager, active deadline handler)."""
+
+RESOURCES = ("memory", "ephemeral-storage", "nodefs", "imagefs", "pids")
+
+
+def _a_cause(value, argument: str):
+    return one_of(value, argument, FAILED_CAUSES)
+
+
+def _a_resource(value, argument: str):
+    return one_of(value, argument, RESOURCES)
+
+
+def backoff_delays(n: int) -> list[float]:
+    """The first *n* restart delays of a container that keeps crashing at once: 10, 20, 40 ... 300."""
+    return [min(BACKOFF_INITIAL * 2 ** i, BACKOFF_MAX) for i in range(n)]
+
+
 def _name(pod) -> str:
     return pod if isinstance(pod, str) else pod.name
 
@@ -80,7 +123,13 @@ class Kubelet:
         self._rng = random.Random(seed)
         self._never_ready_pods: set[str] = set()
         self._never_ready_images: set[str] = set()
-        self._fail_after: dict[tuple[str, str], float] = {}
+        self._crash_after: dict[tuple[str, str], float] = {}
+        self._backoff: dict[str, float] = {}
+        """Pod uid -> the restart delay its container's last crash got."""
+        self._container_started: dict[str, float] = {}
+        """Pod uid -> when its container (this instance) started."""
+        self._exited_at: dict[str, float] = {}
+        """Pod uid -> when its container last exited."""
         self.step_seconds = 0.0
         """Manual mode: simulated seconds each verb takes (the clock moves that much, and the
         garbage collector and requeues due meanwhile act, before the pod changes), so that AGE,
@@ -100,30 +149,35 @@ class Kubelet:
             self._never_ready_images.add(image)
 
     @checked("Kubelet", seconds=seconds, pod=optional(pod_ref), image=optional(name))
-    def fail_after(self, seconds: float, pod: str | None = None, image: str | None = None) -> None:
-        """Make a pod (or pods running *image*) fail *seconds* after they start Running."""
+    def crash_loop(self, seconds: float, pod: str | None = None, image: str | None = None) -> None:
+        """Make a pod's container (or that of every pod running *image*) exit with an error
+        *seconds* after each start: with ``restartPolicy: Always`` it crash-loops (auto mode)."""
         if pod is None and image is None:
             raise ValidationError([("pod", "Required value: a pod name or an image")],
-                                  kind="Kubelet.fail_after()")
+                                  kind="Kubelet.crash_loop()")
         if pod is not None:
-            self._fail_after[("pod", _name(pod))] = float(seconds)
+            self._crash_after[("pod", _name(pod))] = float(seconds)
         if image is not None:
-            self._fail_after[("image", image)] = float(seconds)
+            self._crash_after[("image", image)] = float(seconds)
+
+    def fail_after(self, seconds: float, pod: str | None = None, image: str | None = None) -> None:
+        """The old name of :meth:`crash_loop` (a container that exits is restarted, not Failed)."""
+        self.crash_loop(seconds, pod=pod, image=image)
 
     def clear_behaviours(self) -> None:
-        """Forget never_ready and fail_after settings."""
+        """Forget never_ready and crash_loop settings."""
         self._never_ready_pods.clear()
         self._never_ready_images.clear()
-        self._fail_after.clear()
+        self._crash_after.clear()
 
     def _is_never_ready(self, pod: "Pod") -> bool:
         return pod.name in self._never_ready_pods or any(i in self._never_ready_images for i in pod.images())
 
-    def _fail_delay(self, pod: "Pod") -> float | None:
-        d = self._fail_after.get(("pod", pod.name))
+    def _crash_delay(self, pod: "Pod") -> float | None:
+        d = self._crash_after.get(("pod", pod.name))
         if d is None:
             for img in pod.images():
-                d = self._fail_after.get(("image", img))
+                d = self._crash_after.get(("image", img))
                 if d is not None:
                     break
         return d
@@ -175,6 +229,8 @@ class Kubelet:
         p = self._pod(pod, namespace)
         if p.phase != "Running":
             raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can become Ready')
+        if p.container_state:
+            raise ValueError(f'pod "{p.name}" is {p.status_text}: its container has crashed; restart() it first')
         if p.ready:
             return p
         self._tick()
@@ -190,16 +246,35 @@ class Kubelet:
         self._tick()
         return self._write(replace(p, ready=False, ready_since=self._writes.now), "not ready")
 
-    @checked("Kubelet", pod=pod_ref, namespace=name)
+    @checked("Kubelet", pod=pod_ref, namespace=name, reason=_a_cause, resource=_a_resource)
     @_hands_out_a_copy
-    def fail(self, pod, namespace: str = "default") -> "Pod":
-        """The pod's phase becomes Failed (evicted, node lost, ...)."""
+    def fail(self, pod, namespace: str = "default", reason: str = "Evicted", resource: str = "memory") -> "Pod":
+        """The pod's phase becomes Failed, for a named cause (*reason*, with the kubelet's message).
+
+        ``Evicted`` (node-pressure eviction; *resource* is what the node ran low on),
+        ``Terminated`` (graceful node shutdown) or ``DeadlineExceeded`` (the pod's
+        ``activeDeadlineSeconds`` passed).  Its containers are stopped, it is not Ready.
+        """
         p = self._pod(pod, namespace)
         if p.phase in ("Failed", "Succeeded"):
             raise ValueError(f'pod "{p.name}" has already ended ({p.phase})')
         self._tick()
-        return self._write(replace(p, phase="Failed", ready=False, ready_since=self._writes.now),
-                           "failed")
+        return self._failed(p, reason, FAILED_CAUSES[reason].format(resource=resource))
+
+    @checked("Kubelet", pod=pod_ref, namespace=name, resource=_a_resource)
+    def evict(self, pod, namespace: str = "default", resource: str = "memory") -> "Pod":
+        """Node-pressure eviction: phase Failed, reason ``Evicted``, ``The node was low on resource: memory.``"""
+        return self.fail(pod, namespace, reason="Evicted", resource=resource)
+
+    @checked("Kubelet", pod=pod_ref, namespace=name)
+    def shut_down_node(self, pod, namespace: str = "default") -> "Pod":
+        """Graceful node shutdown of the pod's node: phase Failed, reason ``Terminated``."""
+        return self.fail(pod, namespace, reason="Terminated")
+
+    def _failed(self, p: "Pod", reason: str, message: str) -> "Pod":
+        return self._write(replace(p, phase="Failed", ready=False, container_state="",
+                                   ready_since=self._writes.now if p.ready else p.ready_since,
+                                   reason=reason, message=message), f"failed ({reason})")
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
@@ -215,16 +290,57 @@ class Kubelet:
     @checked("Kubelet", pod=pod_ref, namespace=name)
     @_hands_out_a_copy
     def crash(self, pod, namespace: str = "default") -> "Pod":
-        """A container crashes and restarts: the pod stays Running, not Ready, restarts + 1."""
+        """The pod's container exits with an error: STATUS ``Error``, not Ready, phase still Running.
+
+        In auto mode the kubelet then backs off (``CrashLoopBackOff``) and restarts it
+        (:data:`BACKOFF_INITIAL` s, doubling per crash up to :data:`BACKOFF_MAX`); in manual
+        mode call :meth:`restart` (or :meth:`step`).  Raise ValueError unless its container runs.
+        """
         p = self._pod(pod, namespace)
-        if p.phase != "Running":
-            raise ValueError(f'pod "{p.name}" is {p.status_text}; only a Running pod can crash')
+        if p.phase != "Running" or p.terminating or p.container_state:
+            raise ValueError(f'pod "{p.name}" is {p.status_text}; only a running container can crash')
         self._tick()
-        p = self._write(replace(p, ready=False, ready_since=self._writes.now, restarts=p.restarts + 1),
-                        "container restarted")
-        if self.mode == "auto" and not self._is_never_ready(p):
-            self._later(self._delay(self.stages.ready), p.uid, p.namespace, p.name, "ready",
-                        lambda q: self._auto_ready(q))
+        return self._crashed(p)
+
+    @checked("Kubelet", pod=pod_ref, namespace=name)
+    @_hands_out_a_copy
+    def restart(self, pod, namespace: str = "default") -> "Pod":
+        """The kubelet starts a crashed container again: Running (not Ready), restarts + 1.
+
+        Raise ValueError unless the pod's container has crashed (``Error`` or ``CrashLoopBackOff``).
+        """
+        p = self._pod(pod, namespace)
+        if p.phase != "Running" or p.terminating or not p.container_state:
+            raise ValueError(f'pod "{p.name}" is {p.status_text}; restart() restarts a crashed container')
+        self._tick()
+        return self._restarted(p)
+
+    def _crashed(self, p: "Pod") -> "Pod":
+        now = self._writes.now
+        ran = now - self._container_started.get(p.uid, p.started_at or now)
+        prev = self._backoff.get(p.uid)
+        delay = BACKOFF_INITIAL if prev is None or ran >= BACKOFF_RESET else min(prev * 2, BACKOFF_MAX)
+        self._backoff[p.uid] = delay
+        self._exited_at[p.uid] = now
+        p = self._write(replace(p, ready=False, ready_since=now if p.ready else p.ready_since,
+                                container_state="Error"), "container exited (Error)")
+        if self.mode == "auto":
+            self._later(STATUS_SYNC, p.uid, p.namespace, p.name, "back-off", self._auto_back_off)
+            self._later(delay, p.uid, p.namespace, p.name, "restart", self._auto_restart)
+        return p
+
+    def _back_off(self, p: "Pod") -> "Pod":
+        return self._write(replace(p, container_state="CrashLoopBackOff",
+                                   last_exit_at=self._exited_at.get(p.uid, self._writes.now)),
+                           f"back-off {self._backoff.get(p.uid, BACKOFF_INITIAL):g}s restarting failed container")
+
+    def _restarted(self, p: "Pod") -> "Pod":
+        now = self._writes.now
+        self._container_started[p.uid] = now
+        p = self._write(replace(p, container_state="", restarts=p.restarts + 1,
+                                last_exit_at=self._exited_at.get(p.uid, now)), "container restarted")
+        if self.mode == "auto":
+            self._after_container_start(p)
         return p
 
     @checked("Kubelet", pod=pod_ref, namespace=name)
@@ -251,6 +367,13 @@ class Kubelet:
             if pod.phase == "Pending":
                 self.start(pod.name, namespace)
                 return f"{pod.name} started (Running)"
+            if pod.phase == "Running" and pod.container_state == "Error":
+                self._tick()
+                self._back_off(pod)
+                return f"{pod.name} is in CrashLoopBackOff"
+            if pod.phase == "Running" and pod.container_state:
+                self.restart(pod.name, namespace)
+                return f"{pod.name}'s container restarted"
             if pod.phase == "Running" and not pod.ready and not self._is_never_ready(pod):
                 self.set_ready(pod.name, namespace)
                 return f"{pod.name} is Ready"
@@ -275,19 +398,54 @@ class Kubelet:
             p = self._write(replace(pod, phase="Running", started_at=self._writes.now), "started")
             self._after_start(p)
 
+    def on_patched(self, pod: "Pod") -> None:
+        """Called by the cluster after a user patched a pod (its ``activeDeadlineSeconds`` may be new)."""
+        if self.mode == "auto":
+            self._watch_deadline(pod)
+
+    def _watch_deadline(self, p: "Pod") -> None:
+        """The active deadline handler: fail the pod once it has been active *activeDeadlineSeconds*."""
+        deadline = p.spec.get("activeDeadlineSeconds")
+        if deadline is None or p.started_at is None or p.phase != "Running":
+            return
+        due = max(0.0, p.started_at + deadline - self._writes.now)
+        self._later(due, p.uid, p.namespace, p.name, "active deadline", self._auto_deadline)
+
+    def _auto_deadline(self, pod: "Pod") -> None:
+        deadline = pod.spec.get("activeDeadlineSeconds")
+        if (pod.phase == "Running" and not pod.terminating and deadline is not None
+                and pod.started_at is not None and self._writes.now >= pod.started_at + deadline):
+            self._failed(pod, "DeadlineExceeded", FAILED_CAUSES["DeadlineExceeded"])
+
     def _after_start(self, p: "Pod") -> None:
+        self._container_started[p.uid] = self._writes.now
+        self._after_container_start(p)
+        self._watch_deadline(p)
+
+    def _after_container_start(self, p: "Pod") -> None:
         if not self._is_never_ready(p):
             self._later(self._delay(self.stages.ready), p.uid, p.namespace, p.name, "ready",
                         self._auto_ready)
-        fail = self._fail_delay(p)
-        if fail is not None:
-            self._later(fail, p.uid, p.namespace, p.name, "fail", self._auto_fail)
+        crash = self._crash_delay(p)
+        if crash is not None:
+            started = self._container_started[p.uid]
+            self._later(crash, p.uid, p.namespace, p.name, "crash",
+                        lambda q: self._auto_crash(q, started))
 
     def _auto_ready(self, pod: "Pod") -> None:
-        if pod.phase == "Running" and not pod.ready and not pod.terminating:
+        if pod.phase == "Running" and not pod.ready and not pod.terminating and not pod.container_state:
             self._write(replace(pod, ready=True, ready_since=self._writes.now), "ready")
 
-    def _auto_fail(self, pod: "Pod") -> None:
-        if pod.phase == "Running" and not pod.terminating:
-            self._write(replace(pod, phase="Failed", ready=False, ready_since=self._writes.now),
-                        "failed")
+    def _auto_crash(self, pod: "Pod", started: float) -> None:
+        # only the container instance this crash was scheduled for (not one restarted since)
+        if (pod.phase == "Running" and not pod.terminating and not pod.container_state
+                and self._container_started.get(pod.uid) == started):
+            self._crashed(pod)
+
+    def _auto_back_off(self, pod: "Pod") -> None:
+        if pod.phase == "Running" and not pod.terminating and pod.container_state == "Error":
+            self._back_off(pod)
+
+    def _auto_restart(self, pod: "Pod") -> None:
+        if pod.phase == "Running" and not pod.terminating and pod.container_state:
+            self._restarted(pod)

@@ -27,6 +27,8 @@ the simulator does.
 
 from __future__ import annotations
 
+import json
+
 from typing import Any, Callable
 
 import ipywidgets as W
@@ -156,9 +158,7 @@ class PolicyLab(ScalingLab):
             m.pop("status", None)
             m["metadata"] = {"name": self.name}
             m["spec"]["podManagementPolicy"] = policy
-            c.delete(self.name, cascade="orphan")
-            while self._exists():
-                c.clock.advance_to(c.clock.peek())
+            c.delete(self.name, cascade="orphan")  # waits, like kubectl, until the set is gone
             c.apply(m)
         return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
                            f"<code>kubectl apply</code> with podManagementPolicy={policy}", go)
@@ -283,12 +283,17 @@ class AvailabilityLab(Lab):
 
 
 class FaultLab(Lab):
-    """11: a pod fails; a rollout to a broken image gets stuck; the way out."""
+    """11: a crash loop (the kubelet's business), a Failed pod (the controller's), a stuck rollout, the way out."""
 
-    title = "Fault lab: a failed pod, a broken image, and the way out"
-    intro = (f"<code>{BROKEN_IMAGE}</code> starts but never passes its readiness probe. Roll it out, "
+    title = "Fault lab: a crash loop, an eviction, a broken image, and the way out"
+    intro = ("Crash <code>web-1</code>'s container: the kubelet restarts it with back-off and the controller "
+             "only waits. Evict it (or shut its node down, or give it an <code>activeDeadlineSeconds</code>): "
+             "phase Failed, and the controller replaces it. "
+             f"<code>{BROKEN_IMAGE}</code> starts but never passes its readiness probe. Roll it out, "
              "then try to fix the set by putting <code>nginx:1</code> back, and by deleting the stuck pod.")
     chart_kind = "timeline"
+    crash_seconds = 150.0
+    """Simulated seconds a crash loop is shown for (crashes, restarts after 10, 20, 40, 80 s)."""
 
     def _new_cluster(self):
         c = Cluster(profile=self.profile)
@@ -296,14 +301,52 @@ class FaultLab(Lab):
         return c
 
     def _controls(self):
-        return [W.HBox([self.button("web-1 fails", lambda: self.fail_pod("web-1"), "warning"),
-                        self.button(f"Roll out {BROKEN_IMAGE}", lambda: self.set_image(BROKEN_IMAGE), "danger"),
+        return [W.HBox([self.button("web-1 crash-loops", lambda: self.crash_loop("web-1"), "warning"),
+                        self.button("Fix web-1's container", lambda: self.fix_container("web-1"), "info"),
+                        self.button("Evict web-1", lambda: self.evict("web-1"), "warning"),
+                        self.button("web-1's node shuts down", lambda: self.shut_down_node("web-1"), "warning"),
+                        self.button("web-1: activeDeadlineSeconds 30",
+                                    lambda: self.set_deadline("web-1", 30), "warning")]),
+                W.HBox([self.button(f"Roll out {BROKEN_IMAGE}", lambda: self.set_image(BROKEN_IMAGE), "danger"),
                         self.button("Put nginx:1 back", lambda: self.set_image("nginx:1"), "info"),
                         self.button("Delete web-2", lambda: self.delete_pod("web-2"), "warning")])]
 
+    def crash_loop(self, pod: str):
+        """The pod's container exits with an error 1 s after each start: a crash loop, shown for
+        :attr:`crash_seconds` simulated seconds (it never ends by itself)."""
+        t = self.cluster.now
+
+        def go(c):
+            c.kubelet.crash_loop(1, pod=pod)
+            if c.pod(pod).phase == "Running" and not c.pod(pod).container_state:
+                c.kubelet.crash(pod)
+        return (self.change(f"{pod}'s container exits with an error 1 s after each start "
+                            "(restartPolicy Always: the kubelet restarts it, with back-off)", go, run=False)
+                + self._run_for(t + self.crash_seconds))
+
+    def fix_container(self, pod: str):
+        """The container stops crashing: at its next restart it runs and turns Ready."""
+        return self.change(f"{pod}'s container is fixed: it runs after its next restart",
+                           lambda c: c.kubelet.clear_behaviours() or c.kubelet.never_ready(image=BROKEN_IMAGE))
+
+    def evict(self, pod: str):
+        return self.change(f"the kubelet evicts {pod}: the node ran low on memory (phase Failed, reason Evicted)",
+                           lambda c: c.kubelet.evict(pod))
+
     def fail_pod(self, pod: str):
-        return self.change(f"{pod}'s container exits for good (phase Failed)",
-                           lambda c: c.kubelet.fail(pod))
+        """The old name of :meth:`evict` (a pod reaches phase Failed only for a named cause)."""
+        return self.evict(pod)
+
+    def shut_down_node(self, pod: str):
+        return self.change(f"{pod}'s node shuts down gracefully (phase Failed, reason Terminated)",
+                           lambda c: c.kubelet.shut_down_node(pod))
+
+    def set_deadline(self, pod: str, seconds: int):
+        t = self.cluster.now
+        patch = {"spec": {"activeDeadlineSeconds": seconds}}
+        return (self.change(f"<code>kubectl patch pod {pod} -p '{json.dumps(patch)}'</code>",
+                            lambda c: c.patch_pod(pod, patch), run=False)
+                + self._run_for(t + seconds + 60))
 
     def set_image(self, image):
         # a stuck rollout never becomes stable: stop after two minutes of simulated time
@@ -323,6 +366,9 @@ class FaultLab(Lab):
         # stuck in shows in the chart, as after any other change
         self._ran = True
         self.last_results = self._run(until=until)
+        if self.cluster.clock.peek() is not None and self.cluster.now < until:
+            # still going (a crash loop, a back-off): show the whole stretch the lab promised
+            self.cluster.advance(until - self.cluster.now)
         self._redraw()
         return self.last_results
 

@@ -95,7 +95,7 @@ class PlaygroundLayout:
         self.start_button = small("Start", "kubelet: Pending → Running", "70px")
         self.ready_button = small("Ready", "kubelet: the readiness probe passes", "70px")
         self.unready_button = small("Not ready", "kubelet: the readiness probe fails", "90px")
-        self.fail_button = small("Fail", "kubelet: the phase becomes Failed", "65px", button_style="danger")
+        self.fail_button = small("Evict", "kubelet: evict the pod (phase Failed, reason Evicted)", "65px", button_style="danger")
         self.delete_button = small("Delete", "kubectl delete pod (graceful)", "75px")
         self.finish_button = small("Finish termination", "kubelet: a terminating pod disappears", "145px")
         self.never_ready_pick = W.Dropdown(description="never-ready", options=list(self._image_choices),

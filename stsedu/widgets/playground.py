@@ -352,15 +352,12 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             m["spec"]["podManagementPolicy"] = policy
             c = self.cluster
             Cluster(kubelet="manual", profile=c.profile, feature_gates=c.feature_gates).apply(m)
+            # like kubectl (--wait), delete returns once the garbage collector has orphaned
+            # the dependents and removed the set; time passes meanwhile
             t0 = c.now
             c.delete(self.name, cascade="orphan")
-            # kubectl waits (--wait) until the garbage collector has orphaned the
-            # dependents and removed the set; time passes meanwhile.
-            while c.store.get("StatefulSet", sts.namespace, self.name) is not None:
-                nxt = c.clock.peek()
-                if nxt is None or nxt > t0 + 300:
-                    raise ValueError(f"statefulset {self.name!r} was not deleted within 300 s")
-                c.clock.advance_to(nxt)
+            if c.store.get("StatefulSet", sts.namespace, self.name) is not None:
+                raise ValueError(f"statefulset {self.name!r} was not deleted")
             waited.append(c.now - t0)
             return c.apply(m)
         waited: list[float] = []
@@ -450,13 +447,15 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                          lambda p: f"{p.name} is not Ready.")
 
     def fail_pod(self, pod: str | None = None):
-        """kubelet: the pod's phase becomes Failed (the next sync deletes and re-creates it)."""
-        return self._act(lambda: self.cluster.kubelet.fail(self._pod_name(pod)),
-                         lambda p: f"{p.name} has Failed. The next sync deletes it, then re-creates it.")
+        """kubelet: the pod is evicted, phase Failed, reason Evicted (the next sync deletes and re-creates it)."""
+        return self._act(lambda: self.cluster.kubelet.evict(self._pod_name(pod)),
+                         lambda p: f"The kubelet evicted {p.name} (phase Failed, reason Evicted). "
+                                   "The next sync deletes it, then re-creates it.")
 
     def delete_pod(self, pod: str | None = None):
-        """``kubectl delete pod`` (graceful: the pod is Terminating until the kubelet finishes it)."""
-        return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod)),
+        """``kubectl delete pod --wait=false`` (graceful: the pod is Terminating until the kubelet finishes it)."""
+        # --wait=false: the Playground shows each step, the terminating pod included
+        return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod), wait=False),
                          lambda p: f"Deleted {p.name}: it is Terminating until the kubelet finishes it.")
 
     def finish_termination(self, pod: str | None = None):

@@ -149,6 +149,12 @@ def _parallel_failed():
     return c
 
 
+def _crash_looping():
+    c = _up(examples.web(3), manual=True)
+    c.kubelet.crash("web-1")
+    return c
+
+
 def _template_and_missing():
     c = _up(examples.web(2), manual=True)
     c.patch("web", {"spec": {"replicas": 3, "template": {"spec": {"containers": [
@@ -419,12 +425,21 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
              "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
              "highest ordinal first.", chart="revisions"),
-    Question("11.a", "A Parallel set of 3 Ready pods; web-0's container exits for good (phase Failed). What "
-             "does the next sync do first?", 'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+    Question("11.a", "A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
+             "phase Failed, reason Evicted). What does the next sync do first?",
+             'a pair (action, pod), e.g. ("create", "web-9")', "decision",
              _parallel_failed, _first_pod_decision,
              "A Failed pod is deleted so that it can be created again with the same name (and claims); "
              "that happens in the replica loop, lowest ordinal first."),
-    Question("11.b", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
+    Question("11.b", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
+             "will restart it after a back-off (STATUS Error, then CrashLoopBackOff; phase Running). "
+             "What does the next sync do with web-1?",
+             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _crash_looping, _first_pod_decision,
+             "A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
+             "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "
+             "a scale-up or a rollout stalls behind it."),
+    Question("11.c", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
              "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
              'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
              "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "

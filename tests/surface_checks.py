@@ -39,6 +39,8 @@ def _state_now(p) -> set[str]:
         return {p.phase}
     if p.ready:
         return {"Ready", "Available"}
+    if p.container_state:  # a crash-looping container: the kubelet's waiting or terminated state
+        return {"CrashLoopBackOff", p.container_state}
     return {"Running"}
 
 

@@ -191,10 +191,10 @@ _BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": T
           "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 
 
-def _convert(flag: Flag, value: str, shown: str):
+def _convert(flag: Flag, value: str, shown: str, path: str = "kubectl"):
     """*value* as pflag's typed flag takes it, or pflag's ``invalid argument`` error."""
     def bad(why: str) -> UsageError:
-        return UsageError(f'invalid argument "{value}" for "{shown}" flag: {why}')
+        return UsageError(f'invalid argument "{value}" for "{shown}" flag: {why}', path)
     if flag.kind == "bool":
         if value not in _BOOLS:
             raise bad(f'strconv.ParseBool: parsing "{value}": invalid syntax')
@@ -205,8 +205,6 @@ def _convert(flag: Flag, value: str, shown: str):
         n = int(value.replace("_", ""), 0)
         if not -2**63 <= n < 2**63:
             raise bad(f'strconv.ParseInt: parsing "{value}": value out of range')
-        if not -2**31 <= n < 2**31:  # kubectl's int flags are Go ints, but the fields are int32
-            return n
         return n
     return value
 
@@ -263,7 +261,7 @@ def parse(words: list[str]) -> Parsed:
             parts = value.split(",") if f.kind == "strings" else [value]
             values[f.name].extend(p for p in parts if p or f.kind == "array")
         else:
-            values[f.name] = _convert(f, value, shown(f))
+            values[f.name] = _convert(f, value, shown(f), path)
         given.add(f.name)
 
     j = 0

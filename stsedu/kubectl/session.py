@@ -110,7 +110,7 @@ class Session:
             if mark is not None and self._change is not before:
                 self._watch_from = mark
             res.stdout += out or ""
-            if streams:
+            if parsed.command == "rollout status":  # it stopped when the rollout was done
                 res.settled += self.catch_up()
         except KubectlError as e:
             res.stderr += e.message if e.message.endswith("\n") else e.message + "\n"

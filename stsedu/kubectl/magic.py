@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 _SESSION = None
 _RESULT = None
@@ -112,6 +112,7 @@ def run_magic(line: str, cell: str | None = None):
 class KubectlMagics(Magics):
     """``%kubectl`` / ``%%kubectl`` (see the module's docstring)."""
 
+    @no_var_expand  # a line is kubectl's: '{"spec":...}' and '{{$c.image}}' are not Python
     @line_cell_magic
     def kubectl(self, line: str, cell: str | None = None) -> None:
         run_magic(line, cell)

@@ -249,8 +249,24 @@ def output_kind(output: str, template: str) -> tuple[str, str]:
 
 
 def to_yaml(data) -> str:
+    """YAML as kubectl prints it (sigs.k8s.io/yaml over go-yaml): keys sorted, lists not indented,
+    a string that would read back as another type (``"True"``, ``"0"``, a timestamp) or is empty
+    in double quotes, a multi-line string as a ``|`` block."""
     import yaml
-    return yaml.safe_dump(data, default_flow_style=False, sort_keys=True, allow_unicode=True, width=10**9)
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper, value):
+        if "\n" in value:
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+        plain = (dumper.resolve(yaml.ScalarNode, value, (True, False)) == "tag:yaml.org,2002:str"
+                 and dumper.analyze_scalar(value).allow_block_plain)
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                       style=None if plain and value else '"')
+    Dumper.add_representer(str, text)
+    return yaml.dump(data, Dumper=Dumper, default_flow_style=False, sort_keys=True, allow_unicode=True,
+                     width=10**9)
 
 
 def render(fmt: str, template: str, items: list[tuple[RType, object]], single: bool,

@@ -93,6 +93,11 @@ def _jp_find(path: str, data: Any, root: Any) -> list[Any]:
         p = p[1:]
     if not p.startswith((".", "[")):
         p = "." + p
+    # kubectl escapes a dot inside a key with a backslash (labels.apps\.kubernetes\.io/pod-index);
+    # jsonpath-ng reads such a key quoted
+    p = re.sub(r"\.((?:[^.\[\]\\'\"]|\\.)+)",
+               lambda m: "." + (f"'{m.group(1).replace(chr(92) + '.', '.')}'"
+                                if "\\" in m.group(1) or "/" in m.group(1) else m.group(1)), p)
     try:
         expr = parse("$" + p)
     except (JsonPathParserError, JsonPathLexerError, Exception) as e:  # jsonpath-ng raises plain Exception too

@@ -362,3 +362,37 @@ def test_the_terminal_command_keeps_its_cluster_between_calls(tmp_path, monkeypa
     assert main(["kubectl", "reset"], io.StringIO()) == 0
     code, out, err = run("get", "pods")
     assert (code, out, err) == (0, "", "No resources found in default namespace.\n")
+
+
+# ------------------------------------------------------------------ labs: the line a learner can type
+
+
+@pytest.mark.parametrize("lab,action", [
+    ("ScalingLab", lambda lab: lab.scale(5)),
+    ("UpdateLab", lambda lab: lab.set_image("nginx:2")),
+    ("UpdateLab", lambda lab: lab.set_strategy("OnDelete")),
+    ("PartitionLab", lambda lab: lab.set_partition(2)),
+    ("HistoryLab", lambda lab: lab.set_limit(3)),
+    ("OnDeleteLab", lambda lab: lab.delete_pod("web-1")),
+])
+def test_the_command_a_lab_shows_does_what_the_lab_did(lab, action):
+    """Typed into %kubectl against the same set, the lab's "You ran kubectl ..." line leaves the set
+    with the spec the lab's change gave it (and a pod deletion deletes that pod)."""
+    import html
+    import re
+
+    from stsedu import Cluster
+    from stsedu.widgets import labs
+    lab = getattr(labs, lab)()
+    s = Session(Cluster(profile=lab.profile))
+    s.cluster.apply(lab.manifest)
+    k(s, "get pods")
+    before = {p.name: p.uid for p in s.cluster.pods()}
+    action(lab)
+    assert lab.last_error is None
+    line = html.unescape(re.search(r"<code>(.*?)</code>", lab.did).group(1))
+    r = k(s, line)
+    assert r.status == 0, (line, r.stderr)
+    assert s.cluster.statefulset(lab.name).spec == lab.cluster.statefulset(lab.name).spec, line
+    if line.startswith("kubectl delete pod"):
+        assert s.cluster.pod("web-1").uid != before["web-1"]

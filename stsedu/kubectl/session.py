@@ -115,6 +115,12 @@ class Session:
         except KubectlError as e:
             res.stderr += e.message if e.message.endswith("\n") else e.message + "\n"
             res.status = e.status
+        except RecursionError:
+            res.stderr += "error: the input is nested too deeply\n"
+            res.status = 1
+        except Exception as e:  # never a traceback: say what failed, as kubectl's checkErr would
+            res.stderr += f"error: {type(e).__name__}: {e} (a command stsedu could not carry out)\n"
+            res.status = 1
         res.end = c.now
         self.history.append((line.strip(), stdin))
         return res
@@ -129,8 +135,8 @@ class Session:
         (or until time *until*).  Returns the simulated seconds that took."""
         c = self.cluster
         t0 = c.now
-        if self._dirty or c.clock.peek() is not None:
-            c.run(until=until)
+        c.run(until=until)  # cheap when nothing is queued or scheduled
+        if True:
             if until is None or c.clock.peek() is None:
                 self._dirty = False
         return c.now - t0

@@ -176,7 +176,11 @@ class UpdateLab(Lab):
         return [self.w_image, self.w_strategy]
 
     def set_strategy(self, strategy: str):
-        return self.patch({"spec": {"updateStrategy": {"type": strategy}}}, f"strategy {strategy}")
+        # as the tutorial patches it: OnDelete with the rollingUpdate block left in is invalid
+        strategy_patch = {"type": strategy}
+        if strategy == "OnDelete":
+            strategy_patch["rollingUpdate"] = None
+        return self.patch({"spec": {"updateStrategy": strategy_patch}}, f"strategy {strategy}")
 
 
 class PartitionLab(Lab):

@@ -396,3 +396,26 @@ def test_the_command_a_lab_shows_does_what_the_lab_did(lab, action):
     assert s.cluster.statefulset(lab.name).spec == lab.cluster.statefulset(lab.name).spec, line
     if line.startswith("kubectl delete pod"):
         assert s.cluster.pod("web-1").uid != before["web-1"]
+
+
+# ------------------------------------------------------------------ any line: an answer, never a traceback
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = ["get", "delete", "scale", "patch", "apply", "create", "describe", "rollout", "status", "undo",
+          "history", "pause", "set", "image", "label", "annotate", "exec", "run", "edit", "sts", "pods",
+          "po", "pvc", "svc", "controllerrevisions", "web", "web-0", "web-9", "sts/web", "pod/web-1", "-f",
+          "-", "-o", "yaml", "json", "name", "wide", "jsonpath={.spec}", "--template={{.x}}", "-l",
+          "app=nginx", "-L", "--replicas=2", "--replicas", "-3", "--cascade=orphan", "--force",
+          "--grace-period=0", "-p", '{"spec":{"replicas":1}}', "[]", "--type=json", "--type", "merge",
+          "--", "hostname", "-n", "default", "-w", "--request-timeout=1s", "nginx=x:1", "a=b", "a-",
+          "--overwrite", "-it", "--to-revision=1", "--revision=2", "'", '"', "{{", "}}", "--wait=false"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(_WORDS) | st.text(max_size=8), min_size=0, max_size=7))
+def test_any_line_gets_an_answer_and_never_a_traceback(web, words):
+    r = web.run(" ".join(words), stdin="")
+    assert r.status in (0, 1, 2, 126, 127)
+    assert "Traceback" not in r.text and "stsedu could not carry out" not in r.stderr, (words, r.stderr)

@@ -255,8 +255,8 @@ def test_label_annotate_and_restart(web):
 # ------------------------------------------------------------------ refused lines change nothing
 
 REFUSED = [
-    ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n\n'
-                  "Run 'kubectl --help' for usage.\n"),
+    ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n'),
+    ("rollout foo sts/web", "error: unknown command \"foo sts/web\"\nSee 'kubectl rollout -h' for help and examples\n"),
     ("scale sts web --replica=3", "error: unknown flag: --replica\nSee 'kubectl scale -h' for help and examples\n"),
     ("get pods -z", "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get -h' for help and examples\n"),
     ("scale sts web --replicas", "error: flag needs an argument: --replicas\n"

@@ -14,7 +14,9 @@ Errors are pflag's and cobra's own sentences, with kubectl's ``error:`` prefix a
 ``See 'kubectl get -h' for help and examples`` line (``UsageErrorf``): ``unknown flag:
 --replica``, ``unknown shorthand flag: 'z' in -z``, ``flag needs an argument: --replicas``,
 ``invalid argument "x" for "--replicas" flag: strconv.ParseInt: parsing "x": invalid
-syntax``, ``unknown command "gett" for "kubectl"`` with cobra's suggestions.
+syntax``, ``unknown command "gett" for "kubectl"`` with cobra's suggestions.  (The command line
+itself never prints cobra's ``Run 'kubectl --help' for usage.``: kubectl silences cobra's errors
+and prints them with ``CheckErr``.)
 """
 
 from __future__ import annotations
@@ -173,17 +175,15 @@ def _distance(a: str, b: str) -> int:
 _ALL_COMMANDS = sorted(set(c.split()[0] for c in COMMANDS) | set(KNOWN_ELSEWHERE) | {"help"})
 
 
-def _unknown_command(name: str, parent: str = "kubectl") -> KubectlError:
-    """cobra's ``unknown command "x" for "kubectl"`` with its "Did you mean this?" list
-    (names within distance 2, or that start with what was typed)."""
-    pool = _ALL_COMMANDS if parent == "kubectl" else PARENTS[parent.split()[-1]]
-    near = [c for c in pool if _distance(name, c) <= 2 or c.startswith(name.lower())]
-    text = f'error: unknown command "{name}" for "{parent}"'
+def _unknown_command(name: str) -> KubectlError:
+    """cobra's ``unknown command "x" for "kubectl"`` with its "Did you mean this?" list (commands within
+    Levenshtein distance 2, or that start with what was typed; ``findSuggestions``), printed by
+    kubectl's ``CheckErr`` with its ``error:`` prefix."""
+    near = [c for c in _ALL_COMMANDS if _distance(name, c) <= 2 or c.startswith(name.lower())]
+    text = f'error: unknown command "{name}" for "kubectl"'
     if near:
         text += "\n\nDid you mean this?\n" + "".join(f"\t{c}\n" for c in near)
-    else:
-        text += "\n"
-    return KubectlError(text + f"\nRun '{parent} --help' for usage.")
+    return KubectlError(text)
 
 
 _INT = re.compile(r"[+-]?(0[xX][0-9a-fA-F_]+|0[oO]?[0-7_]*|0[bB][01_]+|[1-9][0-9_]*|0)$")
@@ -232,8 +232,9 @@ def parse(words: list[str]) -> Parsed:
         if sub is None:
             raise KubectlError(f"error: kubectl {name} needs a subcommand: "
                                + ", ".join(PARENTS[name]) + f"\nRun 'kubectl {name} --help' for usage.")
-        if sub not in PARENTS[name]:
-            raise _unknown_command(sub, f"kubectl {name}")
+        if sub not in PARENTS[name]:  # DefaultSubCommandRun's RequireNoArguments
+            extra = " ".join(w for w in rest if not w.startswith("-"))
+            raise UsageError(f'unknown command "{extra}"', f"kubectl {name}")
         rest.remove(sub)
         name = f"{name} {sub}"
     elif name not in COMMANDS:

@@ -419,3 +419,15 @@ def test_any_line_gets_an_answer_and_never_a_traceback(web, words):
     r = web.run(" ".join(words), stdin="")
     assert r.status in (0, 1, 2, 126, 127)
     assert "Traceback" not in r.text and "stsedu could not carry out" not in r.stderr, (words, r.stderr)
+
+
+@pytest.mark.parametrize("wait,gone", [("", True), (" --wait=true", True), (" --wait=false", False)])
+def test_delete_waits_until_the_set_is_gone_unless_told_not_to(web, wait, gone):
+    """kubectl delete waits by default (--wait=true): with foreground deletion the set stays until the
+    garbage collector has deleted its pods; --wait=false returns while it is still there."""
+    r = k(web, f"delete sts web --cascade=foreground{wait}")
+    assert r.stdout == 'statefulset.apps "web" deleted from default namespace\n'
+    assert (web.cluster.store.get("StatefulSet", "default", "web") is None) is gone
+    assert (r.end > r.start) is gone
+    k(web, "get pods")
+    assert web.cluster.store.get("StatefulSet", "default", "web") is None and web.cluster.pods() == []

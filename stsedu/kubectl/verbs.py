@@ -12,6 +12,7 @@ not exist`` and ``resource(s) were provided, but no name was specified``...
 from __future__ import annotations
 
 import copy
+import inspect
 from pathlib import Path
 
 from ..api.errors import RolloutError, ValidationError
@@ -153,7 +154,9 @@ def delete(s, p: Parsed, stdin, res) -> str:
                 errors.append(f'Error from server (NotFound): {t.qualified} "{name}" not found')
             continue
         if t.kind == "StatefulSet":
-            c.delete(name, cascade=cascade, namespace=ns)
+            # the session waits below (--wait); a Cluster.delete that can wait itself is asked not to
+            no_wait = {"wait": False} if "wait" in inspect.signature(c.delete).parameters else {}
+            c.delete(name, cascade=cascade, namespace=ns, **no_wait)
         elif t.kind == "Pod":
             _delete_pod(c, obj, grace)
         elif t.kind == "PersistentVolumeClaim":

@@ -431,3 +431,17 @@ def test_delete_waits_until_the_set_is_gone_unless_told_not_to(web, wait, gone):
     assert (r.end > r.start) is gone
     k(web, "get pods")
     assert web.cluster.store.get("StatefulSet", "default", "web") is None and web.cluster.pods() == []
+
+
+def test_a_kind_the_kit_does_not_simulate_is_reported_and_the_rest_applied():
+    s = Session()
+    manifest = (path_web().read_text() + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")
+    r = k(s, "apply -f -", manifest)
+    assert r.status == 1 and r.stdout == "service/nginx created\nstatefulset.apps/web created\n"
+    assert r.stderr == ('error: stsedu simulates StatefulSets and Services only: Deployment "d" from "STDIN" '
+                        "was not applied\n")
+
+
+def path_web():
+    from pathlib import Path
+    return Path(__file__).resolve().parent.parent / "stsedu" / "data" / "tutorial" / "web.yaml"

@@ -60,6 +60,12 @@ def _apply_docs(s, p: Parsed, docs: list[tuple[str, dict]], res, verb: str) -> s
             before[k] = _comparable(c.store.get(*k))
     if not docs:
         raise KubectlError("error: no objects passed to " + verb)
+    other = [(src, d) for src, d in docs if _doc_key(d)[0] not in kinds]
+    docs = [(src, d) for src, d in docs if _doc_key(d)[0] in kinds]
+    refused = [f'error: stsedu simulates StatefulSets and Services only: {_doc_key(d)[0]} "{_doc_key(d)[2]}" '
+               f'from "{src}" was not {"applied" if verb == "apply" else "created"}' for src, d in other]
+    if not docs:
+        raise KubectlError("\n".join(refused))
     try:
         c.apply([d for _, d in docs])
     except ValidationError as e:
@@ -76,6 +82,9 @@ def _apply_docs(s, p: Parsed, docs: list[tuple[str, dict]], res, verb: str) -> s
         after = _comparable(c.store.get(*k))
         word = "created" if before[k] is None else "unchanged" if before[k] == after else "configured"
         out.append(f"{kinds[k[0]].name_prefix}/{k[2]} {word}\n")
+    if refused:  # kubectl applies what it can and reports the rest
+        res.stdout += "".join(out)
+        raise KubectlError("\n".join(refused))
     return "".join(out)
 
 

@@ -230,7 +230,8 @@ def lay_out(rows: list[list[str]]) -> str:
 # ====================================================================== -o
 
 OUTPUTS = ("custom-columns", "custom-columns-file", "go-template", "go-template-file", "json", "jsonpath",
-           "jsonpath-as-json", "jsonpath-file", "name", "template", "templatefile", "wide", "yaml")
+           "jsonpath-as-json", "jsonpath-file", "kyaml", "name", "template", "templatefile", "wide", "yaml")
+"""kubectl get's output formats, sorted as ``NoCompatiblePrinterError`` prints them."""
 
 
 def output_kind(output: str, template: str) -> tuple[str, str]:
@@ -240,6 +241,9 @@ def output_kind(output: str, template: str) -> tuple[str, str]:
     fmt, _, arg = output.partition("=")
     if fmt in ("", "wide", "yaml", "json", "name"):
         return fmt, ""
+    if fmt in OUTPUTS and fmt not in ("jsonpath", "go-template", "template"):
+        raise KubectlError(f"error: stsedu does not print -o {fmt}; it prints -o wide, yaml, json, name, "
+                           "jsonpath=... and go-template=...")
     if fmt in ("jsonpath", "go-template", "template"):
         if not arg and not template:
             raise KubectlError(f"error: template format specified but no template given")

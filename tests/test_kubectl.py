@@ -257,12 +257,12 @@ def test_label_annotate_and_restart(web):
 REFUSED = [
     ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n'),
     ("rollout foo sts/web", "error: unknown command \"foo sts/web\"\nSee 'kubectl rollout -h' for help and examples\n"),
-    ("scale sts web --replica=3", "error: unknown flag: --replica\nSee 'kubectl scale -h' for help and examples\n"),
-    ("get pods -z", "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get -h' for help and examples\n"),
+    ("scale sts web --replica=3", "error: unknown flag: --replica\nSee 'kubectl scale --help' for usage.\n"),
+    ("get pods -z", "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help' for usage.\n"),
     ("scale sts web --replicas", "error: flag needs an argument: --replicas\n"
-                                 "See 'kubectl scale -h' for help and examples\n"),
+                                 "See 'kubectl scale --help' for usage.\n"),
     ("scale sts web --replicas=three", 'error: invalid argument "three" for "--replicas" flag: strconv.ParseInt: '
-                                       'parsing "three": invalid syntax\nSee \'kubectl scale -h\' for help and examples\n'),
+                                       'parsing "three": invalid syntax\nSee \'kubectl scale --help\' for usage.\n'),
     ("get foo", 'error: the server doesn\'t have a resource type "foo"\n'),
     ("get sts webb", 'Error from server (NotFound): statefulsets.apps "webb" not found\n'),
     ("delete sts webb", 'Error from server (NotFound): statefulsets.apps "webb" not found\n'),
@@ -358,7 +358,7 @@ def test_the_terminal_command_keeps_its_cluster_between_calls(tmp_path, monkeypa
     code, out, _ = run("get", "pods", "-o", "name")
     assert (code, out) == (0, "pod/web-0\npod/web-1\npod/web-2\n")
     assert run("scale", "sts", "web", "--replica=3") == (
-        1, "", "error: unknown flag: --replica\nSee 'kubectl scale -h' for help and examples\n")
+        1, "", "error: unknown flag: --replica\nSee 'kubectl scale --help' for usage.\n")
     assert main(["kubectl", "reset"], io.StringIO()) == 0
     code, out, err = run("get", "pods")
     assert (code, out, err) == (0, "", "No resources found in default namespace.\n")

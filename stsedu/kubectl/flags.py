@@ -10,8 +10,8 @@ is read by pflag's rules:
 * flags may come anywhere among the arguments (cobra's interspersed flags); ``--`` ends the
   flags and the words after it are kept apart (``exec web-0 -- hostname``).
 
-Errors are pflag's and cobra's own sentences, with kubectl's ``error:`` prefix and its
-``See 'kubectl get -h' for help and examples`` line (``UsageErrorf``): ``unknown flag:
+Errors are pflag's and cobra's own sentences, with kubectl's ``error:`` prefix and, for a flag,
+its ``See 'kubectl get --help' for usage.`` line (``FlagErrorFunc``): ``unknown flag:
 --replica``, ``unknown shorthand flag: 'z' in -z``, ``flag needs an argument: --replicas``,
 ``invalid argument "x" for "--replicas" flag: strconv.ParseInt: parsing "x": invalid
 syntax``, ``unknown command "gett" for "kubectl"`` with cobra's suggestions.  (The command line
@@ -38,6 +38,14 @@ class KubectlError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.message, self.status = message, status
+
+
+class FlagError(KubectlError):
+    """A flag pflag cannot read: kubectl's ``FlagErrorFunc`` (util/templates) adds ``See 'kubectl CMD
+    --help' for usage.``"""
+
+    def __init__(self, message: str, path: str = "kubectl") -> None:
+        super().__init__(f"error: {message}\nSee '{path} --help' for usage.")
 
 
 class UsageError(KubectlError):
@@ -194,7 +202,7 @@ _BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": T
 def _convert(flag: Flag, value: str, shown: str, path: str = "kubectl"):
     """*value* as pflag's typed flag takes it, or pflag's ``invalid argument`` error."""
     def bad(why: str) -> UsageError:
-        return UsageError(f'invalid argument "{value}" for "{shown}" flag: {why}', path)
+        return FlagError(f'invalid argument "{value}" for "{shown}" flag: {why}', path)
     if flag.kind == "bool":
         if value not in _BOOLS:
             raise bad(f'strconv.ParseBool: parsing "{value}": invalid syntax')
@@ -276,7 +284,7 @@ def parse(words: list[str]) -> Parsed:
             key, eq, value = w[2:].partition("=")
             f = by_long.get(key)
             if f is None:
-                raise UsageError(f"unknown flag: --{key}", path)
+                raise FlagError(f"unknown flag: --{key}", path)
             if eq:
                 store(f, value)
             elif f.kind == "bool":
@@ -287,7 +295,7 @@ def parse(words: list[str]) -> Parsed:
                 store(f, rest[j])
                 j += 1
             else:
-                raise UsageError(f"flag needs an argument: --{key}", path)
+                raise FlagError(f"flag needs an argument: --{key}", path)
         elif w.startswith("-") and len(w) > 1:
             letters = w[1:]
             k = 0
@@ -295,7 +303,7 @@ def parse(words: list[str]) -> Parsed:
                 c = letters[k]
                 f = by_short.get(c)
                 if f is None:
-                    raise UsageError(f"unknown shorthand flag: '{c}' in -{letters}", path)
+                    raise FlagError(f"unknown shorthand flag: '{c}' in -{letters}", path)
                 tail = letters[k + 1:]
                 if tail.startswith("="):
                     store(f, tail[1:])
@@ -312,7 +320,7 @@ def parse(words: list[str]) -> Parsed:
                     store(f, rest[j])
                     j += 1
                 else:
-                    raise UsageError(f"flag needs an argument: '{c}' in -{letters}", path)
+                    raise FlagError(f"flag needs an argument: '{c}' in -{letters}", path)
                 break
         else:
             args.append(w)

@@ -244,7 +244,7 @@ def run(s, p: Parsed, stdin, res) -> str:
         raise KubectlError("error: NAME is required for run\nSee 'kubectl run -h' for help and examples")
     name = p.args[0]
     if not p["image"]:
-        raise UsageError('required flag(s) "image" not set', "kubectl run")
+        raise KubectlError('error: required flag(s) "image" not set')  # cobra's MarkFlagRequired
     if not (p["rm"] and p["stdin"]):
         raise KubectlError("error: stsedu runs a throw-away pod only, as the tutorial does: "
                            "kubectl run -i --tty --image busybox:1.28 dns-test --restart=Never --rm -- nslookup web-0.nginx")

@@ -16,6 +16,10 @@ Example resource specifications include:
    '<resource>'"""
 
 NO_NAME = "error: resource(s) were provided, but no name was specified"
+NO_RESOURCE = "error: required resource not specified"
+"""The rollout subcommands' ``Validate`` with no resource."""
+ONE_OR_MORE = "error: one or more resources must be specified as <resource> <name> or <resource>/<name>"
+"""``label``, ``annotate`` and ``set image`` with no resource."""
 
 
 # ====================================================================== arguments

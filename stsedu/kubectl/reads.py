@@ -7,7 +7,7 @@ import re
 from . import get as G
 from . import printers as P
 from .flags import KubectlError, Parsed
-from .args import MISSING_RESOURCE, one_statefulset, label_selector, targets
+from .args import MISSING_RESOURCE, NO_RESOURCE, label_selector, one_statefulset, targets
 
 GET_NO_TYPE = ('You must specify the type of resource to get. Use "kubectl api-resources" for a complete list '
                'of supported resources.\n\nerror: Required resource not specified.\nUse "kubectl explain '
@@ -190,7 +190,7 @@ def rollout_status(s, p: Parsed, stdin, res) -> str:
     the rollout is done (``StatefulSetStatusViewer``); kubectl's error for an OnDelete set."""
     from .rollout import rollout_status_text
     if not p.args:
-        raise KubectlError(MISSING_RESOURCE)
+        raise KubectlError(NO_RESOURCE)
     items = one_statefulset(s, p, p.args)
     c = s.cluster
     timeout = duration(p["timeout"], "--timeout")
@@ -235,7 +235,7 @@ def rollout_history(s, p: Parsed, stdin, res) -> str:
     from ..api.errors import RolloutError
     from .rollout import rollout_history_text
     if not p.args:
-        raise KubectlError(MISSING_RESOURCE)
+        raise KubectlError(NO_RESOURCE)
     items = one_statefulset(s, p, p.args)
     out = []
     for t, o in items:

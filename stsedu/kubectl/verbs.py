@@ -18,7 +18,7 @@ from pathlib import Path
 from ..api.errors import RolloutError, ValidationError
 from . import printers as P
 from .flags import KubectlError, Parsed, UsageError
-from .args import MISSING_RESOURCE, NO_NAME, call, one_statefulset, collect, targets
+from .args import MISSING_RESOURCE, NO_NAME, NO_RESOURCE, ONE_OR_MORE, call, collect, one_statefulset, targets
 from .objects_io import invalid_text, load_patch, merge_diff, read_files, strategic_merge
 
 # ====================================================================== apply / create
@@ -220,9 +220,10 @@ def scale(s, p: Parsed, stdin, res) -> str:
 def set_image(s, p: Parsed, stdin, res) -> str:
     pairs = [a for a in p.args if "=" in a]
     rest = [a for a in p.args if "=" not in a]
-    if not pairs:
-        raise KubectlError("error: at least one image update is required\nSee 'kubectl set image -h' for help "
-                           "and examples")
+    errors = ([ONE_OR_MORE.removeprefix("error: ")] if not rest else []) + (
+        ["at least one image update is required"] if not pairs else [])
+    if errors:  # SetImageOptions.Validate aggregates its errors
+        raise KubectlError("error: " + errors[0] if len(errors) == 1 else "\n".join(errors))  # MultipleErrors
     items = one_statefulset(s, p, rest)
     updates = []
     for pair in pairs:
@@ -332,9 +333,10 @@ def _meta_edit(s, p: Parsed, res, field: str, word: str) -> str:
             changes[a[:-1]] = None
         else:
             resource_args.append(a)
+    if not resource_args:  # LabelOptions.Validate / annotate's Complete
+        raise KubectlError(ONE_OR_MORE)
     if not changes and not p["list"]:
-        raise KubectlError(f"error: at least one {word[:-2] if word.endswith('ed') else word} update is required"
-                           f"\nSee 'kubectl {p.command} -h' for help and examples")
+        raise KubectlError(f"error: at least one {'label' if field == 'labels' else 'annotation'} update is required")
     items = collect(s, p, resource_args, need_name=True)
     for t, o in items:
         if t.kind not in ("StatefulSet", "Pod"):
@@ -380,9 +382,9 @@ def annotate(s, p: Parsed, stdin, res) -> str:
 # ====================================================================== rollout undo / restart / pause
 
 def rollout_undo(s, p: Parsed, stdin, res) -> str:
-    items = one_statefulset(s, p, p.args) if p.args else None
-    if not items:
-        raise KubectlError(MISSING_RESOURCE)
+    if not p.args:
+        raise KubectlError(NO_RESOURCE)
+    items = one_statefulset(s, p, p.args)
     out = []
     for t, o in items:
         text = call(lambda: s.cluster.rollout_undo(o.name, p["to-revision"] or None, namespace=o.namespace),
@@ -395,7 +397,7 @@ def rollout_undo(s, p: Parsed, stdin, res) -> str:
 
 def rollout_restart(s, p: Parsed, stdin, res) -> str:
     if not p.args:
-        raise KubectlError(MISSING_RESOURCE)
+        raise KubectlError(NO_RESOURCE)
     items = one_statefulset(s, p, p.args)
     out = []
     for t, o in items:
@@ -411,7 +413,7 @@ def rollout_pause(s, p: Parsed, stdin, res) -> str:
     """kubectl's ``ObjectPauserFn``/``ObjectResumerFn`` support Deployments only: a StatefulSet gets
     ``error: statefulsets.apps "web" pausing is not supported`` and nothing changes."""
     if not p.args:
-        raise KubectlError(MISSING_RESOURCE)
+        raise KubectlError(NO_RESOURCE)
     items = collect(s, p, p.args, need_name=True)
     word = "pausing" if p.command.endswith("pause") else "resuming"
     raise KubectlError("\n".join(f'error: {t.qualified} "{o.name}" {word} is not supported' for t, o in items))

@@ -15,7 +15,7 @@ import copy
 import inspect
 from pathlib import Path
 
-from ..api.errors import RolloutError, ValidationError
+from ..api.errors import ValidationError
 from . import printers as P
 from .flags import KubectlError, Parsed, UsageError
 from .args import MISSING_RESOURCE, NO_NAME, NO_RESOURCE, ONE_OR_MORE, call, collect, one_statefulset, targets

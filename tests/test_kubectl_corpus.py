@@ -77,6 +77,7 @@ def _real_kubectl():
     return (path, ControlPlane), None
 
 
+@pytest.mark.slow
 def test_the_real_kubectl_prints_the_same(tmp_path):
     found, reason = _real_kubectl()
     if found is None:

@@ -445,3 +445,16 @@ def test_a_kind_the_kit_does_not_simulate_is_reported_and_the_rest_applied():
 def path_web():
     from pathlib import Path
     return Path(__file__).resolve().parent.parent / "stsedu" / "data" / "tutorial" / "web.yaml"
+
+
+def test_the_terminal_replays_a_file_as_it_was_when_the_command_ran(tmp_path, monkeypatch):
+    from stsedu.kubectl.cli import main as kmain
+    monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(tmp_path / "state.json"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "web.yaml").write_text(path_web().read_text())
+    out = io.StringIO()
+    assert kmain(["apply", "-f", "web.yaml"], out, io.StringIO()) == 0
+    (tmp_path / "web.yaml").unlink()  # gone: the next call's replay still has it
+    out = io.StringIO()
+    assert kmain(["get", "sts", "-o", "name"], out, io.StringIO()) == 0
+    assert out.getvalue() == "statefulset.apps/web\n"

@@ -3,7 +3,8 @@
 Each call replays the commands of the state file (by default ``~/.cache/stsedu/kubectl.json``,
 or ``$STSEDU_KUBECTL_STATE``) on a new cluster with the same seed, which gives back the same
 cluster, clock and files (same seed, same trace), then runs the new command, prints what
-kubectl prints and exits with kubectl's status.  ``stsedu kubectl reset`` forgets the cluster.
+kubectl prints and exits with kubectl's status.  The file keeps each command's standard input
+and the text of the ``-f`` files it read, so a replay reads them as they were.  ``stsedu kubectl reset`` forgets the cluster.
 ``-f -`` reads standard input.
 """
 
@@ -38,9 +39,11 @@ def _load(path: Path) -> dict:
         if not isinstance(state, dict) or not isinstance(state.get("commands"), list):
             raise ValueError("not a stsedu kubectl state file")
         for c in state["commands"]:
-            if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], str)
-                    and (c[1] is None or isinstance(c[1], str))):
-                raise ValueError("a command entry is not [line, stdin]")
+            if not (isinstance(c, list) and len(c) in (2, 3) and isinstance(c[0], str)
+                    and (c[1] is None or isinstance(c[1], str))
+                    and (len(c) == 2 or (isinstance(c[2], dict)
+                                         and all(isinstance(v, str) for v in c[2].values())))):
+                raise ValueError("a command entry is not [line, stdin, files]")
         if not isinstance(state.get("seed", 0), int):
             raise ValueError("seed is not a whole number")
     except (OSError, ValueError) as e:
@@ -86,8 +89,8 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
                   "run 'stsedu kubectl reset' to start a new one\n")
         return 1
     s = Session(seed=state.get("seed", 0))
-    for line, body in state["commands"]:
-        s.run(line, body)
+    for entry in state["commands"]:
+        s.run(entry[0], entry[1], entry[2] if len(entry) > 2 else None)
     line = shlex.join(argv)
     body = None
     words = argv
@@ -97,6 +100,6 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
     res = s.run(line, body)
     out.write(res.stdout)
     err.write(res.stderr)
-    state["commands"].append([line, body])
+    state["commands"].append([line, body, s.files_read])
     _save(path, state)
     return res.status

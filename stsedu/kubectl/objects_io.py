@@ -53,9 +53,15 @@ def _documents(text: str, src: str) -> list[tuple[str, dict]]:
     return [(src, d) for d in docs]
 
 
-def read_files(names: list[str], stdin: str | None, recursive: bool = False) -> list[tuple[str, dict]]:
-    """``(source, document)`` for every ``-f`` given, in order."""
+def read_files(names: list[str], stdin: str | None, recursive: bool = False,
+               seen: dict[str, str] | None = None) -> list[tuple[str, dict]]:
+    """``(source, document)`` for every ``-f`` given, in order.
+
+    *seen* maps a file's path to its text: a path in it is read from there instead of the disk
+    (the terminal's replay reads a file as it was when the command ran), and every file read
+    from the disk is added to it."""
     out: list[tuple[str, dict]] = []
+    seen = {} if seen is None else seen
     for name in names:
         if name == "-":
             if stdin is None:
@@ -69,6 +75,9 @@ def read_files(names: list[str], stdin: str | None, recursive: bool = False) -> 
                 raise KubectlError(f'error: unable to read URL "{name}": the embedded cluster has no network; '
                                    f"it serves the tutorial's files only: " + ", ".join(sorted(TUTORIAL_URLS)[:2]))
             out += _documents(tutorial_file(shipped), name)
+            continue
+        if name in seen:
+            out += _documents(seen[name], name)
             continue
         p = Path(name)
         if not p.exists():
@@ -87,6 +96,8 @@ def read_files(names: list[str], stdin: str | None, recursive: bool = False) -> 
                 text = f.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as e:
                 raise KubectlError(f"error: error reading {f}: {getattr(e, 'strerror', None) or e}") from None
+            if not p.is_dir():
+                seen[name] = text
             out += _documents(text, str(f))
     return out
 

@@ -75,6 +75,8 @@ class Session:
         self.namespace = namespace
         self.files = Files()
         self.history: list[tuple[str, str | None]] = []
+        self.files_read: dict[str, str] = {}
+        """Path -> text of the ``-f`` files the last command read (set it to replay a command as it ran)."""
         self._dirty = False
         self._change: tuple[str, int] | None = None  # (command line, index of its first sync)
         self._watch_from: dict | None = None  # where `get -w` starts: just before the last change
@@ -88,9 +90,11 @@ class Session:
                 "pods": list(c.store.list("Pod", self.namespace))}
 
     # ------------------------------------------------------------------ running
-    def run(self, line: str, stdin: str | None = None) -> Result:
-        """Run one kubectl command line (``kubectl`` in front is optional); *stdin* is what ``-f -`` reads."""
+    def run(self, line: str, stdin: str | None = None, files: dict[str, str] | None = None) -> Result:
+        """Run one kubectl command line (``kubectl`` in front is optional); *stdin* is what ``-f -`` reads;
+        *files* (path -> text) are read instead of those paths on the disk."""
         c = self.cluster
+        self.files_read = dict(files or {})
         res = Result(line.strip(), start=c.now)
         if stdin is not None and len(stdin) > MAX_STDIN:
             res.stderr, res.status = f"error: standard input is longer than {MAX_STDIN} characters\n", 1

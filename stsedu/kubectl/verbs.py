@@ -40,7 +40,7 @@ def _comparable(obj) -> dict | None:
 def _files_docs(s, p: Parsed, stdin):
     if not p["filename"]:
         raise KubectlError("error: must specify one of -f and -k")
-    return read_files(p["filename"], stdin, bool(p["recursive"]))
+    return read_files(p["filename"], stdin, bool(p["recursive"]), s.files_read)
 
 
 def apply(s, p: Parsed, stdin, res) -> str:
@@ -136,7 +136,7 @@ def delete(s, p: Parsed, stdin, res) -> str:
             raise KubectlError("error: there is no need to specify a resource type as a separate argument "
                                "when passing arguments in resource/name form")
         items = []
-        for _, d in read_files(p["filename"], stdin, bool(p["recursive"])):
+        for _, d in read_files(p["filename"], stdin, bool(p["recursive"]), s.files_read):
             kind, dns, name = _doc_key(d)
             t = P.BY_KIND.get(kind)
             if t is None:

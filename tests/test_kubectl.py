@@ -458,3 +458,15 @@ def test_the_terminal_replays_a_file_as_it_was_when_the_command_ran(tmp_path, mo
     out = io.StringIO()
     assert kmain(["get", "sts", "-o", "name"], out, io.StringIO()) == 0
     assert out.getvalue() == "statefulset.apps/web\n"
+
+
+@pytest.mark.parametrize("text", ["not json", '{"commands": "x"}', '{"commands": [[1, 2]]}', '[]'])
+def test_a_damaged_state_file_is_refused_with_a_way_out(tmp_path, monkeypatch, text):
+    from stsedu.kubectl.cli import main as kmain
+    state = tmp_path / "state.json"
+    state.write_text(text)
+    monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(state))
+    err = io.StringIO()
+    assert kmain(["get", "pods"], io.StringIO(), err) == 1
+    assert err.getvalue().startswith(f"error: cannot read the state file {state}: ")
+    assert "stsedu kubectl reset" in err.getvalue() and state.read_text() == text

@@ -75,9 +75,7 @@ _OTHER_SERVED = {"deployments", "deploy", "deployment", "replicasets", "rs", "da
 
 def resolve_type(word: str) -> RType:
     """The type a word names, or kubectl's ``the server doesn't have a resource type "x"``."""
-    t = _LOOKUP.get(word.lower()) if word == word.lower() or word.lower() in _LOOKUP else None
-    if t is None:
-        t = _LOOKUP.get(word.lower())
+    t = _LOOKUP.get(word.lower())  # the RESTMapper matches resource names case-insensitively
     if t is not None:
         return t
     if word.lower() in _OTHER_SERVED:

@@ -470,3 +470,17 @@ def test_a_damaged_state_file_is_refused_with_a_way_out(tmp_path, monkeypatch, t
     assert kmain(["get", "pods"], io.StringIO(), err) == 1
     assert err.getvalue().startswith(f"error: cannot read the state file {state}: ")
     assert "stsedu kubectl reset" in err.getvalue() and state.read_text() == text
+
+
+def test_the_simulated_times_docs_kubectl_md_states():
+    """docs/kubectl.md: the two-pod create takes about 6 s, the scale to five about 9 s, a three-pod
+    rolling update about 12 s (default kubelet stages: Running after 1 s, Ready after 3 s)."""
+    s = Session()
+    k(s, f"apply -f {WEB}")
+    assert k(s, "get pods").settled == pytest.approx(6, abs=1)
+    k(s, "scale sts web --replicas=5")
+    assert k(s, "get pods").settled == pytest.approx(9, abs=1)
+    k(s, "scale sts web --replicas=3")
+    k(s, "get pods")
+    k(s, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.24")
+    assert k(s, "get pods").settled == pytest.approx(12, abs=1.5)

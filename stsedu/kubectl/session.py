@@ -11,7 +11,7 @@ change, as kubectl does.  Before the next command runs, the cluster catches up: 
 controller, the kubelet and the garbage collector run until nothing more is queued or
 scheduled (:meth:`~stsedu.Cluster.run`), which is what a real cluster has done by the time a
 person types the next command.  How long that took in simulated seconds is in
-:attr:`Result.settled` (e.g. about 20 s for the tutorial's two-pod create with the default
+:attr:`Result.settled` (about 6 s for the tutorial's two-pod create with the default
 kubelet stages).  ``get -w`` is the exception that makes the run visible: it prints the list,
 then the watch lines while the cluster catches up, and stops when it is stable (or after
 ``--request-timeout``; the rest happens before the next command).  ``delete`` with the

@@ -244,7 +244,9 @@ def test_strategic_merge_keeps_list_items_a_merge_patch_replaces(web):
 def test_label_annotate_and_restart(web):
     assert k(web, "label pods web-0 tier=db").stdout == "pod/web-0 labeled\n"
     assert web.cluster.pod("web-0").labels["tier"] == "db"
-    assert k(web, "label pods web-0 tier-").stdout == "pod/web-0 labeled\n"
+    assert k(web, "label pods web-0 tier-").stdout == "pod/web-0 unlabeled\n"
+    assert k(web, "label pods web-0 tier-").stdout == "pod/web-0 not labeled\n"
+    assert k(web, "label pods web-0 a=1 app- --overwrite").stdout == "pod/web-0 modified\n"
     assert "tier" not in web.cluster.pod("web-0").labels
     assert k(web, "annotate sts web owner=me").stdout == "statefulset.apps/web annotated\n"
     assert k(web, "rollout restart sts/web").stdout == "statefulset.apps/web restarted\n"

@@ -102,8 +102,9 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
                     p = subprocess.run(argv, input=entry.get("stdin") or "", capture_output=True, text=True,
                                        env=env, timeout=60, cwd=tmp_path)
                 except subprocess.TimeoutExpired:
-                    mismatches.append(f"{line}: timed out")
-                    continue
+                    if entry.get("live"):
+                        mismatches.append(f"{line}: timed out")
+                    continue  # a line that only builds state may wait on pods no node runs
                 if not entry.get("live"):
                     continue
                 kit = normalise(entry.get("stdout", "") + entry.get("stderr", ""))

@@ -358,15 +358,19 @@ def _meta_edit(s, p: Parsed, res, field: str, word: str) -> str:
                 new.pop(k, None)
             else:
                 new[k] = v
-        if new == current:
-            out.append(f"{t.name_prefix}/{o.name} not {word}\n")
-            continue
-        diff = {"metadata": {field: {k: new.get(k) for k in set(current) | set(new) if current.get(k) != new.get(k)}}}
-        if t.kind == "Pod":
-            call(lambda: s.cluster.patch_pod(o.name, diff, namespace=o.namespace), t, o.name)
-        else:
-            call(lambda: s.cluster.patch(o.name, diff, namespace=o.namespace), t, o.name)
-        s.changed(p)
+        added = any(v is not None and current.get(k) != v for k, v in changes.items())
+        removed = any(v is None and k in current for k, v in changes.items())
+        if field == "labels":  # label's updateDataChangeMsg; annotate always prints "annotated"
+            word = "modified" if added and removed else "labeled" if added else "unlabeled" if removed \
+                else "not labeled"
+        if new != current:
+            diff = {"metadata": {field: {k: new.get(k) for k in set(current) | set(new)
+                                         if current.get(k) != new.get(k)}}}
+            if t.kind == "Pod":
+                call(lambda: s.cluster.patch_pod(o.name, diff, namespace=o.namespace), t, o.name)
+            else:
+                call(lambda: s.cluster.patch(o.name, diff, namespace=o.namespace), t, o.name)
+            s.changed(p)
         out.append(f"{t.name_prefix}/{o.name} {word}\n")
     return "".join(out)
 

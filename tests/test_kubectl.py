@@ -486,3 +486,10 @@ def test_the_simulated_times_docs_kubectl_md_states():
     k(s, "get pods")
     k(s, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.24")
     assert k(s, "get pods").settled == pytest.approx(12, abs=1.5)
+
+
+def test_set_image_to_the_image_it_has_prints_nothing_and_changes_nothing(web):
+    before = state(web)
+    r = k(web, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.21")
+    assert (r.status, r.stdout, r.stderr) == (0, "", "")
+    assert state(web) == before

@@ -239,6 +239,11 @@ def set_image(s, p: Parsed, stdin, res) -> str:
                 raise KubectlError(f'error: unable to find container named "{name}"')
     out = []
     for t, o in items:
+        containers = [c for key in ("initContainers", "containers")
+                      for c in o.spec.template.get("spec", {}).get(key) or ()]
+        if all(c.get("image") == image for name, image in updates for c in containers
+               if name in ("*", c.get("name"))):
+            continue  # an empty patch: kubectl sends nothing and prints nothing
         for name, image in updates:
             call(lambda: s.cluster.set_image(o.name, image, None if name == "*" else name,
                                               namespace=o.namespace), t, o.name)

@@ -26,7 +26,7 @@ PUBLIC = (
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "exercises", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
-    "widgets", "labs", "display",
+    "widgets", "labs", "display", "last",
 )
 __all__ = list(PUBLIC)
 
@@ -35,6 +35,33 @@ import pandas as _pd  # noqa: E402
 
 # Decision messages and rules are sentences: show them whole in notebook tables.
 _pd.set_option("display.max_colwidth", None)
+
+
+def last():
+    """The decisions of the syncs that the last ``%kubectl`` command that changed something caused
+    (a DataFrame: sync, time, action, pod, reason, rule, message); its ``attrs["command"]`` is that
+    command line.  The cluster first catches up, as it would before your next command."""
+    from .kubectl.magic import session
+    return session().last()
+
+
+def load_ipython_extension(ip):
+    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.kubectl.magic)."""
+    from .kubectl.magic import load_ipython_extension as load
+    load(ip)
+
+
+def _register_magics() -> None:
+    """Inside IPython, ``import stsedu`` registers ``%kubectl`` (IPython is not imported otherwise)."""
+    ipython = _sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    if shell is not None:
+        load_ipython_extension(shell)
+
+
+import sys as _sys  # noqa: E402
+
+_register_magics()
 
 
 def __getattr__(name):  # stsedu.charts, stsedu.widgets and stsedu.labs load on first use (Altair, ipywidgets)

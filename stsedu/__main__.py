@@ -4,7 +4,9 @@
   stability with the auto kubelet, printed as it happens;
 * ``stsedu run SCENARIO [--trace FILE [--force]]``: replay a scenario file
   (or a shipped scenario by name), print it, check its expectations;
-* ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML.
+* ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML;
+* ``stsedu kubectl COMMAND...``: kubectl against an embedded cluster kept between calls
+  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.kubectl.cli`).
 
 Exit status (:data:`EXIT_OK` ...): 0 every expectation held; 1 an expectation
 failed; 2 the scenario is invalid (or a step was refused); 3 the trace file
@@ -56,6 +58,10 @@ DEMO = "first-statefulset"
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line *argv* (default ``sys.argv[1:]``), printing to *out*; returns the exit status."""
     out = out or sys.stdout
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["kubectl"]:  # kubectl's own flags: not argparse's business
+        from .kubectl.cli import main as kubectl_main
+        return kubectl_main(argv[1:], out)
     parser = argparse.ArgumentParser(
         prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "
         "Without a command: run the concept page's web/nginx example until it settles.")

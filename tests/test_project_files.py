@@ -73,7 +73,8 @@ def test_the_kernel_needs_nothing_pyodide_cannot_install(pyproject):
     """Issue 17: the runtime dependencies are pure Python or ship with Pyodide (JupyterLite): no
     vl-convert (a native wheel) and no jupyterlab (the front end, not the kernel's business)."""
     names = {normalise(Requirement(d).name) for d in pyproject["project"]["dependencies"]}
-    assert names == {"ipywidgets", "pandas", "altair", "anywidget", "pyyaml"}
+    # jsonpatch and jsonpath-ng (%kubectl's patch --type json and -o jsonpath) are pure-Python wheels
+    assert names == {"ipywidgets", "pandas", "altair", "anywidget", "pyyaml", "jsonpatch", "jsonpath-ng"}
     export = _extra(pyproject, "export")
     assert [normalise(r.name) for r in export] == ["vl-convert-python"]
     assert Version("1.9") in export[0].specifier and Version("1.8") not in export[0].specifier  # Altair 6.3

@@ -278,15 +278,23 @@ def get_pods_text(cluster, set_name: str | None = None, wide: bool = False,
     ``-l`` with its selector).  Says ``No resources found in default
     namespace.`` when there are none.
     """
-    now = cluster.now
     pods = sorted(cluster.pods(set_name), key=lambda p: p.name)
+    header = list(WATCH_HEADER) + (list(WIDE_HEADER) if wide else []) + [k.upper() for k in label_columns]
+    rows = pod_rows(cluster, pods, wide)
+    for row, p in zip(rows, pods):
+        row += [p.labels.get(k, "") for k in label_columns]
+    return _table_text(header, rows)
+
+
+def pod_rows(cluster, pods, wide: bool = False) -> list[list[str]]:
+    """The cells of ``kubectl get pods`` for *pods*: NAME READY STATUS RESTARTS AGE (and ``-o wide``'s four)."""
+    now = cluster.now
     ips = {}
     tp = cluster.trace.pods()
     if not tp.empty:
         inc = _pod_incarnations(tp)
         last = inc.drop_duplicates("pod", keep="last")
         ips = dict(zip(last["pod"], last["ip"]))
-    header = list(WATCH_HEADER) + (list(WIDE_HEADER) if wide else []) + [k.upper() for k in label_columns]
     rows = []
     for p in pods:
         n = len(p.spec.get("containers") or ()) or 1
@@ -294,9 +302,8 @@ def get_pods_text(cluster, set_name: str | None = None, wide: bool = False,
                _restarts_text(p.restarts, p.last_exit_at, now), human_duration(now - p.creation_timestamp)]
         if wide:
             row += [ips.get(p.name, "<none>") if p.phase != "Pending" else "<none>", SIM_NODE, "<none>", "<none>"]
-        row += [p.labels.get(k, "") for k in label_columns]
         rows.append(row)
-    return _table_text(header, rows)
+    return rows
 
 
 def get_sts_text(cluster, wide: bool = False) -> str:

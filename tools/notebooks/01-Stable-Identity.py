@@ -86,6 +86,22 @@ cluster.run("web")
 print(cluster.pod("web-1").spec["hostname"], uid != cluster.pod("web-1").uid)
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# The StatefulSet Basics tutorial checks the same identity with kubectl: each pod's hostname, and
+# its DNS name looked up from a throw-away pod. Here they run against a fresh embedded cluster
+# (notebook 16 runs the whole tutorial):
+
+# %%
+%%kubectl --reset
+apply -f https://k8s.io/examples/application/web/web.yaml
+get pods -l app=nginx
+exec web-0 -- sh -c 'hostname'
+exec web-1 -- cat /etc/hostname
+run -i --tty --image busybox:1.28 dns-test --restart=Never --rm -- nslookup web-0.nginx
+run -i --tty --image busybox:1.28 dns-test --restart=Never --rm -- nslookup nginx
+
+# %% [markdown]
 # ## Under the hood
 #
 # The name comes from `getPodName` (`<set>-<ordinal>`), the hostname, subdomain and labels from

@@ -71,6 +71,21 @@ stsedu.labs.reveal("02.a", answer)
 stsedu.labs.StorageLab()
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# The tutorial writes each pod's hostname into the nginx page on its claim, deletes the pod, and
+# reads the page again from the pod the controller brought back (notebook 16 runs the whole tutorial):
+
+# %%
+%%kubectl --reset
+apply -f https://k8s.io/examples/application/web/web.yaml
+get pvc -l app=nginx
+exec web-0 -- sh -c 'echo "$(hostname)" > /usr/share/nginx/html/index.html'
+delete pod web-0
+get pod -w -l app=nginx
+exec -i -t web-0 -- curl http://localhost/
+
+# %% [markdown]
 # ## Under the hood
 #
 # Claims are created in `createPersistentVolumeClaims`, before the pod, by the replica loop.

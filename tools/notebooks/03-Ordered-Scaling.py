@@ -84,6 +84,20 @@ stsedu.labs.reveal("03.b", answer)
 stsedu.labs.ScalingLab()
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# The same scaling with kubectl, as the tutorial does it: up to five, watched, then down to three.
+# `--explain` adds the decisions of the syncs the last change (the scale-down) caused:
+
+# %%
+%%kubectl --reset --explain
+apply -f https://k8s.io/examples/application/web/web.yaml
+scale sts web --replicas=5
+get pods -w -l app=nginx
+patch sts web -p '{"spec":{"replicas":3}}'
+get pods -w -l app=nginx
+
+# %% [markdown]
 # ## Under the hood
 #
 # The replica loop is `processReplica` in `pkg/controller/statefulset/stateful_set_control.go`:

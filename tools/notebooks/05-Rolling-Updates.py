@@ -77,6 +77,21 @@ print(cluster.rollout_status("web"))
 print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web", revision=True)[-12:]))
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# The tutorial's rolling update: a JSON patch of the image, watched, then `rollout status` and the
+# history. `--explain` adds the decisions of the syncs the patch caused:
+
+# %%
+%%kubectl --reset --explain
+apply -f https://k8s.io/examples/application/web/web.yaml
+scale sts web --replicas=3
+patch statefulset web --type='json' -p='[{"op": "replace", "path": "/spec/template/spec/containers/0/image", "value":"registry.k8s.io/nginx-slim:0.24"}]'
+get pod -l app=nginx -w
+rollout status sts/web
+rollout history sts/web
+
+# %% [markdown]
 # ## Under the hood
 #
 # `getStatefulSetRevisions` finds or creates the ControllerRevision of the current template

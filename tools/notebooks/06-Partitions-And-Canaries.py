@@ -81,6 +81,21 @@ answer = None  # an image name, e.g. "nginx:1"
 stsedu.labs.reveal("06.c", answer)
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# A staged update with kubectl, as the tutorial stages one: a partition of 2, a new image, and each
+# pod's image once the rollout stops at the partition:
+
+# %%
+%%kubectl --reset
+apply -f https://k8s.io/examples/application/web/web.yaml
+scale sts web --replicas=3
+patch statefulset web -p '{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":2}}}}'
+set image sts/web nginx=registry.k8s.io/nginx-slim:0.24
+rollout status sts/web
+get pods -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.spec.containers[0].image}{"\n"}{end}'
+
+# %% [markdown]
 # Try the same in the lab: set a partition of 2, roll out `nginx:2`, then lower the partition to
 # 0 and watch the rollout carry on from where it stopped, top down.
 #

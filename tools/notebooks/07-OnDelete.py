@@ -61,6 +61,20 @@ stsedu.labs.OnDeleteLab()
 print(stsedu.tables.get_pods_text(cluster, "web", label_columns=["controller-revision-hash"]))
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# `OnDelete` with kubectl: the new image waits until you delete a pod yourself:
+
+# %%
+%%kubectl --reset
+apply -f https://k8s.io/examples/application/web/web.yaml
+patch statefulset web -p '{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null}}}'
+set image sts/web nginx=registry.k8s.io/nginx-slim:0.24
+get pods -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.spec.containers[0].image}{"\n"}{end}'
+delete pod web-1
+get pods -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.spec.containers[0].image}{"\n"}{end}'
+
+# %% [markdown]
 # ## Under the hood
 #
 # In `updateStatefulSet` the rolling-update step starts with

@@ -64,6 +64,23 @@ cluster.advance(1)
 print(stsedu.tables.get_pods_text(cluster))
 
 # %% [markdown]
+# ## The tutorial's commands
+#
+# The tutorial's deletions: `--cascade=orphan` leaves the pods, a new set adopts them, and a plain
+# delete removes the pods but keeps the claims:
+
+# %%
+%%kubectl --reset
+apply -f https://k8s.io/examples/application/web/web.yaml
+delete statefulset web --cascade=orphan
+get pods -l app=nginx
+apply -f https://k8s.io/examples/application/web/web.yaml
+get pods -w -l app=nginx
+delete statefulset web
+get pods -w -l app=nginx
+get pvc
+
+# %% [markdown]
 # ## Under the hood
 #
 # Each sync starts with `ClaimPods` (from the `ControllerRefManager`): it adopts orphans that

@@ -12,7 +12,6 @@ not exist`` and ``resource(s) were provided, but no name was specified``...
 from __future__ import annotations
 
 import copy
-import inspect
 from pathlib import Path
 
 from ..api.errors import ValidationError
@@ -163,13 +162,11 @@ def delete(s, p: Parsed, stdin, res) -> str:
                 errors.append(f'Error from server (NotFound): {t.qualified} "{name}" not found')
             continue
         if t.kind == "StatefulSet":
-            # the session waits below (--wait); a Cluster.delete that can wait itself is asked not to
-            no_wait = {"wait": False} if "wait" in inspect.signature(c.delete).parameters else {}
-            c.delete(name, cascade=cascade, namespace=ns, **no_wait)
+            c.delete(name, cascade=cascade, namespace=ns, wait=False)  # the session waits below (--wait)
         elif t.kind == "Pod":
             _delete_pod(c, obj, grace)
         elif t.kind == "PersistentVolumeClaim":
-            c.delete_pvc(name, namespace=ns)
+            c.delete_pvc(name, namespace=ns, wait=False)  # the session waits below (--wait)
         else:
             c.store.remove(t.kind, ns, name)
             c.trace.add_event("Normal", "User", f"{t.kind.lower()}/{name}", f"user: delete {t.resource}")
@@ -194,7 +191,7 @@ def _delete_pod(c, pod, grace: int) -> None:
     from dataclasses import replace
     if grace >= 0 and pod.deletion_timestamp is None:
         c.store.update("Pod", replace(pod, grace_period_seconds=float(grace)))
-    c.delete_pod(pod.name, namespace=pod.namespace)
+    c.delete_pod(pod.name, namespace=pod.namespace, wait=False)  # the session waits (--wait)
 
 
 # ====================================================================== scale / set image / patch / edit

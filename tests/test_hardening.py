@@ -1,4 +1,4 @@
-"""Hardening (issue 21): one test per class of input that used to escape as a traceback, hang,
+"""Hardening (issues 21 and 32): one test per class of input that used to escape as a traceback, hang,
 or be accepted where a real API server refuses it.
 
 1. whole-string matching (Go's regexp), 2. finite numbers, 3. nesting depth, 4. wrong Python
@@ -215,6 +215,8 @@ GOOD_POD_ROW = {"table": "pods", "sync": 1, "time": 0.0, "pod": "web-0", "set": 
     (json.dumps(GOOD_POD_ROW).replace('"time": 0.0', '"time": NaN'), "line 2: pods.time"),
     (json.dumps({**GOOD_POD_ROW, "event": "exploded"}), "line 2: pods.event: Unsupported value"),
     (json.dumps({**GOOD_POD_ROW, "sync": True}), "line 2: pods.sync"),
+    # issue 32, class 13: Python refuses ints of over 4300 digits; the error names the line
+    (json.dumps(GOOD_POD_ROW).replace('"sync": 1', '"sync": ' + "9" * 5000), "line 2: not a trace row"),
 ])
 def test_trace_load_names_the_line_and_column(tmp_path, line, message):
     path = stsedu.Cluster().trace.save(tmp_path / "t.jsonl")
@@ -427,3 +429,194 @@ def test_service_update_is_validated_as_an_update():
 def test_decoded_and_validated_below_the_simulated_levels(patch, path):
     c = fresh()
     assert path in [p for p, _ in refused(c, c.patch, "web", patch).errors]
+
+
+# =====================================================================================
+# Issue 32: the teacher's files, the labs' actions and bounded work.  One section per
+# class of the issue; every case failed (a traceback, a hang, a changed state) before.
+# =====================================================================================
+
+from stsedu import exercises as E  # noqa: E402
+from stsedu import files  # noqa: E402
+
+EXERCISE = """id: "T.1"
+question: How many replicas?
+why: The spec says so.
+answer: {kind: number, from: status, field: replicas}
+scenario:
+  cluster: {kubelet: manual}
+  objects: ["stsedu:web.yaml"]
+  steps: [settle: {}]
+"""
+
+
+def alias_bomb(levels=9, width=9):
+    """A YAML value that expands to width**levels scalars (9**9: 387 million)."""
+    value = "&a0 [" + ", ".join(["lol"] * width) + "]"
+    for i in range(1, levels + 1):
+        value = f"&a{i} [" + ", ".join([value] + [f"*a{i - 1}"] * (width - 1)) + "]"
+    return value
+
+
+def deep_flow(n=5000):
+    return "[" * n + "]" * n
+
+
+def run_bounded(fn, seconds=5.0, megabytes=200):
+    """Call *fn*; it must finish within *seconds* and allocate under *megabytes* (its budget)."""
+    import time
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        elapsed = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert elapsed < seconds, f"took {elapsed:.1f}s"
+        assert peak < megabytes << 20, f"used {peak >> 20} MB"
+
+
+# --------------------------------------------------- 1. the exercise-file reader
+
+
+@pytest.mark.parametrize("text, problem", [
+    (EXERCISE.replace('id: "T.1"', "id: " + alias_bomb()), "line 1: more than 100000 values once YAML"
+                                                           " aliases are followed"),
+    (EXERCISE + "hints: " + alias_bomb() + "\n", "line 9: more than 100000 values"),
+    (EXERCISE.replace("question: How many replicas?", "question: " + deep_flow()),
+     "line 2: not valid YAML: exceeded max depth of 100 levels"),
+    (EXERCISE.replace("question: How many replicas?", "question:\n" + "".join(
+        " " * (i + 1) + "- \n" for i in range(300))), "exceeded max depth of 100 levels"),
+    (EXERCISE + "#" + "x" * (5 << 20) + "\n", "over the limit of 1048576 bytes (1 MiB) for an exercise file"),
+])
+def test_exercise_files_are_read_within_their_limits(tmp_path, text, problem):
+    p = tmp_path / "bomb.yaml"
+    p.write_text(text)
+    with pytest.raises(E.ExerciseError) as info:
+        run_bounded(lambda: E.load(p, register_them=False))
+    assert problem in str(info.value) and str(p) in str(info.value)
+    with pytest.raises(E.ExerciseError):
+        run_bounded(lambda: E.loads(text, register_it=False))
+    code, _ = cli("exercise", "check", str(p))
+    assert code == 2
+
+
+def test_exercise_file_reader_refuses_devices_folders_and_binary(tmp_path):
+    (tmp_path / "bin.yaml").write_bytes(b"id: \xff\xfe\n")
+    from stsedu.exercises.exercise import load_file
+    for path, problem in [("/dev/zero", "not a regular file"), (tmp_path, "is a folder"),
+                          (tmp_path / "bin.yaml", r"line 1: not UTF-8 text \(byte 4\)")]:
+        with pytest.raises(E.ExerciseError, match=problem):
+            run_bounded(lambda: load_file(path), megabytes=20)
+    with pytest.raises(E.ExerciseError, match="not UTF-8"):
+        E.load(tmp_path, register_them=False)
+
+
+def test_exercises_loads_names_the_expected_type():
+    with pytest.raises(TypeError, match=r"text must be YAML text \(str\), not int"):
+        E.loads(5)
+
+
+def test_a_valid_exercise_with_aliases_still_loads_and_names_lines(tmp_path):
+    text = EXERCISE.replace("steps: [settle: {}]", "steps: [settle: &s {}, sync, settle: *s]") + \
+        "points: x\n"
+    with pytest.raises(E.ExerciseError, match=r"line 9: points"):
+        E.loads(text, register_it=False)
+    assert E.loads(EXERCISE, register_it=False).expected() == 3
+
+
+# ----------------------------------------- 2. an exercise's scenario: is a scenario file
+
+
+@pytest.mark.parametrize("name, content, problem", [
+    ("../outside.yaml", None, "must not leave the exercise's folder: '..'"),
+    ("ABS", None, "must be a relative path (below the exercise's folder)"),
+    ("big.yaml", "objects: [stsedu:web.yaml]\n#" + "x" * (3 << 20), "over the limit of 1048576 bytes (1 MiB)"
+                                                                     " for a scenario file"),
+    ("rand.yaml", bytes(range(128, 256)) * 8, "not UTF-8 text"),
+    ("deep.yaml", "objects: " + deep_flow(), "exceeded max depth of 100 levels"),
+    ("bomb.yaml", "objects: [stsedu:web.yaml]\nsteps: " + alias_bomb(), "excessive aliasing"),
+    ("missing.yaml", None, "no such file"),
+])
+def test_an_exercises_scenario_path_follows_the_scenario_file_rules(tmp_path, name, content, problem):
+    (tmp_path / "outside.yaml").write_text("objects: [stsedu:web.yaml]\n")
+    folder = tmp_path / "ex"
+    folder.mkdir()
+    if name == "ABS":
+        name = str(tmp_path / "outside.yaml")
+    if content is not None:
+        (folder / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    p = folder / "t.yaml"
+    p.write_text(EXERCISE.split("scenario:")[0] + f"scenario: {json.dumps(name)}\n")
+    with pytest.raises(E.ExerciseError) as info:
+        run_bounded(lambda: E.load(p, register_them=False))
+    assert problem in str(info.value) and "line 5: scenario" in str(info.value)
+
+
+def test_an_exercises_scenario_path_inside_its_folder_and_shipped_names_still_work(tmp_path):
+    (tmp_path / "sc").mkdir()
+    (tmp_path / "sc" / "lesson.yaml").write_text("cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\n"
+                                                 "steps: [settle: {}]\n")
+    head = EXERCISE.split("scenario:")[0]
+    (tmp_path / "t.yaml").write_text(head + "scenario: sc/lesson.yaml\n")
+    assert E.load(tmp_path / "t.yaml", register_them=False)[0].expected() == 3
+    (tmp_path / "u.yaml").write_text(head.replace("T.1", "T.2") + "scenario: first-statefulset\n")
+    assert E.load(tmp_path / "u.yaml", register_them=False)[0].expected() >= 1
+
+
+# ------------------------------------------------------- 3. answers that crashed the checker
+
+
+@pytest.mark.parametrize("exercise_id, answer, says", [
+    ("06.1", ["web-²"], "not quite"),                  # "²".isdigit(), but int("²") fails
+    ("06.1", "web-², web-1", "not quite"),
+    ("06.1", ["web-" + "1" * 5000], "not quite"),
+    ("02.1", 10 ** 5000, "at most 18 digits"),         # past Python's int-to-text limit
+    ("02.1", "1" * 5000, "at most 18 digits"),
+    ("02.1", "٣", "write a whole number"),             # a Unicode digit is not a number here
+    ("02.1", float("inf"), "write a whole number"),
+], ids=["superscript", "superscript-text", "long-ordinal", "huge-int", "huge-int-text", "arabic-digit", "inf"])
+def test_hostile_answers_get_feedback_not_a_traceback(exercise_id, answer, says):
+    fb = E.get(exercise_id).check(answer, record=False)
+    assert not fb.ok and says in fb.message
+
+
+def test_grade_never_raises_for_a_hostile_answer(tmp_path):
+    p = tmp_path / "ada.json"
+    p.write_text(json.dumps({"student": "Ada", "answers": {"06.1": ["web-²"], "02.1": "9" * 50}}))
+    g = E.grade([p])
+    (r,) = g.results
+    assert r.status != "malformed" and r.points["06.1"] == 0 and "unreadable answer" in r.notes["02.1"]
+    code, text = cli("grade", str(p))
+    assert code == 0 and "Ada" in text
+
+
+# ----------------------------------------------------------- 4. the answer-file reader
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('{"answers": {"x": ' + deep_flow(100_000) + "}}", "line 1: nested deeper than 100 levels"),
+    ('{"answers": {"02.1": ' + "1" * 5000 + "}}", "a number with more than 100 digits"),
+    ('{"answers":\n {"x": "' + "a" * (2 << 20) + '"}}', "over the limit of 1048576 bytes (1 MiB)"
+                                                       " for an answer file"),
+    (b'{"answers": {"x": "\xff"}}', "not UTF-8 text"),
+    ('{"answers": [', "not JSON (line 1"),
+])
+def test_answer_files_are_read_within_their_limits(tmp_path, content, problem):
+    p = tmp_path / "s.json"
+    p.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(ValueError, match=re_escape(problem)):
+        run_bounded(lambda: E.load_answers(p))
+    code, text = run_bounded(lambda: cli("grade", str(p)))
+    assert code == 0 and f"{p}: cannot grade: " in text and problem in text
+
+
+def test_grade_refuses_a_device_without_reading_it():
+    code, text = run_bounded(lambda: cli("grade", "/dev/zero"), megabytes=50)
+    assert "/dev/zero: cannot grade: is not a regular file" in text
+
+
+def re_escape(text):
+    import re
+    return re.escape(text)

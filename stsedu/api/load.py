@@ -13,6 +13,7 @@ import yaml
 
 from .errors import ValidationError
 from .field_errors import Error, required
+from ..files import MAX_NESTING_DEPTH, BoundedLoader  # noqa: F401  (re-exported: scenario files use it)
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -26,14 +27,6 @@ API_SERVER_REQUEST_LIMIT_BYTES = 3 << 20
 _MAX_YAML_NODES = 1_000_000
 """Values a loaded document may expand to once YAML aliases are followed; more is
 reported as go-yaml does ("document contains excessive aliasing")."""
-
-MAX_NESTING_DEPTH = 100
-"""Deepest nesting of maps and lists a loaded document (YAML, JSON or Python data) may
-have.  Real manifests stay under 20 levels; Go's decoders stop at 10000 (go-yaml's
-"exceeded max depth", encoding/json's "exceeded max depth"), far beyond what a
-recursive reader in Python can follow, so stsedu stops at 100 with a clear error
-instead of a ``RecursionError``."""
-
 
 def depth_error(path: str = "") -> ValidationError:
     """The error for a document nested deeper than :data:`MAX_NESTING_DEPTH`."""
@@ -52,25 +45,6 @@ def non_finite_error(path: str, value: float) -> ValidationError:
 # ---------------------------------------------------------------------------
 # Loading (sigs.k8s.io/yaml YAMLToJSON, kubectl's document splitting)
 # ---------------------------------------------------------------------------
-
-class BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses nesting deeper than :data:`MAX_NESTING_DEPTH` (with the
-    line and column) before Python's stack runs out.  Scenario files use it too."""
-
-    _depth = 0
-
-    def compose_node(self, parent, index):
-        # the composer recurses once per level: bound it before Python's stack does
-        self._depth += 1
-        try:
-            if self._depth > MAX_NESTING_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"exceeded max depth of {MAX_NESTING_DEPTH} levels of maps and lists",
-                    self.peek_event().start_mark)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
 
 class _KubeLoader(BoundedLoader):
     """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay

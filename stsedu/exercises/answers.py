@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .. import files as _files
 from . import kinds as K
 from .exercise import RECORDED
 
@@ -103,16 +104,10 @@ def save_answers(path: str | Path = "my-answers.json", student: str = "") -> str
 def load_answers(path: str | Path) -> AnswerSheet:
     """Read an answer file.  Raise ValueError with a one-line reason if it is not one."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError("no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read it ({e.__class__.__name__})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"not JSON (line {e.lineno}: {e.msg})") from None
+    try:  # bounded: 1 MiB, a regular file, UTF-8, 100 levels, numbers of at most 100 digits
+        data = _files.load_json(_files.read_text(p, _files.ANSWERS), _files.ANSWERS)
+    except _files.FileReadError as e:
+        raise ValueError(str(e)) from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise ValueError('not an answer file: expected {"answers": {...}} as save_answers() writes it')
     student = data.get("student") or ""

@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from .. import files as _files
 from ..api.errors import ValidationError
 from ..api.merge_patch import merge_patch
 from ..cluster import CASCADES, Cluster
@@ -296,7 +297,7 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
                 raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
             try:
                 p = confined_path(f, base)
-                text = read_text(p, MAX_SCENARIO_BYTES)
+                text = read_text(p, MAX_SCENARIO_BYTES, "manifest")
             except _Bad as b:
                 raise ScenarioError(b.problem, source, step, action, label + ".file") from None
             what = f
@@ -342,23 +343,13 @@ def confined_path(f: str, base: Path) -> Path:
     return p
 
 
-def read_text(p: Path, limit: int) -> str:
-    """The UTF-8 text of file *p*, refusing files over *limit* bytes before reading them;
-    raise _Bad with a clear problem otherwise."""
+def read_text(p: Path, limit: int, kind: str = "scenario file") -> str:
+    """The UTF-8 text of the regular file *p*, refusing files over *limit* bytes before
+    reading them (:func:`stsedu.files.read_text`); raise _Bad with a clear problem otherwise."""
     try:
-        size = p.stat().st_size
-        if size > limit:
-            raise _Bad(None, f"{p} is {size} bytes, over the limit of {limit} bytes (1 MiB)")
-        with p.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise _Bad(None, f"cannot read {p}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise _Bad(None, f"{p} is over the limit of {limit} bytes (1 MiB)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Bad(None, f"{p} is not UTF-8 text (byte {exc.start})") from None
+        return _files.read_text(p, _files.Limits(kind, limit))
+    except _files.FileReadError as exc:
+        raise _Bad(None, f"{p}: {exc}") from None
 
 
 # ----------------------------------------------------------------- steps

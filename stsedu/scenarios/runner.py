@@ -9,13 +9,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..trace import Trace
 from .expectations import _RunState, _check
-from ..api.load import BoundedLoader, to_json_data
+from .. import files as _files
+from ..api.load import to_json_data
 from .format import (ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
                      ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
                      _object_entry, _step, read_text)
@@ -182,15 +181,11 @@ def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
     """
     if not isinstance(text, str):
         raise ScenarioError(f"a scenario is YAML text, not {type(text).__name__}", source)
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError(f"{size} bytes, over the limit of {MAX_SCENARIO_BYTES} bytes (1 MiB)", source)
-    try:
-        data = yaml.load(text, Loader=BoundedLoader)  # a SafeLoader with a depth bound
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise ScenarioError(f"{where}not valid YAML: {getattr(e, 'problem', None) or e}", source) from None
+    try:  # size, depth, and aliases counted before anything is expanded
+        data = _files.load_yaml(text, _files.Limits("scenario file", MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES))
+    except _files.FileReadError as e:
+        where = f"line {e.line}: " if e.line else ""
+        raise ScenarioError(f"{where}{e.problem}", source) from None
     return from_dict(data, source=source, base=base, default_name=default_name)
 
 

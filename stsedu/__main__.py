@@ -41,6 +41,7 @@ from typing import TextIO
 
 from . import __version__
 from . import scenarios as _scenarios
+from .files import OutputError, check_output, write_output
 from .trace import POD_COLUMNS
 
 EXIT_OK, EXIT_EXPECTATION_FAILED, EXIT_INVALID_SCENARIO, EXIT_OUTPUT_ERROR = 0, 1, 2, 3
@@ -50,9 +51,28 @@ DEMO = "first-statefulset"
 """The shipped scenario ``stsedu`` runs without arguments (web.yaml, auto kubelet, until stable)."""
 
 
+EXIT_BROKEN_PIPE = 141
+"""What ``stsedu ... | head`` exits with once the reader has gone (128 + SIGPIPE, as a
+program the signal ends): quietly, without a traceback."""
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line *argv* (default ``sys.argv[1:]``), printing to *out*; returns the exit status."""
     out = out or sys.stdout
+    try:
+        return _main(argv, out)
+    except BrokenPipeError:
+        # the reader of our output is gone: say nothing more, and keep Python's exit-time
+        # flush of stdout from printing a traceback about it
+        if out is sys.__stdout__:
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+            except (OSError, ValueError):
+                pass
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None, out: TextIO) -> int:
     parser = argparse.ArgumentParser(
         prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "
         "Without a command: run the concept page's web/nginx example until it settles.")
@@ -129,6 +149,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             return _check_files(args.files, out)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
+        if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
+            check_output(args.out, "--out", inputs=tuple(getattr(args, "submissions", None) or ()),
+                         make_parents=args.command == "nbgrader")
         exs = E.select(args.ids, args.exercises)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
@@ -150,10 +173,8 @@ def _teacher(args, out: TextIO, parser) -> int:
             return 0
         if args.command == "nbgrader":
             import nbformat
-            from pathlib import Path
-            p = Path(args.out)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(N.nbgrader_source(exs, args.title), p)
+            p = write_output(args.out, nbformat.writes(N.nbgrader_source(exs, args.title)) + "\n", "--out",
+                             make_parents=True)
             out.write(f"nbgrader source notebook ({len(exs)} exercises, "
                       f"{sum(e.points for e in exs)} points) written to {p}\n"
                       f"next: nbgrader generate_assignment {p.parent.name}\n")
@@ -161,6 +182,9 @@ def _teacher(args, out: TextIO, parser) -> int:
     except E.ExerciseError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except OutputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_OUTPUT_ERROR
     return 2
 
 

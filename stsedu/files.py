@@ -315,3 +315,68 @@ def load_json(text: str, limits: Limits) -> Any:
         raise FileReadError(f"not JSON (line {exc.lineno}: {exc.msg})") from None
     except (ValueError, RecursionError) as exc:  # pragma: no cover - bounded above
         raise FileReadError(f"not JSON: {exc}") from None
+
+
+# ------------------------------------------------------------------ writing
+
+
+class OutputError(ValueError):
+    """An output file cannot or must not be written; the message is one line naming it."""
+
+
+def _named(label: str, path) -> str:
+    return f"{label} {path}" if label else str(path)
+
+
+def check_output(path: str | Path, label: str = "", example: str = "out.txt",
+                 inputs: tuple = (), make_parents: bool = False) -> Path:
+    """The path an output may be written to, checked before any work: not a folder, in a
+    folder that exists (or, with *make_parents*, can be made: no file in the way), and
+    not one of *inputs*.  Raise OutputError saying which."""
+    p = Path(path)
+    if str(path) == "" or p.is_dir():
+        raise OutputError(f"{_named(label, path)}: is a folder; give a file name such as {example}")
+    parent = p.parent
+    for folder in [parent, *parent.parents]:
+        if folder.exists():
+            if not folder.is_dir():
+                raise OutputError(f"{_named(label, path)}: {folder} is a file, not a folder")
+            break
+        if not make_parents:
+            raise OutputError(f"{_named(label, path)}: no such folder: {parent}")
+    for src in inputs:
+        try:
+            same = p.exists() and Path(src).exists() and p.samefile(src)
+        except OSError:
+            same = False
+        if same:
+            raise OutputError(f"{_named(label, path)}: is one of the input files; refusing to overwrite it")
+    return p
+
+
+def write_output(path: str | Path, data: str | bytes, label: str = "", example: str = "out.txt",
+                 inputs: tuple = (), make_parents: bool = False) -> Path:
+    """Write *data* to *path* after :func:`check_output`, through a temporary file in the
+    same folder, so a failed write (a full device, no permission) leaves nothing half-written
+    and any old file as it was.  Raise OutputError (one line) otherwise."""
+    import os
+    import tempfile
+    p = check_output(path, label, example, inputs, make_parents)
+    tmp = None
+    try:
+        if make_parents:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, p)
+        tmp = None
+    except OSError as exc:
+        raise OutputError(f"{_named(label, path)}: cannot write it: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return p

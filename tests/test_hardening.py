@@ -13,6 +13,7 @@ import errno
 import json
 import math
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -620,3 +621,109 @@ def test_grade_refuses_a_device_without_reading_it():
 def re_escape(text):
     import re
     return re.escape(text)
+
+
+# ------------------------------------------- 5. save_answers never replaces a non-answer file
+
+
+@pytest.fixture
+def one_answer():
+    saved = dict(E.current_sheet().answers)
+    E.get("02.1").check(3)
+    yield
+    E.current_sheet().answers.clear()
+    E.current_sheet().answers.update(saved)
+
+
+@pytest.mark.parametrize("content", ['{"cells": [], "nbformat": 4}', "id: T.1\n", "", "\x00\xff"])
+def test_save_answers_refuses_to_overwrite_what_is_not_an_answer_file(tmp_path, one_answer, content):
+    p = tmp_path / "13-Exercises.ipynb"
+    p.write_bytes(content.encode("latin-1"))
+    message = E.save_answers(p)
+    assert message.startswith(f"Not saved: {p} exists and is not an answer file")
+    assert p.read_bytes() == content.encode("latin-1")
+
+
+def test_save_answers_checks_the_student_and_writes_what_the_grader_reads(tmp_path, one_answer):
+    p = tmp_path / "a.json"
+    with pytest.raises(TypeError, match="save_answers: student must be a string"):
+        E.save_answers(p, student={"a": 1})
+    assert not p.exists()
+    assert E.save_answers(p, student="Ada").startswith("Saved")
+    assert E.save_answers(p).startswith("Saved")            # an answer file: merged and replaced
+    (r,) = E.grade([p]).results
+    assert r.student == "Ada" and r.points["02.1"] == 1
+    for bad in (tmp_path, tmp_path / "no" / "a.json"):
+        assert E.save_answers(bad).startswith("Not saved: ")
+
+
+# --------------------------------------------------- 6. every teacher CLI output, one helper
+
+
+def _outputs(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    sheet = tmp_path / "ok.json"
+    sheet.write_text(json.dumps({"student": "Ada", "answers": {"02.1": 3}}))
+    return {"folder": (str(tmp_path), "is a folder"),
+            "missing": (str(tmp_path / "no" / "x.out"), "no such folder"),
+            "parent-is-file": (str(tmp_path / "afile" / "x.out"), "is a file, not a folder"),
+            "input": (str(sheet), "is one of the input files")}
+
+
+COMMANDS = {
+    "grade": lambda t, out: ["grade", str(t / "ok.json"), "--ids", "02.1", "--out", out],
+    "key": lambda t, out: ["exercise", "key", "--ids", "02.1", "--out", out],
+    "nbgrader": lambda t, out: ["nbgrader", "--ids", "02.1", "--out", out],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("case", ["folder", "missing", "parent-is-file", "input"])
+def test_teacher_outputs_refused_with_one_line_before_any_work(tmp_path, capsys, command, case):
+    out, problem = _outputs(tmp_path)[case]
+    if command == "nbgrader" and case == "missing":
+        out, problem = str(tmp_path / "afile" / "ps1" / "ps1.ipynb"), "is a file, not a folder"
+    if case == "input" and command != "grade":
+        pytest.skip("only grade reads files")
+    if command != "nbgrader" or case != "folder":
+        out = out if not out.endswith("x.out") else out.replace("x.out", "x.html")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code, text = cli(*COMMANDS[command](tmp_path, out))
+    err = capsys.readouterr().err
+    assert code == EXIT_OUTPUT_ERROR and text == ""
+    assert err.count("\n") == 1 and err.startswith(f"error: --out {out}: ") and problem in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_teacher_outputs_that_can_be_written_are_whole(tmp_path):
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text("old")
+    _outputs(tmp_path)
+    assert cli(*COMMANDS["grade"](tmp_path, str(csv_path)))[0] == 0
+    assert csv_path.read_text().startswith("student,file,status,02.1")
+    assert cli(*COMMANDS["nbgrader"](tmp_path, str(tmp_path / "src" / "ps1" / "ps1.ipynb")))[0] == 0
+    assert [p.name for p in tmp_path.rglob("*.tmp")] == []
+
+
+def test_a_write_that_fails_leaves_the_old_file(tmp_path, capsys, monkeypatch):
+    import os as _os
+    _outputs(tmp_path)
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text("old")
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(_os, "replace", full)
+    code, _ = cli(*COMMANDS["grade"](tmp_path, str(csv_path)))
+    assert code == EXIT_OUTPUT_ERROR and "No space left on device" in capsys.readouterr().err
+    assert csv_path.read_text() == "old" and [p.name for p in tmp_path.glob(".*tmp")] == []
+
+
+def test_a_closed_pipe_is_quiet(capsys):
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+    from stsedu.__main__ import EXIT_BROKEN_PIPE
+    for argv in (["exercise", "list"], ["list"], ["run", "first-statefulset"]):
+        assert main(argv, out=ClosedPipe()) == EXIT_BROKEN_PIPE
+    assert capsys.readouterr().err == ""

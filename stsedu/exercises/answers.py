@@ -61,20 +61,30 @@ class AnswerSheet:
 
         Returns a one-line message; writes nothing while no exercise is answered.
         """
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"save: path must be a file name (str or Path), not {type(path).__name__}")
+        if not isinstance(self.student, str):
+            raise TypeError(f"save: student must be a string, not {type(self.student).__name__}")
         p = Path(path)
         answers = dict(self.answers)
         student = self.student
-        if merge and p.is_file():
+        if p.exists() or p.is_symlink():
+            # never replace what is not an answer sheet (a notebook, an exercise file...)
             try:
                 old = load_answers(p)
+            except ValueError as e:
+                return (f"Not saved: {p} exists and is not an answer file ({e}); "
+                        "choose another name, such as my-answers.json.")
+            if merge:
                 answers = {**old.answers, **answers}
                 student = student or old.student
-            except ValueError:
-                pass
         if not answers:
             return "Nothing to save yet: answer at least one exercise first."
         sheet = AnswerSheet(student, answers)
-        p.write_text(json.dumps(sheet.to_dict(), indent=1) + "\n", encoding="utf-8")
+        try:
+            _files.write_output(p, json.dumps(sheet.to_dict(), indent=1) + "\n", example="my-answers.json")
+        except _files.OutputError as e:
+            return f"Not saved: {e}."
         return f"Saved {len(answers)} answer(s) to {p}."
 
     def __repr__(self) -> str:
@@ -95,6 +105,9 @@ def save_answers(path: str | Path = "my-answers.json", student: str = "") -> str
 
     Returns (and a notebook shows) a one-line message.
     """
+    if not isinstance(student, str):
+        raise TypeError(f"save_answers: student must be a string (the student's name), "
+                        f"not {type(student).__name__}")
     sheet = current_sheet()
     if student:
         sheet.student = student
@@ -164,12 +177,12 @@ class Grades:
         return ["student", "file", "status"] + [e.id for e in self.exercises] + ["total", "out_of", "misses"]
 
     def to_csv(self, path: str | Path) -> Path:
-        p = Path(path)
-        with p.open("w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=self.columns())
-            w.writeheader()
-            w.writerows(self.rows())
-        return p
+        import io
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=self.columns())
+        w.writeheader()
+        w.writerows(self.rows())
+        return _files.write_output(path, buf.getvalue(), example="scores.csv")   # whole, or nothing
 
     def frame(self):
         import pandas as pd

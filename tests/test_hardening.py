@@ -9,6 +9,7 @@ files, 7. scenario files and the CLI, 8. the real API server's answers (docs/val
 
 from __future__ import annotations
 
+import copy
 import errno
 import json
 import math
@@ -727,3 +728,97 @@ def test_a_closed_pipe_is_quiet(capsys):
     for argv in (["exercise", "list"], ["list"], ["run", "first-statefulset"]):
         assert main(argv, out=ClosedPipe()) == EXIT_BROKEN_PIPE
     assert capsys.readouterr().err == ""
+
+
+# ------------------------------------ 7-8. lab and Playground actions: validate, then act
+
+
+def _everything(obj):
+    """A lab's or the Playground's cluster, kubelet rules and stages, own state and controls."""
+    import ipywidgets as W
+    c = obj.cluster
+    k = c.kubelet
+    controls = {name: w.value for name, w in vars(obj).items() if isinstance(w, W.ValueWidget)
+                and not isinstance(w, (W.HTML, W.Output))}
+    own = {name: getattr(obj, name) for name in ("profile", "name", "_speed", "_healthy", "never_ready_images",
+                                                 "_image_choices") if hasattr(obj, name)}
+    return {"cluster": state(c), "c": id(c), "never": (set(k._never_ready_pods), set(k._never_ready_images),
+                                                      dict(k._fail_after)),
+            "stages": k.stages, "controls": controls, "own": copy.deepcopy(own)}
+
+
+LAB_REFUSALS = [
+    ("IdentityLab", "set_start", (-1,)), ("IdentityLab", "set_start", ("x",)), ("IdentityLab", "scale", (-1,)),
+    ("StorageLab", "set_retention", ("Bogus",)), ("StorageLab", "recreate", ()),
+    ("ScalingLab", "scale", (float("nan"),)), ("ScalingLab", "set_healthy", ("no",)),
+    ("PolicyLab", "set_policy", ("Random",)), ("PolicyLab", "set_policy", (7,)),
+    ("UpdateLab", "set_strategy", ("Bogus",)), ("UpdateLab", "set_image", ("",)),
+    ("PartitionLab", "set_partition", (-1,)), ("OwnershipLab", "delete_set", ("bogus",)),
+    ("AvailabilityLab", "set_min_ready", (-1,)), ("AvailabilityLab", "set_max_unavailable", (0,)),
+    ("FaultLab", "fail_pod", ("web-9",)), ("FaultLab", "delete_pod", ("web-9",)),
+    ("HistoryLab", "set_limit", (-1,)), ("ProfileLab", "set_profile", ("v1.99",)),
+]
+
+
+@pytest.mark.parametrize("lab_name, method, args", LAB_REFUSALS,
+                         ids=[f"{a}.{b}{c!r}" for a, b, c in LAB_REFUSALS])
+def test_a_refused_lab_action_changes_nothing(lab_name, method, args):
+    from stsedu.widgets import labs
+    lab = getattr(labs, lab_name)()
+    before = _everything(lab)
+    out = getattr(lab, method)(*args)
+    assert out == [] and lab.last_error is not None
+    assert _everything(lab) == before
+
+
+def test_scaling_lab_health_rule_survives_scale_to_zero():
+    from stsedu.widgets.labs import ScalingLab
+    lab = ScalingLab()
+    lab.scale(0)
+    lab.set_healthy(False)
+    assert lab.last_error is None and lab.w_healthy.value is False
+    lab.scale(3)
+    assert [(p.name, p.ready) for p in lab.cluster.pods()] == [("web-0", False)]
+    lab.set_healthy(True)
+    assert [p.ready for p in lab.cluster.pods()] == [True, True, True]
+
+
+def test_policy_lab_same_or_default_policy_keeps_the_set():
+    from stsedu.widgets.labs import PolicyLab
+    lab = PolicyLab()
+    uid = lab._sts().uid
+    assert lab.set_policy("OrderedReady") == [] and lab.set_policy(None) == [] and lab._sts().uid == uid
+    lab.set_policy("Parallel")
+    assert lab.last_error is None and lab._sts().spec.pod_management_policy == "Parallel"
+    assert all(p.controller_ref.uid == lab._sts().uid for p in lab.cluster.pods())   # adopted again
+
+
+PLAYGROUND_REFUSALS = [
+    ("set_replicas", (-1,)), ("set_replicas", ("x",)), ("set_partition", (-1,)),
+    ("set_max_unavailable", (0,)), ("set_min_ready_seconds", (float("inf"),)), ("set_strategy", ("Bogus",)),
+    ("set_image", ("",)), ("set_policy", ("Random",)), ("set_speed", (3,)),
+    ("set_speed", (float("nan"),)), ("set_speed", (True,)), ("set_kubelet_mode", ("both",)),
+    ("ready_pod", ("web-9",)), ("fail_pod", ("web-9",)), ("delete_pod", ("web-9",)),
+    ("finish_termination", ("web-0",)), ("make_never_ready", ("",)), ("advance", (-1,)),
+    ("advance", (float("nan"),)),
+]
+
+
+@pytest.mark.parametrize("method, args", PLAYGROUND_REFUSALS,
+                         ids=[f"{a}{b!r}" for a, b in PLAYGROUND_REFUSALS])
+def test_a_refused_playground_action_changes_nothing(method, args):
+    from stsedu.widgets import Playground
+    pg = Playground()
+    before = _everything(pg)
+    getattr(pg, method)(*args)
+    assert pg.last_error is not None
+    assert _everything(pg) == before
+
+
+def test_playground_same_or_default_policy_is_a_no_op():
+    from stsedu.widgets import Playground
+    pg = Playground()
+    uid = pg._sts().uid
+    for policy in ("OrderedReady", None):
+        pg.set_policy(policy)
+        assert pg.last_error is None and pg._sts().uid == uid and "nothing to change" in pg.info.value

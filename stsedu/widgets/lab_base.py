@@ -248,7 +248,8 @@ class Lab(DisplayedAsWidget):
                   "w_limit": s.revision_history_limit,
                   "w_image": s.template["spec"]["containers"][0]["image"],
                   "w_partition": ru.partition if ru is not None else None,
-                  "w_mu": ru.max_unavailable if ru is not None else None}
+                  "w_mu": ru.max_unavailable if ru is not None else None,
+                  "w_policy": s.pod_management_policy, "w_profile": self.profile}
         for attr, value in values.items():
             w = getattr(self, attr, None)
             if w is None or value is None:
@@ -290,6 +291,13 @@ class Lab(DisplayedAsWidget):
         self.did = f"{what} at t={t0:g}s"
         self._redraw()
         return results
+
+    def refuse(self, error: BaseException) -> list[SyncResult]:
+        """Show *error* and change nothing: the cluster is untouched, the controls snap back."""
+        self.last_error = error
+        self._sync_controls()
+        self._redraw()
+        return []
 
     def _exists(self) -> bool:
         try:

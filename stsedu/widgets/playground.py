@@ -18,7 +18,7 @@ from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import PlaygroundLayout
-from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, DisplayedAsWidget, View,
+from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
                     _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
 MANUAL_STEP_SECONDS = 1.0
@@ -330,7 +330,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         the next sync adopts the pods.  Validated first on a scratch cluster."""
         def go():
             sts = self._sts()
-            if sts.spec.pod_management_policy == policy:
+            # null is the default, as in a manifest: the same policy changes nothing
+            if sts.spec.pod_management_policy == (policy if policy is not None else "OrderedReady"):
                 return sts
             m = sts.to_manifest()
             m.pop("status", None)
@@ -352,6 +353,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             return c.apply(m)
         waited: list[float] = []
         return self._act(go, lambda s: (
+            f"podManagementPolicy is already {s.spec.pod_management_policy}: nothing to change."
+            if not waited else
             f"podManagementPolicy is immutable, so the panel ran <code>kubectl delete sts {self.name} "
             f"--cascade=orphan</code> (it waited {waited[0]:g}s for the garbage collector; the pods "
             f"keep running, without an owner) and re-created {self.name} with "
@@ -372,8 +375,11 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def set_speed(self, factor: float):
         """Kubelet speed: the stage delays (start, ready, terminate) are divided by *factor*."""
         def go():
-            if not isinstance(factor, (int, float)) or factor <= 0:
-                raise ValueError(f"speed must be a number > 0, not {factor!r}")
+            # the speed menu's values only (the stages stay finite, the dropdown can show it)
+            if isinstance(factor, bool) or not isinstance(factor, (int, float)) \
+                    or factor not in [v for _, v in SPEEDS]:
+                raise ValueError(f"speed must be one of {', '.join(f'{v:g}' for _, v in SPEEDS)}"
+                                 f" (the speed menu), not {factor!r}")
             self._speed = float(factor)
             self._apply_speed(self.cluster)
             return self.cluster.kubelet.stages

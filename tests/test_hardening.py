@@ -822,3 +822,58 @@ def test_playground_same_or_default_policy_is_a_no_op():
     for policy in ("OrderedReady", None):
         pg.set_policy(policy)
         assert pg.last_error is None and pg._sts().uid == uid and "nothing to change" in pg.info.value
+
+
+# ----------------------------- 9-10. list arguments and wrong types name the argument
+
+
+def test_a_bare_string_where_a_list_goes_is_one_item(tmp_path):
+    from stsedu.compare import compare
+    from stsedu.widgets import Playground
+    from stsedu.widgets.labs import IdentityLab
+    pg = Playground(images="nginx:2")
+    assert "nginx:2" in pg._image_choices and "n" not in pg._image_choices
+    p = tmp_path / "ada.json"
+    p.write_text(json.dumps({"student": "Ada", "answers": {"02.1": 3}}))
+    assert [r.student for r in E.grade(str(p)).results] == ["Ada"]
+    assert [e.id for e in E.select("02.1")] == ["02.1"]
+    assert IdentityLab(views="pods").views == ("pods",)
+    cmp = compare([], status_fields="replicas")
+    assert cmp.status_fields == ("replicas",)
+    with pytest.raises(ValueError, match=r"unknown status field\(s\) \['bogus'\]"):
+        compare([], status_fields="bogus")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(max_replicas="x"),
+     "max_replicas must be an integer or None, not str"),
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(max_syncs=0),
+     "max_syncs must be at least 1"),
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(images=5),
+     "images must be a list of image names, not int"),
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(images=[1]),
+     "images must be a list of image names"),
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(controls=3),
+     "controls must be a list of controls names, not int"),
+    (lambda: __import__("stsedu.widgets.labs", fromlist=["IdentityLab"]).IdentityLab(chart="bogus"),
+     "chart must be one of timeline, revisions, counters, strip, not 'bogus'"),
+    (lambda: __import__("stsedu.widgets.labs", fromlist=["IdentityLab"]).IdentityLab(views=3),
+     "views must be a list of view names, not int"),
+    (lambda: E.loads(5), "text must be YAML text (str), not int"),
+    (lambda: E.select(ids=5), "ids must be a list of exercise ids, not int"),
+    (lambda: E.grade(5), "submissions must be a list of answer file paths, not int"),
+    (lambda: __import__("stsedu.compare", fromlist=["compare"]).compare([], status_fields={"a": 1}),
+     "status_fields must be a list of status field names, not a dict"),
+])
+def test_wrong_types_name_the_argument(call, message):
+    with pytest.raises((TypeError, ValueError)) as info:
+        call()
+    assert message in str(info.value)
+
+
+def test_sync_stepper_select_names_its_argument():
+    from stsedu.widgets import Playground, SyncStepper
+    st_ = SyncStepper(Playground())
+    with pytest.raises(TypeError, match="index must be an integer, not str"):
+        st_.select("x")
+    st_.select(2.0)

@@ -65,6 +65,37 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def as_list(value: Any, arg: str, what: str = "names") -> list:
+    """A Python argument that takes a list (``images``, ``status_fields``, ``submissions``...).
+
+    A bare string (or path) is deliberately one item: ``images="nginx:2"`` means
+    ``["nginx:2"]``, never its letters.  A mapping, or anything that is not iterable,
+    raises TypeError naming *arg* and the expected type."""
+    import os
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    if isinstance(value, Mapping):
+        raise TypeError(f"{arg} must be a list of {what}, not a {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{arg} must be a list of {what}, not {type(value).__name__}") from None
+
+
+def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: bool = False) -> int | None:
+    """An int argument of a Python call (not a manifest field): TypeError naming *arg* for
+    another type, ValueError below *minimum*."""
+    if value is None and allow_none:
+        return None
+    n = as_integer(value)
+    if n is None:
+        raise TypeError(f"{arg} must be an integer{' or None' if allow_none else ''},"
+                        f" not {type(value).__name__} {value!r}"[:200])
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{arg} must be at least {minimum}, not {n}")
+    return n
+
+
 def as_integer(value: Any) -> int | None:
     """*value* as an int if it is an integer (``3``, ``numpy.int64(3)``, ``3.0``), else None.
 

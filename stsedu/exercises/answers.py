@@ -233,12 +233,15 @@ def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "") -> Result:
 
 
 def grade(submissions: Iterable[str | Path], exercises: list | None = None) -> Grades:
-    """Grade answer files against *exercises* (default: the shipped library).  Never raises for a bad file."""
+    """Grade answer files against *exercises* (default: the shipped library).  Never raises for a bad file.
+
+    A single path (a string) is one file."""
     if exercises is None:
         from .registry import EXERCISES
         exercises = list(EXERCISES)
+    from ..api.arguments import as_list
     results = []
-    for path in submissions:
+    for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)
         except ValueError as e:

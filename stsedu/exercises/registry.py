@@ -148,9 +148,12 @@ def for_notebook(notebook: str) -> list[Exercise]:
 def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None = None) -> list[Exercise]:
     """The exercises of an assignment: those in *paths* (files/folders; default: the shipped library),
     narrowed to *ids* if given, in that order.  (Not registered: this is for the teacher's tools.)"""
+    from ..api.arguments import as_list   # a single id or path (a string) is one
+    paths = as_list(paths, "paths", "exercise files or folders") if paths is not None else None
     pool = [e for p in paths for e in load(p, register_them=False)] if paths else list(EXERCISES)
     if not ids:
         return pool
+    ids = as_list(ids, "ids", "exercise ids")
     by_id = {e.id: e for e in pool}
     out = []
     for i in ids:

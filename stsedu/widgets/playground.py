@@ -14,6 +14,7 @@ import copy
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
@@ -44,9 +45,7 @@ def _kernel_loop() -> asyncio.AbstractEventLoop | None:
 def _choose(given, known: Sequence[str], what: str) -> tuple[str, ...]:
     if given is None:
         return tuple(known)
-    if isinstance(given, str):
-        given = [given]
-    given = tuple(given)
+    given = tuple(as_list(given, what, f"{what} names"))
     bad = [g for g in given if g not in known]
     if bad:
         raise ValueError(f"unknown {what} {bad}; known: {', '.join(known)}")
@@ -83,6 +82,13 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                  controls: Sequence[str] | None = None, actions: Sequence[str] | None = None,
                  views: Sequence[str | View] | None = None, images: Sequence[str] | None = None,
                  max_replicas: int | None = None, max_syncs: int = 1000) -> None:
+        # every argument checked before anything is built (each error names its argument)
+        if images is not None:
+            images = as_list(images, "images", "image names")
+            if not all(isinstance(i, str) and i.strip() for i in images):
+                raise TypeError(f"images must be a list of image names (non-empty strings), not {images!r}"[:200])
+        max_replicas = int_argument(max_replicas, "max_replicas", minimum=1, allow_none=True)
+        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1)
         self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
         if replicas is not None:
             for d in self._manifest:

@@ -877,3 +877,102 @@ def test_sync_stepper_select_names_its_argument():
     with pytest.raises(TypeError, match="index must be an integer, not str"):
         st_.select("x")
     st_.select(2.0)
+
+
+# ------------------------------------------------------- 11. finite times that overflow
+
+
+@pytest.mark.parametrize("stages", [{"start": 1e308, "ready": 1e308}, {"terminate": 1e10}, {"jitter": 2e9}])
+def test_stage_delays_are_bounded_so_the_clock_stays_finite(stages):
+    with pytest.raises(stsedu.ValidationError) as info:
+        stsedu.Cluster(stages=stages)
+    assert all(f"stages.{k}" in str(info.value) for k in stages)
+    assert "must be less than or equal to 1e+09" in str(info.value)
+
+
+def test_advance_past_the_clocks_limit_names_seconds_and_changes_nothing():
+    c = fresh()
+    for seconds in (1e308, 1e308 / 2):
+        err = refused(c, c.advance, seconds)
+        assert err.errors[0][0] == "seconds"
+    c = stsedu.Cluster()
+    for _ in range(1000):
+        c.advance(10 ** 9)
+    err = refused(c, c.advance, 1)
+    assert "seconds" in str(err) and "1e+12" in str(err)
+    with pytest.raises(stsedu.ValidationError, match="until"):
+        c.run(until=1e300)
+
+
+def test_a_slow_kubelet_within_bounds_runs_to_the_end():
+    c = stsedu.Cluster(stages={"start": 1e9, "ready": 1e9})
+    c.apply(WEB_YAML)
+    c.run("web")
+    assert c.statefulset("web").status.ready_replicas == 3 and math.isfinite(c.now)
+
+
+# --------------------------------------------------------- 12. a budget on total work
+
+
+def test_a_scenario_asking_for_too_much_work_is_refused_when_loaded():
+    from stsedu import limits
+    body = "objects: [stsedu:web.yaml]\nsteps:\n" + "  - sync: 10000\n" * 2000
+    with pytest.raises(scenarios.ScenarioError) as info:
+        run_bounded(lambda: scenarios.loads(body), seconds=10)
+    assert "step 11 (sync)" in str(info.value) and "stsedu.limits.MAX_SCENARIO_WORK" in str(info.value)
+    with pytest.raises(scenarios.ScenarioError, match=r"sync: must be at most 10000 .*MAX_STEP_COUNT"):
+        scenarios.loads("objects: [stsedu:web.yaml]\nsteps:\n  - sync: 100000\n")
+    with pytest.raises(scenarios.ScenarioError, match="budget of 100000"):
+        scenarios.loads("objects: [stsedu:web.yaml]\nsteps:\n" + "  - run: {}\n" * 101)
+    assert len(scenarios.loads("objects: [stsedu:web.yaml]\nsteps:\n" + "  - run: {}\n" * 100).steps) == 100
+    old = limits.MAX_SCENARIO_WORK
+    try:
+        limits.MAX_SCENARIO_WORK = 10 ** 6
+        assert len(scenarios.loads("objects: [stsedu:web.yaml]\nsteps:\n" + "  - run: {}\n" * 101).steps) == 101
+    finally:
+        limits.MAX_SCENARIO_WORK = old
+
+
+def test_run_and_settle_bound_max_syncs_per_call():
+    c = fresh()
+    for call in (c.run, c.settle):
+        err = refused(c, call, "web", max_syncs=10 ** 9)
+        assert "max_syncs" in str(err) and "stsedu.limits.MAX_SYNCS_PER_CALL" in str(err)
+
+
+def parallel_set(replicas):
+    m = web_set(replicas=replicas, policy="Parallel")
+    return m
+
+
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+def test_one_sync_creates_at_most_the_budget_then_throttles(profile):
+    from stsedu import limits
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(parallel_set(2 ** 31 - 1))
+    r = run_bounded(lambda: c.sync("web"), seconds=20, megabytes=150)
+    created = [d for d in r.decisions if d.action == "create" and d.applied]
+    assert len(created) == limits.MAX_PODS_PER_SYNC == len(c.pods("web"))
+    assert "TooManyRequests" in r.error and "stsedu.limits.MAX_PODS_PER_SYNC" in r.error
+    assert any(e for e in c.trace.rows()["events"] if "TooManyRequests" in e[5])
+
+
+def test_a_set_within_the_budget_still_comes_up_in_one_sync():
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(parallel_set(40))
+    r = c.sync("web")
+    assert r.error is None and len(c.pods("web")) == 40
+
+
+def test_a_set_over_the_budget_comes_up_over_several_syncs():
+    from stsedu import limits
+    old = limits.MAX_PODS_PER_SYNC
+    limits.MAX_PODS_PER_SYNC = 5
+    try:
+        c = stsedu.Cluster()
+        c.apply(parallel_set(12))
+        c.run("web")
+        assert c.statefulset("web").status.ready_replicas == 12
+        assert sum(1 for s in c.trace.rows()["syncs"] if s[-1] and "TooManyRequests" in s[-1]) >= 2
+    finally:
+        limits.MAX_PODS_PER_SYNC = old

@@ -122,8 +122,29 @@ def integer(value: Any, path: str, *, minimum: int | None = None) -> list[Error]
     return []
 
 
-def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bool = False) -> list[Error]:
-    """A finite real number of seconds (not bool, NaN or infinity), at least *minimum*."""
+MAX_SECONDS = 10 ** 9
+"""Longest span of simulated time one argument may ask for (about 31.7 years): stage
+delays, ``advance``, ``fail_after``...  Finite sums of such spans cannot overflow the clock."""
+
+MAX_TIME = 10 ** 12
+"""Latest simulated time the clock may reach (about 31,700 years); ``advance`` and ``until``
+past it are refused, naming the argument."""
+
+
+def max_syncs(value: Any, path: str = "max_syncs") -> list[Error]:
+    """A number of syncs for one call: an integer from 1 to ``stsedu.limits.MAX_SYNCS_PER_CALL``."""
+    from .. import limits
+    errs = integer(value, path, minimum=1)
+    if not errs and as_integer(value) > limits.MAX_SYNCS_PER_CALL:
+        errs = [invalid(path, value, f"must be at most {limits.MAX_SYNCS_PER_CALL} syncs per call"
+                                     f" (the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")]
+    return errs
+
+
+def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bool = False,
+           maximum: float | None = MAX_SECONDS) -> list[Error]:
+    """A finite real number of seconds (not bool, NaN or infinity), at least *minimum* and
+    at most *maximum* (:data:`MAX_SECONDS` unless given)."""
     if value is None and allow_none:
         return []
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -133,6 +154,9 @@ def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bo
     if minimum is not None and value < minimum:
         detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
         return [invalid(path, value if isinstance(value, (int, float)) else float(value), detail)]
+    if maximum is not None and value > maximum:
+        return [invalid(path, value if isinstance(value, (int, float)) else float(value),
+                        f"must be less than or equal to {maximum:g} (seconds of simulated time)")]
     return []
 
 

@@ -483,9 +483,9 @@ def run_bounded(fn, seconds=5.0, megabytes=200):
 
 
 @pytest.mark.parametrize("text, problem", [
-    (EXERCISE.replace('id: "T.1"', "id: " + alias_bomb()), "line 1: more than 100000 values once YAML"
+    (EXERCISE.replace('id: "T.1"', "id: " + alias_bomb()), "line 1: more than 20000 values once YAML"
                                                            " aliases are followed"),
-    (EXERCISE + "hints: " + alias_bomb() + "\n", "line 9: more than 100000 values"),
+    (EXERCISE + "hints: " + alias_bomb() + "\n", "line 9: more than 20000 values"),
     (EXERCISE.replace("question: How many replicas?", "question: " + deep_flow()),
      "line 2: not valid YAML: exceeded max depth of 100 levels"),
     (EXERCISE.replace("question: How many replicas?", "question:\n" + "".join(
@@ -976,3 +976,52 @@ def test_a_set_over_the_budget_comes_up_over_several_syncs():
         assert sum(1 for s in c.trace.rows()["syncs"] if s[-1] and "TooManyRequests" in s[-1]) >= 2
     finally:
         limits.MAX_PODS_PER_SYNC = old
+
+
+# ------------------- every reader: a file under its size cap stays within a time/memory budget
+
+
+def _big_yaml_steps(n):
+    return "objects: [stsedu:web.yaml]\nsteps:\n" + "  - {sync: 1, expect: {pods: 3}}\n" * n
+
+
+@pytest.mark.parametrize("kind", ["manifest", "scenario", "exercise", "answers", "trace"])
+@pytest.mark.parametrize("shape", ["many-values", "alias-bomb", "deep"])
+def test_each_reader_stays_within_its_budget_for_a_file_under_its_cap(tmp_path, kind, shape):
+    """Just under 1 MiB of many small values, an alias bomb, 100,000 levels of nesting:
+    each reader refuses (or reads) it in a few seconds and under 200 MB, with its own error."""
+    big = (1 << 20) - 4096
+    if kind == "manifest":
+        head = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n"
+        text = {"many-values": head + "".join(f"  k{i}: v\n" for i in range(big // 10)),
+                "alias-bomb": head + "  a: " + alias_bomb() + "\n",
+                "deep": head + "  a: " + deep_flow(100_000)[:big - 100] + "\n"}[shape][:big]
+        call, errors = (lambda: load.load_documents(text)), stsedu.ValidationError
+    elif kind in ("scenario", "exercise"):
+        text = {"many-values": _big_yaml_steps(big // 34),
+                "alias-bomb": "objects: [stsedu:web.yaml]\nsteps: " + alias_bomb() + "\n",
+                "deep": "objects: " + deep_flow(100_000) + "\n"}[shape]
+        if kind == "exercise":
+            text = EXERCISE.split("scenario:")[0] + "scenario:\n  " + text.replace("\n", "\n  ")
+        p = tmp_path / "f.yaml"
+        p.write_text(text[:big])
+        call = (lambda: scenarios.load(p)) if kind == "scenario" else (lambda: E.load(p, register_them=False))
+        errors = scenarios.ScenarioError if kind == "scenario" else E.ExerciseError
+    elif kind == "answers":
+        text = {"many-values": '{"answers": {"x": [' + ",".join(["1"] * (big // 2 - 20)) + "]}}",
+                "alias-bomb": '{"answers": {"x": ' + "[" * 99 + "]" * 99 + "}}",
+                "deep": '{"answers": ' + deep_flow(100_000) + "}"}[shape]
+        p = tmp_path / "a.json"
+        p.write_text(text)
+        call, errors = (lambda: E.load_answers(p)), ValueError
+    else:
+        path = stsedu.Cluster().trace.save(tmp_path / "t.jsonl")
+        row = {"many-values": json.dumps([1] * (big // 2 - 10)), "alias-bomb": json.dumps(GOOD_POD_ROW),
+               "deep": deep_flow(100_000)}[shape]
+        with path.open("a") as f:
+            f.write(row + "\n")
+        call, errors = (lambda: stsedu.Trace.load(path)), ValueError
+    try:
+        run_bounded(call, seconds=15, megabytes=200)   # (tracemalloc makes it about 3x slower)
+    except errors as e:
+        assert "Traceback" not in str(e) and len(str(e)) < 2000

@@ -32,7 +32,7 @@ PACKAGE_PREFIX = "stsedu:"
 
 MAX_SCENARIO_BYTES = 1 << 20
 """Largest scenario file (and largest manifest file it names): 1 MiB, as for manifests."""
-MAX_SCENARIO_NODES = 100_000
+MAX_SCENARIO_NODES = 20_000
 """Values a scenario may expand to once YAML aliases are followed (an alias bomb is
 refused when the file is loaded, before anything runs or is printed)."""
 MAX_STEP_COUNT = _limits.MAX_STEP_COUNT

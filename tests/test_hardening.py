@@ -1025,3 +1025,35 @@ def test_each_reader_stays_within_its_budget_for_a_file_under_its_cap(tmp_path, 
         run_bounded(call, seconds=15, megabytes=200)   # (tracemalloc makes it about 3x slower)
     except errors as e:
         assert "Traceback" not in str(e) and len(str(e)) < 2000
+
+
+# ------------------------------------------------ 14. the pod template, as ValidatePodSpec checks it
+
+
+@pytest.mark.parametrize("spec, container, path", [
+    ({"hostname": "Bad_Host"}, {}, "spec.template.spec.hostname"),                  # ValidateDNS1123Label
+    ({"subdomain": "Bad_Sub"}, {}, "spec.template.spec.subdomain"),                 # ValidateDNS1123Label
+    ({"priorityClassName": "Bad_PC"}, {}, "spec.template.spec.priorityClassName"),  # ValidatePriorityClassName
+    ({}, {"readinessProbe": {"periodSeconds": -1, "tcpSocket": {"port": 80}}},      # validateProbe
+     "spec.template.spec.containers[0].readinessProbe.periodSeconds"),
+    ({}, {"livenessProbe": {"successThreshold": 3, "exec": {"command": ["true"]}}},  # validateLivenessProbe
+     "spec.template.spec.containers[0].livenessProbe.successThreshold"),
+    ({}, {"startupProbe": {"failureThreshold": 1}},                                 # validateHandler
+     "spec.template.spec.containers[0].startupProbe"),
+    ({}, {"readinessProbe": {"tcpSocket": {"port": 0}}},                            # ValidatePortNumOrName
+     "spec.template.spec.containers[0].readinessProbe.tcpSocket.port"),
+])
+def test_pod_template_fields_checked_as_validate_pod_spec_does(spec, container, path):
+    c = fresh()
+    m = web_set(name="db", **container)
+    m["spec"]["template"]["spec"].update(spec)
+    err = refused(c, c.apply, m)
+    assert [p for p, _ in err.errors] == [path]
+
+
+def test_scheduler_name_is_not_validated_upstream():
+    c = stsedu.Cluster()
+    m = web_set(name="db")
+    m["spec"]["template"]["spec"]["schedulerName"] = "Bad name"
+    c.apply(m)
+    assert c.statefulset("db").spec.template["spec"]["schedulerName"] == "Bad name"

@@ -1057,3 +1057,9 @@ def test_scheduler_name_is_not_validated_upstream():
     m["spec"]["template"]["spec"]["schedulerName"] = "Bad name"
     c.apply(m)
     assert c.statefulset("db").spec.template["spec"]["schedulerName"] == "Bad name"
+
+
+def test_an_unhashable_answer_source_is_an_exercise_error():
+    """Found by tests/test_fuzz.py: ``from: []`` was looked up in a dict (TypeError)."""
+    with pytest.raises(E.ExerciseError, match=r"line 4: answer.from: where the simulator's answer is read"):
+        E.loads(EXERCISE.replace("from: status", "from: []"), register_it=False)

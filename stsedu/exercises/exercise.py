@@ -454,7 +454,7 @@ def _parse_answer(a: Any, L: _Lines):
         raise L.error(f"must be one of {', '.join(K.KINDS)}, not {kind!r}{_close(kind, K.KINDS)}",
                       "answer", "kind")
     src = a.get("from")
-    if src not in SOURCES:
+    if not isinstance(src, str) or src not in SOURCES:   # (a list is unhashable: not a dict key)
         raise L.error(f"where the simulator's answer is read: one of {', '.join(SOURCES)}, not "
                       f"{src!r}{_close(src, SOURCES)}", "answer", "from")
     allowed = SOURCES[src] + ("kind", "from", "choices")

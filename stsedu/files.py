@@ -159,8 +159,8 @@ def read_bytes(path: str | Path, limits: Limits) -> bytes:
             data = fh.read(limits.max_bytes + 1)
     except FileNotFoundError:
         raise FileReadError("no such file") from None
-    except OSError as exc:
-        raise FileReadError(f"cannot read it: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the name
+        raise FileReadError(f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
     if len(data) > limits.max_bytes:
         raise FileReadError(f"over the limit of {limits.size_text()} for {limits.a_kind}")
     return data
@@ -372,12 +372,7 @@ def _named(label: str, path) -> str:
     return f"{label} {path}" if label else str(path)
 
 
-def check_output(path: str | Path, label: str = "", example: str = "out.txt",
-                 inputs: tuple = (), make_parents: bool = False) -> Path:
-    """The path an output may be written to, checked before any work: not a folder, in a
-    folder that exists (or, with *make_parents*, can be made: no file in the way), and
-    not one of *inputs*.  Raise OutputError saying which."""
-    p = Path(path)
+def _check_folders(p: Path, path, label: str, example: str, make_parents: bool) -> None:
     if str(path) == "" or p.is_dir():
         raise OutputError(f"{_named(label, path)}: is a folder; give a file name such as {example}")
     parent = p.parent
@@ -388,6 +383,20 @@ def check_output(path: str | Path, label: str = "", example: str = "out.txt",
             break
         if not make_parents:
             raise OutputError(f"{_named(label, path)}: no such folder: {parent}")
+
+
+def check_output(path: str | Path, label: str = "", example: str = "out.txt",
+                 inputs: tuple = (), make_parents: bool = False) -> Path:
+    """The path an output may be written to, checked before any work: not a folder, in a
+    folder that exists (or, with *make_parents*, can be made: no file in the way), and
+    not one of *inputs*.  Raise OutputError saying which."""
+    p = Path(path)
+    try:
+        _check_folders(p, path, label, example, make_parents)
+    except (OSError, ValueError) as exc:   # a name too long, a NUL byte, no permission to look
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(f"{_named(label, path)}: cannot write it: {getattr(exc, 'strerror', None) or exc}") from None
     for src in inputs:
         try:
             same = p.exists() and Path(src).exists() and p.samefile(src)

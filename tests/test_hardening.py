@@ -617,6 +617,7 @@ def test_answer_files_are_read_within_their_limits(tmp_path, content, problem):
 def test_grade_refuses_a_device_without_reading_it():
     code, text = run_bounded(lambda: cli("grade", "/dev/zero"), megabytes=50)
     assert "/dev/zero: cannot grade: is not a regular file" in text
+    assert "cannot read it" not in text          # the reader's own reason, not wrapped again
 
 
 def re_escape(text):

@@ -1075,3 +1075,18 @@ def test_names_the_file_system_refuses_are_one_line_errors(tmp_path):
     assert E.save_answers(long + ".json").startswith("Not saved:") if E.current_sheet().answers else True
     with pytest.raises(files.OutputError, match="File name too long"):
         files.check_output(long + ".csv", "--out")
+
+
+def test_a_cluster_holds_at_most_max_pods_as_a_quota_would():
+    """Found by the outside fuzzing round: 500 pods per sync, sync after sync, grew without end."""
+    from stsedu import limits
+    old = limits.MAX_PODS
+    limits.MAX_PODS = 30
+    try:
+        c = stsedu.Cluster(kubelet="manual")
+        c.apply(parallel_set(2 ** 31 - 1))
+        for _ in range(3):
+            r = c.sync("web")
+        assert len(c.pods()) == 30 and "exceeded quota" in r.error and "stsedu.limits.MAX_PODS" in r.error
+    finally:
+        limits.MAX_PODS = old

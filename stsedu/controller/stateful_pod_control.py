@@ -248,10 +248,16 @@ class ClusterObjects:
     _creates = 0
 
     def _throttle(self, name: str) -> None:
-        """The kit's stand-in for the API server's rate limits: past ``stsedu.limits.MAX_PODS_PER_SYNC``
-        pod creates in one sync, a create is answered ``TooManyRequests`` (see
-        :func:`~stsedu.controller.stateful_set_control.over_create_budget`)."""
+        """The kit's stand-in for the API server's rate limits and a pod quota: with
+        ``stsedu.limits.MAX_PODS`` pods in the cluster a create is ``Forbidden: exceeded
+        quota``; past ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests``
+        (see :func:`~stsedu.controller.stateful_set_control.over_create_budget`)."""
         from .. import limits
+        if self.c.store.count("Pod") >= limits.MAX_PODS:
+            raise APIError("create", "Pod", name, reason="Forbidden", message=(
+                f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
+                f" pods={self.c.store.count('Pod')}, limited: pods={limits.MAX_PODS}"
+                f" ({limits.hint('MAX_PODS')})"))
         self._creates += 1
         if self._creates > limits.MAX_PODS_PER_SYNC:
             raise APIError("create", "Pod", name, reason="TooManyRequests", message=(

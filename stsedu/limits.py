@@ -14,7 +14,7 @@ batch, about a third of a second of work).  Past it the simulated API server ans
 the next create with ``TooManyRequests`` (as its rate limits would): the sync stops
 there, reports the error, and the set is synced again (with the work queue's backoff)."""
 
-MAX_PODS = 20_000
+MAX_PODS = 10_000
 """Pods one cluster may hold, as a ResourceQuota on pods would: past it a create is answered
 ``Forbidden: exceeded quota`` (a sync's memory and time follow the pods that exist)."""
 

@@ -223,7 +223,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             counts.replicas += 1
             counts.revision(pod.revision, +1)
             creates += 1
-            if monotonic or over_create_budget(creates):
+            if monotonic or over_create_budget(creates, len(snap.pods)):
                 return finish()
             continue  # burst: no more work on this slot in this pass
         if P.is_terminating(pod) and monotonic:

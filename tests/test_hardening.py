@@ -858,6 +858,8 @@ def test_a_bare_string_where_a_list_goes_is_one_item(tmp_path):
      "chart must be one of timeline, revisions, counters, strip, not 'bogus'"),
     (lambda: __import__("stsedu.widgets.labs", fromlist=["IdentityLab"]).IdentityLab(views=3),
      "views must be a list of view names, not int"),
+    (lambda: __import__("stsedu.widgets", fromlist=["Playground"]).Playground(views=[["pods"]]),
+     "unknown view ['pods']"),        # was a TypeError: unhashable type (outside fuzzing round)
     (lambda: E.loads(5), "text must be YAML text (str), not int"),
     (lambda: E.select(ids=5), "ids must be a list of exercise ids, not int"),
     (lambda: E.grade(5), "submissions must be a list of answer file paths, not int"),

@@ -106,7 +106,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         for v in view_list:
             if isinstance(v, View):
                 self.views.append(v)
-            elif v in _VIEW_CLASSES:
+            elif isinstance(v, str) and v in _VIEW_CLASSES:
                 self.views.append(_VIEW_CLASSES[v]())
             else:
                 raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, charts, or a View instance")

@@ -46,6 +46,7 @@ from typing import TextIO
 
 from . import __version__
 from . import scenarios as _scenarios
+from .files import OutputError, check_output, write_output
 from .trace import POD_COLUMNS
 
 EXIT_OK, EXIT_EXPECTATION_FAILED, EXIT_INVALID_SCENARIO, EXIT_OUTPUT_ERROR = 0, 1, 2, 3
@@ -55,9 +56,28 @@ DEMO = "first-statefulset"
 """The shipped scenario ``stsedu`` runs without arguments (web.yaml, auto kubelet, until stable)."""
 
 
+EXIT_BROKEN_PIPE = 141
+"""What ``stsedu ... | head`` exits with once the reader has gone (128 + SIGPIPE, as a
+program the signal ends): quietly, without a traceback."""
+
+
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line *argv* (default ``sys.argv[1:]``), printing to *out*; returns the exit status."""
     out = out or sys.stdout
+    try:
+        return _main(argv, out)
+    except BrokenPipeError:
+        # the reader of our output is gone: say nothing more, and keep Python's exit-time
+        # flush of stdout from printing a traceback about it
+        if out is sys.__stdout__:
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+            except (OSError, ValueError):
+                pass
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["kubectl"]:  # kubectl's own flags: not argparse's business
         from .kubectl.cli import main as kubectl_main
@@ -165,8 +185,7 @@ def _nbgrader(exs: list, args, out: TextIO) -> int:
     import nbformat
     nb = N.nbgrader_source(exs, args.title, key=key)
     H.write_key(exs, course, assignment)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, p)
+    p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
     out.write(f"nbgrader source notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) "
               f"written to {p}; the exercises its hidden tests read are in {course / key} (never released)\n"
               f"next: nbgrader generate_assignment {assignment}\n")
@@ -181,6 +200,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             return _check_files(args.files, out, args.override)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
+        if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
+            check_output(args.out, "--out", inputs=tuple(getattr(args, "submissions", None) or ()),
+                         make_parents=args.command == "nbgrader")
         exs = E.select(args.ids, args.exercises, only=args.only, override=args.override)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
@@ -223,6 +245,9 @@ def _teacher(args, out: TextIO, parser) -> int:
     except E.ExerciseError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except OutputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_OUTPUT_ERROR
     return 2
 
 

@@ -196,6 +196,10 @@ class Cluster:
         *seconds* is a finite number >= 0.
         """
         arguments.check("advance", arguments.number(seconds, "seconds"))
+        if self.now + seconds > arguments.MAX_TIME:   # the clock stays finite (and exact enough)
+            arguments.check("advance", [arguments.invalid(
+                "seconds", seconds, f"must keep the clock at or before {arguments.MAX_TIME:g} s of simulated"
+                f" time (it is at {self.now:g} s)")])
         self.clock.advance_to(self.now + seconds)
         return self.now
 
@@ -227,8 +231,9 @@ class Cluster:
         """
         if name is not None:
             self.statefulset(name, namespace)  # KeyError before anything happens
-        arguments.check("run", arguments.integer(max_syncs, "max_syncs", minimum=1)
-                        + arguments.number(until, "until", minimum=None, allow_none=True))
+        arguments.check("run", arguments.max_syncs(max_syncs)
+                        + arguments.number(until, "until", minimum=None, allow_none=True,
+                                           maximum=arguments.MAX_TIME))
         if name is None:
             return self.loop.run(arguments.as_integer(max_syncs), until)
         return list(self.iter_run(name, max_syncs, namespace, until))
@@ -238,8 +243,9 @@ class Cluster:
                  until: float | None = None) -> Iterator[SyncResult]:
         """:meth:`run`, one SyncResult at a time (for progress bars); stop iterating to stop the run."""
         self.statefulset(name, namespace)
-        arguments.check("iter_run", arguments.integer(max_syncs, "max_syncs", minimum=1)
-                        + arguments.number(until, "until", minimum=None, allow_none=True))
+        arguments.check("iter_run", arguments.max_syncs(max_syncs)
+                        + arguments.number(until, "until", minimum=None, allow_none=True,
+                                           maximum=arguments.MAX_TIME))
         n = 0
         failures = 0
         while n < max_syncs:
@@ -283,7 +289,7 @@ class Cluster:
         integer >= 1.
         """
         self.statefulset(name, namespace)
-        arguments.check("settle", arguments.integer(max_syncs, "max_syncs", minimum=1))
+        arguments.check("settle", arguments.max_syncs(max_syncs))
         results: list[SyncResult] = []
         while len(results) < max_syncs:
             result = self.sync(name, namespace)

@@ -43,6 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from .api.arguments import as_list
 from .cluster import Cluster
 from .controller.profiles import Profile, get_profile
 
@@ -138,10 +139,11 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
     """
     if align not in ALIGNMENTS:
         raise ValueError(f"align must be one of {', '.join(ALIGNMENTS)}, not {align!r}")
+    status_fields = as_list(status_fields, "status_fields", "status field names")   # "replicas": one field
     unknown = [f for f in status_fields if f not in STATUS_FIELDS]
     if unknown:
         raise ValueError(f"unknown status field(s) {unknown}; known: {', '.join(STATUS_FIELDS)}")
-    specs = list(profiles)
+    specs = as_list(profiles, "profiles", "profiles")
     if len(specs) != 2:
         raise ValueError(f"compare needs exactly two profiles, not {len(specs)}")
     runs = []

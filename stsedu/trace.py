@@ -130,6 +130,8 @@ def _json(text: str, where: str) -> Any:
         raise ValueError(f"{where}: not JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise ValueError(f"{where}: nested too deeply to be a trace row") from None
+    except ValueError as exc:  # an integer past Python's 4300-digit limit
+        raise ValueError(f"{where}: not a trace row: {exc}") from None
 
 
 class Trace:
@@ -296,7 +298,7 @@ class Trace:
                     first = f.readline(MAX_TRACE_LINE_BYTES + 1)
                     try:
                         header = json.loads(first) if first.strip() else {}
-                    except (json.JSONDecodeError, RecursionError):
+                    except (ValueError, RecursionError):
                         header = {}
                     if not isinstance(header, dict) or header.get("format") != FORMAT:
                         raise ValueError(f"{path}: not an stsedu trace (the first line is not its header)")

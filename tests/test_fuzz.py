@@ -1,4 +1,8 @@
-"""Fuzz every public entry point and file reader (issue 21), with hypothesis.
+"""Fuzz every public entry point and file reader (issues 21 and 32), with hypothesis.
+
+Issue 32 added the teacher's files (exercise fields and lines, answers to every shipped
+exercise, answer files of any bytes) and the actions of the Playground and the labs (a
+refused action changes nothing: cluster, kubelet rules, lab state, controls).
 
 The invariant, for every call: it either succeeds, or raises one of the errors its
 docstring documents -- a :class:`stsedu.ValidationError` naming a field or an argument,
@@ -285,3 +289,118 @@ def test_load_documents_any_input(source):
         assert named(e)
     except TypeError as e:  # documented: not text, a dict or a list of dicts
         assert str(e).startswith("load_documents:")
+
+
+# ----------------------------------------------------- issue 32: the teacher's files and the labs
+
+from stsedu import exercises as E  # noqa: E402
+
+EXERCISE_YAML = """id: "F.1"
+question: How many replicas?
+why: The spec says so.
+answer: {kind: pods, from: pods}
+scenario:
+  cluster: {kubelet: manual}
+  objects: ["stsedu:web.yaml"]
+  steps: [settle: {}]
+hints:
+  - {answer: [web-0], hint: Count again.}
+"""
+EXERCISE_LINES = EXERCISE_YAML.splitlines()
+EXERCISE_DATA = __import__("yaml").safe_load(EXERCISE_YAML)
+EXERCISE_PATHS = [p for p in _paths(EXERCISE_DATA) if p]
+
+
+@FUZZ
+@given(path=st.sampled_from(EXERCISE_PATHS), value=HOSTILE)
+def test_exercise_with_any_field_changed(path, value):
+    """Any value anywhere in an exercise file: it loads, or an ExerciseError names the file."""
+    data = _set(EXERCISE_DATA, path, value)
+    try:
+        text = json.dumps(data, allow_nan=True)
+    except (ValueError, RecursionError):
+        return
+    try:
+        E.loads(text, source="f.yaml", register_it=False)
+    except E.ExerciseError as e:
+        assert str(e).startswith("f.yaml") and named(e)
+
+
+@FUZZ
+@given(line=st.integers(0, len(EXERCISE_LINES) - 1),
+       replacement=st.text(max_size=40) | st.sampled_from(["id: *a", "id: &a [*a]", "question: [" * 30,
+                                                            "scenario: ../x.yaml", "scenario: /etc/passwd",
+                                                            "points: 1e999", "answer: !!python/none ''"]))
+def test_exercise_text_any_line_changed(line, replacement):
+    lines = list(EXERCISE_LINES)
+    lines[line] = replacement
+    try:
+        E.loads("\n".join(lines) + "\n", source="f.yaml", register_it=False)
+    except E.ExerciseError as e:
+        assert str(e).startswith("f.yaml") and named(e)
+
+
+ANSWER_VALUES = HOSTILE | st.sampled_from(["web-²", "web-" + "9" * 5000, "٣", "r 7", "nothing", "a"]) \
+    | st.integers(-(10 ** 30), 10 ** 30) | st.lists(st.text(max_size=8), max_size=4)
+
+
+@FUZZ
+@given(exercise=st.sampled_from([e.id for e in E.EXERCISES]), answer=ANSWER_VALUES)
+def test_any_answer_to_any_exercise_gets_feedback(exercise, answer):
+    fb = E.get(exercise).check(answer, record=False)
+    assert isinstance(fb.message, str) and fb.message
+
+
+@FUZZ
+@given(answers=st.dictionaries(st.sampled_from([e.id for e in E.EXERCISES[:6]]) | st.text(max_size=5),
+                               ANSWER_VALUES, max_size=4),
+       student=HOSTILE, raw=st.none() | st.text(max_size=60) | st.binary(max_size=60))
+def test_grade_any_answer_file(tmp_path_factory, answers, student, raw):
+    """Any answer file (JSON or not): graded or 'malformed' with a reason, never an exception."""
+    p = tmp_path_factory.mktemp("g") / "s.json"
+    if raw is None:
+        try:
+            p.write_text(json.dumps({"student": student, "answers": answers}, allow_nan=True))
+        except (ValueError, RecursionError, TypeError):
+            return
+    else:
+        p.write_bytes(raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass"))
+    (result,) = E.grade([p], E.EXERCISES[:6]).results
+    assert result.status in ("ok", "partial", "malformed")
+    assert result.status != "malformed" or result.problem
+
+
+PLAYGROUND_ACTIONS = ["set_replicas", "set_partition", "set_max_unavailable", "set_min_ready_seconds",
+                      "set_strategy", "set_image", "set_policy", "set_speed", "set_kubelet_mode",
+                      "ready_pod", "fail_pod", "delete_pod", "make_never_ready", "advance"]
+
+
+@examples(ci=20, long=500)
+@given(action=st.sampled_from(PLAYGROUND_ACTIONS), value=HOSTILE)
+def test_playground_action_with_any_value(action, value):
+    """A Playground action either acts or shows its error and changes nothing."""
+    from test_hardening import _everything
+    from stsedu.widgets import Playground
+    pg = Playground(kubelet="manual")
+    before = _everything(pg)
+    getattr(pg, action)(value)
+    if pg.last_error is not None:
+        assert _everything(pg) == before
+
+
+LAB_ACTIONS = [("IdentityLab", "set_start"), ("ScalingLab", "scale"), ("ScalingLab", "set_healthy"),
+               ("PolicyLab", "set_policy"), ("UpdateLab", "set_strategy"), ("PartitionLab", "set_partition"),
+               ("AvailabilityLab", "set_min_ready"), ("AvailabilityLab", "set_max_unavailable"),
+               ("HistoryLab", "set_limit"), ("ProfileLab", "set_profile"), ("FaultLab", "fail_pod")]
+
+
+@examples(ci=15, long=300)
+@given(action=st.sampled_from(LAB_ACTIONS), value=HOSTILE)
+def test_lab_action_with_any_value(action, value):
+    from test_hardening import _everything
+    from stsedu.widgets import labs
+    lab = getattr(labs, action[0])()
+    before = _everything(lab)
+    getattr(lab, action[1])(value)
+    if lab.last_error is not None:
+        assert _everything(lab) == before

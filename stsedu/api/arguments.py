@@ -65,6 +65,37 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def as_list(value: Any, arg: str, what: str = "names") -> list:
+    """A Python argument that takes a list (``images``, ``status_fields``, ``submissions``...).
+
+    A bare string (or path) is deliberately one item: ``images="nginx:2"`` means
+    ``["nginx:2"]``, never its letters.  A mapping, or anything that is not iterable,
+    raises TypeError naming *arg* and the expected type."""
+    import os
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [value]
+    if isinstance(value, Mapping):
+        raise TypeError(f"{arg} must be a list of {what}, not a {type(value).__name__}")
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{arg} must be a list of {what}, not {type(value).__name__}") from None
+
+
+def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: bool = False) -> int | None:
+    """An int argument of a Python call (not a manifest field): TypeError naming *arg* for
+    another type, ValueError below *minimum*."""
+    if value is None and allow_none:
+        return None
+    n = as_integer(value)
+    if n is None:
+        raise TypeError(f"{arg} must be an integer{' or None' if allow_none else ''},"
+                        f" not {type(value).__name__} {value!r}"[:200])
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{arg} must be at least {minimum}, not {n}")
+    return n
+
+
 def as_integer(value: Any) -> int | None:
     """*value* as an int if it is an integer (``3``, ``numpy.int64(3)``, ``3.0``), else None.
 
@@ -91,8 +122,29 @@ def integer(value: Any, path: str, *, minimum: int | None = None) -> list[Error]
     return []
 
 
-def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bool = False) -> list[Error]:
-    """A finite real number of seconds (not bool, NaN or infinity), at least *minimum*."""
+MAX_SECONDS = 10 ** 9
+"""Longest span of simulated time one argument may ask for (about 31.7 years): stage
+delays, ``advance``, ``fail_after``...  Finite sums of such spans cannot overflow the clock."""
+
+MAX_TIME = 10 ** 12
+"""Latest simulated time the clock may reach (about 31,700 years); ``advance`` and ``until``
+past it are refused, naming the argument."""
+
+
+def max_syncs(value: Any, path: str = "max_syncs") -> list[Error]:
+    """A number of syncs for one call: an integer from 1 to ``stsedu.limits.MAX_SYNCS_PER_CALL``."""
+    from .. import limits
+    errs = integer(value, path, minimum=1)
+    if not errs and as_integer(value) > limits.MAX_SYNCS_PER_CALL:
+        errs = [invalid(path, value, f"must be at most {limits.MAX_SYNCS_PER_CALL} syncs per call"
+                                     f" (the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")]
+    return errs
+
+
+def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bool = False,
+           maximum: float | None = MAX_SECONDS) -> list[Error]:
+    """A finite real number of seconds (not bool, NaN or infinity), at least *minimum* and
+    at most *maximum* (:data:`MAX_SECONDS` unless given)."""
     if value is None and allow_none:
         return []
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -102,6 +154,9 @@ def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bo
     if minimum is not None and value < minimum:
         detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
         return [invalid(path, value if isinstance(value, (int, float)) else float(value), detail)]
+    if maximum is not None and value > maximum:
+        return [invalid(path, value if isinstance(value, (int, float)) else float(value),
+                        f"must be less than or equal to {maximum:g} (seconds of simulated time)")]
     return []
 
 

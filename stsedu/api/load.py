@@ -13,6 +13,7 @@ import yaml
 
 from .errors import ValidationError
 from .field_errors import Error, required
+from ..files import MAX_NESTING_DEPTH, BoundedLoader, FileReadError, Limits, _FastLoader, load_yaml_all  # noqa: F401
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -26,14 +27,6 @@ API_SERVER_REQUEST_LIMIT_BYTES = 3 << 20
 _MAX_YAML_NODES = 1_000_000
 """Values a loaded document may expand to once YAML aliases are followed; more is
 reported as go-yaml does ("document contains excessive aliasing")."""
-
-MAX_NESTING_DEPTH = 100
-"""Deepest nesting of maps and lists a loaded document (YAML, JSON or Python data) may
-have.  Real manifests stay under 20 levels; Go's decoders stop at 10000 (go-yaml's
-"exceeded max depth", encoding/json's "exceeded max depth"), far beyond what a
-recursive reader in Python can follow, so stsedu stops at 100 with a clear error
-instead of a ``RecursionError``."""
-
 
 def depth_error(path: str = "") -> ValidationError:
     """The error for a document nested deeper than :data:`MAX_NESTING_DEPTH`."""
@@ -53,29 +46,9 @@ def non_finite_error(path: str, value: float) -> ValidationError:
 # Loading (sigs.k8s.io/yaml YAMLToJSON, kubectl's document splitting)
 # ---------------------------------------------------------------------------
 
-class BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses nesting deeper than :data:`MAX_NESTING_DEPTH` (with the
-    line and column) before Python's stack runs out.  Scenario files use it too."""
-
-    _depth = 0
-
-    def compose_node(self, parent, index):
-        # the composer recurses once per level: bound it before Python's stack does
-        self._depth += 1
-        try:
-            if self._depth > MAX_NESTING_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"exceeded max depth of {MAX_NESTING_DEPTH} levels of maps and lists",
-                    self.peek_event().start_mark)
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-class _KubeLoader(BoundedLoader):
-    """SafeLoader that reads YAML the way sigs.k8s.io/yaml does: timestamps stay
-    strings, keys become strings (``true``, ``1``), and a key set twice in one map is
-    an error."""
+class _KubeRules:
+    """How sigs.k8s.io/yaml reads YAML: timestamps stay strings, keys become strings
+    (``true``, ``1``), and a key set twice in one map is an error."""
 
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, yaml.MappingNode):
@@ -101,10 +74,33 @@ class _KubeLoader(BoundedLoader):
         return mapping
 
 
-_KubeLoader.yaml_implicit_resolvers = {
+class _KubeLoader(_KubeRules, BoundedLoader):
+    """:class:`_KubeRules` on PyYAML's pure-Python parser (its error messages are the
+    ones docs/validation.md quotes)."""
+
+
+_FastKubeLoader = type("_FastKubeLoader", (_KubeRules, _FastLoader), {}) if _FastLoader is not None else None
+"""The same rules on libyaml's parser: a 1 MiB manifest in about a second, not forty."""
+
+_NO_TIMESTAMPS = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+MAX_MANIFEST_NODES = 50_000
+"""Values (keys, items, scalars) a manifest's YAML may hold, checked while it is read,
+and again once aliases are followed (on the node graph, before anything is expanded):
+about two seconds of PyYAML's work.  A StatefulSet manifest holds a few hundred."""
+
+_MANIFEST_LIMITS = Limits("manifest", MAX_MANIFEST_BYTES, MAX_MANIFEST_NODES)
+
+for _cls in (_KubeLoader, _FastKubeLoader):
+    if _cls is not None:
+        _cls.yaml_implicit_resolvers = _NO_TIMESTAMPS
+        _cls.max_nodes, _cls.kind = MAX_MANIFEST_NODES, "manifest"
+
+_REPARSE_BYTES = 64 << 10
+"""Bad YAML up to this size is parsed again by PyYAML's pure-Python parser, whose
+messages the docs quote; a larger file keeps libyaml's (go-yaml's) wording."""
 
 
 def _manifest_error(message: str) -> ValidationError:
@@ -193,9 +189,17 @@ def _yaml_error(exc: yaml.YAMLError) -> ValidationError:
 
 def _parse_yaml(text: str) -> list[Any]:
     try:
-        return list(yaml.load_all(text, Loader=_KubeLoader))  # a SafeLoader: safe_load_all
+        # safe_load_all, within the manifest's limits (values counted before aliases expand)
+        return load_yaml_all(text, _MANIFEST_LIMITS, _FastKubeLoader or _KubeLoader, yaml_errors=True)
     except yaml.YAMLError as exc:
+        if _FastKubeLoader is not None and len(text) <= _REPARSE_BYTES:
+            try:
+                list(yaml.load_all(text, Loader=_KubeLoader))
+            except yaml.YAMLError as slow:
+                exc = slow
         raise _yaml_error(exc) from None
+    except FileReadError as exc:
+        raise _manifest_error(f"error converting YAML to JSON: yaml: {exc}") from None
 
 
 def _flatten(docs: Iterable[Any]) -> list[dict]:

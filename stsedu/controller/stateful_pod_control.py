@@ -245,6 +245,25 @@ class ClusterObjects:
     def _check(self, verb: str, kind: str, name: str) -> None:
         self.c.check_fault(verb, kind, name)
 
+    _creates = 0
+
+    def _throttle(self, name: str) -> None:
+        """The kit's stand-in for the API server's rate limits and a pod quota: with
+        ``stsedu.limits.MAX_PODS`` pods in the cluster a create is ``Forbidden: exceeded
+        quota``; past ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests``
+        (see :func:`~stsedu.controller.stateful_set_control.over_create_budget`)."""
+        from .. import limits
+        if self.c.store.count("Pod") >= limits.MAX_PODS:
+            raise APIError("create", "Pod", name, reason="Forbidden", message=(
+                f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
+                f" pods={self.c.store.count('Pod')}, limited: pods={limits.MAX_PODS}"
+                f" ({limits.hint('MAX_PODS')})"))
+        self._creates += 1
+        if self._creates > limits.MAX_PODS_PER_SYNC:
+            raise APIError("create", "Pod", name, reason="TooManyRequests", message=(
+                f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
+                f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
+
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
@@ -265,6 +284,7 @@ class ClusterObjects:
     def create_pod(self, d: Decision) -> None:
         pod: Pod = d.payload
         try:
+            self._throttle(pod.name)
             self._check("create", "Pod", pod.name)
             self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
         except APIError as e:

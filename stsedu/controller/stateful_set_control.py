@@ -604,6 +604,19 @@ class Slots:
             yield pod
 
 
+def over_create_budget(creates: int, existing: int = 0) -> bool:
+    """True once a sync's plan creates one pod more than ``stsedu.limits.MAX_PODS_PER_SYNC``,
+    or than the room ``MAX_PODS`` leaves beside the set's *existing* pods.
+
+    Not upstream's: a real burst is bounded by the API server's rate limits, and the
+    kit's own budget (:mod:`stsedu.limits`) stands in for them.  That one create is
+    refused when the sync makes it (``TooManyRequests``); like any failed create it
+    ends ``updateStatefulSet``, so planning stops there and no slot past it is read
+    (``spec.replicas`` may be 2147483647)."""
+    from .. import limits
+    return creates > min(limits.MAX_PODS_PER_SYNC, max(0, limits.MAX_PODS - existing))
+
+
 def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
     """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
     out, j, size = [], 0, min(n, initial)
@@ -684,12 +697,16 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         return finish()
 
     # processReplica for each slot; OrderedReady stops at the first slot that blocks
+    creates = 0
     for i, pod in enumerate(replicas):
         ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, revisions)
         if ds:
             decisions.extend(ds)
         if monotonic and (stop or (ds and any(d.error for d in ds))):
             return finish()
+        creates += sum(1 for d in ds if d.action == "create")
+        if not monotonic and over_create_budget(creates, len(snap.pods)):
+            return finish()   # the create past the budget fails (TooManyRequests): updateStatefulSet ends
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     for i, pod in enumerate(condemned):

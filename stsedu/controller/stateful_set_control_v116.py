@@ -41,7 +41,8 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .stateful_set_control import Snapshot, full_pod, placeholder, plan_revisions, versioned_revision
+from .stateful_set_control import (Snapshot, full_pod, over_create_budget, placeholder, plan_revisions,
+                                   versioned_revision)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -190,6 +191,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         return finish()
 
     # The replica loop: ordinals 0 .. replicas-1.
+    creates = 0
     for i in range(n):
         pod = slots[i]
         kw = {"step": STEP_REPLICAS, "slot": i}
@@ -220,7 +222,8 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
                     "recreate", payload=full_pod(sts, pod, revisions_by_name, V1_16), **kw))
             counts.replicas += 1
             counts.revision(pod.revision, +1)
-            if monotonic:
+            creates += 1
+            if monotonic or over_create_budget(creates, len(snap.pods)):
                 return finish()
             continue  # burst: no more work on this slot in this pass
         if P.is_terminating(pod) and monotonic:

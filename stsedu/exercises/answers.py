@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .. import files as _files
 from .exercise import RECORDED, record_attempt
 from .modes import ASSESSED, MODES, PRACTICE
 
@@ -91,15 +92,25 @@ class AnswerSheet:
         Returns a one-line message; writes nothing while no exercise is answered, or while the
         sheet has no name of its own (``"your name"`` is refused).
         """
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"save: path must be a file name (str or Path), not {type(path).__name__}")
+        if not isinstance(self.student, str):
+            raise TypeError(f"save: student must be a string, not {type(self.student).__name__}")
         p = Path(path)
         attempts = {k: list(v) for k, v in self.attempts.items() if v}
         student = self.student
-        if merge and p.is_file():
+        try:
+            exists = p.exists() or p.is_symlink()
+        except (OSError, ValueError) as e:
+            return f"Not saved: {str(p)[:200]}: {getattr(e, 'strerror', None) or e}."
+        if exists:
+            # never replace what is not an answer sheet (a notebook, an exercise file...)
             try:
                 old = load_answers(p)
-            except ValueError:
-                old = None
-            if old is not None:
+            except ValueError as e:
+                return (f"Not saved: {p} exists and is not an answer file ({e}); "
+                        "choose another name, such as my-answers.json.")
+            if merge:
                 for k, tries in old.attempts.items():
                     mine = attempts.get(k, [])
                     attempts[k] = list(tries) + [a for a in mine if a not in tries]
@@ -110,7 +121,10 @@ class AnswerSheet:
         if problem:
             return f"Not saved: {problem}."
         sheet = AnswerSheet(student.strip(), attempts=attempts, mode=self.mode)
-        p.write_text(json.dumps(sheet.to_dict(), indent=1) + "\n", encoding="utf-8")
+        try:
+            _files.write_output(p, json.dumps(sheet.to_dict(), indent=1) + "\n", example="my-answers.json")
+        except _files.OutputError as e:
+            return f"Not saved: {e}."
         return f"Saved {len(attempts)} answer(s) to {p}."
 
     def __repr__(self) -> str:
@@ -131,6 +145,9 @@ def save_answers(path: str | Path = "my-answers.json", student: str = "") -> str
 
     Returns (and a notebook shows) a one-line message.
     """
+    if not isinstance(student, str):
+        raise TypeError(f"save_answers: student must be a string (the student's name), "
+                        f"not {type(student).__name__}")
     sheet = current_sheet()
     if student:
         sheet.student = student
@@ -140,23 +157,14 @@ def save_answers(path: str | Path = "my-answers.json", student: str = "") -> str
 def load_answers(path: str | Path) -> AnswerSheet:
     """Read an answer file.  Raise ValueError with a one-line reason if it is not one."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError("no such file") from None
-    except IsADirectoryError:
-        raise ValueError("is a folder, not an answer file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read it ({e.__class__.__name__})") from None
-    if not text.strip():
-        raise ValueError("empty file (0 bytes): no answers were saved into it"
-                         if not text else "empty file (only blank space): no answers were saved into it")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"not JSON (line {e.lineno}: {e.msg})") from None
-    except RecursionError:
-        raise ValueError("not an answer file: nested too deeply") from None
+    try:  # bounded: 1 MiB, a regular file, UTF-8, 100 levels, numbers of at most 100 digits
+        text = _files.read_text(p, _files.ANSWERS)
+        if not text.strip():
+            raise ValueError("empty file (0 bytes): no answers were saved into it"
+                             if not text else "empty file (only blank space): no answers were saved into it")
+        data = _files.load_json(text, _files.ANSWERS)
+    except _files.FileReadError as e:
+        raise ValueError(str(e)) from None
     if not isinstance(data, dict) or not isinstance(data.get("answers"), dict):
         raise ValueError('not an answer file: expected {"answers": {...}} as save_answers() writes it')
     student = data.get("student") or ""

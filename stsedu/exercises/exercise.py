@@ -38,8 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
+from .. import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode
@@ -121,28 +120,12 @@ class Feedback:
 
 
 def _line_map(text: str) -> dict[tuple, int]:
-    """(path) -> 1-based line for every key and list item of the YAML document."""
-    out: dict[tuple, int] = {}
+    """(path) -> 1-based line for every key and list item of the YAML document (bounded:
+    each node once, and nothing for text the exercise-file limits refuse)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return out
-
-    def walk(n, path):
-        if n is None:
-            return
-        out.setdefault(path, n.start_mark.line + 1)
-        if isinstance(n, yaml.MappingNode):
-            for k, v in n.value:
-                key = k.value
-                out[path + (key,)] = k.start_mark.line + 1
-                walk(v, path + (key,))
-        elif isinstance(n, yaml.SequenceNode):
-            for i, v in enumerate(n.value):
-                out[path + (i,)] = v.start_mark.line + 1
-                walk(v, path + (i,))
-    walk(node, ())
-    return out
+        return _files.line_map(_files.compose_yaml(text, _files.EXERCISE)[1])
+    except (_files.FileReadError, TypeError):
+        return {}
 
 
 def _split_field(fld: str | None) -> list:
@@ -493,12 +476,12 @@ def _close(word: str, known) -> str:
 
 def loads(text: str, source: str = "<exercise>", base: str | Path | None = None) -> Exercise:
     """Read one exercise from YAML *text*.  Raise :class:`ExerciseError` naming the line."""
+    if not isinstance(text, str):
+        raise TypeError(f"exercises.loads: text must be YAML text (str), not {type(text).__name__}")
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise ExerciseError(f"not valid YAML: {getattr(e, 'problem', None) or e}", source,
-                            mark.line + 1 if mark is not None else None) from None
+        data = _files.load_yaml(text, _files.EXERCISE)
+    except _files.FileReadError as e:
+        raise ExerciseError(e.problem, source, e.line) from None
     return from_dict(data, source=source, base=base, text=text)
 
 
@@ -560,7 +543,7 @@ def _parse_answer(a: Any, L: _Lines):
         raise L.error(f"must be one of {', '.join(K.KINDS)}, not {kind!r}{_close(kind, K.KINDS)}",
                       "answer", "kind")
     src = a.get("from")
-    if src not in SOURCES:
+    if not isinstance(src, str) or src not in SOURCES:   # (a list is unhashable: not a dict key)
         raise L.error(f"where the simulator's answer is read: one of {', '.join(SOURCES)}, not "
                       f"{src!r}{_close(src, SOURCES)}", "answer", "from")
     allowed = SOURCES[src] + ("kind", "from", "choices")
@@ -647,15 +630,11 @@ def _snake(name: str) -> str:
 def _parse_scenario(sc: Any, reveal: Any, L: _Lines, base: Path):
     """The question's scenario plus the reveal steps, as one Scenario; and how many steps are the question's."""
     if isinstance(sc, str):
-        path = base / sc
-        try:
-            p = path if path.is_file() else _scenarios.load(sc).path
-        except _scenarios.ScenarioError as e:
-            raise L.error(str(e), "scenario") from None
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            raise L.error(f"{p}: not valid YAML: {e}", "scenario") from None
+        p = _scenario_path(sc, base, L)
+        try:   # the scenario reader's own limits (1 MiB, aliases, depth, UTF-8)
+            data = _files.load_yaml(_files.read_text(p, _files.SCENARIO), _files.SCENARIO)
+        except _files.FileReadError as e:
+            raise L.error(f"{p}: {e}", "scenario") from None
         sc_base, prefix, sc_source = p.parent, ("scenario",), str(p)
     elif isinstance(sc, Mapping):
         data, sc_base, prefix, sc_source = sc, base, ("scenario",), L.source
@@ -673,14 +652,25 @@ def _parse_scenario(sc: Any, reveal: Any, L: _Lines, base: Path):
     data["steps"] = list(steps) + list(reveal or [])
     data.setdefault("name", "exercise")
     try:
-        parse = getattr(_scenarios, "from_dict", None)
-        if parse is not None:
-            scenario = parse(data, source=sc_source, base=sc_base)
-        else:  # pragma: no cover - the public text parser does the same
-            scenario = _scenarios.loads(yaml.safe_dump(data), source=sc_source, base=sc_base)
+        scenario = _scenarios.from_dict(data, source=sc_source, base=sc_base)
     except _scenarios.ScenarioError as e:
         raise _scenario_error(e, L, prefix, len(steps), isinstance(sc, str)) from None
     return scenario, len(steps)
+
+
+def _scenario_path(sc: str, base: Path, L: _Lines) -> Path:
+    """The file ``scenario: NAME`` names, by the scenario files' rules: a relative path below
+    the exercise's folder (no absolute path, no ``..``), or the name of a shipped scenario."""
+    from ..scenarios.format import _Bad, confined_path
+    shipped = "/" not in sc and "\\" not in sc and not sc.endswith((".yaml", ".yml")) \
+        and not (base / sc).is_file()
+    try:
+        return _scenarios.library_path(sc) if shipped else confined_path(sc, base)
+    except _scenarios.ScenarioError as e:
+        raise L.error(str(e), "scenario") from None
+    except _Bad as b:
+        raise L.error(b.problem.replace("the scenario's folder", "the exercise's folder")
+                      .replace("the scenario folder", "the exercise's folder"), "scenario") from None
 
 
 def _scenario_error(e, L: _Lines, prefix: tuple, n_question: int, external: bool) -> ExerciseError:
@@ -726,10 +716,8 @@ def _dotted(path) -> str:
 def load_file(path: str | Path) -> Exercise:
     """Read one exercise file.  Raise :class:`ExerciseError` (file, line, field) if it is invalid."""
     p = Path(path)
-    if not p.is_file():
-        raise ExerciseError("no such file", str(path))
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ExerciseError(f"cannot read: {e}", str(path)) from None
+        text = _files.read_text(p, _files.EXERCISE)
+    except _files.FileReadError as e:
+        raise ExerciseError(e.problem, str(path), e.line) from None
     return loads(text, source=str(path), base=p.parent)

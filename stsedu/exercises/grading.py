@@ -124,12 +124,13 @@ class Grades:
                 + ["total", "out_of", "attempts", "misses"])
 
     def to_csv(self, path: str | Path) -> Path:
-        p = Path(path)
-        with p.open("w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=self.columns())
-            w.writeheader()
-            w.writerows(self.rows())
-        return p
+        import io
+        from .. import files as _files
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=self.columns())
+        w.writeheader()
+        w.writerows(self.rows())
+        return _files.write_output(path, buf.getvalue(), example="scores.csv")   # whole, or nothing
 
     def frame(self):
         import pandas as pd
@@ -206,7 +207,8 @@ def grade(submissions: Iterable[str | Path], exercises: list | None = None,
         exercises = list(EXERCISES)
     policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
     results = []
-    for path in submissions:
+    from ..api.arguments import as_list
+    for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)
         except ValueError as e:

@@ -35,8 +35,8 @@ def _blank(ans: Any) -> bool:
 
 
 def _ordinal_key(name: str):
-    base, _, tail = name.rpartition("-")
-    return (base, int(tail)) if tail.isdigit() else (name, -1)
+    base, _, tail = name.rpartition("-")   # ASCII digits only: "²".isdigit() but int("²") fails
+    return (base, int(tail)) if re.fullmatch(r"[0-9]{1,18}", tail) else (name, -1)
 
 
 def norm_pods(ans: Any) -> list[str]:
@@ -82,17 +82,24 @@ def norm_decisions(ans: Any) -> list[list]:
     raise AnswerFormatError('write a decision like ("create", "web-1"), a list of them, or "nothing"')
 
 
+_MAX_INT = 10 ** 18
+"""Whole-number answers stay below this (a count of pods, a revision): a larger one is refused
+before anything prints it (Python will not turn an int of over 4300 digits into text)."""
+
+
 def _int(ans: Any, what: str) -> int:
     if isinstance(ans, bool):
         raise AnswerFormatError(f"write {what}, not True/False")
-    if isinstance(ans, float) and ans.is_integer():
+    if isinstance(ans, float) and ans.is_integer() and abs(ans) < _MAX_INT:
         return int(ans)
-    if isinstance(ans, int):
+    if isinstance(ans, int) and abs(ans) < _MAX_INT:
         return ans
-    if isinstance(ans, str):
-        m = re.fullmatch(r"\s*(?:revision|rev\.?|r)?\s*(-?\d+)\s*", ans.lower())
+    if isinstance(ans, str) and len(ans) < 100:
+        m = re.fullmatch(r"\s*(?:revision|rev\.?|r)?\s*(-?[0-9]{1,18})\s*", ans.lower())
         if m:
             return int(m.group(1))
+    if isinstance(ans, int) or (isinstance(ans, str) and re.fullmatch(r"\s*-?[0-9]{19,}\s*", ans)):
+        raise AnswerFormatError(f"write {what} with at most 18 digits, like 2")
     raise AnswerFormatError(f"write {what}, like 2")
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import files as _files
 from . import kinds as K
 from .exercise import ExerciseError
 from .handout import KEY_DIR, public, question_markdown, refuse_shipped, slug
@@ -129,9 +130,9 @@ def write_answer_key(exercises: list, out: str | Path) -> Path:
         raise ExerciseError("answer keys stay out of the students' notebooks folder; write it elsewhere",
                             str(out))
     if p.suffix == ".ipynb":
-        nbformat.write(answer_key(exercises), p)
+        text = nbformat.writes(answer_key(exercises)) + "\n"
     elif p.suffix in (".html", ".htm"):
-        p.write_text(answer_key_html(exercises), encoding="utf-8")
+        text = answer_key_html(exercises)
     else:
         raise ExerciseError("write the key to a .html or .ipynb file", str(out))
-    return p
+    return _files.write_output(p, text, example="key.html")   # whole, or nothing

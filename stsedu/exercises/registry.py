@@ -91,13 +91,14 @@ def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
     naming the file, line and field of the first invalid one, or the two files of an id used twice.
     """
     p = Path(path)
-    if p.is_dir():
-        paths = _files(p)
-        if not paths:
-            raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
-    elif p.is_file():
-        paths = [p]
-    else:
+    try:
+        is_dir, is_file = p.is_dir(), p.is_file()
+        paths = _files(p) if is_dir else [p]
+    except (OSError, ValueError) as e:   # a name too long, a NUL byte ...
+        raise ExerciseError(f"cannot read it: {getattr(e, 'strerror', None) or e}", str(path)[:200]) from None
+    if is_dir and not paths:
+        raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
+    if not is_dir and not is_file:
         raise ExerciseError("no such file or folder", str(path))
     out = [_read(q) for q in paths]
     refuse_duplicates(out)
@@ -176,6 +177,9 @@ def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None 
     The assignment is *ids* from the pool, in that order; without *ids*, the exercises of
     *paths* (or, with no *paths*, the shipped ones).
     """
+    from ..api.arguments import as_list   # a single id or path (a string) is one
+    paths = as_list(paths, "paths", "exercise files or folders") if paths is not None else None
+    ids = as_list(ids, "ids", "exercise ids") if ids else ids
     mine: list[Exercise] = []
     for p in paths or []:
         for e in load(p, register_them=False):

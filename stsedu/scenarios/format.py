@@ -15,6 +15,9 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from .. import files as _files
+from .. import limits as _limits
+from ..api.arguments import MAX_SECONDS
 from ..api.errors import ValidationError
 from ..api.merge_patch import merge_patch
 from ..cluster import CASCADES, Cluster
@@ -30,12 +33,26 @@ PACKAGE_PREFIX = "stsedu:"
 
 MAX_SCENARIO_BYTES = 1 << 20
 """Largest scenario file (and largest manifest file it names): 1 MiB, as for manifests."""
-MAX_SCENARIO_NODES = 100_000
+MAX_SCENARIO_NODES = 20_000
 """Values a scenario may expand to once YAML aliases are followed (an alias bomb is
 refused when the file is loaded, before anything runs or is printed)."""
-MAX_STEP_COUNT = 100_000
-"""Largest count of a ``sync`` or ``kubelet_step`` step and largest ``max_syncs``: a
-step that would run longer is refused when the file is loaded."""
+MAX_STEP_COUNT = _limits.MAX_STEP_COUNT
+"""Largest count of a ``sync`` or ``kubelet_step`` step and largest ``max_syncs`` (the
+default; ``stsedu.limits.MAX_STEP_COUNT`` is read when a file is loaded): a step that
+would run longer is refused when the file is loaded."""
+
+DEFAULT_MAX_SYNCS = 1000
+"""``max_syncs`` of a ``run`` / ``settle`` step that names none (``Cluster.run``'s default)."""
+
+
+def step_work(action: str, args: Mapping[str, Any]) -> int:
+    """The most syncs and kubelet steps one parsed step may make (its share of
+    ``stsedu.limits.MAX_SCENARIO_WORK``)."""
+    if action in ("sync", "kubelet_step"):
+        return args.get("count", 1)
+    if action in ("run", "run_all", "settle"):
+        return args.get("max_syncs", DEFAULT_MAX_SYNCS)
+    return 0
 
 TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")
 CLUSTER_KEYS = ("kubelet", "seed", "profile", "feature_gates", "stages", "gc_delay", "informer_delay",
@@ -298,7 +315,7 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
                 raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
             try:
                 p = confined_path(f, base)
-                text = read_text(p, MAX_SCENARIO_BYTES)
+                text = read_text(p, MAX_SCENARIO_BYTES, "manifest")
             except _Bad as b:
                 raise ScenarioError(b.problem, source, step, action, label + ".file") from None
             what = f
@@ -344,23 +361,13 @@ def confined_path(f: str, base: Path) -> Path:
     return p
 
 
-def read_text(p: Path, limit: int) -> str:
-    """The UTF-8 text of file *p*, refusing files over *limit* bytes before reading them;
-    raise _Bad with a clear problem otherwise."""
+def read_text(p: Path, limit: int, kind: str = "scenario file") -> str:
+    """The UTF-8 text of the regular file *p*, refusing files over *limit* bytes before
+    reading them (:func:`stsedu.files.read_text`); raise _Bad with a clear problem otherwise."""
     try:
-        size = p.stat().st_size
-        if size > limit:
-            raise _Bad(None, f"{p} is {size} bytes, over the limit of {limit} bytes (1 MiB)")
-        with p.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise _Bad(None, f"cannot read {p}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise _Bad(None, f"{p} is over the limit of {limit} bytes (1 MiB)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Bad(None, f"{p} is not UTF-8 text (byte {exc.start})") from None
+        return _files.read_text(p, _files.Limits(kind, limit))
+    except _files.FileReadError as exc:
+        raise _Bad(None, f"{p}: {exc}") from None
 
 
 # ----------------------------------------------------------------- steps
@@ -418,8 +425,9 @@ def _int(v: Any, fld: str, minimum: int | None = None) -> int:
 def _count(v: Any, fld: str) -> int:
     """A number of syncs or kubelet steps: 1 .. MAX_STEP_COUNT."""
     n = _int(v, fld, 1)
-    if n > MAX_STEP_COUNT:
-        raise _Bad(fld, f"must be at most {MAX_STEP_COUNT} (one step runs at most that many), not {n}")
+    if n > _limits.MAX_STEP_COUNT:
+        raise _Bad(fld, f"must be at most {_limits.MAX_STEP_COUNT} (one step runs at most that many;"
+                        f" {_limits.hint('MAX_STEP_COUNT')}), not {n}")
     return n
 
 
@@ -428,6 +436,8 @@ def _seconds(v: Any, fld: str) -> float:
         raise _Bad(fld, f"must be a number of seconds >= 0, not {v!r}")
     if not math.isfinite(v):
         raise _Bad(fld, f"must be a finite number of seconds, not {v!r}")
+    if v > MAX_SECONDS:
+        raise _Bad(fld, f"must be at most {MAX_SECONDS:g} seconds (about 31.7 years), not {v!r}")
     return float(v)
 
 

@@ -9,16 +9,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..trace import Trace
 from .expectations import _RunState, _check
-from ..api.load import BoundedLoader, to_json_data
-from .format import (ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
+from .. import files as _files
+from .. import limits as _limits
+from ..api.load import to_json_data
+from .format import (DEFAULT_MAX_SYNCS, ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
                      ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
-                     _object_entry, _step, read_text)
+                     _object_entry, _step, read_text, step_work)
 
 # ================================================================ scenario
 
@@ -182,15 +182,11 @@ def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
     """
     if not isinstance(text, str):
         raise ScenarioError(f"a scenario is YAML text, not {type(text).__name__}", source)
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_SCENARIO_BYTES:
-        raise ScenarioError(f"{size} bytes, over the limit of {MAX_SCENARIO_BYTES} bytes (1 MiB)", source)
-    try:
-        data = yaml.load(text, Loader=BoundedLoader)  # a SafeLoader with a depth bound
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise ScenarioError(f"{where}not valid YAML: {getattr(e, 'problem', None) or e}", source) from None
+    try:  # size, depth, and aliases counted before anything is expanded
+        data = _files.load_yaml(text, _files.Limits("scenario file", MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES))
+    except _files.FileReadError as e:
+        where = f"line {e.line}: " if e.line else ""
+        raise ScenarioError(f"{where}{e.problem}", source) from None
     return from_dict(data, source=source, base=base, default_name=default_name)
 
 
@@ -236,10 +232,20 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
     raw_steps = data.get("steps") or []
     if not isinstance(raw_steps, list):
         raise ScenarioError(f"must be a list of steps, not {_kind(raw_steps)}", source, field="steps")
-    steps = tuple(_step(raw, i + 1, set_name, base, source) for i, raw in enumerate(raw_steps))
+    steps, work = [], 0
+    for i, raw in enumerate(raw_steps):   # the budget on total work, before anything runs
+        s = _step(raw, i + 1, set_name, base, source)
+        steps.append(s)
+        work += step_work(s.action, s.args)
+        if work > _limits.MAX_SCENARIO_WORK:
+            raise ScenarioError(f"the steps so far ask for up to {work} syncs and kubelet steps, over the"
+                                f" budget of {_limits.MAX_SCENARIO_WORK} for one scenario"
+                                f" ({_limits.hint('MAX_SCENARIO_WORK')}; a run or settle without"
+                                f" max_syncs counts {DEFAULT_MAX_SYNCS})",
+                                source, s.number, s.action)
     description = "\n\n".join(" ".join(para.split()) for para in description.split("\n\n") if para.strip())
     return Scenario(name=name, title=title, description=description, source=source,
-                    cluster_options=options, objects=objects, set_name=set_name, steps=steps)
+                    cluster_options=options, objects=objects, set_name=set_name, steps=tuple(steps))
 
 
 # ================================================================ actions

@@ -57,6 +57,10 @@ class Store:
     def values(self, kind: str) -> Iterable:
         return [o for ns in self._objects[kind].values() for o in ns.values()]
 
+    def count(self, kind: str) -> int:
+        """How many objects of *kind* exist, in every namespace."""
+        return sum(len(ns) for ns in self._objects[kind].values())
+
     # ----------------------------------------------------------------- writes
     def _next_rv(self) -> int:
         self._rv += 1

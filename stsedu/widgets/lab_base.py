@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 import ipywidgets as W
 
 from .. import examples, tables
+from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
@@ -196,14 +197,16 @@ class Lab(DisplayedAsWidget):
     def __init__(self, manifest: dict | None = None, *, chart: str | None = None,
                  views: Sequence[str] | None = None, profile: str = "current", name: str = "web",
                  max_syncs: int | None = None) -> None:
+        if chart is not None and (not isinstance(chart, str) or chart not in CHARTS):
+            raise ValueError(f"chart must be one of {', '.join(CHARTS)}, not {chart!r}")
         self.name = name
         self.manifest = manifest if manifest is not None else self.default_manifest()
         self.profile = profile
-        self.max_syncs = max_syncs
+        self.max_syncs = int_argument(max_syncs, "max_syncs", minimum=1)
         if chart is not None:
             self.chart_kind = chart
         if views is not None:
-            self.views = tuple(views)
+            self.views = tuple(as_list(views, "views", "view names"))
         self.last_error: BaseException | None = None
         self.last_results: list[SyncResult] = []
         self.did = ""
@@ -459,6 +462,13 @@ class Lab(DisplayedAsWidget):
             results = self._run()
         finish(results)
         return results
+
+    def refuse(self, error: BaseException) -> list[SyncResult]:
+        """Show *error* and change nothing: the cluster is untouched, the controls snap back."""
+        self.last_error = error
+        self._sync_controls()
+        self._redraw()
+        return []
 
     def _exists(self) -> bool:
         try:

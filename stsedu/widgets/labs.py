@@ -27,6 +27,7 @@ the simulator does.
 
 from __future__ import annotations
 
+import copy
 import json
 
 from typing import Any, Callable
@@ -36,7 +37,7 @@ import ipywidgets as W
 from .. import examples
 from ..cluster import Cluster
 from ..controller.decisions import SyncResult
-from .lab_base import BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, _esc, decisions_html
+from .lab_base import _ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, _esc, decisions_html
 from .predict import QUESTIONS, Question, Reveal, question, reveal
 
 __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
@@ -125,17 +126,35 @@ class ScalingLab(Lab):
         return [W.HBox([self.w_replicas, self.w_healthy])]
 
     def set_healthy(self, healthy: bool):
+        """web-0's readiness probe passes (True) or fails (False) from now on, also for a web-0
+        that does not exist yet (scaled to 0): the checkbox is a rule about web-0."""
+        if not isinstance(healthy, bool):
+            return self.refuse(ValueError(f"healthy must be True or False, not {healthy!r}"))
+
         def go(c):
+            pod = next((p for p in c.pods(self.name) if p.name == "web-0"), None)
             if healthy:
                 c.kubelet.clear_behaviours()
-                p = c.pod("web-0")
-                if p.phase == "Running" and not p.ready:
+                if pod is not None and pod.phase == "Running" and not pod.ready:
                     c.kubelet.set_ready("web-0")
             else:
                 c.kubelet.never_ready(pod="web-0")
-                c.kubelet.set_unready("web-0")
+                if pod is not None and pod.ready:
+                    c.kubelet.set_unready("web-0")
         word = "passes" if healthy else "fails"
-        return self.change(f"web-0's readiness probe {word}", go)
+        before, self._healthy = self._healthy, healthy
+        out = self.change(f"web-0's readiness probe {word}", go)
+        if self.last_error is not None:
+            self._healthy = before
+            self._sync_controls()
+        return out
+
+    _healthy = True
+
+    def _sync_controls(self) -> None:
+        super()._sync_controls()
+        if getattr(self, "w_healthy", None) is not None and self.w_healthy.value != self._healthy:
+            self._set_control(self.w_healthy, self._healthy)
 
 
 class PolicyLab(ScalingLab):
@@ -153,15 +172,27 @@ class PolicyLab(ScalingLab):
         return [W.HBox([self.w_policy]), W.HBox([self.w_replicas])]
 
     def set_policy(self, policy: str):
+        """Delete the set with ``--cascade=orphan`` and create it again with *policy*; checked
+        first on a scratch cluster, so a refused policy leaves the set (and its pods' owner)
+        as they were.  The policy the set already has changes nothing."""
+        if not self._exists():
+            return self.refuse(KeyError(f"statefulset {self.name!r} does not exist"))
+        if (policy if policy is not None else "OrderedReady") == self._sts().spec.pod_management_policy:
+            return []                  # null is the default, as in a manifest: nothing to change
+        m = self._sts().to_manifest()
+        m.pop("status", None)
+        m["metadata"] = {"name": self.name}
+        m["spec"]["podManagementPolicy"] = policy
+        try:
+            Cluster(kubelet="manual", profile=self.cluster.profile).apply(copy.deepcopy(m))
+        except _ERRORS as e:
+            return self.refuse(e)
+
         def go(c):
-            m = self._sts().to_manifest()
-            m.pop("status", None)
-            m["metadata"] = {"name": self.name}
-            m["spec"]["podManagementPolicy"] = policy
             c.delete(self.name, cascade="orphan")  # waits, like kubectl, until the set is gone
             c.apply(m)
         return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
-                           f"<code>kubectl apply</code> with podManagementPolicy={policy}", go)
+                           f"<code>kubectl apply</code> with podManagementPolicy={_esc(policy)}", go)
 
 
 class UpdateLab(Lab):
@@ -424,14 +455,23 @@ class ProfileLab(Lab):
         return out
 
     def set_profile(self, profile: str):
-        """Replay the set's creation and every change so far under *profile*."""
-        self.profile = profile
-        self.cluster = self._new_cluster()
-        self.cluster.apply(self.manifest)
-        results = self._run()
-        for _what, fn in self._log:
-            fn(self.cluster)
-            results = self._run()
+        """Replay the set's creation and every change so far under *profile* (on a new
+        cluster: a profile that cannot be used leaves the lab as it was)."""
+        old = self.profile
+        try:
+            self.profile = profile
+            cluster = self._new_cluster()
+            cluster.apply(self.manifest)
+            results = cluster.run(self.name, max_syncs=self.budget())
+            for _what, fn in self._log:
+                fn(cluster)
+                results = cluster.run(self.name, max_syncs=self.budget())
+        except _ERRORS as e:
+            self.profile = old
+            return self.refuse(e)
+        self.cluster = cluster
+        self.last_error = None
+        results = results + self._run()  # to the end, and says why if the set is not stable
         self.last_results = results
         self.did = f"everything again under profile <b>{_esc(profile)}</b>; the last change"
         self.chart.reset()

@@ -14,12 +14,13 @@ import copy
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import MAX_REPLICAS, PlaygroundLayout
 from .settled import unsettled
-from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, VIEWS, DisplayedAsWidget, View,
+from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
                     _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
 MANUAL_STEP_SECONDS = 1.0
@@ -45,9 +46,7 @@ def _kernel_loop() -> asyncio.AbstractEventLoop | None:
 def _choose(given, known: Sequence[str], what: str) -> tuple[str, ...]:
     if given is None:
         return tuple(known)
-    if isinstance(given, str):
-        given = [given]
-    given = tuple(given)
+    given = tuple(as_list(given, what, f"{what} names"))
     bad = [g for g in given if g not in known]
     if bad:
         raise ValueError(f"unknown {what} {bad}; known: {', '.join(known)}")
@@ -84,6 +83,13 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                  controls: Sequence[str] | None = None, actions: Sequence[str] | None = None,
                  views: Sequence[str | View] | None = None, images: Sequence[str] | None = None,
                  max_replicas: int | None = None, max_syncs: int = 1000) -> None:
+        # every argument checked before anything is built (each error names its argument)
+        if images is not None:
+            images = as_list(images, "images", "image names")
+            if not all(isinstance(i, str) and i.strip() for i in images):
+                raise TypeError(f"images must be a list of image names (non-empty strings), not {images!r}"[:200])
+        max_replicas = int_argument(max_replicas, "max_replicas", minimum=1, allow_none=True)
+        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1)
         self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
         if replicas is not None:
             for d in self._manifest:
@@ -101,7 +107,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         for v in view_list:
             if isinstance(v, View):
                 self.views.append(v)
-            elif v in _VIEW_CLASSES:
+            elif isinstance(v, str) and v in _VIEW_CLASSES:
                 self.views.append(_VIEW_CLASSES[v]())
             else:
                 raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, charts, or a View instance")
@@ -343,7 +349,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         the next sync adopts the pods.  Validated first on a scratch cluster."""
         def go():
             sts = self._sts()
-            if sts.spec.pod_management_policy == policy:
+            # null is the default, as in a manifest: the same policy changes nothing
+            if sts.spec.pod_management_policy == (policy if policy is not None else "OrderedReady"):
                 return sts
             m = sts.to_manifest()
             m.pop("status", None)
@@ -362,6 +369,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             return c.apply(m)
         waited: list[float] = []
         return self._act(go, lambda s: (
+            f"podManagementPolicy is already {s.spec.pod_management_policy}: nothing to change."
+            if not waited else
             f"podManagementPolicy is immutable, so the panel ran <code>kubectl delete sts {self.name} "
             f"--cascade=orphan</code> (it waited {waited[0]:g}s for the garbage collector; the pods "
             f"keep running, without an owner) and re-created {self.name} with "
@@ -382,8 +391,11 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def set_speed(self, factor: float):
         """Kubelet speed: the stage delays (start, ready, terminate) are divided by *factor*."""
         def go():
-            if not isinstance(factor, (int, float)) or factor <= 0:
-                raise ValueError(f"speed must be a number > 0, not {factor!r}")
+            # the speed menu's values only (the stages stay finite, the dropdown can show it)
+            if isinstance(factor, bool) or not isinstance(factor, (int, float)) \
+                    or factor not in [v for _, v in SPEEDS]:
+                raise ValueError(f"speed must be one of {', '.join(f'{v:g}' for _, v in SPEEDS)}"
+                                 f" (the speed menu), not {factor!r}")
             self._speed = float(factor)
             self._apply_speed(self.cluster)
             return self.cluster.kubelet.stages

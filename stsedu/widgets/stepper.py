@@ -8,6 +8,7 @@ from typing import Sequence
 import ipywidgets as W
 
 from .. import tables
+from ..api.arguments import int_argument
 from ..cluster import Cluster
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
@@ -113,6 +114,7 @@ class SyncStepper(DisplayedAsWidget):
 
     def select(self, index: int) -> None:
         """Show decision number *index* (0-based, clamped to the sync's decisions)."""
+        index = int_argument(index, "index")
         n = len(self.result.decisions) if self.result is not None else 0
         self.index = max(0, min(index, n - 1)) if n else 0
         self._draw()

@@ -10,7 +10,7 @@ from ..formats import (inclusive_range_error, is_dns1123_label, is_valid_port_na
                        name_is_dns_subdomain)
 from ..quantities import parse_quantity, quantity_string
 from ..schema import VOLUME_SOURCES, _as_int
-from ..validation.meta import validate_annotations, validate_labels
+from ..validation.meta import validate_annotations, validate_labels, validate_nonnegative_field
 
 
 # ---------------------------------------------------------------------------
@@ -141,6 +141,64 @@ def validate_container_common(container: dict, volumes: set[str], path: str) -> 
     return errs
 
 
+_PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+
+
+def _port_num_or_name(port, path: str) -> list[Error]:
+    """Mirror of ``ValidatePortNumOrName``."""
+    if isinstance(port, str):
+        return [invalid(path, port, m) for m in is_valid_port_name(port)]
+    number = _as_int(port)
+    number = 0 if number is None else number
+    return [invalid(path, number, m) for m in is_valid_port_num(number)]
+
+
+def validate_probe(probe, kind: str, path: str) -> list[Error]:
+    """Mirror of ``validateProbe`` (``validateHandler`` for its one handler, the non-negative
+    counts, ``terminationGracePeriodSeconds`` > 0) plus what ``validateLivenessProbe``,
+    ``validateReadinessProbe`` and ``validateStartupProbe`` add for *kind*.  *probe* is
+    defaulted (timeoutSeconds 1, periodSeconds 10, successThreshold 1, failureThreshold 3;
+    ``httpGet`` path "/" and scheme HTTP)."""
+    if not isinstance(probe, dict):
+        return []
+    errs: list[Error] = []
+    handlers = [h for h in _PROBE_HANDLERS if probe.get(h) is not None]
+    for extra in handlers[1:]:
+        errs.append(forbidden(_child(path, extra), "may not specify more than 1 handler type"))
+    handler = handlers[0] if handlers else None
+    action = probe.get(handler) if handler else None
+    action = action if isinstance(action, dict) else {}
+    at = _child(path, handler) if handler else path
+    if handler is None:
+        errs.append(required(path, "must specify a handler type"))
+    elif handler == "exec":
+        if not action.get("command"):
+            errs.append(required(_child(at, "command")))
+    elif handler == "httpGet":
+        if not action.get("path"):
+            errs.append(required(_child(at, "path")))
+        errs += _port_num_or_name(action.get("port"), _child(at, "port"))
+        scheme = action.get("scheme") or ""
+        if scheme not in ("HTTP", "HTTPS"):
+            errs.append(not_supported(_child(at, "scheme"), scheme, ("HTTP", "HTTPS")))
+    else:   # tcpSocket, grpc
+        errs += _port_num_or_name(action.get("port") if handler == "tcpSocket" else _as_int(action.get("port")),
+                                  _child(at, "port"))
+    for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
+        errs += validate_nonnegative_field(probe.get(key), _child(path, key))
+    grace = _as_int(probe.get("terminationGracePeriodSeconds"))
+    if grace is not None and grace <= 0:
+        errs.append(invalid(_child(path, "terminationGracePeriodSeconds"), grace, "must be greater than 0"))
+    if kind in ("livenessProbe", "startupProbe"):
+        success = _as_int(probe.get("successThreshold"))
+        if success is not None and success != 1:
+            errs.append(invalid(_child(path, "successThreshold"), success, "must be 1"))
+    elif grace is not None:
+        errs.append(invalid(_child(path, "terminationGracePeriodSeconds"), grace,
+                            "must not be set for readinessProbes"))
+    return errs
+
+
 def validate_resource_requirements(resources: dict, path: str) -> list[Error]:
     """Mirror of ``ValidateResourceRequirements`` (the quantity checks): no limit or request
     below 0 (``ValidateNonnegativeQuantity``, at ``limits[cpu]``), and no request above the
@@ -198,7 +256,8 @@ def pod_template_warnings(template: dict, path: str) -> list[str]:
     return []
 
 
-def _validate_each_container(containers: list, names: set[str], volumes: set[str], path: str) -> list[Error]:
+def _validate_each_container(containers: list, names: set[str], volumes: set[str], path: str,
+                             probes: bool = True) -> list[Error]:
     """``validateContainerCommon`` on each container, and a Duplicate for a name already in *names*
     (which collects the names seen)."""
     errs = []
@@ -206,6 +265,9 @@ def _validate_each_container(containers: list, names: set[str], volumes: set[str
         at = _index(path, i)
         container = container or {}
         errs += validate_container_common(container, volumes, at)
+        if probes:
+            for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+                errs += validate_probe(container.get(kind), kind, _child(at, kind))
         name = container.get("name") or ""
         if name in names:
             errs.append(duplicate(_child(at, "name"), name))
@@ -224,7 +286,10 @@ def validate_containers(containers: list, volumes: set[str], path: str) -> list[
 def validate_init_containers(init: list, containers: list, volumes: set[str],
                              path: str) -> list[Error]:
     """Mirror of ``validateInitContainers``: names unique among all containers."""
-    return _validate_each_container(init, {(c or {}).get("name") or "" for c in containers}, volumes, path)
+    # (an init container's probes are validated by validateInitContainers only for restartable
+    # sidecars, which the kit does not model: left to the real API server)
+    return _validate_each_container(init, {(c or {}).get("name") or "" for c in containers}, volumes, path,
+                                    probes=False)
 
 
 def validate_pod_spec(spec: dict, claim_names: Iterable[str], path: str) -> list[Error]:
@@ -251,6 +316,15 @@ def validate_pod_spec(spec: dict, claim_names: Iterable[str], path: str) -> list
     if account:
         errs += [invalid(_child(path, "serviceAccountName"), account, m)
                  for m in name_is_dns_subdomain(account)]
+    for key in ("hostname", "subdomain"):     # ValidateDNS1123Label
+        value = spec.get(key) or ""
+        if isinstance(value, str) and value:
+            errs += [invalid(_child(path, key), value, m) for m in is_dns1123_label(value)]
+    priority_class = spec.get("priorityClassName") or ""   # ValidatePriorityClassName
+    if isinstance(priority_class, str) and priority_class:
+        errs += [invalid(_child(path, "priorityClassName"), priority_class, m)
+                 for m in name_is_dns_subdomain(priority_class)]
+    # schedulerName: ValidatePodSpec does not check it (any string; default-scheduler if empty)
     deadline = _as_int(spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= (1 << 31) - 1:
         errs.append(invalid(_child(path, "activeDeadlineSeconds"), deadline,

@@ -202,7 +202,7 @@ def _teacher(args, out: TextIO, parser) -> int:
             parser.parse_args(["exercise", "--help"])
         if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
             check_output(args.out, "--out", inputs=tuple(getattr(args, "submissions", None) or ()),
-                         make_parents=args.command == "nbgrader")
+                         make_parents=args.command == "nbgrader" or getattr(args, "exercise_command", None) == "release")
         exs = E.select(args.ids, args.exercises, only=args.only, override=args.override)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
@@ -220,8 +220,7 @@ def _teacher(args, out: TextIO, parser) -> int:
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
             nb = H.release_notebook(exs, args.title)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, p)
+            p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
             out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
                       f"to {p}: hand it out; grade the answer files with stsedu grade ... "
                       f"{' '.join('--exercises ' + x for x in args.exercises or [])}\n")

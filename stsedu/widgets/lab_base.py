@@ -202,7 +202,7 @@ class Lab(DisplayedAsWidget):
         self.name = name
         self.manifest = manifest if manifest is not None else self.default_manifest()
         self.profile = profile
-        self.max_syncs = int_argument(max_syncs, "max_syncs", minimum=1)
+        self.max_syncs = int_argument(max_syncs, "max_syncs", minimum=1, allow_none=True)
         if chart is not None:
             self.chart_kind = chart
         if views is not None:

@@ -37,6 +37,31 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NOT_REACHED = "not reached: an earlier request in this sync failed"
 
+DEFAULT_RETRY_STEPS = 5
+"""Attempts of ``retry.RetryOnConflict(retry.DefaultRetry, ...)`` (the status updater)."""
+DEFAULT_BACKOFF_STEPS = 4
+"""Attempts of ``retry.RetryOnConflict(retry.DefaultBackoff, ...)`` (pod and revision updates)."""
+
+
+def is_conflict(error: str | None) -> bool:
+    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
+    return bool(error) and "Operation cannot be fulfilled" in error
+
+
+def retry_on_conflict(steps: int, attempt) -> int:
+    """``retry.RetryOnConflict``: call *attempt* until it does not fail with Conflict, at most
+    *steps* times.  Return how many times it was sent again; the error that ends it (Conflict
+    after the last attempt, or any other) is raised with that count as ``retries``."""
+    for n in range(steps):
+        try:
+            attempt()
+            return n
+        except APIError as e:
+            if e.reason != "Conflict" or n == steps - 1:
+                e.retries = n
+                raise
+    return steps - 1  # pragma: no cover - the loop returns or raises
+
 
 class ObjectManager(Protocol):
     """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
@@ -47,19 +72,21 @@ class ObjectManager(Protocol):
     def create_pod(self, d: Decision) -> None: ...
     def delete_pod(self, d: Decision) -> None: ...
     def update_pod(self, d: Decision) -> None: ...
+    def pod_event(self, verb: str, d: Decision, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def create_revision(self, d: Decision) -> None: ...
+    def probe_revision(self, d: Decision) -> None: ...
     def update_revision(self, d: Decision) -> None: ...
     def delete_revision(self, d: Decision) -> None: ...
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None: ...
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int: ...
 
 
 _VERBS = {
     "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
-    "delete-revision": "delete_revision",
+    "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
 }
 
 
@@ -70,13 +97,47 @@ def _do(d: Decision, om: ObjectManager) -> Decision:
     verb = _VERBS.get(d.action)
     if verb is None:  # waits and notes
         return d
-    if d.action == "create-revision" and d.payload is None:  # a collision note
-        return replace(d, applied=True)
+    if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
+        verb = "probe_revision"
     try:
-        getattr(om, verb)(d)
+        retries = getattr(om, verb)(d)
     except APIError as e:
-        return replace(d, applied=False, error=str(e))
-    return replace(d, applied=True)
+        return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+    return replace(d, applied=True, retries=retries or 0)
+
+
+def _closure_of_update(out: list[Decision], d: Decision) -> list[Decision]:
+    """The claim requests that ``UpdateStatefulPod``'s retry closure sent before the pod update *d*:
+    the claims it created (storage) and the trailing claim owner-ref fixes (retention), each
+    claim once."""
+    group: list[Decision] = []
+    seen: set = set()
+    for prev in reversed(out):
+        if prev.pod != d.pod or prev.action not in ("create-pvc", "update-pvc") or prev.target in seen:
+            break
+        if prev.action == "create-pvc" and prev.rule != RULES["identity"]:
+            break
+        seen.add(prev.target)
+        group.append(prev)
+    return group[::-1]
+
+
+def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) -> Decision:
+    """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
+    informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
+    created are created again (AlreadyExists ends it), its claim fixes are sent again.  One
+    event for the pod at the end (``recordPodEvent``)."""
+    done = _do(d, om)
+    retries = 0
+    while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
+        retries += 1
+        failed = next((again for again in (_do(g, om) for g in group) if again.applied is False), None)
+        if failed is not None:
+            done = replace(d, applied=False, error=failed.error)
+            break
+        done = _do(d, om)
+    om.pod_event("update", d, done.error if done.applied is False else None)
+    return replace(done, retries=retries)
 
 
 def _failed(d: Decision) -> bool:
@@ -88,7 +149,7 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
     claims_after_failed_create: set | None = None
     for d in ds:
         if failed and d.action == "create-pvc" and out and out[-1].action == "create-pvc" \
-                and out[-1].pod == d.pod:
+                and out[-1].pod == d.pod and out[-1].error != NOT_REACHED:
             # createPersistentVolumeClaims tries every claim of the pod, then reports them all
             out.append(_do(d, om))
             continue
@@ -103,7 +164,10 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
         if failed:
             out.append(replace(d, applied=False, error=NOT_REACHED))
             continue
-        done = _do(d, om)
+        if d.action == "update":
+            done = _update_stateful_pod(d, _closure_of_update(out, d), om)
+        else:
+            done = _do(d, om)
         out.append(done)
         failed = _failed(done)
         if failed and d.action == "create" and not _already_exists(done.error):
@@ -208,11 +272,11 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
             d = Decision(action="status", pod=None, reason="changed",
                          message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
             try:
-                om.write_status(sts, status)
-                done.append(replace(d, applied=True))
+                retries = om.write_status(sts, status) or 0
+                done.append(replace(d, applied=True, retries=retries))
                 written = status
             except APIError as e:
-                done.append(replace(d, applied=False, error=str(e)))
+                done.append(replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0)))
                 error = error or str(e)
         else:
             written = None
@@ -248,19 +312,10 @@ class ClusterObjects:
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} successful")
+                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} successful")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} failed error: {err}")
-
-    def _guard(self, verb, kind, name, what, fn):
-        try:
-            self._check(verb, kind, name)
-            fn()
-        except APIError as e:
-            self._event(False, verb, what, str(e))
-            raise
-        self._event(True, verb, what)
+                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
         pod: Pod = d.payload
@@ -287,30 +342,33 @@ class ClusterObjects:
         self._event(True, "delete", f"Pod {pod.name}")
 
     def update_pod(self, d: Decision) -> None:
-        """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
+        """One request of ``UpdateStatefulPod``: write the restored labels/volumes (sent even if
+        nothing changed).  Its event comes once the retries are over (:meth:`pod_event`)."""
         pod: Pod = d.payload
+        self._check("update", "Pod", pod.name)
+        stored = self.c.store.get("Pod", pod.namespace, pod.name)
+        if stored is not None and not pod.uid:
+            # the pod this sync just created (Parallel): the API server keeps its uid,
+            # status and the defaults it added
+            pod = replace(pod, uid=stored.uid, spec=stored.spec)
+        if stored is not None and stored.uid == pod.uid and (
+                dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
+            return  # the API server keeps the object (and its resourceVersion) as it was
+        self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
 
-        def go():
-            nonlocal pod
-            stored = self.c.store.get("Pod", pod.namespace, pod.name)
-            if stored is not None and not pod.uid:
-                # the pod this sync just created (Parallel): the API server keeps its uid,
-                # status and the defaults it added
-                pod = replace(pod, uid=stored.uid, spec=stored.spec)
-            if stored is not None and stored.uid == pod.uid and (
-                    dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
-                return  # the API server keeps the object (and its resourceVersion) as it was
-            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
-        self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
+    def pod_event(self, verb: str, d: Decision, error: str | None) -> None:
+        """``recordPodEvent`` for the pod of *d*."""
+        pod = d.payload.name if d.payload is not None else d.pod
+        self._event(error is None, verb, f"Pod {pod}", error)
 
     def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
         """``recordClaimEvent``'s wording."""
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+                                   f"{verb.title()} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"{verb.title()} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
                                    f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:
@@ -363,13 +421,30 @@ class ClusterObjects:
         self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
                                f"created revision {rev.name} (number {rev.revision})")
 
-    def update_revision(self, d: Decision) -> None:
+    def probe_revision(self, d: Decision) -> None:
+        """The create ``CreateControllerRevision`` sends for a name that is taken: the API server
+        answers AlreadyExists, which is what the controller expects (it then reads the revision and
+        reuses it, or counts a collision).  Only an injected error other than AlreadyExists fails it."""
+        try:
+            self._check("create", "ControllerRevision", d.target)
+        except APIError as e:
+            if e.reason != "AlreadyExists":
+                raise
+
+    def update_revision(self, d: Decision) -> int:
+        """``UpdateControllerRevision``: renumber it, sent again on Conflict (``retry.DefaultBackoff``)."""
         rev = d.payload
-        self._check("update", "ControllerRevision", rev.name)
-        stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
-        self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+
+        def attempt():
+            self._check("update", "ControllerRevision", rev.name)
+            stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
+            if stored is None:
+                raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
+            self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+        retries = retry_on_conflict(DEFAULT_BACKOFF_STEPS, attempt)
         self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
                                f"reused revision {rev.name}, renumbered {rev.revision}")
+        return retries
 
     def delete_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -378,18 +453,21 @@ class ClusterObjects:
         self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
                                f"deleted revision {rev.name} (number {rev.revision}): history limit")
 
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
-        """``UpdateStatefulSetStatus``; the API server refuses a status ``ValidateStatefulSetStatusUpdate``
-        rejects (a rolling-update delete of a pod at a third revision can take currentReplicas to -1)."""
-        self._check("update", "StatefulSet", sts.name)
-        stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
-        if stored is None:
-            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
-        errors = validate_stateful_set_status_update(status, stored.status)
-        if errors:
-            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
-                           message=str(ValidationError(errors, name=sts.name)))
-        self.c.store.update("StatefulSet", replace(stored, status=status))
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
+        """``UpdateStatefulSetStatus``, sent again on Conflict (``retry.DefaultRetry``); the API server
+        refuses a status ``ValidateStatefulSetStatusUpdate`` rejects (a rolling-update delete of a pod
+        at a third revision can take currentReplicas to -1).  Returns the number of retries."""
+        def attempt():
+            self._check("update", "StatefulSet", sts.name)
+            stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
+            if stored is None:
+                raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+            errors = validate_stateful_set_status_update(status, stored.status)
+            if errors:
+                raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
+                               message=str(ValidationError(errors, name=sts.name)))
+            self.c.store.update("StatefulSet", replace(stored, status=status))
+        return retry_on_conflict(DEFAULT_RETRY_STEPS, attempt)
 
     # claiming
     def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
@@ -425,9 +503,15 @@ class ClusterObjects:
                           f"{self.cause}: adopt")
 
     def release(self, d: Decision) -> None:
-        """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
-        if not self._check_unless_not_found("update", "Pod", d.pod):
-            return
+        """Patch this set's ref off a pod that no longer matches (``ReleasePod``: NotFound and
+        Invalid are ignored; the pod is then simply not released)."""
+        try:
+            if not self._check_unless_not_found("update", "Pod", d.pod):
+                return
+        except APIError as e:
+            if e.reason == "Invalid":
+                return
+            raise
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return

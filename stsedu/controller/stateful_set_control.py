@@ -415,11 +415,15 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
                                           STEP_REPLICAS, profile))
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
-    fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
+    # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
+    fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
+                    labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
                     if not identity_ok else pod.labels,
                     spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
     what = []
-    if not identity_ok:
+    if fixed.name != name:
+        what.append(f"its name (its ordinal makes it {fixed.name}, and the update goes to {fixed.name})")
+    elif not identity_ok:
         what.append(f"label {P.POD_NAME_LABEL}")
     if not storage_ok:
         what.append("claim volumes")
@@ -670,7 +674,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         # truncateHistory
         decisions.extend(truncate(live))
         fallback = None
-        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision")
+        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
                for d in decisions):
             # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil,
             # so history is truncated with only the pods' revisions live

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import stsedu
+import test_upstream_rules as rules
 import upstream_oracle as uo
 
 pytestmark = pytest.mark.upstream
@@ -367,6 +368,56 @@ def _failed_pod_create_with_claims(c, oracle, log):
     c.inject_error("create", "Pod")
 
 
+def _issue27(setup, **cluster):
+    """A minimised history of issue 27 (tests/test_upstream_rules.py), run beside the real code."""
+    def run(c, oracle, log):
+        setup(c)
+    run.cluster = cluster  # Cluster() arguments of the history
+    return run
+
+
+def _status_conflict(c):
+    c.apply(rules.web(1))
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+
+
+def _pod_conflict(c):
+    c.apply(rules.web(1))
+    c.sync("web")
+    rules.ready(c, "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {"statefulset.kubernetes.io/pod-name": None}}})
+    c.inject_error("update", "Pod", reason="Conflict")
+
+
+def _failed_sync_with_min_ready(c):
+    rules.ready_with_min_ready_seconds(c)
+    c.inject_error("update", "StatefulSet")
+
+
+def _revision_create_error(c):
+    rules.reapply_while_the_old_revision_waits_for_gc(c)
+    c.inject_error("create", "ControllerRevision")
+
+
+def _two_failed_claims(c):
+    c.apply(rules.web(1, claims=2))
+    c.inject_error("create", "PersistentVolumeClaim", count=2)
+
+
+ISSUE_27 = {
+    "issue 27: claim update error, no claim create after it": _issue27(rules.claim_update_error_then_no_claim_create),
+    "issue 27: revision create POSTed for a taken name": _issue27(rules.reapply_while_the_old_revision_waits_for_gc,
+                                                                 gc_delay=5),
+    "issue 27: revision create error for a taken name": _issue27(_revision_create_error, gc_delay=5),
+    "issue 27: status Conflict retried": _issue27(_status_conflict),
+    "issue 27: pod update Conflict retried": _issue27(_pod_conflict),
+    "issue 27: leading-zero ordinal": _issue27(rules.hand_made_leading_zero_pod),
+    "issue 27: no requeue after a failed sync": _issue27(_failed_sync_with_min_ready),
+    "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
+    "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
+}
+
+
 ERROR_PATHS = {
     "rolling-update delete answered NotFound": _notfound_on_update_delete,
     "failed revision create, then truncateHistory": _failed_revision_create,
@@ -375,16 +426,20 @@ ERROR_PATHS = {
 }
 
 
+ERROR_PATHS.update(ISSUE_27)
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", sorted(ERROR_PATHS))
 def test_error_paths_agree(case, profile):
     """The error paths a review found the kit handled unlike upstream: the sync that takes
     each path, and the one after it, agree with the real controller."""
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile, **getattr(ERROR_PATHS[case], "cluster", {}))
     log: list = []
     ERROR_PATHS[case](c, oracle, log)
     result, answer = uo.checked_sync(c, oracle, "web", log=log)
-    assert any(w.get("error") for w in answer["writes"]) or answer["error"], "the error path was not taken"
+    assert any(w.get("error") for w in answer["writes"]) or answer["error"] or case.startswith("issue 27"), \
+        "the error path was not taken"
     c.clear_errors()
     uo.checked_sync(c, oracle, "web", log=log)

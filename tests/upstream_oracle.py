@@ -187,6 +187,10 @@ def kit_writes(result, set_name: str) -> list[tuple]:
         else:
             name = d.target
         probe = d.action in _PROBES or (d.action == "create-revision" and d.reason == "collision")
+        if d.resent:  # UpdateStatefulPod's retries: the first update failed (Conflict), then the closure again
+            out.append((verb, kind, name, True))
+            out.extend(tuple(r) for r in d.resent)
+            continue
         for _ in range(d.retries):
             out.append((verb, kind, name, True))
         out.append((verb, kind, name, d.error is not None or probe))
@@ -263,11 +267,12 @@ def _containers(spec: dict) -> list:
 
 
 def _volumes(spec: dict) -> list:
+    """The pod's volumes, sorted: ``updateStorage`` adds the claim volumes by ranging over a Go map."""
     out = []
     for v in spec.get("volumes") or ():
         source = {k: val for k, val in v.items() if k != "name"}
         out.append((v.get("name"), json.dumps(source, sort_keys=True)))
-    return out
+    return sorted(out)
 
 
 def _data(rev: dict):

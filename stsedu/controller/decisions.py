@@ -88,6 +88,9 @@ class Decision:
     error: str | None = None
     payload: Any = field(default=None, compare=False, repr=False)
     retries: int = 0
+    resent: tuple = ()
+    """The requests ``UpdateStatefulPod``'s retries sent after its first pod update was answered
+    Conflict, in order, as ``(verb, kind, name, failed)`` (the claims, then the pod again)."""
 
     def as_tuple(self) -> tuple[str, str | None, str]:
         """(action, pod, reason): handy in tests and exercises."""

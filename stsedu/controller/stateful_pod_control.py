@@ -72,8 +72,9 @@ class ObjectManager(Protocol):
     def create_pod(self, d: Decision) -> None: ...
     def delete_pod(self, d: Decision) -> None: ...
     def update_pod(self, d: Decision) -> None: ...
-    def pod_event(self, verb: str, d: Decision, error: str | None) -> None: ...
+    def pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
+    def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
@@ -87,6 +88,7 @@ _VERBS = {
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
     "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
+    "warn": "warn",
 }
 
 
@@ -96,6 +98,9 @@ def _do(d: Decision, om: ObjectManager) -> Decision:
         return replace(d, applied=False)
     verb = _VERBS.get(d.action)
     if verb is None:  # waits and notes
+        return d
+    if verb == "warn":  # an event, no request
+        om.warn(d)
         return d
     if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
         verb = "probe_revision"
@@ -107,17 +112,18 @@ def _do(d: Decision, om: ObjectManager) -> Decision:
 
 
 def _closure_of_update(out: list[Decision], d: Decision) -> list[Decision]:
-    """The claim requests that ``UpdateStatefulPod``'s retry closure sent before the pod update *d*:
-    the claims it created (storage) and the trailing claim owner-ref fixes (retention), each
-    claim once."""
+    """The claim work ``UpdateStatefulPod``'s retry closure did before the pod update *d*: the
+    claims it created (storage) and the trailing claim owner-ref fixes and warnings (retention),
+    each once."""
     group: list[Decision] = []
     seen: set = set()
     for prev in reversed(out):
-        if prev.pod != d.pod or prev.action not in ("create-pvc", "update-pvc") or prev.target in seen:
+        if prev.pod != d.pod or prev.action not in ("create-pvc", "update-pvc", "warn") \
+                or (prev.action, prev.target) in seen:
             break
         if prev.action == "create-pvc" and prev.rule != RULES["identity"]:
             break
-        seen.add(prev.target)
+        seen.add((prev.action, prev.target))
         group.append(prev)
     return group[::-1]
 
@@ -125,42 +131,108 @@ def _closure_of_update(out: list[Decision], d: Decision) -> list[Decision]:
 def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) -> Decision:
     """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
     informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
-    created are created again (AlreadyExists ends it), its claim fixes are sent again.  One
-    event for the pod at the end (``recordPodEvent``)."""
+    created are created again (AlreadyExists ends it), its claim fixes are sent again.  Each
+    failure inside the closure records a FailedUpdate, and the outcome one more event
+    (``recordPodEvent``)."""
+    name = d.payload.name if d.payload is not None else d.pod
     done = _do(d, om)
     retries = 0
+    resent: list[tuple] = []
+
+    def send(g: Decision) -> Decision:
+        x = _do(g, om)
+        kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
+        if g.action != "warn":
+            resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
+                           x.applied is False))
+        return x
+
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
-        failed = next((again for again in (_do(g, om) for g in group) if again.applied is False), None)
-        if failed is not None:
-            done = replace(d, applied=False, error=failed.error)
-            break
-        done = _do(d, om)
-    om.pod_event("update", d, done.error if done.applied is False else None)
-    return replace(done, retries=retries)
+        tried = [send(g) for g in group if g.action == "create-pvc"]
+        errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+        if not errors:
+            for g in group:
+                if g.action == "create-pvc":
+                    continue
+                x = send(g)
+                if x.applied is False:
+                    errors = [_claim_update_error(x)]
+                    break
+        if errors:
+            error = _aggregate(errors)
+            om.pod_event("update", name, error)
+            done = replace(d, applied=False, error=error)
+            continue
+        done = send(d)
+    om.pod_event("update", name, done.error if done.applied is False else None)
+    return replace(done, retries=retries, resent=tuple(resent))
 
 
 def _failed(d: Decision) -> bool:
     return d.applied is False
 
 
+_PATH_VERB = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}
+"""The pod event a failed ``createPersistentVolumeClaims`` leads to, by the path that called it:
+``CreateStatefulPod`` (create), ``UpdateStatefulPod`` (update); none for a Pending pod's
+``createMissingPersistentVolumeClaims``."""
+
+
+def _in_claim_run(d: Decision) -> bool:
+    """A request (or refusal) of ``createPersistentVolumeClaims``: a claim create or a claim
+    found being deleted."""
+    return d.action == "create-pvc" or (d.action == "wait" and d.reason == "claim-deleting")
+
+
+def _claim_run_path(d: Decision) -> str | None:
+    if d.action == "create-pvc":
+        return d.rule
+    return RULES.get(d.payload) if isinstance(d.payload, str) else None
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
+    repeated messages once."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
 def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decision], bool]:
-    out, failed = [], False
-    claims_after_failed_create: set | None = None
-    for d in ds:
-        if failed and d.action == "create-pvc" and out and out[-1].action == "create-pvc" \
-                and out[-1].pod == d.pod and out[-1].error != NOT_REACHED:
+    """Carry out *ds* in order, stopping at the first failure as upstream's sync does, with the
+    events ``StatefulPodControl`` records: one pod event per ``createPersistentVolumeClaims`` that
+    failed (its errors aggregated); a pod's create event only after its claims' owner refs are
+    set (a failed claim update records FailedUpdate instead)."""
+    out: list[Decision] = []
+    failed = False
+    create: Decision | None = None      # the pod create whose claim owner refs are being set
+    create_claims: set | None = None    # ... and the claims seen so far
+    for i, d in enumerate(ds):
+        if create is not None:
+            if d.action == "update-pvc" and d.pod == create.pod and d.target not in create_claims \
+                    or (d.action == "warn" and d.pod == create.pod and d.target not in create_claims):
+                # CreateStatefulPod sets the claims' owner refs whether the pod create worked or
+                # not (any error but AlreadyExists), stopping at the first failed update
+                if d.action == "update-pvc":
+                    create_claims.add(d.target)
+                if any(x.pod == create.pod and x.action == "update-pvc" and x.applied is False
+                       for x in out[out.index(create) + 1:]):
+                    out.append(replace(d, applied=False, error=NOT_REACHED))
+                else:
+                    out.append(_do(d, om))
+                    failed = failed or _failed(out[-1])
+                continue
+            _finish_create(create, out, om)
+            create, create_claims = None, None
+        if failed and _in_claim_run(d) and out and _in_claim_run(out[-1]) and out[-1].pod == d.pod \
+                and out[-1].error != NOT_REACHED:
             # createPersistentVolumeClaims tries every claim of the pod, then reports them all
             out.append(_do(d, om))
+            _claim_run_event(ds, i, out, om)
             continue
-        if claims_after_failed_create is not None:
-            # CreateStatefulPod sets the claims' owner refs even when the pod create failed
-            # (any error but AlreadyExists), then returns the create's error.
-            if d.action == "update-pvc" and d.target not in claims_after_failed_create:
-                claims_after_failed_create.add(d.target)
-                out.append(_do(d, om))
-                continue
-            claims_after_failed_create = None
         if failed:
             out.append(replace(d, applied=False, error=NOT_REACHED))
             continue
@@ -170,9 +242,51 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
             done = _do(d, om)
         out.append(done)
         failed = _failed(done)
-        if failed and d.action == "create" and not _already_exists(done.error):
-            claims_after_failed_create = set()
+        if _in_claim_run(d):
+            _claim_run_event(ds, i, out, om)
+        if failed and d.action == "update-pvc" and d.rule == RULES["claim-owner"]:
+            # createMissingPersistentVolumeClaims and UpdateStatefulPod record the pod's FailedUpdate
+            om.pod_event("update", d.pod, _claim_update_error(done))
+        if d.action == "create" and not (failed and _already_exists(done.error)):
+            # CreateStatefulPod returns AlreadyExists at once, without an event
+            create, create_claims = done, set()
+    if create is not None:
+        _finish_create(create, out, om)
     return out, failed
+
+
+def _finish_create(create: Decision, out: list[Decision], om: ObjectManager) -> None:
+    """``CreateStatefulPod``'s last word: FailedUpdate if a claim owner update failed, else the
+    create's own event (successful or failed)."""
+    after = out[out.index(create) + 1:]
+    bad = next((x for x in after if x.pod == create.pod and x.action == "update-pvc"
+                and x.applied is False and x.error != NOT_REACHED), None)
+    if bad is not None:
+        om.pod_event("update", create.pod, _claim_update_error(bad))
+    else:
+        om.pod_event("create", create.pod, create.error if create.applied is False else None)
+
+
+def _claim_update_error(d: Decision) -> str:
+    """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
+    return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
+
+
+def _claim_run_event(ds: list[Decision], i: int, out: list[Decision], om: ObjectManager) -> None:
+    """At the end of one ``createPersistentVolumeClaims``, the pod event of its failures."""
+    d = ds[i]
+    if i + 1 < len(ds) and _in_claim_run(ds[i + 1]) and ds[i + 1].pod == d.pod:
+        return
+    run = []
+    for x in reversed(out):
+        if not _in_claim_run(x) or x.pod != d.pod:
+            break
+        run.append(x)
+    errors = [(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
+              for x in reversed(run) if x.applied is False and x.error and x.error != NOT_REACHED]
+    verb = _PATH_VERB.get(_claim_run_path(d))
+    if errors and verb is not None:
+        om.pod_event(verb, d.pod, _aggregate(errors))
 
 
 def _slow_start_batch(i: int) -> int:
@@ -318,16 +432,11 @@ class ClusterObjects:
                                    f"{verb.title()} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
+        """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
+        are set (see ``_run_sequential``)."""
         pod: Pod = d.payload
-        try:
-            self._check("create", "Pod", pod.name)
-            self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
-        except APIError as e:
-            # CreateStatefulPod returns AlreadyExists without recording an event
-            if e.reason != "AlreadyExists":
-                self._event(False, "create", f"Pod {pod.name}", str(e))
-            raise
-        self._event(True, "create", f"Pod {pod.name}")
+        self._check("create", "Pod", pod.name)
+        self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
 
     def delete_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
@@ -356,10 +465,16 @@ class ClusterObjects:
             return  # the API server keeps the object (and its resourceVersion) as it was
         self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
 
-    def pod_event(self, verb: str, d: Decision, error: str | None) -> None:
-        """``recordPodEvent`` for the pod of *d*."""
-        pod = d.payload.name if d.payload is not None else d.pod
+    def pod_event(self, verb: str, pod: str, error: str | None) -> None:
+        """``recordPodEvent``."""
         self._event(error is None, verb, f"Pod {pod}", error)
+
+    def warn(self, d: Decision) -> None:
+        """The Warning ``UpdatePodClaimForRetentionPolicy`` records for a claim with another managing
+        controller (upstream's wording, its spelling "manging" included)."""
+        self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
+                               f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that acts "
+                               "as a manging controller, the retention policy is ignored for this claim")
 
     def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
         """``recordClaimEvent``'s wording."""
@@ -379,20 +494,11 @@ class ClusterObjects:
         except APIError as e:
             if e.reason != "AlreadyExists":
                 self._claim_event(False, "create", claim.name, d.pod, str(e))
-            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
-            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
-            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
-            if verb is not None:
-                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
             raise
         self._claim_event(True, "create", claim.name, d.pod)
 
     def update_claim(self, d: Decision) -> None:
         """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
-        if d.reason == "conflicting-controller":
-            self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
-                                   f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that "
-                                   "acts as a managing controller, the retention policy is ignored for this claim")
         try:
             self._check("update", "PersistentVolumeClaim", d.target)
             claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
@@ -410,9 +516,7 @@ class ClusterObjects:
                 fixed.append(r)
             self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
         except APIError as e:
-            self._event(False, "update", f"Pod {d.pod}",
-                        f"could not update claim {d.target} for delete policy ownerRefs: {e}")
-            raise
+            raise  # the callers record the pod's FailedUpdate (fixPodClaim records nothing)
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload

@@ -149,11 +149,6 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
         requeue = next_sync_duration(sts, snap.pods, status, snap.now, ctl.profile)
         if requeue is not None:
             ctl.writes.requeue_for_availability(sts, snap.now + requeue)
-    for d in done:
-        # CreateStatefulPod reports a claim that is being deleted as a failed pod create
-        if (d.reason == "claim-deleting" and d.applied is False and d.error and d.error.startswith("pvc ")
-                and store.get("Pod", namespace, d.pod) is None):
-            om._event(False, "create", f"Pod {d.pod}", d.error)
     decisions.extend(done)
     return _finish(ctl, sts, n, decisions, status, error, requeue)
 

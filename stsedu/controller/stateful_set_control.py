@@ -286,7 +286,7 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
             deleting.append(_d("wait", pod.name, "claim-deleting",
                                f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
                                "claim-deleting", target=name, step=step, slot=slot,
-                               error=f"pvc {name} is being deleted"))
+                               error=f"pvc {name} is being deleted", payload=rule_key))
     return out + deleting, bool(deleting)
 
 
@@ -299,11 +299,20 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
     out = []
     for name, _ in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
-        if claim is None or P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+        if claim is None:
+            continue
+        conflicting = P.has_unexpected_controller(claim, sts, pod)
+        if conflicting:
+            # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
+            out.append(_d("warn", pod.name, "conflicting-controller",
+                          f"Claim {name} has another managing controller: the retention policy is "
+                          "ignored for it (Warning ConflictingController).",
+                          rule_key, target=name, step=step, slot=slot))
+        if P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
         refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
         owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
-        if P.has_unexpected_controller(claim, sts, pod):
+        if conflicting:
             out.append(_d("update-pvc", pod.name, "conflicting-controller",
                           f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
                           f"and ignore the retention policy for it (owners left: {owners}).",
@@ -408,8 +417,9 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     if identity_ok and storage_ok and retention_ok:
         return out, False
     if not storage_ok:
+        # UpdateStatefulPod's createPersistentVolumeClaims: a claim being deleted fails it too
         claim_ds, _ = _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
-        out.extend(d for d in claim_ds if d.action == "create-pvc")
+        out.extend(claim_ds)
     if not retention_ok:
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))

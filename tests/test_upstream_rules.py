@@ -288,3 +288,29 @@ def test_no_successful_create_when_the_claim_owner_update_fails():
     r = c.sync("web")
     assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate"]
     assert r.error is not None
+
+
+def hand_made_twin_pod(c):
+    c.apply(web(2))
+    c.sync("web")
+    ready(c, "web-0")
+    c.sync("web")
+    ready(c, "web-1")
+    sts = c.store.get("StatefulSet", "default", "web")
+    twin = c.pod("web-1")
+    c.store.create("Pod", Pod(name="web-01", labels=dict(twin.labels), owner_references=(sts.ref(),),
+                              spec=dict(twin.spec), phase="Pending"))
+    ready(c, "web-01")
+
+
+def test_renamed_update_meets_the_uid_precondition_and_rereads():
+    """updateIdentity renames web-01 to web-1, but pods/web-1 is another pod: the API server's uid
+    precondition answers Conflict, and UpdateStatefulPod's retry reads web-1 from the cache; web-1
+    is consistent, so the retry sends nothing and the update counts as done."""
+    c = stsedu.Cluster(kubelet="manual")
+    hand_made_twin_pod(c)
+    r = c.sync("web")
+    update = [d for d in r.decisions if d.action == "update"]
+    assert update and update[0].applied is True and update[0].retries == 1
+    assert [e[:2] for e in events(c, r.sync)][:1] == [("Normal", "SuccessfulUpdate")]
+    assert c.pod("web-1").uid != c.pod("web-01").uid  # web-1 was not overwritten with web-01

@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from .stateful_set_control import complete_rolling_update, inconsistent_status
+from . import stateful_set_utils as P
+from .stateful_set_control import claims_match, complete_rolling_update, inconsistent_status
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError, ValidationError
@@ -149,6 +150,12 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) 
 
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
+        again = om.reread(d) if hasattr(om, "reread") else d
+        if again is None:  # the cache holds another pod of that name, consistent as it is
+            done = replace(d, applied=True, error=None)
+            break
+        if again is not d:  # another pod of that name: its own fix (its claims are left alone)
+            d, name, group = again, again.payload.name, []
         tried = [send(g) for g in group if g.action == "create-pvc"]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
         if not errors:
@@ -464,6 +471,23 @@ class ClusterObjects:
                 dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
             return  # the API server keeps the object (and its resourceVersion) as it was
         self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+
+    def reread(self, d: Decision) -> Decision | None:
+        """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
+        from the informer cache.  The same pod: *d* again.  Another pod (a hand-made web-01 was
+        renamed web-1, and web-1 exists): None if that pod is consistent, else its own fix."""
+        pod = d.payload
+        stored = self.c.store.get("Pod", self.sts.namespace, pod.name)
+        if stored is None or stored.uid == pod.uid or not pod.uid:
+            return d
+        profile = self.c.profile
+        identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
+        claims = self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
+        if identity_ok and storage_ok and claims_match(self.sts, stored, claims, False, profile):
+            return None
+        fixed = replace(stored, labels=P.update_identity(self.sts, stored, pod_index_label=profile.pod_index_label),
+                        spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
+        return replace(d, pod=stored.name, payload=fixed)
 
     def pod_event(self, verb: str, pod: str, error: str | None) -> None:
         """``recordPodEvent``."""

@@ -137,8 +137,12 @@ class Writes:
     def update_pod_from(self, pod: Pod, cause: str) -> Pod:
         """Write the controller's repaired labels/volumes onto the stored pod."""
         stored = self.store.get("Pod", pod.namespace, pod.name)
-        if stored is None or stored.uid != pod.uid:
+        if stored is None:
             raise APIError("update", "Pod", pod.name, reason="NotFound")
+        if pod.uid and stored.uid != pod.uid:  # the API server's uid precondition
+            raise APIError("update", "Pod", pod.name, reason="Conflict",
+                           message=f'Operation cannot be fulfilled on pods "{pod.name}": Precondition failed: '
+                                   f"UID in precondition: {pod.uid}, UID in object meta: {stored.uid}")
         return self.write_pod(replace(stored, labels=pod.labels, spec=pod.spec), cause)
 
     def delete_pod(self, namespace: str, name: str, cause: str) -> Pod | None:

@@ -346,6 +346,11 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 			return true, nil, err
 		}
 		old, _ := meta.Accessor(stored)
+		// The registry's update precondition: a uid in the body must be the stored object's.
+		if uid := m.GetUID(); uid != "" && uid != old.GetUID() {
+			return true, nil, apierrors.NewConflict(gr, m.GetName(), fmt.Errorf(
+				"Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, old.GetUID()))
+		}
 		if rv := m.GetResourceVersion(); w.conflicts && rv != "" && rv != old.GetResourceVersion() {
 			return true, nil, apierrors.NewConflict(gr, m.GetName(), fmt.Errorf(conflictText))
 		}

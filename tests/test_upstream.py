@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import stsedu
+from stsedu.api.objects import OwnerReference, Pod
 import test_upstream_rules as rules
 import upstream_oracle as uo
 
@@ -108,7 +109,9 @@ def manifest(draw) -> dict:
 STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
     "unready", "fail", "succeed", "delete_pod", "finish", "finish", "advance", "advance",
     "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
-    "error", "undo", "relabel", "orphan", "foreground"]
+    "error", "error", "undo", "relabel", "orphan", "foreground", "reapply", "handmade"]
+
+REASONS = ["InternalError", "InternalError", "NotFound", "AlreadyExists", "Conflict", "Conflict", "Invalid"]
 
 
 def _pod(draw, c):
@@ -177,7 +180,7 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
         verb = draw(st.sampled_from(uo_verbs()))
         obj_kind = draw(st.sampled_from(["Pod", "Pod", "PersistentVolumeClaim", "ControllerRevision",
                                          "StatefulSet"]))
-        reason = draw(st.sampled_from(["InternalError", "InternalError", "NotFound", "AlreadyExists"]))
+        reason = draw(st.sampled_from(REASONS))
         several_claims = len(c.statefulset("web").spec.volume_claim_templates) > 1
         if (parallel and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
                 obj_kind == "PersistentVolumeClaim" and several_claims):
@@ -202,7 +205,45 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
     if kind == "foreground":
         c.delete("web", cascade="foreground")
         return "delete (foreground)"
+    if kind == "reapply":
+        # delete the set (background: its dependents wait for the garbage collector) and apply
+        # the same name again: a new uid meets the old set's pods, claims and revisions
+        m = c.statefulset("web").to_manifest()
+        c.delete("web")
+        m["metadata"] = {"name": "web"}
+        m.pop("status", None)
+        c.apply(m)
+        return "delete and re-apply"
+    if kind == "handmade":
+        return handmade_pod(draw, c)
     raise AssertionError(kind)
+
+
+def handmade_pod(draw, c) -> str | None:
+    """A pod the controller did not make: a leading-zero name (web-02 where web-2 is free), one
+    owned by another controller, or an orphan whose name and labels match the set."""
+    sts = c.store.get("StatefulSet", "default", "web")
+    what = draw(st.sampled_from(["leading-zero", "foreign", "orphan"]))
+    ordinal = draw(st.integers(0, 5))
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    if what == "leading-zero":
+        name, owners = f"web-0{ordinal}", (sts.ref(),)
+        if c.store.get("Pod", "default", f"web-{ordinal}") is not None:
+            return None  # a twin of an existing pod: which one takes the slot is random upstream
+    elif what == "foreign":
+        name = f"web-{ordinal}"
+        owners = (OwnerReference(kind="ReplicaSet", name="other", uid="foreign-uid", api_version="apps/v1",
+                                 controller=True),)
+    else:
+        name, owners = f"web-{ordinal}", ()
+    if c.store.get("Pod", "default", name) is not None:
+        return None
+    spec = {"containers": [{"name": "nginx", "image": "nginx:1"}], "hostname": name}
+    c.store.create("Pod", Pod(name=name, labels=labels, owner_references=owners, spec=spec, phase="Pending"))
+    c.kubelet.start(name)
+    if draw(st.booleans()):
+        c.kubelet.set_ready(name)
+    return f"hand-made pod {name} ({what})"
 
 
 def uo_verbs():
@@ -211,7 +252,8 @@ def uo_verbs():
 
 def run_history(data, profile: str) -> list:
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile,
+                       gc_delay=data.draw(st.sampled_from([0, 0, 2, 5]), label="gc_delay"))
     m = manifest(data.draw)
     c.apply(m)
     parallel = m["spec"]["podManagementPolicy"] == "Parallel"
@@ -415,6 +457,7 @@ ISSUE_27 = {
     "issue 27: no requeue after a failed sync": _issue27(_failed_sync_with_min_ready),
     "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
     "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
+    "issue 27: claim update Conflict inside UpdateStatefulPod": _issue27(rules.claim_conflict_in_update_closure),
 }
 
 

@@ -112,7 +112,8 @@ def test_pod_update_is_retried_on_conflict():
     c.inject_error("update", "Pod", reason="Conflict")
     r = c.sync("web")
     update = [d for d in r.decisions if d.action == "update"]
-    assert r.error is None and update[0].applied is True and update[0].resent == (("update", "Pod", "web-0", False),)
+    assert r.error is None and update[0].applied is True and update[0].resent == (("update", "Pod", "web-0", True),
+                                                                                ("update", "Pod", "web-0", False))
     assert c.pod("web-0").labels[POD_NAME_LABEL] == "web-0"
     assert [e[:2] for e in events(c, r.sync)] == [("Normal", "SuccessfulUpdate")]
 
@@ -314,3 +315,27 @@ def test_renamed_update_meets_the_uid_precondition_and_rereads():
     assert update and update[0].applied is True and update[0].retries == 1
     assert [e[:2] for e in events(c, r.sync)][:1] == [("Normal", "SuccessfulUpdate")]
     assert c.pod("web-1").uid != c.pod("web-01").uid  # web-1 was not overwritten with web-01
+
+
+def claim_conflict_in_update_closure(c):
+    c.apply(web(1, claims=1))
+    c.sync("web")
+    ready(c, "web-0")
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.inject_error("update", "PersistentVolumeClaim", reason="Conflict")
+
+
+def test_claim_update_conflict_reruns_the_update_closure():
+    """UpdatePodClaimForRetentionPolicy wraps the claim update's error with %w, so a Conflict there
+    makes UpdateStatefulPod's RetryOnConflict run the closure again: the claim is updated, then
+    the pod, and the sync succeeds (FailedUpdate for the first try, SuccessfulUpdate at the end)."""
+    c = stsedu.Cluster(kubelet="manual")
+    claim_conflict_in_update_closure(c)
+    r = c.sync("web")
+    assert r.error is None
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "PersistentVolumeClaim", "data-web-0", True),
+                             ("update", "PersistentVolumeClaim", "data-web-0", False),
+                             ("update", "Pod", "web-0", False))
+    assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate", "SuccessfulUpdate"]
+    assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]

@@ -187,8 +187,7 @@ def kit_writes(result, set_name: str) -> list[tuple]:
         else:
             name = d.target
         probe = d.action in _PROBES or (d.action == "create-revision" and d.reason == "collision")
-        if d.resent:  # UpdateStatefulPod's retries: the first update failed (Conflict), then the closure again
-            out.append((verb, kind, name, True))
+        if d.resent:  # UpdateStatefulPod: every request of its retries, in order
             out.extend(tuple(r) for r in d.resent)
             continue
         for _ in range(d.retries):
@@ -396,9 +395,19 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     if kw != ow:
         problems.append(f"writes differ:\n    kit:      {kw}\n    upstream: {ow}")
     kv, ov = state_view(after, name, namespace), state_view(answer["objects"], name, namespace)
-    # Every object is compared.  An object only upstream still has is the kit's garbage
-    # collector at work (which the fake clientset lacks) unless the kit's controller deleted it
-    # (then the writes differ too).
+    # Every object is compared.  Objects no request of either side touched are taken as the
+    # kit had them before the sync: what the kit's world did meanwhile (its garbage collector,
+    # woken by a pod the sync removed, which the fake clientset lacks) is not the controller's.
+    # An object only upstream still has is that collector at work too, unless the kit's
+    # controller deleted it (then the writes differ as well).
+    touched = {(w[1], w[2]) for w in kw + ow} | {("StatefulSet", name)}
+    kb = state_view(before, name, namespace)
+    for key in set(kv) | set(kb):
+        if key not in touched:
+            if key in kb:
+                kv[key] = kb[key]
+            else:
+                kv.pop(key, None)
     kit_deleted = {(w[1], w[2]) for w in kw if w[0] == "delete"}
     for key in list(ov):
         if key not in kv and key not in kit_deleted:

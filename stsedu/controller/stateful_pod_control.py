@@ -129,16 +129,28 @@ def _closure_of_update(out: list[Decision], d: Decision) -> list[Decision]:
     return group[::-1]
 
 
-def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) -> Decision:
+def _closure_of(ds: list[Decision], i: int) -> list[Decision] | None:
+    """The closure of ``UpdateStatefulPod`` that decision *i* belongs to (the claim work right
+    before that pod's update), or None if *i* is not in one."""
+    d = ds[i]
+    j = next((k for k in range(i + 1, len(ds)) if ds[k].action == "update" and ds[k].pod == d.pod), None)
+    if j is None:
+        return None
+    group = _closure_of_update(list(ds[:j]), ds[j])
+    return group if any(g is d for g in group) else None
+
+
+def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
+                         first: Decision | None = None) -> Decision:
     """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
     informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
     created are created again (AlreadyExists ends it), its claim fixes are sent again.  Each
     failure inside the closure records a FailedUpdate, and the outcome one more event
     (``recordPodEvent``)."""
     name = d.payload.name if d.payload is not None else d.pod
-    done = _do(d, om)
     retries = 0
     resent: list[tuple] = []
+    attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
 
     def send(g: Decision) -> Decision:
         x = _do(g, om)
@@ -148,6 +160,13 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) 
                            x.applied is False))
         return x
 
+    if first is None:
+        done = send(d)
+    else:  # the closure's claim update was answered Conflict before the pod update was sent
+        resent.append(("update", "PersistentVolumeClaim", first.target, True))
+        error = _claim_update_error(first)
+        om.pod_event("update", name, error)
+        done = replace(d, applied=False, error=error)
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
         again = om.reread(d) if hasattr(om, "reread") else d
@@ -172,7 +191,9 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager) 
             done = replace(d, applied=False, error=error)
             continue
         done = send(d)
-    om.pod_event("update", name, done.error if done.applied is False else None)
+        attempted = True
+    if attempted:
+        om.pod_event("update", name, done.error if done.applied is False else None)
     return replace(done, retries=retries, resent=tuple(resent))
 
 
@@ -217,6 +238,7 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
     failed = False
     create: Decision | None = None      # the pod create whose claim owner refs are being set
     create_claims: set | None = None    # ... and the claims seen so far
+    absorbed = None                     # (claim update answered Conflict, its closure) until its pod update
     for i, d in enumerate(ds):
         if create is not None:
             if d.action == "update-pvc" and d.pod == create.pod and d.target not in create_claims \
@@ -243,10 +265,22 @@ def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decisio
         if failed:
             out.append(replace(d, applied=False, error=NOT_REACHED))
             continue
+        if absorbed is not None:
+            if d.action == "update" and d.pod == absorbed[0].pod:
+                out.append(_update_stateful_pod(d, absorbed[1], om, first=absorbed[0]))
+                failed = _failed(out[-1])
+                absorbed = None
+            continue  # the rest of the closure's first attempt: not sent
         if d.action == "update":
             done = _update_stateful_pod(d, _closure_of_update(out, d), om)
         else:
             done = _do(d, om)
+        if d.action == "update-pvc" and _failed(done) and is_conflict(done.error):
+            closure = _closure_of(ds, i)
+            if closure is not None:
+                # UpdateStatefulPod's closure returned the (wrapped) Conflict: it runs again
+                absorbed = (done, closure)
+                continue
         out.append(done)
         failed = _failed(done)
         if _in_claim_run(d):

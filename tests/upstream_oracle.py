@@ -13,10 +13,10 @@ then compare
 * the API writes, in order: creates, updates, patches and deletes of pods, claims,
   revisions and the status write, failed ones included (for ``Parallel`` sets, whose
   upstream writes run in goroutines, as a sorted list);
-* the objects after the sync, in what the controller decides: which pods, claims and
-  revisions exist, each pod's revision label, labels, owner and whether it is terminating,
-  each claim's owners, each revision's number and owner, and the set's status;
-* whether the sync failed.
+* every object after the sync (docs/upstream-oracle.md lists the fields), the set's status
+  with its conditions;
+* the events the controller recorded, the requeue ``syncStatefulSet`` plans and whether the
+  sync failed.
 
 The kit's world around the controller (its kubelet, its garbage collector, the clock)
 is not compared: every sync starts both from the kit's objects.

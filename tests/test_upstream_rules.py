@@ -339,3 +339,22 @@ def test_claim_update_conflict_reruns_the_update_closure():
                              ("update", "Pod", "web-0", False))
     assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate", "SuccessfulUpdate"]
     assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]
+
+
+def test_store_refuses_a_stale_update_with_conflict():
+    """The API server's optimistic concurrency: an update read at an older resourceVersion is
+    answered 409 Conflict in the API server's words, and nothing changes."""
+    import pytest
+    from stsedu.api.errors import APIError
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    stale = c.store.get("Pod", "default", "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {"tier": "a"}}})
+    fresh = c.store.get("Pod", "default", "web-0")
+    with pytest.raises(APIError) as e:
+        c.store.update("Pod", replace(stale, labels={"tier": "b"}))
+    assert e.value.reason == "Conflict"
+    assert str(e.value) == ('Operation cannot be fulfilled on pods "web-0": the object has been modified; '
+                            "please apply your changes to the latest version and try again")
+    assert c.store.get("Pod", "default", "web-0") == fresh

@@ -31,7 +31,7 @@ import upstream_oracle as uo
 pytestmark = pytest.mark.upstream
 
 HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
-PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 250 histories
+PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
 PROFILES = ("current", "v1.36")
 
 _oracles: dict = {}
@@ -301,7 +301,7 @@ def test_random_histories(profile):
     def history(data):
         syncs.extend(run_history(data, profile))
         done[0] += 1
-        if PROGRESS and done[0] % 250 == 0:
+        if PROGRESS and done[0] % 50 == 0:
             with open(PROGRESS, "a") as f:
                 print(f"{profile}: {done[0]} histories, {len(syncs)} syncs agree", file=f)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -353,9 +354,24 @@ class Mismatch(AssertionError):
     pass
 
 
+_AGGREGATE = re.compile(r"^(.* failed error: )\[(failed to create PVC .*|pvc .*)\]$")
+
+
+def _aggregate_sorted(message: str) -> str:
+    """An aggregated error (``errorutils.NewAggregate``) with its parts sorted: a pod's claims are
+    tried in Go map order, so the order of the parts is random upstream."""
+    m = _AGGREGATE.match(message)
+    if not m:
+        return message
+    parts = re.split(r", (?=failed to create PVC |pvc )", m.group(2))
+    return m.group(1) + "[" + ", ".join(sorted(parts)) + "]"
+
+
 def _events_canonical(events: list[tuple], parallel: bool) -> list[tuple]:
     """Events in a comparable order: Parallel pod work runs in goroutines upstream (sorted
-    then), and a pod's claims are created in Go map order (each run of claim events sorted)."""
+    then), and a pod's claims are created in Go map order (each run of claim events sorted,
+    and the parts of an aggregated error)."""
+    events = [(t, reason, _aggregate_sorted(msg)) for t, reason, msg in events]
     if parallel:
         return sorted(events)
     out, run = [], []

@@ -358,3 +358,18 @@ def test_store_refuses_a_stale_update_with_conflict():
     assert str(e.value) == ('Operation cannot be fulfilled on pods "web-0": the object has been modified; '
                             "please apply your changes to the latest version and try again")
     assert c.store.get("Pod", "default", "web-0") == fresh
+
+
+def test_claims_created_while_restoring_identity_name_the_renamed_pod():
+    """UpdateStatefulPod runs updateIdentity before createPersistentVolumeClaims, so the claim
+    events of web-00 name web-0 (found by the widened generator's leading-zero pods)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1))
+    sts = c.store.get("StatefulSet", "default", "web")
+    c.store.create("Pod", Pod(name="web-00", labels={"app": "web"}, owner_references=(sts.ref(),),
+                              spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}, phase="Pending"))
+    ready(c, "web-00")
+    r = c.sync("web")
+    assert [e[2] for e in events(c, r.sync)] == [
+        "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
+        'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']

@@ -29,7 +29,7 @@ from .stateful_set_control import claims_match, complete_rolling_update, inconsi
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError, ValidationError
-from ..api.objects import Pod, StatefulSet, StatefulSetStatus
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.validation.statefulset import validate_stateful_set_status_update
 from .profiles import Profile
 
@@ -308,6 +308,12 @@ def _finish_create(create: Decision, out: list[Decision], om: ObjectManager) -> 
         om.pod_event("create", create.pod, create.error if create.applied is False else None)
 
 
+def _canonical(pod: str) -> str:
+    """The name ``getPodName`` gives the pod's ordinal (``web-00`` -> ``web-0``)."""
+    parent, ordinal = parse_pod_name(pod)
+    return f"{parent}-{ordinal}" if ordinal >= 0 else pod
+
+
 def _claim_update_error(d: Decision) -> str:
     """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
     return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
@@ -327,7 +333,8 @@ def _claim_run_event(ds: list[Decision], i: int, out: list[Decision], om: Object
               for x in reversed(run) if x.applied is False and x.error and x.error != NOT_REACHED]
     verb = _PATH_VERB.get(_claim_run_path(d))
     if errors and verb is not None:
-        om.pod_event(verb, d.pod, _aggregate(errors))
+        # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
+        om.pod_event(verb, _canonical(d.pod) if verb == "update" else d.pod, _aggregate(errors))
 
 
 def _slow_start_batch(i: int) -> int:
@@ -546,14 +553,16 @@ class ClusterObjects:
 
     def create_claim(self, d: Decision) -> None:
         claim = d.payload
+        # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
+        pod = _canonical(d.pod) if d.rule == RULES["identity"] else d.pod
         try:
             self._check("create", "PersistentVolumeClaim", claim.name)
             self.c.store.create("PersistentVolumeClaim", claim)
         except APIError as e:
             if e.reason != "AlreadyExists":
-                self._claim_event(False, "create", claim.name, d.pod, str(e))
+                self._claim_event(False, "create", claim.name, pod, str(e))
             raise
-        self._claim_event(True, "create", claim.name, d.pod)
+        self._claim_event(True, "create", claim.name, pod)
 
     def update_claim(self, d: Decision) -> None:
         """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""

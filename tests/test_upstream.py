@@ -3,15 +3,18 @@
 Every sync here runs twice from the same objects: once in stsedu, once in the real
 StatefulSet controller code of ``k8s.io/kubernetes`` (v1.37.2 for the ``current``
 profile, v1.36.3 for ``v1.36``), built from tests/upstream/ (see upstream_oracle.py and
-docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order), the
-objects the controller decides about, the status written and whether the sync failed.
+docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order), every
+object after the sync, the events recorded, the requeue planned and whether the sync failed.
 
 * ``test_random_histories``: hypothesis makes random histories (scaling, image changes,
   partition, strategy and policy, maxUnavailable, pod phase and readiness changes,
-  failures, deletions, time steps, injected API errors, claim templates and retention
-  policies, ordinals.start, minReadySeconds, orphaning and re-adoption).
+  failures, deletions, time steps, injected API errors of every reason the controller
+  treats apart (Conflict and Invalid too), claim templates and retention policies,
+  ordinals.start, minReadySeconds, orphaning and re-adoption, delete and re-apply, hand-made
+  pods, a lagging garbage collector).
   ``STSEDU_UPSTREAM_HISTORIES=N`` sets how many per profile (default 50).
 * ``test_shipped_scenarios``: every scenario of the library, every sync of it.
+* ``test_error_paths_agree``: reviewed error paths and the minimised histories of issue 27.
 
 Without Go, or when the oracle cannot be built, the whole module skips with one line.
 """

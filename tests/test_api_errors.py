@@ -76,8 +76,8 @@ def test_ordered_create_failure_stops_the_sync_and_the_next_sync_retries(manual_
     assert decision(r, "status").applied is True  # written although the sync failed
     assert c.statefulset("web").status.observed_generation == 1
     claim_event, pod_event = events(c, "FailedCreate")  # recordClaimEvent, then recordPodEvent
-    assert claim_event.startswith("create Claim data-web-0 ") and claim_event.endswith(pvc.error)
-    assert pod_event.startswith("create Pod web-0 in StatefulSet web failed error: ")
+    assert claim_event.startswith("Create Claim data-web-0 ") and claim_event.endswith(pvc.error)
+    assert pod_event.startswith("Create Pod web-0 in StatefulSet web failed error: ")
     r = c.sync("web")
     assert r.error is None
     assert [(d.action, d.target or d.pod, d.applied) for d in r.decisions if d.action.startswith("create")

@@ -119,7 +119,7 @@ def test_identity_label_is_restored_after_a_manual_edit(manual_cluster):
     assert d.message == "web-1 lost its identity (label statefulset.kubernetes.io/pod-name); restore it."
     pod = c.pod("web-1")
     assert pod.labels["statefulset.kubernetes.io/pod-name"] == "web-1" and pod.uid == uid
-    assert c.trace.events().iloc[-1]["message"] == "update Pod web-1 in StatefulSet web successful"
+    assert c.trace.events().iloc[-1]["message"] == "Update Pod web-1 in StatefulSet web successful"
     assert decisions(c.sync("web"), "update") == []  # repaired for good
 
 

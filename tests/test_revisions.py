@@ -191,7 +191,31 @@ def test_existing_revision_with_the_same_data_is_used_as_it_is(manual_cluster):
     assert kinds(r, "reuse-revision") == [("already-exists", name)] and not kinds(r, "create-revision")
     assert r.status.update_revision == name and r.status.collision_count == 0
     assert acts(r) == [("delete", "web-0", "update")]
-    assert [d.applied for d in r.decisions if d.action == "reuse-revision"] == [None]  # a note only
+    # the create was sent and answered AlreadyExists, as the controller expects
+    assert [d.applied for d in r.decisions if d.action == "reuse-revision"] == [True]
+
+
+def test_reused_revision_name_is_a_request_an_injected_error_fails():
+    """CreateControllerRevision always POSTs first; only an AlreadyExists answer leads to reading
+    and reusing the existing revision.  So an injected create error fails the sync even when the
+    name is taken by equal data (upstream: getStatefulSetRevisions returns the error).  Minimised
+    from the differential run of issue 27 (divergence 2): GC lag, set deleted and re-applied."""
+    c = stsedu.Cluster(kubelet="manual", gc_delay=5)
+    m = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+         "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "web"}},
+                  "template": {"metadata": {"labels": {"app": "web"}},
+                               "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}}
+    c.apply(m)
+    c.sync("web")
+    c.delete("web")  # background: the revision waits for the garbage collector (5 s)
+    c.apply(m)
+    c.inject_error("create", "ControllerRevision")
+    r = c.sync("web")
+    assert r.error is not None and "simulated failure to create ControllerRevision" in r.error
+    assert [(d.action, d.applied) for d in r.decisions if d.step == "revisions"] == [("reuse-revision", False)]
+    c.clear_errors()
+    r = c.sync("web")
+    assert r.error is None and kinds(r, "reuse-revision")
 
 
 # -------------------------------------------------------------- truncation

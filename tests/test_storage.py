@@ -42,13 +42,13 @@ def test_docs_manifest_claims_are_created_before_their_pods(manual_cluster):
     assert rules == {"create-pvc": "CreateStatefulPod: create missing claims first",
                      "create": "processReplica: create missing pod"}
     # the events a user sees with kubectl get events, in order
-    msgs = [m for m in c.trace.events()["message"] if m.startswith("create ")]
-    assert msgs == ["create Claim www-web-0 Pod web-0 in StatefulSet web success",
-                    "create Pod web-0 in StatefulSet web successful",
-                    "create Claim www-web-1 Pod web-1 in StatefulSet web success",
-                    "create Pod web-1 in StatefulSet web successful",
-                    "create Claim www-web-2 Pod web-2 in StatefulSet web success",
-                    "create Pod web-2 in StatefulSet web successful"]
+    msgs = [m for m in c.trace.events()["message"] if m.startswith("Create ")]
+    assert msgs == ["Create Claim www-web-0 Pod web-0 in StatefulSet web success",
+                    "Create Pod web-0 in StatefulSet web successful",
+                    "Create Claim www-web-1 Pod web-1 in StatefulSet web success",
+                    "Create Pod web-1 in StatefulSet web successful",
+                    "Create Claim www-web-2 Pod web-2 in StatefulSet web success",
+                    "Create Pod web-2 in StatefulSet web successful"]
 
 
 def test_docs_manifest_claim_contents_and_pod_volumes(manual_cluster):
@@ -146,7 +146,7 @@ def test_claim_being_deleted_blocks_pod_creation_until_gone():
     assert decisions(r, "wait", "create", "create-pvc") == [("wait", "web-1", "www-web-1", "claim-deleting")]
     assert r.error == "pvc www-web-1 is being deleted"
     events = c.trace.events()
-    assert events.iloc[-1]["message"] == ("create Pod web-1 in StatefulSet web failed error: "
+    assert events.iloc[-1]["message"] == ("Create Pod web-1 in StatefulSet web failed error: "
                                           "pvc www-web-1 is being deleted")
     assert "web-1" not in [p.name for p in c.pods("web")]
     c.advance(5)
@@ -255,7 +255,7 @@ def test_pod_back_in_range_loses_its_pod_ref_and_is_updated_unchanged(manual_clu
         ("wait", "web-2", None, "terminating")]
     assert owners(claim(c, "data-web-1")) == []
     assert c.pod("web-1").resource_version == rv  # an update with no change writes nothing
-    assert c.trace.events().iloc[-1]["message"] == "update Pod web-1 in StatefulSet web successful"
+    assert c.trace.events().iloc[-1]["message"] == "Update Pod web-1 in StatefulSet web successful"
 
 
 @pytest.mark.parametrize("cascade", ["background", "foreground"])
@@ -473,8 +473,8 @@ def test_failed_claim_create_stops_the_pod_create(manual_cluster):
         ("create-pvc", False), ("create", False)]
     assert c.pods() == [] and c.pvcs() == []
     failed = list(c.trace.events().query("type == 'Warning'")["message"])
-    assert failed[0].startswith("create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: ")
-    assert failed[1].startswith("create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0")
+    assert failed[0].startswith("Create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: ")
+    assert failed[1].startswith("Create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0")
     r = c.sync("web")  # retried
     assert decisions(r, "create-pvc", "create") == [("create-pvc", "web-0", "www-web-0", "missing"),
                                                     ("create", "web-0", None, "missing")]

@@ -3,15 +3,18 @@
 Every sync here runs twice from the same objects: once in stsedu, once in the real
 StatefulSet controller code of ``k8s.io/kubernetes`` (v1.37.2 for the ``current``
 profile, v1.36.3 for ``v1.36``), built from tests/upstream/ (see upstream_oracle.py and
-docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order), the
-objects the controller decides about, the status written and whether the sync failed.
+docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order), every
+object after the sync, the events recorded, the requeue planned and whether the sync failed.
 
 * ``test_random_histories``: hypothesis makes random histories (scaling, image changes,
   partition, strategy and policy, maxUnavailable, pod phase and readiness changes,
-  failures, deletions, time steps, injected API errors, claim templates and retention
-  policies, ordinals.start, minReadySeconds, orphaning and re-adoption).
+  failures, deletions, time steps, injected API errors of every reason the controller
+  treats apart (Conflict and Invalid too), claim templates and retention policies,
+  ordinals.start, minReadySeconds, orphaning and re-adoption, delete and re-apply, hand-made
+  pods, a lagging garbage collector).
   ``STSEDU_UPSTREAM_HISTORIES=N`` sets how many per profile (default 50).
 * ``test_shipped_scenarios``: every scenario of the library, every sync of it.
+* ``test_error_paths_agree``: reviewed error paths and the minimised histories of issue 27.
 
 Without Go, or when the oracle cannot be built, the whole module skips with one line.
 """
@@ -24,12 +27,14 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import stsedu
+from stsedu.api.objects import OwnerReference, Pod
+import test_upstream_rules as rules
 import upstream_oracle as uo
 
 pytestmark = pytest.mark.upstream
 
 HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
-PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 250 histories
+PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
 PROFILES = ("current", "v1.36")
 
 _oracles: dict = {}
@@ -108,7 +113,9 @@ STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
     "unready", "fail", "evict", "shut_down_node", "succeed", "crash", "crash", "restart", "delete_pod",
     "finish", "finish", "advance", "advance",
     "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
-    "error", "undo", "relabel", "orphan", "foreground"]
+    "error", "error", "undo", "relabel", "orphan", "foreground", "reapply", "handmade"]
+
+REASONS = ["InternalError", "InternalError", "NotFound", "AlreadyExists", "Conflict", "Conflict", "Invalid"]
 
 
 def _pod(draw, c):
@@ -181,7 +188,7 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
         verb = draw(st.sampled_from(uo_verbs()))
         obj_kind = draw(st.sampled_from(["Pod", "Pod", "PersistentVolumeClaim", "ControllerRevision",
                                          "StatefulSet"]))
-        reason = draw(st.sampled_from(["InternalError", "InternalError", "NotFound", "AlreadyExists"]))
+        reason = draw(st.sampled_from(REASONS))
         several_claims = len(c.statefulset("web").spec.volume_claim_templates) > 1
         if (parallel and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
                 obj_kind == "PersistentVolumeClaim" and several_claims):
@@ -206,7 +213,45 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
     if kind == "foreground":
         c.delete("web", cascade="foreground")
         return "delete (foreground)"
+    if kind == "reapply":
+        # delete the set (background: its dependents wait for the garbage collector) and apply
+        # the same name again: a new uid meets the old set's pods, claims and revisions
+        m = c.statefulset("web").to_manifest()
+        c.delete("web")
+        m["metadata"] = {"name": "web"}
+        m.pop("status", None)
+        c.apply(m)
+        return "delete and re-apply"
+    if kind == "handmade":
+        return handmade_pod(draw, c)
     raise AssertionError(kind)
+
+
+def handmade_pod(draw, c) -> str | None:
+    """A pod the controller did not make: a leading-zero name (web-02 where web-2 is free), one
+    owned by another controller, or an orphan whose name and labels match the set."""
+    sts = c.store.get("StatefulSet", "default", "web")
+    what = draw(st.sampled_from(["leading-zero", "foreign", "orphan"]))
+    ordinal = draw(st.integers(0, 5))
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    if what == "leading-zero":
+        name, owners = f"web-0{ordinal}", (sts.ref(),)
+        if c.store.get("Pod", "default", f"web-{ordinal}") is not None:
+            return None  # a twin of an existing pod: which one takes the slot is random upstream
+    elif what == "foreign":
+        name = f"web-{ordinal}"
+        owners = (OwnerReference(kind="ReplicaSet", name="other", uid="foreign-uid", api_version="apps/v1",
+                                 controller=True),)
+    else:
+        name, owners = f"web-{ordinal}", ()
+    if c.store.get("Pod", "default", name) is not None:
+        return None
+    spec = {"containers": [{"name": "nginx", "image": "nginx:1"}], "hostname": name}
+    c.store.create("Pod", Pod(name=name, labels=labels, owner_references=owners, spec=spec, phase="Pending"))
+    c.kubelet.start(name)
+    if draw(st.booleans()):
+        c.kubelet.set_ready(name)
+    return f"hand-made pod {name} ({what})"
 
 
 def uo_verbs():
@@ -215,7 +260,8 @@ def uo_verbs():
 
 def run_history(data, profile: str) -> list:
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile,
+                       gc_delay=data.draw(st.sampled_from([0, 0, 2, 5]), label="gc_delay"))
     m = manifest(data.draw)
     c.apply(m)
     parallel = m["spec"]["podManagementPolicy"] == "Parallel"
@@ -263,7 +309,7 @@ def test_random_histories(profile):
     def history(data):
         syncs.extend(run_history(data, profile))
         done[0] += 1
-        if PROGRESS and done[0] % 250 == 0:
+        if PROGRESS and done[0] % 50 == 0:
             with open(PROGRESS, "a") as f:
                 print(f"{profile}: {done[0]} histories, {len(syncs)} syncs agree", file=f)
 
@@ -372,6 +418,57 @@ def _failed_pod_create_with_claims(c, oracle, log):
     c.inject_error("create", "Pod")
 
 
+def _issue27(setup, **cluster):
+    """A minimised history of issue 27 (tests/test_upstream_rules.py), run beside the real code."""
+    def run(c, oracle, log):
+        setup(c)
+    run.cluster = cluster  # Cluster() arguments of the history
+    return run
+
+
+def _status_conflict(c):
+    c.apply(rules.web(1))
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+
+
+def _pod_conflict(c):
+    c.apply(rules.web(1))
+    c.sync("web")
+    rules.ready(c, "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {"statefulset.kubernetes.io/pod-name": None}}})
+    c.inject_error("update", "Pod", reason="Conflict")
+
+
+def _failed_sync_with_min_ready(c):
+    rules.ready_with_min_ready_seconds(c)
+    c.inject_error("update", "StatefulSet")
+
+
+def _revision_create_error(c):
+    rules.reapply_while_the_old_revision_waits_for_gc(c)
+    c.inject_error("create", "ControllerRevision")
+
+
+def _two_failed_claims(c):
+    c.apply(rules.web(1, claims=2))
+    c.inject_error("create", "PersistentVolumeClaim", count=2)
+
+
+ISSUE_27 = {
+    "issue 27: claim update error, no claim create after it": _issue27(rules.claim_update_error_then_no_claim_create),
+    "issue 27: revision create POSTed for a taken name": _issue27(rules.reapply_while_the_old_revision_waits_for_gc,
+                                                                 gc_delay=5),
+    "issue 27: revision create error for a taken name": _issue27(_revision_create_error, gc_delay=5),
+    "issue 27: status Conflict retried": _issue27(_status_conflict),
+    "issue 27: pod update Conflict retried": _issue27(_pod_conflict),
+    "issue 27: leading-zero ordinal": _issue27(rules.hand_made_leading_zero_pod),
+    "issue 27: no requeue after a failed sync": _issue27(_failed_sync_with_min_ready),
+    "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
+    "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
+    "issue 27: claim update Conflict inside UpdateStatefulPod": _issue27(rules.claim_conflict_in_update_closure),
+}
+
+
 ERROR_PATHS = {
     "rolling-update delete answered NotFound": _notfound_on_update_delete,
     "failed revision create, then truncateHistory": _failed_revision_create,
@@ -380,16 +477,20 @@ ERROR_PATHS = {
 }
 
 
+ERROR_PATHS.update(ISSUE_27)
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", sorted(ERROR_PATHS))
 def test_error_paths_agree(case, profile):
     """The error paths a review found the kit handled unlike upstream: the sync that takes
     each path, and the one after it, agree with the real controller."""
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile, **getattr(ERROR_PATHS[case], "cluster", {}))
     log: list = []
     ERROR_PATHS[case](c, oracle, log)
     result, answer = uo.checked_sync(c, oracle, "web", log=log)
-    assert any(w.get("error") for w in answer["writes"]) or answer["error"], "the error path was not taken"
+    assert any(w.get("error") for w in answer["writes"]) or answer["error"] or case.startswith("issue 27"), \
+        "the error path was not taken"
     c.clear_errors()
     uo.checked_sync(c, oracle, "web", log=log)

@@ -13,10 +13,10 @@ then compare
 * the API writes, in order: creates, updates, patches and deletes of pods, claims,
   revisions and the status write, failed ones included (for ``Parallel`` sets, whose
   upstream writes run in goroutines, as a sorted list);
-* the objects after the sync, in what the controller decides: which pods, claims and
-  revisions exist, each pod's revision label, labels, owner and whether it is terminating,
-  each claim's owners, each revision's number and owner, and the set's status;
-* whether the sync failed.
+* every object after the sync (docs/upstream-oracle.md lists the fields), the set's status
+  with its conditions;
+* the events the controller recorded, the requeue ``syncStatefulSet`` plans and whether the
+  sync failed.
 
 The kit's world around the controller (its kubelet, its garbage collector, the clock)
 is not compared: every sync starts both from the kit's objects.
@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -128,9 +129,9 @@ class Oracle:
             self.proc.wait(timeout=10)
 
     def sync(self, name: str, objects: dict, now: float, faults, gates: dict,
-             namespace: str = "default") -> dict:
+             namespace: str = "default", conflicts: bool = False) -> dict:
         answer = self.call({"op": "sync", "name": name, "namespace": namespace, "now": now,
-                            "objects": objects, "gates": gates,
+                            "objects": objects, "gates": gates, "conflicts": conflicts,
                             "faults": [{"verb": v, "kind": k, "after": a, "count": c, "reason": r}
                                        for v, k, a, c, r in faults]})
         if not answer.get("ok"):
@@ -156,12 +157,21 @@ _WRITE_OF = {  # kit decision action -> (verb, kind); target names the object un
 }
 
 
+_PROBES = {"reuse-revision"}  # a create answered AlreadyExists, as CreateControllerRevision expects
+
+
 def kit_writes(result, set_name: str) -> list[tuple]:
-    """The API requests one kit sync made, in order: (verb, kind, name, failed)."""
+    """The API requests one kit sync made, in order: (verb, kind, name, failed).
+
+    A request retried on Conflict (``retry.RetryOnConflict``) appears once per attempt; the
+    create ``CreateControllerRevision`` sends for a taken name counts as failed (AlreadyExists),
+    as the oracle reports it."""
     out = []
     for d in result.decisions:
         if d.action == "adopt":
             verb_kind = ("patch", "Pod") if d.pod else ("patch", "ControllerRevision")
+        elif d.action in _PROBES:
+            verb_kind = ("create", "ControllerRevision")
         else:
             verb_kind = _WRITE_OF.get(d.action)
         if verb_kind is None:
@@ -173,20 +183,32 @@ def kit_writes(result, set_name: str) -> list[tuple]:
         if kind == "StatefulSet":
             name = set_name
         elif kind == "Pod":
-            name = d.pod
+            # an update goes to the name updateIdentity gives (web-00 is written as web-0)
+            name = d.payload.name if d.action == "update" and d.payload is not None else d.pod
         else:
             name = d.target
-        out.append((verb, kind, name, d.error is not None))
+        probe = d.action in _PROBES or (d.action == "create-revision" and d.reason == "collision")
+        if d.resent:  # UpdateStatefulPod: every request of its retries, in order
+            out.extend(tuple(r) for r in d.resent)
+            continue
+        for _ in range(d.retries):
+            out.append((verb, kind, name, True))
+        out.append((verb, kind, name, d.error is not None or probe))
     return out
 
 
 def oracle_writes(answer: dict) -> list[tuple]:
-    """The oracle's requests as (verb, kind, name, failed); a pod delete or pod patch
-    (adopt/release) answered NotFound counts as done, as ``DeleteStatefulPod`` and
-    ``ClaimObject`` take it."""
-    ignored = {("delete", "Pod", "NotFound"), ("patch", "Pod", "NotFound")}
-    return [(w["verb"], w["kind"], w["name"],
-             bool(w.get("error")) and (w["verb"], w["kind"], w.get("reason")) not in ignored)
+    """The oracle's requests as (verb, kind, name, failed).  A pod delete answered NotFound
+    counts as done (``DeleteStatefulPod``), so do a pod adoption or release answered NotFound
+    and a release answered Invalid (``ClaimObject``, ``ReleasePod``)."""
+    def ignored(w):
+        reason = w.get("reason")
+        if (w["verb"], w["kind"]) == ("delete", "Pod"):
+            return reason == "NotFound"
+        if (w["verb"], w["kind"]) == ("patch", "Pod"):
+            return reason == "NotFound" or (reason == "Invalid" and bool(w.get("release")))
+        return False
+    return [(w["verb"], w["kind"], w["name"], bool(w.get("error")) and not ignored(w))
             for w in answer["writes"]]
 
 
@@ -229,17 +251,45 @@ _STATUS_KEYS = ("observedGeneration", "replicas", "readyReplicas", "currentRepli
 
 
 def status_view(status: dict | None) -> dict | None:
+    """Every status field, conditions too (without their times, which each side writes in its
+    own clock format)."""
     if status is None:
         return None
-    return {k: status.get(k) or (0 if k not in ("currentRevision", "updateRevision") else "")
+    view = {k: status.get(k) or (0 if k not in ("currentRevision", "updateRevision") else "")
             for k in _STATUS_KEYS}
+    view["conditions"] = sorted((c.get("type"), c.get("status"), c.get("reason") or "", c.get("message") or "")
+                                for c in status.get("conditions") or ())
+    return view
+
+
+def _containers(spec: dict) -> list:
+    return [(c.get("name"), c.get("image")) for c in spec.get("containers") or ()]
+
+
+def _volumes(spec: dict) -> list:
+    """The pod's volumes, sorted: ``updateStorage`` adds the claim volumes by ranging over a Go map."""
+    out = []
+    for v in spec.get("volumes") or ():
+        source = {k: val for k, val in v.items() if k != "name"}
+        out.append((v.get("name"), json.dumps(source, sort_keys=True)))
+    return sorted(out)
+
+
+def _data(rev: dict):
+    data = rev.get("data")
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except ValueError:
+            return data
+    return data
 
 
 def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict:
     """What the controller decides, read from a dump's objects (the kit's or the oracle's)."""
     view: dict = {}
     for key, pod in sorted((objects.get("Pod") or {}).items()):
-        meta, status = pod["metadata"], pod.get("status") or {}
+        meta, status, spec = pod["metadata"], pod.get("status") or {}, pod.get("spec") or {}
         labels = dict(meta.get("labels") or {})
         view[("Pod", meta["name"])] = {
             "revision": labels.get("controller-revision-hash"),
@@ -247,9 +297,10 @@ def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict
             "owners": _owners(meta),
             "terminating": meta.get("deletionTimestamp") is not None,
             "phase": status.get("phase"),
-            "volumes": sorted((v.get("name"), (v.get("persistentVolumeClaim") or {}).get("claimName"))
-                              for v in (pod.get("spec") or {}).get("volumes") or ()
-                              if v.get("persistentVolumeClaim")),
+            "volumes": _volumes(spec),
+            "containers": _containers(spec),
+            "hostname": spec.get("hostname"),
+            "subdomain": spec.get("subdomain"),
         }
     for key, pvc in sorted((objects.get("PersistentVolumeClaim") or {}).items()):
         meta = pvc["metadata"]
@@ -257,11 +308,31 @@ def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict
                                                          "labels": dict(meta.get("labels") or {})}
     for key, rev in sorted((objects.get("ControllerRevision") or {}).items()):
         meta = rev["metadata"]
-        view[("ControllerRevision", meta["name"])] = {"revision": rev.get("revision"), "owners": _owners(meta)}
-    sts = (objects.get("StatefulSet") or {}).get(f"{namespace}/{set_name}")
-    if sts is not None:
-        view[("StatefulSet", set_name)] = {"status": status_view(sts.get("status"))}
+        view[("ControllerRevision", meta["name"])] = {"revision": rev.get("revision"), "owners": _owners(meta),
+                                                      "labels": dict(meta.get("labels") or {}),
+                                                      "data": _data(rev)}
+    for key, sts in sorted((objects.get("StatefulSet") or {}).items()):
+        meta = sts["metadata"]
+        view[("StatefulSet", meta["name"])] = {"status": status_view(sts.get("status")),
+                                               "owners": _owners(meta)}
     return view
+
+
+_CONTROLLER_EVENT = ("Successful", "Failed")
+
+
+def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
+    """(type, reason, message) of the events the kit's controller recorded on the set: the
+    ones upstream's ``StatefulPodControl`` records (``recordPodEvent``, ``recordClaimEvent``,
+    ConflictingController); the kit's own notes on revisions and its world's events are not
+    upstream's."""
+    return [(t, reason, msg) for _, _, t, reason, obj, msg in rows
+            if obj == f"statefulset/{set_name}"
+            and (reason.startswith(_CONTROLLER_EVENT) or reason == "ConflictingController")]
+
+
+def oracle_events(answer: dict) -> list[tuple]:
+    return [(e["type"], e["reason"], e["message"]) for e in answer.get("events") or ()]
 
 
 def diff_views(kit: dict, oracle: dict) -> list[str]:
@@ -283,15 +354,54 @@ class Mismatch(AssertionError):
     pass
 
 
-def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default", log: list | None = None):
-    """One kit sync, compared with the real controller's sync of the same objects."""
+_AGGREGATE = re.compile(r"^(.* failed error: )\[(failed to create PVC .*|pvc .*)\]$")
+
+
+def _aggregate_sorted(message: str) -> str:
+    """An aggregated error (``errorutils.NewAggregate``) with its parts sorted: a pod's claims are
+    tried in Go map order, so the order of the parts is random upstream."""
+    m = _AGGREGATE.match(message)
+    if not m:
+        return message
+    parts = re.split(r", (?=failed to create PVC |pvc )", m.group(2))
+    return m.group(1) + "[" + ", ".join(sorted(parts)) + "]"
+
+
+def _events_canonical(events: list[tuple], parallel: bool) -> list[tuple]:
+    """Events in a comparable order: Parallel pod work runs in goroutines upstream (sorted
+    then), and a pod's claims are created in Go map order (each run of claim events sorted,
+    and the parts of an aggregated error)."""
+    events = [(t, reason, _aggregate_sorted(msg)) for t, reason, msg in events]
+    if parallel:
+        return sorted(events)
+    out, run = [], []
+    for e in events + [None]:
+        if e is not None and " Claim " in e[2] and e[1].endswith("Create"):
+            run.append(e)
+            continue
+        out.extend(sorted(run))
+        run = []
+        if e is not None:
+            out.append(e)
+    return out
+
+
+def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default", log: list | None = None,
+                 conflicts: bool = False):
+    """One kit sync, compared with the real controller's sync of the same objects.
+
+    Compared: the API requests (in order; sorted for Parallel sets), every object after the
+    sync, the events the controller recorded, the requeue ``syncStatefulSet`` plans and whether
+    the sync failed."""
     before = cluster.dump()["objects"]
     now = cluster.now
     faults = cluster.pending_errors()
     gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
+    n_events = len(cluster.trace.rows()["events"])
     result = cluster.sync(name, namespace)
+    events = cluster.trace.rows()["events"][n_events:]
     after = cluster.dump()["objects"]
-    answer = oracle.sync(name, before, now, faults, gates, namespace)
+    answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts)
     sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
     parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
     problems = []
@@ -301,34 +411,53 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     if kw != ow:
         problems.append(f"writes differ:\n    kit:      {kw}\n    upstream: {ow}")
     kv, ov = state_view(after, name, namespace), state_view(answer["objects"], name, namespace)
-    # Compare the objects either side wrote, and the set.  Other changes in the kit's
-    # objects are its world at work (the garbage collector, which the fake clientset
-    # lacks), and so is an object the kit's collector removed after the controller wrote it.
+    # Every object is compared.  Objects no request of either side touched are taken as the
+    # kit had them before the sync: what the kit's world did meanwhile (its garbage collector,
+    # woken by a pod the sync removed, which the fake clientset lacks) is not the controller's.
+    # An object only upstream still has is that collector at work too, unless the kit's
+    # controller deleted it (then the writes differ as well).
     touched = {(w[1], w[2]) for w in kw + ow} | {("StatefulSet", name)}
+    kb = state_view(before, name, namespace)
+    for key in set(kv) | set(kb):
+        if key not in touched:
+            if key in kb:
+                kv[key] = kb[key]
+            else:
+                kv.pop(key, None)
     kit_deleted = {(w[1], w[2]) for w in kw if w[0] == "delete"}
-    for view in (kv, ov):
-        for key in [k for k in view if k not in touched]:
-            del view[key]
     for key in list(ov):
-        if key not in kv and key not in kit_deleted and key[0] != "StatefulSet":
+        if key not in kv and key not in kit_deleted:
             del ov[key]
     # A pod (revision) adopted in this sync and then updated: upstream sends the object as
     # its cache had it (no owner yet).  A real API server refuses that stale write (Conflict) and the next
-    # sync repeats it; the fake clientset, like the kit's store, has no resourceVersion
-    # check, so it would drop the owner.  The kit re-reads adopted pods.  Not compared.
-    adopted = {("Pod", d.pod) if d.pod else ("ControllerRevision", d.target)
-               for d in result.decisions if d.action == "adopt" and d.applied}
-    for key in adopted & set(kv) & set(ov):
-        kv[key] = dict(kv[key], owners=None)
-        ov[key] = dict(ov[key], owners=None)
+    # sync repeats it; the fake clientset without resourceVersion checks would drop the owner.
+    # The kit re-reads adopted pods.  Not compared while conflicts are off.
+    if not conflicts:
+        adopted = {("Pod", d.pod) if d.pod else ("ControllerRevision", d.target)
+                   for d in result.decisions if d.action == "adopt" and d.applied}
+        for key in adopted & set(kv) & set(ov):
+            kv[key] = dict(kv[key], owners=None)
+            ov[key] = dict(ov[key], owners=None)
     problems += diff_views(kv, ov)
+    ke, oe = _events_canonical(kit_events(events, name), parallel), _events_canonical(oracle_events(answer), parallel)
+    if ke != oe:
+        problems.append(f"events differ:\n    kit:      {ke}\n    upstream: {oe}")
     if (result.error is not None) != (answer.get("error") is not None):
         problems.append(f"sync error: kit {result.error!r} != upstream {answer.get('error')!r}")
+    if not _same_delay(result.requeue_after, answer.get("requeue_after")):
+        problems.append(f"requeue_after: kit {result.requeue_after!r} != upstream {answer.get('requeue_after')!r}")
     if log is not None:
-        log.append({"time": now, "set": name, "kit": kw, "upstream": ow, "problems": problems})
+        log.append({"time": now, "set": name, "kit": kw, "upstream": ow, "problems": problems,
+                    "events": len(oe), "requeue": answer.get("requeue_after")})
     if problems:
         raise Mismatch(f"sync of {name} at t={now} (profile {cluster.profile.name}):\n  "
                        + "\n  ".join(problems)
                        + f"\n  kit decisions: {[(d.action, d.pod, d.target, d.reason, d.applied, d.error) for d in result.decisions]}"
                        + f"\n  upstream error: {answer.get('error')}")
     return result, answer
+
+
+def _same_delay(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) < 1e-6

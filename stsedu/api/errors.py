@@ -52,6 +52,9 @@ class APIError(RuntimeError):
             message = f'{resource} "{name}" already exists'
         elif reason == "NotFound":
             message = f'{resource} "{name}" not found'
+        elif reason == "Conflict":  # a stale resourceVersion (optimistic concurrency)
+            message = (f'Operation cannot be fulfilled on {resource} "{name}": the object has been '
+                       "modified; please apply your changes to the latest version and try again")
         else:
             message = f"{reason}: simulated failure to {verb} {kind} {name!r}"
         super().__init__(message)

@@ -72,7 +72,8 @@ class Decision:
     about (or None); *target* names the object acted on when that is not the
     pod (a PVC, a revision); *message* is a sentence for a learner; *rule* the
     upstream step.  *applied* is True once carried out, False if a (simulated)
-    API error stopped it or it was not reached, None for waits.
+    API error stopped it or it was not reached, None for waits.  *retries* counts the
+    requests that were answered Conflict and sent again (``retry.RetryOnConflict``).
     """
 
     action: str
@@ -86,6 +87,10 @@ class Decision:
     applied: bool | None = None
     error: str | None = None
     payload: Any = field(default=None, compare=False, repr=False)
+    retries: int = 0
+    resent: tuple = ()
+    """The requests ``UpdateStatefulPod``'s retries sent after its first pod update was answered
+    Conflict, in order, as ``(verb, kind, name, failed)`` (the claims, then the pod again)."""
 
     def as_tuple(self) -> tuple[str, str | None, str]:
         """(action, pod, reason): handy in tests and exercises."""
@@ -126,6 +131,9 @@ class SyncResult:
     decisions: tuple[Decision, ...]
     status: StatefulSetStatus | None
     error: str | None = None
+    requeue_after: float | None = None
+    """Seconds after which ``syncStatefulSet`` enqueues the set again (minReadySeconds: the
+    next pod to turn Available), or None."""
 
     @property
     def actions(self) -> list[tuple[str, str | None, str]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ..api.objects import controller_of, selector_matches
 from .informers import Informers, Tombstone
-from .stateful_set_utils import availability_times
 from .workqueue import WorkQueue
 
 
@@ -158,16 +157,11 @@ class ControllerLoop:
             self.queue.done(key, "set not found: deleted" if result is None else f"sync {result.sync}: {_outcome(result)}")
 
     def _requeue_for_availability(self, sts, key: str, result) -> None:
-        """``syncStatefulSet``: with minReadySeconds, while some Ready pod is not yet Available, sync
-        again when the first one can be (``FindMinNextPodAvailabilityCheck``; stsedu: 1 s after)."""
-        mrs = sts.spec.min_ready_seconds if self.controller.profile.min_ready_seconds else 0
-        st = result.status
-        if mrs <= 0 or st is None or st.ready_replicas == st.available_replicas:
+        """``syncStatefulSet``'s ``enqueueSSAfter``: with minReadySeconds, while some Ready pod is not
+        yet Available, sync again at the instant the first one can be (``result.requeue_after``)."""
+        if result.requeue_after is None:
             return
-        pods = [p for p in self.lister.list("Pod", sts.namespace) if p.owner == sts.name]
-        times = availability_times(pods, mrs, self.clock.now)
-        delay = (min(times) + 1 - self.clock.now) if times else mrs
-        self.queue.add_after(key, delay, f"sync {result.sync}: Ready pods not yet Available")
+        self.queue.add_after(key, result.requeue_after, f"sync {result.sync}: Ready pods not yet Available")
 
     def run(self, max_syncs: int = 1000, until: float | None = None):
         """Run the controller until nothing is queued or scheduled, *max_syncs* syncs, or time *until*.

@@ -24,11 +24,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from .stateful_set_control import complete_rolling_update, inconsistent_status
+from . import stateful_set_utils as P
+from .stateful_set_control import claims_match, complete_rolling_update, inconsistent_status
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError, ValidationError
-from ..api.objects import Pod, StatefulSet, StatefulSetStatus
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.validation.statefulset import validate_stateful_set_status_update
 from .profiles import Profile
 
@@ -36,6 +37,31 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
 
 NOT_REACHED = "not reached: an earlier request in this sync failed"
+
+DEFAULT_RETRY_STEPS = 5
+"""Attempts of ``retry.RetryOnConflict(retry.DefaultRetry, ...)`` (the status updater)."""
+DEFAULT_BACKOFF_STEPS = 4
+"""Attempts of ``retry.RetryOnConflict(retry.DefaultBackoff, ...)`` (pod and revision updates)."""
+
+
+def is_conflict(error: str | None) -> bool:
+    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
+    return bool(error) and "Operation cannot be fulfilled" in error
+
+
+def retry_on_conflict(steps: int, attempt) -> int:
+    """``retry.RetryOnConflict``: call *attempt* until it does not fail with Conflict, at most
+    *steps* times.  Return how many times it was sent again; the error that ends it (Conflict
+    after the last attempt, or any other) is raised with that count as ``retries``."""
+    for n in range(steps):
+        try:
+            attempt()
+            return n
+        except APIError as e:
+            if e.reason != "Conflict" or n == steps - 1:
+                e.retries = n
+                raise
+    return steps - 1  # pragma: no cover - the loop returns or raises
 
 
 class ObjectManager(Protocol):
@@ -47,19 +73,23 @@ class ObjectManager(Protocol):
     def create_pod(self, d: Decision) -> None: ...
     def delete_pod(self, d: Decision) -> None: ...
     def update_pod(self, d: Decision) -> None: ...
+    def pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
+    def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def create_revision(self, d: Decision) -> None: ...
+    def probe_revision(self, d: Decision) -> None: ...
     def update_revision(self, d: Decision) -> None: ...
     def delete_revision(self, d: Decision) -> None: ...
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None: ...
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int: ...
 
 
 _VERBS = {
     "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
-    "delete-revision": "delete_revision",
+    "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
+    "warn": "warn",
 }
 
 
@@ -70,45 +100,241 @@ def _do(d: Decision, om: ObjectManager) -> Decision:
     verb = _VERBS.get(d.action)
     if verb is None:  # waits and notes
         return d
-    if d.action == "create-revision" and d.payload is None:  # a collision note
-        return replace(d, applied=True)
+    if verb == "warn":  # an event, no request
+        om.warn(d)
+        return d
+    if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
+        verb = "probe_revision"
     try:
-        getattr(om, verb)(d)
+        retries = getattr(om, verb)(d)
     except APIError as e:
-        return replace(d, applied=False, error=str(e))
-    return replace(d, applied=True)
+        return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+    return replace(d, applied=True, retries=retries or 0)
+
+
+def _closure_of_update(out: list[Decision], d: Decision) -> list[Decision]:
+    """The claim work ``UpdateStatefulPod``'s retry closure did before the pod update *d*: the
+    claims it created (storage) and the trailing claim owner-ref fixes and warnings (retention),
+    each once."""
+    group: list[Decision] = []
+    seen: set = set()
+    for prev in reversed(out):
+        if prev.pod != d.pod or prev.action not in ("create-pvc", "update-pvc", "warn") \
+                or (prev.action, prev.target) in seen:
+            break
+        if prev.action == "create-pvc" and prev.rule != RULES["identity"]:
+            break
+        seen.add((prev.action, prev.target))
+        group.append(prev)
+    return group[::-1]
+
+
+def _closure_of(ds: list[Decision], i: int) -> list[Decision] | None:
+    """The closure of ``UpdateStatefulPod`` that decision *i* belongs to (the claim work right
+    before that pod's update), or None if *i* is not in one."""
+    d = ds[i]
+    j = next((k for k in range(i + 1, len(ds)) if ds[k].action == "update" and ds[k].pod == d.pod), None)
+    if j is None:
+        return None
+    group = _closure_of_update(list(ds[:j]), ds[j])
+    return group if any(g is d for g in group) else None
+
+
+def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
+                         first: Decision | None = None) -> Decision:
+    """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
+    informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
+    created are created again (AlreadyExists ends it), its claim fixes are sent again.  Each
+    failure inside the closure records a FailedUpdate, and the outcome one more event
+    (``recordPodEvent``)."""
+    name = d.payload.name if d.payload is not None else d.pod
+    retries = 0
+    resent: list[tuple] = []
+    attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
+
+    def send(g: Decision) -> Decision:
+        x = _do(g, om)
+        kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
+        if g.action != "warn":
+            resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
+                           x.applied is False))
+        return x
+
+    if first is None:
+        done = send(d)
+    else:  # the closure's claim update was answered Conflict before the pod update was sent
+        resent.append(("update", "PersistentVolumeClaim", first.target, True))
+        error = _claim_update_error(first)
+        om.pod_event("update", name, error)
+        done = replace(d, applied=False, error=error)
+    while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
+        retries += 1
+        again = om.reread(d) if hasattr(om, "reread") else d
+        if again is None:  # the cache holds another pod of that name, consistent as it is
+            done = replace(d, applied=True, error=None)
+            break
+        if again is not d:  # another pod of that name: its own fix (its claims are left alone)
+            d, name, group = again, again.payload.name, []
+        tried = [send(g) for g in group if g.action == "create-pvc"]
+        errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+        if not errors:
+            for g in group:
+                if g.action == "create-pvc":
+                    continue
+                x = send(g)
+                if x.applied is False:
+                    errors = [_claim_update_error(x)]
+                    break
+        if errors:
+            error = _aggregate(errors)
+            om.pod_event("update", name, error)
+            done = replace(d, applied=False, error=error)
+            continue
+        done = send(d)
+        attempted = True
+    if attempted:
+        om.pod_event("update", name, done.error if done.applied is False else None)
+    return replace(done, retries=retries, resent=tuple(resent))
 
 
 def _failed(d: Decision) -> bool:
     return d.applied is False
 
 
+_PATH_VERB = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}
+"""The pod event a failed ``createPersistentVolumeClaims`` leads to, by the path that called it:
+``CreateStatefulPod`` (create), ``UpdateStatefulPod`` (update); none for a Pending pod's
+``createMissingPersistentVolumeClaims``."""
+
+
+def _in_claim_run(d: Decision) -> bool:
+    """A request (or refusal) of ``createPersistentVolumeClaims``: a claim create or a claim
+    found being deleted."""
+    return d.action == "create-pvc" or (d.action == "wait" and d.reason == "claim-deleting")
+
+
+def _claim_run_path(d: Decision) -> str | None:
+    if d.action == "create-pvc":
+        return d.rule
+    return RULES.get(d.payload) if isinstance(d.payload, str) else None
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
+    repeated messages once."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
 def _run_sequential(ds: list[Decision], om: ObjectManager) -> tuple[list[Decision], bool]:
-    out, failed = [], False
-    claims_after_failed_create: set | None = None
-    for d in ds:
-        if failed and d.action == "create-pvc" and out and out[-1].action == "create-pvc" \
-                and out[-1].pod == d.pod:
+    """Carry out *ds* in order, stopping at the first failure as upstream's sync does, with the
+    events ``StatefulPodControl`` records: one pod event per ``createPersistentVolumeClaims`` that
+    failed (its errors aggregated); a pod's create event only after its claims' owner refs are
+    set (a failed claim update records FailedUpdate instead)."""
+    out: list[Decision] = []
+    failed = False
+    create: Decision | None = None      # the pod create whose claim owner refs are being set
+    create_claims: set | None = None    # ... and the claims seen so far
+    absorbed = None                     # (claim update answered Conflict, its closure) until its pod update
+    for i, d in enumerate(ds):
+        if create is not None:
+            if d.action == "update-pvc" and d.pod == create.pod and d.target not in create_claims \
+                    or (d.action == "warn" and d.pod == create.pod and d.target not in create_claims):
+                # CreateStatefulPod sets the claims' owner refs whether the pod create worked or
+                # not (any error but AlreadyExists), stopping at the first failed update
+                if d.action == "update-pvc":
+                    create_claims.add(d.target)
+                if any(x.pod == create.pod and x.action == "update-pvc" and x.applied is False
+                       for x in out[out.index(create) + 1:]):
+                    out.append(replace(d, applied=False, error=NOT_REACHED))
+                else:
+                    out.append(_do(d, om))
+                    failed = failed or _failed(out[-1])
+                continue
+            _finish_create(create, out, om)
+            create, create_claims = None, None
+        if failed and _in_claim_run(d) and out and _in_claim_run(out[-1]) and out[-1].pod == d.pod \
+                and out[-1].error != NOT_REACHED:
             # createPersistentVolumeClaims tries every claim of the pod, then reports them all
             out.append(_do(d, om))
+            _claim_run_event(ds, i, out, om)
             continue
-        if claims_after_failed_create is not None:
-            # CreateStatefulPod sets the claims' owner refs even when the pod create failed
-            # (any error but AlreadyExists), then returns the create's error.
-            if d.action == "update-pvc" and d.target not in claims_after_failed_create:
-                claims_after_failed_create.add(d.target)
-                out.append(_do(d, om))
-                continue
-            claims_after_failed_create = None
         if failed:
             out.append(replace(d, applied=False, error=NOT_REACHED))
             continue
-        done = _do(d, om)
+        if absorbed is not None:
+            if d.action == "update" and d.pod == absorbed[0].pod:
+                out.append(_update_stateful_pod(d, absorbed[1], om, first=absorbed[0]))
+                failed = _failed(out[-1])
+                absorbed = None
+            continue  # the rest of the closure's first attempt: not sent
+        if d.action == "update":
+            done = _update_stateful_pod(d, _closure_of_update(out, d), om)
+        else:
+            done = _do(d, om)
+        if d.action == "update-pvc" and _failed(done) and is_conflict(done.error):
+            closure = _closure_of(ds, i)
+            if closure is not None:
+                # UpdateStatefulPod's closure returned the (wrapped) Conflict: it runs again
+                absorbed = (done, closure)
+                continue
         out.append(done)
         failed = _failed(done)
-        if failed and d.action == "create" and not _already_exists(done.error):
-            claims_after_failed_create = set()
+        if _in_claim_run(d):
+            _claim_run_event(ds, i, out, om)
+        if failed and d.action == "update-pvc" and d.rule == RULES["claim-owner"]:
+            # createMissingPersistentVolumeClaims and UpdateStatefulPod record the pod's FailedUpdate
+            om.pod_event("update", d.pod, _claim_update_error(done))
+        if d.action == "create" and not (failed and _already_exists(done.error)):
+            # CreateStatefulPod returns AlreadyExists at once, without an event
+            create, create_claims = done, set()
+    if create is not None:
+        _finish_create(create, out, om)
     return out, failed
+
+
+def _finish_create(create: Decision, out: list[Decision], om: ObjectManager) -> None:
+    """``CreateStatefulPod``'s last word: FailedUpdate if a claim owner update failed, else the
+    create's own event (successful or failed)."""
+    after = out[out.index(create) + 1:]
+    bad = next((x for x in after if x.pod == create.pod and x.action == "update-pvc"
+                and x.applied is False and x.error != NOT_REACHED), None)
+    if bad is not None:
+        om.pod_event("update", create.pod, _claim_update_error(bad))
+    else:
+        om.pod_event("create", create.pod, create.error if create.applied is False else None)
+
+
+def _canonical(pod: str) -> str:
+    """The name ``getPodName`` gives the pod's ordinal (``web-00`` -> ``web-0``)."""
+    parent, ordinal = parse_pod_name(pod)
+    return f"{parent}-{ordinal}" if ordinal >= 0 else pod
+
+
+def _claim_update_error(d: Decision) -> str:
+    """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
+    return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
+
+
+def _claim_run_event(ds: list[Decision], i: int, out: list[Decision], om: ObjectManager) -> None:
+    """At the end of one ``createPersistentVolumeClaims``, the pod event of its failures."""
+    d = ds[i]
+    if i + 1 < len(ds) and _in_claim_run(ds[i + 1]) and ds[i + 1].pod == d.pod:
+        return
+    run = []
+    for x in reversed(out):
+        if not _in_claim_run(x) or x.pod != d.pod:
+            break
+        run.append(x)
+    errors = [(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
+              for x in reversed(run) if x.applied is False and x.error and x.error != NOT_REACHED]
+    verb = _PATH_VERB.get(_claim_run_path(d))
+    if errors and verb is not None:
+        # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
+        om.pod_event(verb, _canonical(d.pod) if verb == "update" else d.pod, _aggregate(errors))
 
 
 def _slow_start_batch(i: int) -> int:
@@ -208,11 +434,11 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
             d = Decision(action="status", pod=None, reason="changed",
                          message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
             try:
-                om.write_status(sts, status)
-                done.append(replace(d, applied=True))
+                retries = om.write_status(sts, status) or 0
+                done.append(replace(d, applied=True, retries=retries))
                 written = status
             except APIError as e:
-                done.append(replace(d, applied=False, error=str(e)))
+                done.append(replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0)))
                 error = error or str(e)
         else:
             written = None
@@ -267,32 +493,18 @@ class ClusterObjects:
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} successful")
+                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} successful")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} {what} in StatefulSet {self.sts.name} failed error: {err}")
-
-    def _guard(self, verb, kind, name, what, fn):
-        try:
-            self._check(verb, kind, name)
-            fn()
-        except APIError as e:
-            self._event(False, verb, what, str(e))
-            raise
-        self._event(True, verb, what)
+                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
+        """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
+        are set (see ``_run_sequential``)."""
         pod: Pod = d.payload
-        try:
-            self._throttle(pod.name)
-            self._check("create", "Pod", pod.name)
-            self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
-        except APIError as e:
-            # CreateStatefulPod returns AlreadyExists without recording an event
-            if e.reason != "AlreadyExists":
-                self._event(False, "create", f"Pod {pod.name}", str(e))
-            raise
-        self._event(True, "create", f"Pod {pod.name}")
+        self._throttle(pod.name)
+        self._check("create", "Pod", pod.name)
+        self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
 
     def delete_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
@@ -307,54 +519,73 @@ class ClusterObjects:
         self._event(True, "delete", f"Pod {pod.name}")
 
     def update_pod(self, d: Decision) -> None:
-        """``UpdateStatefulPod``: write restored labels/volumes (a no-op write if nothing changed)."""
+        """One request of ``UpdateStatefulPod``: write the restored labels/volumes (sent even if
+        nothing changed).  Its event comes once the retries are over (:meth:`pod_event`)."""
         pod: Pod = d.payload
+        self._check("update", "Pod", pod.name)
+        stored = self.c.store.get("Pod", pod.namespace, pod.name)
+        if stored is not None and not pod.uid:
+            # the pod this sync just created (Parallel): the API server keeps its uid,
+            # status and the defaults it added
+            pod = replace(pod, uid=stored.uid, spec=stored.spec)
+        if stored is not None and stored.uid == pod.uid and (
+                dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
+            return  # the API server keeps the object (and its resourceVersion) as it was
+        self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
 
-        def go():
-            nonlocal pod
-            stored = self.c.store.get("Pod", pod.namespace, pod.name)
-            if stored is not None and not pod.uid:
-                # the pod this sync just created (Parallel): the API server keeps its uid,
-                # status and the defaults it added
-                pod = replace(pod, uid=stored.uid, spec=stored.spec)
-            if stored is not None and stored.uid == pod.uid and (
-                    dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
-                return  # the API server keeps the object (and its resourceVersion) as it was
-            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
-        self._guard("update", "Pod", pod.name, f"Pod {pod.name}", go)
+    def reread(self, d: Decision) -> Decision | None:
+        """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
+        from the informer cache.  The same pod: *d* again.  Another pod (a hand-made web-01 was
+        renamed web-1, and web-1 exists): None if that pod is consistent, else its own fix."""
+        pod = d.payload
+        stored = self.c.store.get("Pod", self.sts.namespace, pod.name)
+        if stored is None or stored.uid == pod.uid or not pod.uid:
+            return d
+        profile = self.c.profile
+        identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
+        claims = self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
+        if identity_ok and storage_ok and claims_match(self.sts, stored, claims, False, profile):
+            return None
+        fixed = replace(stored, labels=P.update_identity(self.sts, stored, pod_index_label=profile.pod_index_label),
+                        spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
+        return replace(d, pod=stored.name, payload=fixed)
+
+    def pod_event(self, verb: str, pod: str, error: str | None) -> None:
+        """``recordPodEvent``."""
+        self._event(error is None, verb, f"Pod {pod}", error)
+
+    def warn(self, d: Decision) -> None:
+        """The Warning ``UpdatePodClaimForRetentionPolicy`` records for a claim with another managing
+        controller (upstream's wording, its spelling "manging" included)."""
+        self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
+                               f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that acts "
+                               "as a manging controller, the retention policy is ignored for this claim")
 
     def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
         """``recordClaimEvent``'s wording."""
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+                                   f"{verb.title()} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"{verb.title()} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
                                    f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:
         claim = d.payload
+        # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
+        pod = _canonical(d.pod) if d.rule == RULES["identity"] else d.pod
         try:
             self._check("create", "PersistentVolumeClaim", claim.name)
             self.c.store.create("PersistentVolumeClaim", claim)
         except APIError as e:
             if e.reason != "AlreadyExists":
-                self._claim_event(False, "create", claim.name, d.pod, str(e))
-            # CreateStatefulPod (and UpdateStatefulPod) then report the pod as not created (updated);
-            # for a Pending pod (createMissingPersistentVolumeClaims) nothing more is recorded
-            verb = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}.get(d.rule)
-            if verb is not None:
-                self._event(False, verb, f"Pod {d.pod}", f"failed to create PVC {claim.name}: {e}")
+                self._claim_event(False, "create", claim.name, pod, str(e))
             raise
-        self._claim_event(True, "create", claim.name, d.pod)
+        self._claim_event(True, "create", claim.name, pod)
 
     def update_claim(self, d: Decision) -> None:
         """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
-        if d.reason == "conflicting-controller":
-            self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
-                                   f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that "
-                                   "acts as a managing controller, the retention policy is ignored for this claim")
         try:
             self._check("update", "PersistentVolumeClaim", d.target)
             claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
@@ -372,9 +603,7 @@ class ClusterObjects:
                 fixed.append(r)
             self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
         except APIError as e:
-            self._event(False, "update", f"Pod {d.pod}",
-                        f"could not update claim {d.target} for delete policy ownerRefs: {e}")
-            raise
+            raise  # the callers record the pod's FailedUpdate (fixPodClaim records nothing)
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -383,13 +612,30 @@ class ClusterObjects:
         self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
                                f"created revision {rev.name} (number {rev.revision})")
 
-    def update_revision(self, d: Decision) -> None:
+    def probe_revision(self, d: Decision) -> None:
+        """The create ``CreateControllerRevision`` sends for a name that is taken: the API server
+        answers AlreadyExists, which is what the controller expects (it then reads the revision and
+        reuses it, or counts a collision).  Only an injected error other than AlreadyExists fails it."""
+        try:
+            self._check("create", "ControllerRevision", d.target)
+        except APIError as e:
+            if e.reason != "AlreadyExists":
+                raise
+
+    def update_revision(self, d: Decision) -> int:
+        """``UpdateControllerRevision``: renumber it, sent again on Conflict (``retry.DefaultBackoff``)."""
         rev = d.payload
-        self._check("update", "ControllerRevision", rev.name)
-        stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
-        self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+
+        def attempt():
+            self._check("update", "ControllerRevision", rev.name)
+            stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
+            if stored is None:
+                raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
+            self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+        retries = retry_on_conflict(DEFAULT_BACKOFF_STEPS, attempt)
         self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
                                f"reused revision {rev.name}, renumbered {rev.revision}")
+        return retries
 
     def delete_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -398,18 +644,21 @@ class ClusterObjects:
         self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
                                f"deleted revision {rev.name} (number {rev.revision}): history limit")
 
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> None:
-        """``UpdateStatefulSetStatus``; the API server refuses a status ``ValidateStatefulSetStatusUpdate``
-        rejects (a rolling-update delete of a pod at a third revision can take currentReplicas to -1)."""
-        self._check("update", "StatefulSet", sts.name)
-        stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
-        if stored is None:
-            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
-        errors = validate_stateful_set_status_update(status, stored.status)
-        if errors:
-            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
-                           message=str(ValidationError(errors, name=sts.name)))
-        self.c.store.update("StatefulSet", replace(stored, status=status))
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
+        """``UpdateStatefulSetStatus``, sent again on Conflict (``retry.DefaultRetry``); the API server
+        refuses a status ``ValidateStatefulSetStatusUpdate`` rejects (a rolling-update delete of a pod
+        at a third revision can take currentReplicas to -1).  Returns the number of retries."""
+        def attempt():
+            self._check("update", "StatefulSet", sts.name)
+            stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
+            if stored is None:
+                raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+            errors = validate_stateful_set_status_update(status, stored.status)
+            if errors:
+                raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
+                               message=str(ValidationError(errors, name=sts.name)))
+            self.c.store.update("StatefulSet", replace(stored, status=status))
+        return retry_on_conflict(DEFAULT_RETRY_STEPS, attempt)
 
     # claiming
     def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
@@ -445,9 +694,15 @@ class ClusterObjects:
                           f"{self.cause}: adopt")
 
     def release(self, d: Decision) -> None:
-        """Patch this set's ref off a pod that no longer matches (``ReleasePod``; NotFound ignored)."""
-        if not self._check_unless_not_found("update", "Pod", d.pod):
-            return
+        """Patch this set's ref off a pod that no longer matches (``ReleasePod``: NotFound and
+        Invalid are ignored; the pod is then simply not released)."""
+        try:
+            if not self._check_unless_not_found("update", "Pod", d.pod):
+                return
+        except APIError as e:
+            if e.reason == "Invalid":
+                return
+            raise
         pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return

@@ -144,17 +144,31 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
         now=ctl.clock.now)
     plan = ctl.planner(snap, ctl.profile, ctl.feature_gates)
     done, status, error = apply_plan(plan, sts, om, ctl.profile)
-    ctl.writes.requeue_for_availability(sts, snap.pods, snap.now)
-    for d in done:
-        # CreateStatefulPod reports a claim that is being deleted as a failed pod create
-        if (d.reason == "claim-deleting" and d.applied is False and d.error and d.error.startswith("pvc ")
-                and store.get("Pod", namespace, d.pod) is None):
-            om._event(False, "create", f"Pod {d.pod}", d.error)
+    requeue = None
+    if error is None:  # syncStatefulSet returns before it plans a requeue when the sync failed
+        requeue = next_sync_duration(sts, snap.pods, status, snap.now, ctl.profile)
+        if requeue is not None:
+            ctl.writes.requeue_for_availability(sts, snap.now + requeue)
     decisions.extend(done)
-    return _finish(ctl, sts, n, decisions, status, error)
+    return _finish(ctl, sts, n, decisions, status, error, requeue)
 
 
-def _finish(ctl, sts, n, decisions, status, error) -> SyncResult:
+def next_sync_duration(sts: StatefulSet, pods, status: StatefulSetStatus | None, now: float,
+                       profile) -> float | None:
+    """When to sync the set again for availability, in seconds from *now*, or None (``syncStatefulSet``).
+
+    With minReadySeconds, when the status has Ready pods that are not yet Available: at the
+    earliest instant one of *pods* becomes Available (``FindMinNextPodAvailabilityCheck``),
+    or after minReadySeconds when no pod tells when.
+    """
+    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    if mrs <= 0 or status is None or status.ready_replicas == status.available_replicas:
+        return None
+    times = P.availability_times(pods, mrs, now)
+    return (min(times) - now) if times else float(mrs)
+
+
+def _finish(ctl, sts, n, decisions, status, error, requeue_after=None) -> SyncResult:
     trace = ctl.trace
     for seq, d in enumerate(decisions):
         trace.add_decision(sts.name, seq, d)
@@ -162,7 +176,8 @@ def _finish(ctl, sts, n, decisions, status, error) -> SyncResult:
         written = any(d.action == "status" and d.applied for d in decisions)
         trace.add_status(sts.name, *_status_row(ctl, sts, status, written))
     result = SyncResult(sync=n, time=ctl.clock.now, set_name=sts.name,
-                        decisions=tuple(decisions), status=status, error=error)
+                        decisions=tuple(decisions), status=status, error=error,
+                        requeue_after=requeue_after)
     trace.add_sync(sts.name, len(decisions), result.changed, error)
     return result
 

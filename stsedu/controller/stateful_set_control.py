@@ -286,7 +286,7 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
             deleting.append(_d("wait", pod.name, "claim-deleting",
                                f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
                                "claim-deleting", target=name, step=step, slot=slot,
-                               error=f"pvc {name} is being deleted"))
+                               error=f"pvc {name} is being deleted", payload=rule_key))
     return out + deleting, bool(deleting)
 
 
@@ -299,11 +299,20 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
     out = []
     for name, _ in P.claim_names(sts, pod.ordinal):
         claim = claims.get(name)
-        if claim is None or P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+        if claim is None:
+            continue
+        conflicting = P.has_unexpected_controller(claim, sts, pod)
+        if conflicting:
+            # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
+            out.append(_d("warn", pod.name, "conflicting-controller",
+                          f"Claim {name} has another managing controller: the retention policy is "
+                          "ignored for it (Warning ConflictingController).",
+                          rule_key, target=name, step=step, slot=slot))
+        if P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
         refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
         owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
-        if P.has_unexpected_controller(claim, sts, pod):
+        if conflicting:
             out.append(_d("update-pvc", pod.name, "conflicting-controller",
                           f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
                           f"and ignore the retention policy for it (owners left: {owners}).",
@@ -408,18 +417,23 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     if identity_ok and storage_ok and retention_ok:
         return out, False
     if not storage_ok:
+        # UpdateStatefulPod's createPersistentVolumeClaims: a claim being deleted fails it too
         claim_ds, _ = _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
-        out.extend(d for d in claim_ds if d.action == "create-pvc")
+        out.extend(claim_ds)
     if not retention_ok:
         out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                           STEP_REPLICAS, profile))
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
-    fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
+    # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
+    fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
+                    labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
                     if not identity_ok else pod.labels,
                     spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
     what = []
-    if not identity_ok:
+    if fixed.name != name:
+        what.append(f"its name (its ordinal makes it {fixed.name}, and the update goes to {fixed.name})")
+    elif not identity_ok:
         what.append(f"label {P.POD_NAME_LABEL}")
     if not storage_ok:
         what.append("claim volumes")
@@ -683,7 +697,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         # truncateHistory
         decisions.extend(truncate(live))
         fallback = None
-        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision")
+        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
                for d in decisions):
             # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil,
             # so history is truncated with only the pods' revisions live

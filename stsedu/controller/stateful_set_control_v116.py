@@ -245,7 +245,9 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             decisions.extend(_missing_claims(sts, pod, snap.claims, i, "while restoring its storage"))
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
-        fixed = replace(pod, labels=P.update_identity(sts, pod, pod_index_label=False),
+        # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
+        fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal),
+                        labels=P.update_identity(sts, pod, pod_index_label=False),
                         spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
         decisions.append(_d("update", pod.name, "identity",
                             f"{pod.name} lost its identity ({' and '.join(what)}); restore it.",

@@ -115,9 +115,10 @@ def is_member_of(sts: StatefulSet, pod: Pod) -> bool:
 
 
 def identity_matches(sts: StatefulSet, pod: Pod) -> bool:
-    """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``)."""
-    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.namespace == sts.namespace
-            and pod.labels.get(POD_NAME_LABEL) == pod.name)
+    """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``): the
+    name must be the one its ordinal gives (``getPodName``), so ``web-00`` is not ``web-0``."""
+    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == pod_name(sts.name, pod.ordinal)
+            and pod.namespace == sts.namespace and pod.labels.get(POD_NAME_LABEL) == pod.name)
 
 
 def claim_volumes(pod: Pod) -> dict[str, str]:
@@ -161,9 +162,10 @@ def new_claim(sts: StatefulSet, template: Mapping, name: str) -> PersistentVolum
 
 
 def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> dict[str, str]:
-    """The pod's labels with its identity restored (``updateIdentity``)."""
+    """The pod's labels with its identity restored (``updateIdentity``); the pod-name label is the
+    name the ordinal gives, which is also the name the update is sent to."""
     labels = dict(pod.labels)
-    labels[POD_NAME_LABEL] = pod.name
+    labels[POD_NAME_LABEL] = pod_name(sts.name, pod.ordinal)
     if pod_index_label:
         labels[POD_INDEX_LABEL] = str(pod.ordinal)
     return labels

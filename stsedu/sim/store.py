@@ -84,11 +84,20 @@ class Store:
         return obj
 
     def update(self, kind: str, obj):
-        """Replace the stored version with *obj*, bumping the resource version."""
+        """Replace the stored version with *obj*, bumping the resource version.
+
+        Optimistic concurrency, as the API server has it: *obj* carries the resource version
+        it was read at; if the object has been written since, the update is refused with
+        Conflict (409, "the object has been modified; please apply your changes to the latest
+        version and try again") and nothing changes.  An object with no resource version (0)
+        is not checked (an unconditional update).
+        """
         ns = self._objects[kind].get(obj.namespace, {})
         old = ns.get(obj.name)
         if old is None:
             raise APIError("update", kind, obj.name, reason="NotFound")
+        if obj.resource_version and obj.resource_version != old.resource_version:
+            raise APIError("update", kind, obj.name, reason="Conflict")
         obj = replace(obj, resource_version=self._next_rv())
         ns[obj.name] = obj
         self._notify(kind, "update", old, obj)

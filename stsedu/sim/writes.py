@@ -21,7 +21,7 @@ from ..api.defaults import default_pod
 from ..api.errors import APIError, ValidationError
 from ..api.validation.pod import validate_pod_only
 from ..api.objects import Pod, StatefulSet
-from ..controller.stateful_set_utils import availability_times, is_running_and_available
+from ..controller.stateful_set_utils import is_running_and_available
 from .clock import LATE
 
 
@@ -137,8 +137,12 @@ class Writes:
     def update_pod_from(self, pod: Pod, cause: str) -> Pod:
         """Write the controller's repaired labels/volumes onto the stored pod."""
         stored = self.store.get("Pod", pod.namespace, pod.name)
-        if stored is None or stored.uid != pod.uid:
+        if stored is None:
             raise APIError("update", "Pod", pod.name, reason="NotFound")
+        if pod.uid and stored.uid != pod.uid:  # the API server's uid precondition
+            raise APIError("update", "Pod", pod.name, reason="Conflict",
+                           message=f'Operation cannot be fulfilled on pods "{pod.name}": Precondition failed: '
+                                   f"UID in precondition: {pod.uid}, UID in object meta: {stored.uid}")
         return self.write_pod(replace(stored, labels=pod.labels, spec=pod.spec), cause)
 
     def delete_pod(self, namespace: str, name: str, cause: str) -> Pod | None:
@@ -163,18 +167,10 @@ class Writes:
         self.gc.trigger()
 
     # --------------------------------------------------------------- requeues
-    def requeue_for_availability(self, sts: StatefulSet, pods, now: float) -> None:
-        """After a sync, requeue the set for the earliest pod that is Ready but not yet Available.
-
-        Upstream's sync (``syncStatefulSet``) requeues a set with minReadySeconds > 0
-        whose ready pods are not all available after ``FindMinNextPodAvailabilityCheck``:
-        at the earliest ``lastTransitionTime + minReadySeconds``, the instant the pod
-        counts as available (v1.36.3, v1.37.2; checked by tests/test_upstream.py).
-        """
-        times = availability_times(pods, sts.spec.min_ready_seconds if self.profile.min_ready_seconds else 0, now)
-        if not times:
-            return
-        at = min(times)
+    def requeue_for_availability(self, sts: StatefulSet, at: float) -> None:
+        """Wake the set at *at*, when ``syncStatefulSet`` planned its next availability check
+        (``enqueueSSAfter``; the delay comes from ``next_sync_duration``, checked against the
+        real controller's ``requeue_after`` by tests/test_upstream.py)."""
         key = (sts.namespace, sts.name, at)
         if key in self._requeues:
             return

@@ -113,6 +113,15 @@ type write struct {
 	Labels   map[string]string `json:"labels,omitempty"`
 	Error    string            `json:"error,omitempty"`
 	Reason   string            `json:"reason,omitempty"`
+	// Release: a patch that removes an owner reference (ReleasePod), not one that adds it.
+	Release bool `json:"release,omitempty"`
+}
+
+// event is one event the controller recorded (a buffered record.FakeRecorder).
+type event struct {
+	Type    string `json:"type"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 var kinds = map[string]string{
@@ -175,26 +184,30 @@ type world struct {
 
 func (w *world) tracker() k8stesting.ObjectTracker { return w.client.Tracker() }
 
-func apiError(reason string, gr schema.GroupResource, name string) error {
+// apiError is an injected failure in the words stsedu's APIError uses: the API server's own for
+// NotFound, AlreadyExists and Conflict, "<reason>: simulated failure to <verb> <kind> '<name>'"
+// for the others (so that event messages, which quote the error, compare as text).
+func apiError(reason string, gr schema.GroupResource, verb, kind, name string) error {
 	switch metav1.StatusReason(reason) {
 	case metav1.StatusReasonNotFound:
 		return apierrors.NewNotFound(gr, name)
 	case metav1.StatusReasonAlreadyExists:
 		return apierrors.NewAlreadyExists(gr, name)
 	case metav1.StatusReasonConflict:
-		return apierrors.NewConflict(gr, name, fmt.Errorf("injected"))
-	case metav1.StatusReasonForbidden:
-		return apierrors.NewForbidden(gr, name, fmt.Errorf("injected"))
-	case metav1.StatusReasonInternalError:
-		return apierrors.NewInternalError(fmt.Errorf("injected"))
-	case metav1.StatusReasonServerTimeout:
-		return apierrors.NewServerTimeout(gr, "request", 1)
-	case metav1.StatusReasonTooManyRequests:
-		return apierrors.NewTooManyRequests("injected", 1)
+		return apierrors.NewConflict(gr, name, fmt.Errorf(conflictText))
 	}
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 500,
-		Reason: metav1.StatusReason(reason), Message: "injected " + reason}}
+	codes := map[string]int32{"InternalError": 500, "Invalid": 422, "Forbidden": 403,
+		"ServerTimeout": 504, "TooManyRequests": 429, "BadRequest": 400}
+	code, ok := codes[reason]
+	if !ok {
+		code = 500
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: code,
+		Reason:  metav1.StatusReason(reason),
+		Message: fmt.Sprintf("%s: simulated failure to %s %s '%s'", reason, verb, kind, name)}}
 }
+
+const conflictText = "the object has been modified; please apply your changes to the latest version and try again"
 
 // faultFor consumes a matching injected fault, as stsedu's Cluster.inject_error counts them.
 func (w *world) faultFor(verb, kind string) string {
@@ -278,12 +291,17 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		describe(action.(k8stesting.UpdateAction).GetObject(), &wr)
 	case "patch":
 		wr.Name = action.(k8stesting.PatchAction).GetName()
+		wr.Release = strings.Contains(string(action.(k8stesting.PatchAction).GetPatch()), `"$patch":"delete"`)
 	case "delete":
 		wr.Name = action.(k8stesting.DeleteAction).GetName()
 	}
 	gr := res.GroupResource()
 	if reason := w.faultFor(verb, kind); reason != "" {
-		err := apiError(reason, gr, wr.Name)
+		faultVerb := verb
+		if faultVerb == "patch" {
+			faultVerb = "update"
+		}
+		err := apiError(reason, gr, faultVerb, kind, wr.Name)
 		wr.Error, wr.Reason = err.Error(), reason
 		w.writes = append(w.writes, wr)
 		return true, nil, err
@@ -328,9 +346,13 @@ func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupReso
 			return true, nil, err
 		}
 		old, _ := meta.Accessor(stored)
+		// The registry's update precondition: a uid in the body must be the stored object's.
+		if uid := m.GetUID(); uid != "" && uid != old.GetUID() {
+			return true, nil, apierrors.NewConflict(gr, m.GetName(), fmt.Errorf(
+				"Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, old.GetUID()))
+		}
 		if rv := m.GetResourceVersion(); w.conflicts && rv != "" && rv != old.GetResourceVersion() {
-			return true, nil, apierrors.NewConflict(gr, m.GetName(),
-				fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+			return true, nil, apierrors.NewConflict(gr, m.GetName(), fmt.Errorf(conflictText))
 		}
 		if kind == "StatefulSet" && action.GetSubresource() == "status" {
 			set := obj.(*apps.StatefulSet)
@@ -407,6 +429,7 @@ type response struct {
 	Status       *apps.StatefulSetStatus           `json:"status"`
 	Written      *apps.StatefulSetStatus           `json:"written"`
 	RequeueAfter *float64                          `json:"requeue_after"`
+	Events       []event                           `json:"events"`
 	Objects      map[string]map[string]interface{} `json:"objects,omitempty"`
 	Stage        string                            `json:"stage,omitempty"`
 	Kubernetes   string                            `json:"kubernetes,omitempty"`
@@ -534,7 +557,8 @@ func runSync(req request) (resp response) {
 	pvcLister := corelisters.NewPersistentVolumeClaimLister(pvcIdx)
 	revLister := appslisters.NewControllerRevisionLister(revIdx)
 
-	recorder := &record.FakeRecorder{}
+	// Buffered: every event of the sync is kept, in order, and answered.
+	recorder := record.NewFakeRecorder(100000)
 	store := consistency.NewNoopConsistencyStore()
 	control := statefulset.NewDefaultStatefulSetControl(
 		statefulset.NewStatefulPodControl(w.client, podLister, pvcLister, recorder, store),
@@ -563,6 +587,21 @@ func runSync(req request) (resp response) {
 			}
 		}
 		resp.Objects = w.dump(ns)
+		resp.Events = []event{}
+		for {
+			select {
+			case e := <-recorder.Events:
+				// FakeRecorder writes "<type> <reason> <message>"
+				parts := strings.SplitN(e, " ", 3)
+				for len(parts) < 3 {
+					parts = append(parts, "")
+				}
+				resp.Events = append(resp.Events, event{Type: parts[0], Reason: parts[1], Message: parts[2]})
+				continue
+			default:
+			}
+			break
+		}
 	}()
 
 	// StatefulSetController.sync

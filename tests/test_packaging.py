@@ -61,7 +61,8 @@ def test_wheel_metadata_asks_pyodide_for_nothing_native(wheel):
     def needed(extra: str) -> set[str]:
         return {r.name.lower() for r in reqs if r.marker is None or r.marker.evaluate({**PYODIDE, "extra": extra})}
 
-    assert needed("") == {"ipywidgets", "pandas", "altair", "anywidget", "pyyaml"}
+    # jsonpatch and jsonpath-ng (kubectl's --type json and -o jsonpath) are pure-Python wheels
+    assert needed("") == {"ipywidgets", "pandas", "altair", "anywidget", "pyyaml", "jsonpatch", "jsonpath-ng"}
     assert "vl-convert-python" not in needed("export")  # the marker keeps it out of Pyodide
     assert "vl-convert-python" in {r.name.lower() for r in reqs if r.marker and r.marker.evaluate(
         {"sys_platform": "linux", "extra": "export"})}

@@ -273,6 +273,16 @@ def parse(words: list[str]) -> Parsed:
             values[f.name] = _convert(f, value, shown(f), path)
         given.add(f.name)
 
+    def store_next(f: Flag, j: int, named: str) -> int:
+        """A flag given without ``=value``: its bare value, else the next word (returns the next index)."""
+        if f.bare is not None:
+            store(f, f.bare)
+            return j
+        if j < len(rest):
+            store(f, rest[j])
+            return j + 1
+        raise FlagError(f"flag needs an argument: {named}", path)
+
     j = 0
     while j < len(rest):
         w = rest[j]
@@ -289,13 +299,8 @@ def parse(words: list[str]) -> Parsed:
                 store(f, value)
             elif f.kind == "bool":
                 store(f, "true")
-            elif f.bare is not None:
-                store(f, f.bare)
-            elif j < len(rest):
-                store(f, rest[j])
-                j += 1
             else:
-                raise FlagError(f"flag needs an argument: --{key}", path)
+                j = store_next(f, j, f"--{key}")
         elif w.startswith("-") and len(w) > 1:
             letters = w[1:]
             k = 0
@@ -314,13 +319,8 @@ def parse(words: list[str]) -> Parsed:
                     continue
                 if tail:
                     store(f, tail)
-                elif f.bare is not None:
-                    store(f, f.bare)
-                elif j < len(rest):
-                    store(f, rest[j])
-                    j += 1
                 else:
-                    raise FlagError(f"flag needs an argument: '{c}' in -{letters}", path)
+                    j = store_next(f, j, f"'{c}' in -{letters}")
                 break
         else:
             args.append(w)

@@ -37,7 +37,10 @@ class APIKubelet:
     """Moves the pods of *namespace* through Pending, Running, Ready and gone, through the API."""
 
     def __init__(self, api_client, namespace: str = "default", stages: StageProfile | None = None,
-                 node: str = NODE) -> None:
+                 node: str = NODE, mode: str = "auto") -> None:
+        if mode not in ("auto", "manual"):
+            raise ValueError(f"kubelet mode must be 'auto' or 'manual', not {mode!r}")
+        self.mode = mode
         from kubernetes import client
         self.api = api_client
         self.core = client.CoreV1Api(api_client)
@@ -107,6 +110,11 @@ class APIKubelet:
                 time.sleep(0.2)
 
     # ------------------------------------------------------------ reactions
+    def pending(self) -> int:
+        """How many stage timers have not fired yet."""
+        with self._lock:
+            return sum(1 for t in self._timers if t.is_alive())
+
     def _later(self, delay: float, fn, *args) -> None:
         if self._stop.is_set():
             return
@@ -139,14 +147,14 @@ class APIKubelet:
         meta, spec, status = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
         name, uid = meta.get("name"), meta.get("uid")
         if meta.get("deletionTimestamp"):
-            if self._once(uid, "terminate"):
+            if self.mode == "auto" and self._once(uid, "terminate"):
                 grace = meta.get("deletionGracePeriodSeconds")
                 grace = spec.get("terminationGracePeriodSeconds", 30) if grace is None else grace
                 self._later(min(self.stages.terminate, float(grace)), self._remove, name, uid)
             return
         if not spec.get("nodeName") and self._once(uid, "bind"):
             self._bind(name, uid)
-        if status.get("phase", "Pending") == "Pending" and self._once(uid, "start"):
+        if self.mode == "auto" and status.get("phase", "Pending") == "Pending" and self._once(uid, "start"):
             self._later(self.stages.start, self._start, name, uid)
 
     # ------------------------------------------------------------ writes
@@ -193,7 +201,7 @@ class APIKubelet:
             "phase": "Running", "startTime": now, "hostIP": "127.0.0.1", "podIP": "127.0.0.1",
             "conditions": self._conditions(False),
             "containerStatuses": self._container_statuses(containers, False, started=now)})
-        if not self._is_never_ready(name, [c["image"] for c in containers]):
+        if self.mode == "auto" and not self._is_never_ready(name, [c["image"] for c in containers]):
             self._later(self.stages.ready, self._ready, name, uid)
 
     def _ready(self, name: str, uid: str) -> None:
@@ -219,6 +227,20 @@ class APIKubelet:
 
     def _restarts(self, pod) -> int:
         return max((s.restart_count or 0 for s in (pod.status.container_statuses or [])), default=0)
+
+    def start(self, name: str) -> None:
+        """A Pending pod becomes Running (manual mode's first step)."""
+        pod, _ = self._pod_now(name)
+        if (pod.status.phase or "Pending") != "Pending" or pod.metadata.deletion_timestamp:
+            raise ValueError(f'pod "{name}" is not Pending; start() moves a Pending pod to Running')
+        self._start(name, pod.metadata.uid)
+
+    def finish_termination(self, name: str) -> None:
+        """A terminating pod disappears."""
+        pod, _ = self._pod_now(name)
+        if not pod.metadata.deletion_timestamp:
+            raise ValueError(f'pod "{name}" is not terminating; delete it first')
+        self._remove(name, pod.metadata.uid)
 
     def set_ready(self, name: str) -> None:
         """The pod's Ready condition becomes True (it must be Running)."""
@@ -253,7 +275,7 @@ class APIKubelet:
         self._patch_status(name, pod.metadata.uid, {
             "conditions": self._conditions(False),
             "containerStatuses": self._container_statuses(containers, False, self._restarts(pod) + 1)})
-        if not self._is_never_ready(name, [c["image"] for c in containers]):
+        if self.mode == "auto" and not self._is_never_ready(name, [c["image"] for c in containers]):
             self._later(self.stages.ready, self._ready, name, pod.metadata.uid)
 
     def never_ready(self, pod: str | None = None, image: str | None = None) -> None:

@@ -1,0 +1,377 @@
+"""A scenario's steps on a real cluster, and the comparison with the kit.
+
+:class:`LiveSession` runs in one namespace of a real cluster (the local control plane or a
+user's, through any kubeconfig and context): it records the watch events
+(:class:`~.recorder.Recorder`), drives the pods with the kit's kubelet model
+(:class:`~.kubelet.APIKubelet`) unless the cluster has its own kubelet, and makes the user's
+changes with the real kubectl (``apply``, ``scale``, ``set image``, ``patch``, ``delete``,
+``rollout undo``), as a learner would type them.
+
+The real controller runs by itself, so a scenario's ``sync``/``run``/``advance`` steps cannot
+be replayed one sync at a time. :func:`play` and :func:`play_kit` therefore compare *stable
+points*: every change step is carried out, then both sides run until nothing moves (the kit
+with ``run``, the live cluster until its writes stop), and what a learner can observe there is
+taken (:func:`observe`): each pod's revision and state, the claims, the revisions and their
+numbers, the set's status; and over the whole run the order of pod creates and deletes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .build import LiveUnavailable, kubectl_path
+
+WAIT_ACTIONS = frozenset({"sync", "run", "run_all", "settle", "advance", "kubelet_step", "expect"})
+"""Scenario steps that only let the controller and time act: a stable point on both sides."""
+
+LIVE_SKIPPED = {
+    "inject_error": "the real API server cannot be made to fail on cue; the kit's retry reaches the same stable point",
+}
+"""Steps the live run skips, with the reason (the kit still carries them out)."""
+
+QUIET = 2.5
+"""Seconds without a write (and without a kubelet timer pending) after which a live run counts as stable."""
+
+
+# ================================================================ what a learner observes
+
+def observe(objects: dict[str, list[dict]], set_name: str | None = None) -> dict:
+    """The observable state from API-form objects ``{kind: [manifest, ...]}`` (the kit's dump or a live list)."""
+    def ready(p):
+        return any(c.get("type") == "Ready" and c.get("status") == "True"
+                   for c in (p.get("status") or {}).get("conditions") or ())
+    pods = sorted((p["metadata"]["name"], (p["metadata"].get("labels") or {}).get("controller-revision-hash", ""),
+                   (p.get("status") or {}).get("phase") or "Pending", ready(p),
+                   bool(p["metadata"].get("deletionTimestamp")),
+                   ",".join(sorted(r["name"] for r in p["metadata"].get("ownerReferences") or ()
+                                   if r.get("controller"))))
+                  for p in objects.get("Pod", ()))
+    pvcs = sorted((c["metadata"]["name"], ",".join(sorted(r["kind"] + "/" + r["name"]
+                                                          for r in c["metadata"].get("ownerReferences") or ())))
+                  for c in objects.get("PersistentVolumeClaim", ()))
+    revisions = sorted((r["metadata"]["name"], int(r.get("revision") or 0),
+                        ",".join(sorted(o["name"] for o in r["metadata"].get("ownerReferences") or ()
+                                        if o.get("controller"))))
+                       for r in objects.get("ControllerRevision", ()))
+    sets = {}
+    for s in objects.get("StatefulSet", ()):
+        st = s.get("status") or {}
+        sets[s["metadata"]["name"]] = {
+            "spec_replicas": (s.get("spec") or {}).get("replicas", 1),
+            **{k: st.get(k) or 0 for k in ("replicas", "readyReplicas", "availableReplicas", "currentReplicas",
+                                           "updatedReplicas")},
+            "currentRevision": st.get("currentRevision", ""), "updateRevision": st.get("updateRevision", ""),
+            "terminating": bool(s["metadata"].get("deletionTimestamp"))}
+    return {"pods": pods, "pvcs": pvcs, "revisions": revisions, "sets": sets}
+
+
+def kit_objects(cluster) -> dict[str, list[dict]]:
+    return {k: list(v.values()) for k, v in cluster.dump()["objects"].items()}
+
+
+def pod_changes_kit(trace) -> list[tuple[str, str]]:
+    """The order of pod creates and (final) deletes in a kit trace."""
+    return [("create" if row[5] == "created" else "delete", row[2]) for row in trace.rows()["pods"]
+            if row[5] in ("created", "deleted")]
+
+
+# ================================================================ the kit side
+
+@dataclass
+class Run:
+    """Stable points and pod changes of one run (kit or live)."""
+
+    points: list[dict] = field(default_factory=list)
+    """(step number, action, observation) per stable point."""
+    pod_changes: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    trace: Any = None
+    writes: list = field(default_factory=list)
+
+
+def _chunks(scenario):
+    """The scenario's steps grouped: a run of change steps, then a stable point."""
+    pending = []
+    for step in scenario.steps:
+        if step.action in WAIT_ACTIONS:
+            if pending:
+                yield pending
+                pending = []
+        else:
+            pending.append(step)
+    if pending:
+        yield pending
+
+
+def play_kit(scenario) -> Run:
+    """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
+    from ..scenarios.runner import _ACTIONS
+    c = scenario.make_cluster()
+    run = Run()
+    for _, docs in scenario.objects:
+        c.apply(list(docs))
+    _kit_settle(c)
+    run.points.append({"step": 0, "actions": ["objects"], "observed": observe(kit_objects(c))})
+    for chunk in _chunks(scenario):
+        for step in chunk:
+            _ACTIONS[step.action](c, step, scenario)
+        _kit_settle(c)
+        run.points.append({"step": chunk[-1].number, "actions": [s.action for s in chunk],
+                           "observed": observe(kit_objects(c))})
+    run.pod_changes = pod_changes_kit(c.trace)
+    run.trace = c.trace
+    run.cluster = c
+    return run
+
+
+def _kit_settle(c) -> None:
+    c.run(None)  # the whole controller (informers, queue, every set), until nothing is queued or scheduled
+
+
+# ================================================================ the live side
+
+def find_kubectl() -> str:
+    path = kubectl_path() or shutil.which("kubectl")
+    if not path:
+        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
+    return path
+
+
+class LiveSession:
+    """One namespace of a real cluster, recorded, with the kit's kubelet unless *kubelet* is False.
+
+    *kubeconfig*/*context* name the cluster (``None``: ``$KUBECONFIG`` / ``~/.kube/config``).
+    *namespace* None makes a new ``stsedu-live-xxxxxx`` namespace and deletes it at the end.
+    """
+
+    def __init__(self, kubeconfig: str | None = None, context: str | None = None, namespace: str | None = None,
+                 kubelet: bool | str = True, stages=None) -> None:
+        from .client import api_client
+        self.kubeconfig, self.context = kubeconfig, context
+        self.api = api_client(kubeconfig, context)
+        self.own_namespace = namespace is None
+        self.namespace = namespace or f"stsedu-live-{secrets.token_hex(3)}"
+        self.kubelet_mode = "auto" if kubelet is True else kubelet
+        self.stages = stages
+        self.kubelet = None
+        self.recorder = None
+
+    def __enter__(self) -> "LiveSession":
+        from kubernetes import client
+        from kubernetes.client.exceptions import ApiException
+        from .kubelet import APIKubelet
+        from .recorder import Recorder
+        core = client.CoreV1Api(self.api)
+        try:
+            if self.own_namespace:
+                core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
+            deadline = time.monotonic() + 60
+            while True:  # without the default ServiceAccount every pod create is refused
+                try:
+                    core.read_namespaced_service_account("default", self.namespace)
+                    break
+                except ApiException as e:
+                    if e.status != 404 or time.monotonic() > deadline:
+                        raise
+                time.sleep(0.2)
+        except ApiException as e:
+            raise LiveUnavailable(f"cannot prepare namespace {self.namespace}: {e.status} {e.reason}") from None
+        except Exception as e:  # noqa: BLE001 - connection refused, bad certificate, ...
+            raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
+        self.recorder = Recorder(self.api, self.namespace).start()
+        if self.kubelet_mode:
+            self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.kubelet is not None:
+            self.kubelet.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+        if self.own_namespace:
+            from kubernetes import client
+            try:
+                client.CoreV1Api(self.api).delete_namespace(self.namespace)
+            except Exception:  # noqa: BLE001 - best effort; the namespace holds only this run
+                pass
+
+    # ------------------------------------------------------------ kubectl
+    def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
+        cmd = [find_kubectl()]
+        if self.kubeconfig:
+            cmd += ["--kubeconfig", self.kubeconfig]
+        if self.context:
+            cmd += ["--context", self.context]
+        cmd += ["-n", self.namespace, *args]
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "KUBECTL_INTERACTIVE_DELETE": "false"})
+        if check and proc.returncode != 0:
+            raise LiveUnavailable(f"kubectl {' '.join(args)} failed: {proc.stderr.strip()[:300]}")
+        return proc
+
+    # ------------------------------------------------------------ observing
+    def objects(self) -> dict[str, list[dict]]:
+        from kubernetes import client
+        core, apps = client.CoreV1Api(self.api), client.AppsV1Api(self.api)
+        san = self.api.sanitize_for_serialization
+        ns = self.namespace
+        return {"Pod": san(core.list_namespaced_pod(ns).items),
+                "PersistentVolumeClaim": san(core.list_namespaced_persistent_volume_claim(ns).items),
+                "ControllerRevision": san(apps.list_namespaced_controller_revision(ns).items),
+                "StatefulSet": san(apps.list_namespaced_stateful_set(ns).items)}
+
+    def wait_stable(self, timeout: float = 120.0, quiet: float = QUIET) -> bool:
+        """Wait until no write for *quiet* seconds, no kubelet timer pending, every set's status
+        observed its generation and no Ready pod is still waiting out minReadySeconds. True if reached."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            last = max((e[1] for e in self.recorder.events), default=0.0)
+            if self.recorder.now() - last < quiet:
+                continue
+            if self.kubelet is not None and self.kubelet.pending():
+                continue
+            objs = self.objects()
+            settled = True
+            for s in objs["StatefulSet"]:
+                st = s.get("status") or {}
+                if (st.get("observedGeneration") or 0) < s["metadata"].get("generation", 0):
+                    settled = False
+                if (st.get("availableReplicas") or 0) < (st.get("readyReplicas") or 0) and \
+                        (s.get("spec") or {}).get("minReadySeconds"):
+                    settled = False
+            if settled:
+                return True
+        return False
+
+    # ------------------------------------------------------------ the user's changes
+    def apply(self, docs: list[dict]) -> None:
+        for d in docs:
+            d = json.loads(json.dumps(d))
+            d.setdefault("metadata", {}).pop("namespace", None)
+            self.kubectl("apply", "-f", "-", stdin=json.dumps(d))
+
+    def step(self, step, set_name: str) -> str | None:
+        """Carry out one change step; returns None, or why it was skipped."""
+        a, args = step.action, step.args
+        name = step.set_name or set_name
+        rec = self.recorder
+        if a in LIVE_SKIPPED:
+            return LIVE_SKIPPED[a]
+        if a == "apply":
+            for _, docs in args["entries"]:
+                self.apply(list(docs))
+        elif a == "scale":
+            self.kubectl("scale", f"statefulset/{name}", f"--replicas={args['replicas']}")
+        elif a == "patch":
+            self.kubectl("patch", f"statefulset/{name}", "--type", "merge", "-p", json.dumps(args["patch"]))
+        elif a == "set_image":
+            self.kubectl("set", "image", f"statefulset/{name}", f"{args['container'] or '*'}={args['image']}")
+        elif a == "delete_pod":
+            for p in args["pods"]:
+                self.kubectl("delete", "pod", p, "--wait=false")
+        elif a == "patch_pod":
+            self.kubectl("patch", "pod", args["pod"], "--type", "merge", "-p", json.dumps(args["patch"]))
+        elif a == "delete":
+            self.kubectl("delete", f"statefulset/{name}", f"--cascade={args['cascade']}", "--wait=false")
+        elif a == "rollout_undo":
+            extra = [f"--to-revision={args['to_revision']}"] if args.get("to_revision") else []
+            self.kubectl("rollout", "undo", f"statefulset/{name}", *extra)
+        elif a in ("start", "set_ready", "set_unready", "fail", "crash", "finish_termination", "succeed"):
+            if self.kubelet is None:
+                return "the cluster's own kubelet runs the pods"
+            for p in args["pods"]:
+                getattr(self.kubelet, a)(p)
+        elif a == "never_ready":
+            if self.kubelet is None:
+                return "the cluster's own kubelet runs the pods"
+            self.kubelet.never_ready(pod=args.get("pod"), image=args.get("image"))
+        elif a == "clear_behaviours":
+            if self.kubelet is not None:
+                self.kubelet.clear_behaviours()
+        else:
+            return f"stsedu live cannot play a {a!r} step"
+        if rec is not None:
+            rec.note(f"user: {a} {json.dumps(args, default=str, sort_keys=True)[:120]}")
+        return None
+
+
+def play(scenario, session: LiveSession, timeout: float = 120.0) -> Run:
+    """The scenario on a live session, stable point by stable point (see the module's docstring)."""
+    run = Run()
+    for _, docs in scenario.objects:
+        session.apply(list(docs))
+    session.wait_stable(timeout)
+    run.points.append({"step": 0, "actions": ["objects"], "observed": observe(session.objects())})
+    for chunk in _chunks(scenario):
+        for step in chunk:
+            why = session.step(step, scenario.set_name)
+            if why:
+                run.skipped.append(f"step {step.number} ({step.action}): {why}")
+        session.wait_stable(timeout)
+        run.points.append({"step": chunk[-1].number, "actions": [s.action for s in chunk],
+                           "observed": observe(session.objects())})
+    run.trace = session.recorder.trace({"scenario": scenario.name})
+    run.writes = session.recorder.writes()
+    run.pod_changes = [("create" if v == "create" else "delete", n) for v, k, n, _ in run.writes
+                       if k == "Pod" and v in ("create", "delete")]
+    return run
+
+
+def differences(kit: Run, live: Run) -> list[str]:
+    """Where a learner would see the two runs differ; [] when they agree."""
+    out = []
+    if kit.pod_changes != live.pod_changes:
+        out.append(f"order of pod creates/deletes: kit {kit.pod_changes} live {live.pod_changes}")
+    for k, l in zip(kit.points, live.points):
+        for part in ("pods", "pvcs", "revisions", "sets"):
+            if k["observed"][part] != l["observed"][part]:
+                out.append(f"after step {k['step']} ({'+'.join(k['actions'])}): {part}: "
+                           f"kit {k['observed'][part]} live {l['observed'][part]}")
+    if len(kit.points) != len(live.points):
+        out.append(f"stable points: kit {len(kit.points)}, live {len(live.points)}")
+    return out
+
+
+def run_cli(args, out) -> int:
+    """``stsedu live run SCENARIO``."""
+    from .. import scenarios
+    from . import daemon
+    try:
+        sc = scenarios.load(args.scenario)
+    except scenarios.ScenarioError as e:
+        print(f"error: {e}", file=__import__("sys").stderr)
+        return 2
+    kubeconfig = args.kubeconfig
+    if kubeconfig is None:
+        st = daemon.status()
+        if not st or not st["ready"]:
+            raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
+        kubeconfig = st["kubeconfig"]
+    kubelet = args.kubeconfig is None  # a user's cluster runs its own kubelet
+    if kubelet and sc.cluster_options.get("kubelet") == "manual":
+        kubelet = "manual"
+    with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet) as s:
+        out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
+        run = play(sc, s)
+        for v, k, n, what in run.writes:
+            out.write(f"{v:<7}{k:<22}{n}{'  (' + what + ')' if what else ''}\n")
+        for line in run.skipped:
+            out.write(f"skipped: {line}\n")
+        out.write("\n" + s.kubectl("get", "sts,pods,pvc", check=False).stdout)
+        if args.trace:
+            run.trace.save(args.trace)
+            out.write(f"trace written to {args.trace}\n")
+        if args.compare:
+            diffs = differences(play_kit(sc), run)
+            out.write("the kit and the real control plane agree at every stable point\n" if not diffs
+                      else "".join(f"differs: {d}\n" for d in diffs))
+            return 1 if diffs else 0
+    return 0

@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
     run.add_argument("--context", metavar="NAME", help="the kubeconfig context to use")
     run.add_argument("--namespace", metavar="NS", help="namespace to run in (default: a new stsedu-live-... one)")
     run.add_argument("--trace", metavar="FILE", help="write the real cluster's trace to FILE (.jsonl)")
+    run.add_argument("--kit-kubelet", action="store_true",
+                     help="drive the pods with the kit's kubelet model also on --kubeconfig's cluster "
+                          "(for a cluster without a kubelet, like another stsedu live control plane)")
     run.add_argument("--compare", action="store_true", help="also run it on the kit and compare what a learner observes")
 
 

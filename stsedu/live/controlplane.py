@@ -7,8 +7,9 @@ and the ``default`` ServiceAccount exists (without it every pod create is refuse
 it stops also after Ctrl-C or an exception; each child is started with ``PR_SET_PDEATHSIG``
 (Linux), so it ends when the process that started it dies, even by ``kill -9``.
 
-``kube-controller-manager`` runs only the ``statefulset``, ``garbagecollector`` and
-``serviceaccount`` controllers. There is no kubelet and no scheduler: :mod:`.kubelet` plays
+``kube-controller-manager`` runs only the ``statefulset``, ``garbagecollector``,
+``serviceaccount`` (every pod create needs the ``default`` ServiceAccount), ``pvc-protection``
+(a deleted claim goes once no pod uses it) and ``namespace`` controllers. There is no kubelet and no scheduler: :mod:`.kubelet` plays
 the kit's kubelet through the API.
 """
 
@@ -32,7 +33,7 @@ from pathlib import Path
 from . import build as _build
 from .build import LiveUnavailable
 
-CONTROLLERS = "statefulset,garbagecollector,serviceaccount"
+CONTROLLERS = "statefulset,garbagecollector,serviceaccount,pvc-protection,namespace"
 SERVICE_CIDR = "10.96.0.0/24"
 READY_TIMEOUT = 90.0
 

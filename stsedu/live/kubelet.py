@@ -8,6 +8,8 @@ delays, in wall-clock seconds:
 * a new pod is bound to the node ``stsedu-node`` (a ``pods/binding`` create, as the scheduler
   does), then, after ``stages.start``, its status becomes phase Running with a running
   container (``pods/status`` patch), and after ``stages.ready`` the Ready condition turns True;
+* a new claim is bound at once to a volume named ``pvc-<claim uid>``, as the kit binds claims
+  (no PersistentVolume object is made; nothing provisions storage);
 * a pod marked for deletion (``deletionTimestamp``) is removed after
   ``min(stages.terminate, its grace period)`` with a zero-grace delete, as a kubelet does once
   the containers have stopped.
@@ -59,8 +61,14 @@ class APIKubelet:
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> "APIKubelet":
-        self._thread = threading.Thread(target=self._watch_loop, name="stsedu-api-kubelet", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._watch_loop, args=(self.core.list_namespaced_pod, self._on_pod),
+                             name="stsedu-api-kubelet", daemon=True),
+            threading.Thread(target=self._watch_loop,
+                             args=(self.core.list_namespaced_persistent_volume_claim, self._on_claim),
+                             name="stsedu-api-volumes", daemon=True)]
+        for t in self._threads:
+            t.start()
         return self
 
     def stop(self) -> None:
@@ -69,8 +77,8 @@ class APIKubelet:
             for t in self._timers:
                 t.cancel()
             self._timers.clear()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        for t in getattr(self, "_threads", ()):
+            t.join(timeout=7)
 
     def __enter__(self) -> "APIKubelet":
         return self.start()
@@ -78,19 +86,19 @@ class APIKubelet:
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def _watch_loop(self) -> None:
+    def _watch_loop(self, lister, handler) -> None:
         from kubernetes import watch
         from kubernetes.client.exceptions import ApiException
         rv = None
         while not self._stop.is_set():
             try:
                 if rv is None:
-                    pods = self.core.list_namespaced_pod(self.namespace)
-                    rv = pods.metadata.resource_version
-                    for p in pods.items:
-                        self._on_pod(self.api.sanitize_for_serialization(p))
+                    listed = lister(self.namespace)
+                    rv = listed.metadata.resource_version
+                    for p in listed.items:
+                        handler(self.api.sanitize_for_serialization(p))
                 w = watch.Watch()
-                for ev in w.stream(self.core.list_namespaced_pod, self.namespace, resource_version=rv,
+                for ev in w.stream(lister, self.namespace, resource_version=rv,
                                    timeout_seconds=5, _request_timeout=10, allow_watch_bookmarks=True):
                     if self._stop.is_set():
                         w.stop()
@@ -98,7 +106,7 @@ class APIKubelet:
                     obj = ev["raw_object"]
                     rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
                     if ev["type"] in ("ADDED", "MODIFIED"):
-                        self._on_pod(obj)
+                        handler(obj)
             except ApiException as e:
                 if e.status == 410:  # the watch window passed: list again
                     rv = None
@@ -156,6 +164,22 @@ class APIKubelet:
             self._bind(name, uid)
         if self.mode == "auto" and status.get("phase", "Pending") == "Pending" and self._once(uid, "start"):
             self._later(self.stages.start, self._start, name, uid)
+
+    def _on_claim(self, pvc: dict) -> None:
+        """Bind a new claim at once, as the kit does (its provisioner model): a volume named
+        ``pvc-<claim uid>`` (dynamic provisioning's naming), the requested size, the access modes."""
+        meta, spec = pvc.get("metadata") or {}, pvc.get("spec") or {}
+        if spec.get("volumeName") or meta.get("deletionTimestamp") or not self._once(meta.get("uid"), "bind"):
+            return
+        self._later(0, self._bind_claim, meta["name"], meta["uid"], spec)
+
+    def _bind_claim(self, name: str, uid: str, spec: dict) -> None:
+        body = {"metadata": {"uid": uid}, "spec": {"volumeName": f"pvc-{uid}"}}
+        self.core.patch_namespaced_persistent_volume_claim(name, self.namespace, body)
+        size = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+        self.core.patch_namespaced_persistent_volume_claim_status(name, self.namespace, {
+            "metadata": {"uid": uid}, "status": {"phase": "Bound", "accessModes": spec.get("accessModes") or [],
+                                                 **({"capacity": {"storage": size}} if size else {})}})
 
     # ------------------------------------------------------------ writes
     def _bind(self, name: str, uid: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -110,7 +111,7 @@ def _chunks(scenario):
         yield pending
 
 
-def play_kit(scenario) -> Run:
+def play_kit(scenario, texts: bool = True) -> Run:
     """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
     from ..scenarios.runner import _ACTIONS
     c = scenario.make_cluster()
@@ -121,7 +122,7 @@ def play_kit(scenario) -> Run:
         nonlocal seen
         changes = pod_changes_kit(c.trace)
         run.points.append({"step": step, "actions": actions, "observed": observe(kit_objects(c)),
-                           "changes": changes[seen:]})
+                           "changes": changes[seen:], "texts": kit_texts(c, scenario.set_name) if texts else {}})
         seen = len(changes)
     for _, docs in scenario.objects:
         c.apply(list(docs))
@@ -204,8 +205,11 @@ class LiveSession:
             self.recorder.stop()
         if self.own_namespace:
             from kubernetes import client
+            core = client.CoreV1Api(self.api)
             try:
-                client.CoreV1Api(self.api).delete_namespace(self.namespace)
+                core.delete_namespace(self.namespace)
+                if self.kubelet_mode:  # no kubelet will finish the pods: remove them as it would
+                    core.delete_collection_namespaced_pod(self.namespace, grace_period_seconds=0)
             except Exception:  # noqa: BLE001 - best effort; the namespace holds only this run
                 pass
 
@@ -310,7 +314,7 @@ class LiveSession:
         return None
 
 
-def play(scenario, session: LiveSession, timeout: float = 120.0) -> Run:
+def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = True) -> Run:
     """The scenario on a live session, stable point by stable point (see the module's docstring)."""
     run = Run()
     mark = 0
@@ -324,7 +328,8 @@ def play(scenario, session: LiveSession, timeout: float = 120.0) -> Run:
                    if k == "Pod" and t in ("ADDED", "DELETED") and mark < rv <= new_mark]
         mark = new_mark
         run.points.append({"step": step, "actions": actions, "observed": observe(objs), "changes": changes,
-                           "stable": stable})
+                           "stable": stable, "texts": live_texts(session, scenario.set_name) if texts else {},
+                           "namespace": session.namespace})
     for _, docs in scenario.objects:
         session.apply(list(docs))
     stable = session.wait_stable(timeout)
@@ -357,6 +362,8 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
             out.append(f"pod creates/deletes up to step {k['step']}: kit {kc} live {lc}")
         if not l.get("stable", True):
             out.append(f"after step {l['step']}: the live run did not settle")
+        if k.get("texts") and l.get("texts"):
+            out += [f"after step {k['step']}: {d}" for d in text_differences(k["texts"], l["texts"], l["namespace"])]
         for part in ("pods", "pvcs", "revisions", "sets"):
             if k["observed"][part] != l["observed"][part]:
                 out.append(f"after step {k['step']} ({'+'.join(k['actions'])}): {part}: "
@@ -405,3 +412,72 @@ def run_cli(args, out) -> int:
                       else "".join(f"differs: {d}\n" for d in diffs))
             return 1 if diffs else 0
     return 0
+
+
+# ================================================================ kubectl's text on both sides
+
+TEXTS = ("get pods", "get sts", "get controllerrevisions", "get pvc", "rollout status", "rollout history",
+         "describe sts: pod template")
+"""The kubectl outputs compared at every stable point (AGE and uids normalised by :func:`normalise`)."""
+
+_AGE = re.compile(r"^(<invalid>|\d+[smhdy](\d+[smhd])?)$")
+_UID = re.compile(r"pvc-[0-9a-f-]{36}")
+
+
+def normalise(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
+    """*text* as rows of cells (split on runs of 2+ spaces or tabs), ages and uids replaced, the namespace
+    named ``default``: the column widths an age changes and the names a cluster makes up no longer matter."""
+    text = _UID.sub("pvc-UID", text.replace(f" {namespace} namespace", " default namespace"))
+    rows = []
+    for line in text.rstrip("\n").splitlines():
+        cells = [c for c in re.split(r"\s{2,}|\t", line.strip())]
+        rows.append(tuple("AGE" if _AGE.match(c) else c for c in cells))
+    return rows
+
+
+def kit_texts(cluster, set_name: str) -> dict[str, str]:
+    from ..kubectl import get as g
+    from ..kubectl.describe import describe_pod_template
+    from ..kubectl.rollout import rollout_history_text, rollout_status_text
+    out = {"get pods": g.get_pods_text(cluster), "get sts": g.get_sts_text(cluster),
+           "get controllerrevisions": g.get_controllerrevisions_text(cluster), "get pvc": g.get_pvc_text(cluster)}
+    try:
+        sts = cluster.statefulset(set_name)
+    except KeyError:
+        return out
+    out["rollout status"] = rollout_status_text(sts)
+    out["rollout history"] = rollout_history_text(cluster, set_name)
+    out["describe sts: pod template"] = describe_pod_template(
+        kit_objects(cluster)["StatefulSet"][[s.name for s in cluster.statefulsets("default")].index(set_name)]
+        ["spec"]["template"])
+    return out
+
+
+def live_texts(session, set_name: str) -> dict[str, str]:
+    k = session.kubectl
+    out = {"get pods": k("get", "pods", check=False), "get sts": k("get", "statefulsets", check=False),
+           "get controllerrevisions": k("get", "controllerrevisions", check=False),
+           "get pvc": k("get", "pvc", check=False)}
+    out = {n: p.stdout + p.stderr for n, p in out.items()}
+    if k("get", f"statefulset/{set_name}", "-o", "name", check=False).returncode != 0:
+        return out
+    out["rollout status"] = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False).stdout
+    out["rollout history"] = k("rollout", "history", f"statefulset/{set_name}", check=False).stdout
+    desc = k("describe", f"statefulset/{set_name}", check=False).stdout
+    start = desc.find("Pod Template:")
+    end = desc.find("\nVolume Claims:", start)
+    if end < 0:
+        end = desc.find("\nEvents:", start)
+    out["describe sts: pod template"] = desc[start:end + 1] if start >= 0 else desc
+    return out
+
+
+def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:
+    out = []
+    for name in TEXTS:
+        a, b = kit.get(name), live.get(name)
+        if a is None and b is None:
+            continue
+        if a is None or b is None or normalise(a) != normalise(b, namespace):
+            out.append(f"kubectl {name}:\n--- kit\n{a}\n--- live\n{b}")
+    return out

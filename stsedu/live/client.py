@@ -22,7 +22,10 @@ def api_client(kubeconfig: str | None = None, context: str | None = None):
     k = kubernetes_module()
     from kubernetes.config.config_exception import ConfigException
     try:
-        return k.config.new_client_from_config(config_file=kubeconfig, context=context)
+        cfg = k.client.Configuration()
+        k.config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=cfg)
+        cfg.connection_pool_maxsize = 32  # several watches (recorder, kubelet) share one client
+        return k.client.ApiClient(cfg)
     except ConfigException as e:
         raise LiveUnavailable(f"cannot use the kubeconfig {kubeconfig or '(default)'}: {e}") from None
     except FileNotFoundError as e:

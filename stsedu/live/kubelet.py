@@ -29,6 +29,8 @@ import time
 from ..sim.kubelet import StageProfile
 
 NODE = "stsedu-node"
+STRATEGIC = "application/strategic-merge-patch+json"
+MERGE = "application/merge-patch+json"
 
 
 def _now_rfc3339() -> str:
@@ -175,11 +177,12 @@ class APIKubelet:
 
     def _bind_claim(self, name: str, uid: str, spec: dict) -> None:
         body = {"metadata": {"uid": uid}, "spec": {"volumeName": f"pvc-{uid}"}}
-        self.core.patch_namespaced_persistent_volume_claim(name, self.namespace, body)
+        self.core.patch_namespaced_persistent_volume_claim(name, self.namespace, body, _content_type=MERGE)
         size = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
         self.core.patch_namespaced_persistent_volume_claim_status(name, self.namespace, {
             "metadata": {"uid": uid}, "status": {"phase": "Bound", "accessModes": spec.get("accessModes") or [],
-                                                 **({"capacity": {"storage": size}} if size else {})}})
+                                                 **({"capacity": {"storage": size}} if size else {})}},
+            _content_type=MERGE)
 
     # ------------------------------------------------------------ writes
     def _bind(self, name: str, uid: str) -> None:
@@ -196,7 +199,7 @@ class APIKubelet:
     def _patch_status(self, name: str, uid: str, status: dict) -> dict:
         body = {"metadata": {"uid": uid}, "status": status}
         return self.api.sanitize_for_serialization(
-            self.core.patch_namespaced_pod_status(name, self.namespace, body))
+            self.core.patch_namespaced_pod_status(name, self.namespace, body, _content_type=STRATEGIC))
 
     def _containers(self, name: str) -> list[dict]:
         pod = self.core.read_namespaced_pod(name, self.namespace)

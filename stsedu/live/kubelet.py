@@ -62,7 +62,8 @@ class APIKubelet:
         """Writes that failed for a reason other than the pod being gone or replaced."""
 
     # ------------------------------------------------------------ lifecycle
-    def start(self) -> "APIKubelet":
+    def watch(self) -> "APIKubelet":
+        """Start watching the namespace (two threads: pods, claims); :meth:`stop` ends them."""
         self._threads = [
             threading.Thread(target=self._watch_loop, args=(self.core.list_namespaced_pod, self._on_pod),
                              name="stsedu-api-kubelet", daemon=True),
@@ -83,7 +84,7 @@ class APIKubelet:
             t.join(timeout=7)
 
     def __enter__(self) -> "APIKubelet":
-        return self.start()
+        return self.watch()
 
     def __exit__(self, *exc) -> None:
         self.stop()

@@ -57,7 +57,7 @@ def pod_facts(pod: dict) -> dict:
             "terminating": bool(meta.get("deletionTimestamp")),
             "revision": (meta.get("labels") or {}).get("controller-revision-hash"),
             "restarts": restarts, "containers": len(spec.get("containers") or ()) or 1,
-            "uid": meta.get("uid"), "owner": _owner_set(meta)}
+            "uid": meta.get("uid"), "owner": _owner_set(meta), "node": spec.get("nodeName")}
 
 
 def _pod_cause(old: dict | None, new: dict, event: str) -> str:
@@ -73,6 +73,8 @@ def _pod_cause(old: dict | None, new: dict, event: str) -> str:
         return "controller: update"
     if new["owner"] != old["owner"]:
         return "controller: adopt" if new["owner"] else "controller: release"
+    if new["node"] != old["node"]:
+        return f"bound to {new['node']}"
     if new["phase"] != old["phase"]:
         return "kubelet: started" if new["phase"] == "Running" else f"kubelet: {new['phase'].lower()}"
     if new["restarts"] != old["restarts"]:

@@ -195,7 +195,7 @@ class LiveSession:
             raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
         self.recorder = Recorder(self.api, self.namespace).start()
         if self.kubelet_mode:
-            self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).start()
+            self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).watch()
         return self
 
     def __exit__(self, *exc) -> None:

@@ -15,6 +15,7 @@ Without the binaries every test here skips with one line.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -93,7 +94,7 @@ def test_up_status_down_leave_nothing_behind(tmp_path):
     up = subprocess.run(cli + ["up"], env=env, capture_output=True, text=True, timeout=200)
     assert up.returncode == 0, up.stderr
     kubeconfig = up.stdout.split("export KUBECONFIG=", 1)[1].strip()
-    state = __import__("json").loads((tmp_path / "running.json").read_text())
+    state = json.loads((tmp_path / "running.json").read_text())
     pids = [state["supervisor"], *state["pids"].values()]
     assert not any(_gone(p) for p in pids)
     st = subprocess.run(cli + ["status"], env=env, capture_output=True, text=True, timeout=30)
@@ -134,18 +135,32 @@ def test_context_manager_stops_everything_on_ctrl_c():
 
 # ------------------------------------------------------------------ every shipped scenario
 
-@pytest.mark.parametrize("name", [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml"))])
-def test_shipped_scenario_agrees(control_plane, name):
-    sc = scenarios.load(name)
-    kit = play_kit(sc)
-    with _session(control_plane, sc) as s:
-        live = play(sc, s)
-        assert s.kubelet is None or not s.kubelet.errors
+SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml"))]
+
+
+@pytest.fixture(scope="module")
+def shipped_runs(control_plane):
+    """Every shipped scenario on the kit and live, the live runs all at once (one namespace each)."""
+    def one(name):
+        sc = scenarios.load(name)
+        kit = play_kit(sc)
+        with _session(control_plane, sc) as s:
+            live = play(sc, s)
+            errors = list(s.kubelet.errors) if s.kubelet else []
+        return name, (sc, kit, live, errors)
+    with ThreadPoolExecutor(len(SHIPPED)) as pool:
+        return dict(pool.map(one, SHIPPED))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_scenario_agrees(shipped_runs, name):
+    sc, kit, live, errors = shipped_runs[name]
+    assert errors == []
     diffs = differences(kit, live, parallel=_parallel(sc))
     if name in KNOWN:
         assert diffs, f"{name} agrees now: remove it from KNOWN and docs/live.md"
     else:
-        assert diffs == []
+        assert diffs == [], "\n".join(diffs)
 
 
 # ------------------------------------------------------------------ seeded random histories

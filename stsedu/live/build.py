@@ -94,7 +94,7 @@ def missing_reason() -> str | None:
 def build(names=None, log=None) -> Path:
     """Build the missing binaries (all four by default) into :func:`bin_dir`; return that folder.
 
-    Each binary is written to ``NAME.partial`` and renamed when complete, so an interrupted
+    Each binary is written to ``NAME.partial-PID`` and renamed when complete, so an interrupted
     build leaves nothing that looks finished. Raise :class:`LiveUnavailable` without Go or
     when a build fails.
     """
@@ -114,7 +114,7 @@ def build(names=None, log=None) -> Path:
         for name in todo:
             if log:
                 log(f"building {name} ({COMMANDS[name]}) ...")
-            partial = target / f"{name}.partial"
+            partial = target / f"{name}.partial-{os.getpid()}"  # two builds at once never share a file
             cmd = [go, "build", "-p", "2", "-o", str(partial), COMMANDS[name]]
             if shutil.which("nice"):
                 cmd = ["nice", "-n", "10"] + cmd

@@ -47,7 +47,7 @@ def free_port() -> int:
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a crash leaves no time for a graceful stop
     except OSError:
         pass
     os.setpgrp()  # the terminal's Ctrl-C reaches the parent only; it stops the children in order

@@ -6,7 +6,7 @@ A local control plane has no kubelet and no scheduler, so pods would stay Pendin
 delays, in wall-clock seconds:
 
 * a new pod is bound to the node ``stsedu-node`` (a ``pods/binding`` create, as the scheduler
-  does), then, after ``stages.start``, its status becomes phase Running with a running
+  does) and reported as ``ContainerCreating`` (kubectl's STATUS then matches the kit's), then, after ``stages.start``, its status becomes phase Running with a running
   container (``pods/status`` patch), and after ``stages.ready`` the Ready condition turns True;
 * a new claim is bound at once to a volume named ``pvc-<claim uid>``, as the kit binds claims
   (no PersistentVolume object is made; nothing provisions storage);
@@ -193,6 +193,16 @@ class APIKubelet:
                                 target=client.V1ObjectReference(kind="Node", name=self.node))
         try:
             self.core.create_namespaced_pod_binding(name, self.namespace, body, _preload_content=False)
+            pod, containers = self._pod_now(name)
+            if pod.metadata.uid != uid:
+                return
+            # what a kubelet reports once it has the pod: its containers are being created
+            self._patch_status(name, uid, {
+                "hostIP": "127.0.0.1",
+                "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": _now_rfc3339()}],
+                "containerStatuses": [{"name": c["name"], "image": c["image"], "imageID": "", "ready": False,
+                                       "started": False, "restartCount": 0,
+                                       "state": {"waiting": {"reason": "ContainerCreating"}}} for c in containers]})
         except ApiException as e:
             if e.status not in (404, 409):
                 self.errors.append(f"bind {name}: {e.status} {e.reason}")

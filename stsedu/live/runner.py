@@ -37,7 +37,7 @@ LIVE_SKIPPED = {
 }
 """Steps the live run skips, with the reason (the kit still carries them out)."""
 
-QUIET = 2.5
+QUIET = 3.0
 """Seconds without a write (and without a kubelet timer pending) after which a live run counts as stable."""
 
 
@@ -93,6 +93,8 @@ class Run:
     """(step number, action, observation) per stable point."""
     pod_changes: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    """Steps the live cluster refused (a pod the kit has is not there, ...)."""
     trace: Any = None
     writes: list = field(default_factory=list)
 
@@ -144,6 +146,18 @@ def _kit_settle(c) -> None:
 
 
 # ================================================================ the live side
+
+def _ready_since(pod: dict) -> float | None:
+    """When the pod's Ready condition turned True (epoch seconds), or None if it is not Ready."""
+    import calendar
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "Ready" and c.get("status") == "True":
+            when = c.get("lastTransitionTime")
+            if isinstance(when, str):
+                return calendar.timegm(time.strptime(when[:19], "%Y-%m-%dT%H:%M:%S"))
+            return when.timestamp() if when is not None else 0.0
+    return None
+
 
 def find_kubectl() -> str:
     path = kubectl_path() or shutil.which("kubectl")
@@ -251,8 +265,24 @@ class LiveSession:
                 continue
             objs = self.objects()
             settled = True
+            if self.kubelet is not None and self.kubelet.mode == "auto":
+                for p in objs["Pod"]:  # the kit's kubelet moves these on: its watch may not have seen them yet
+                    if (not (p.get("spec") or {}).get("nodeName") or p["metadata"].get("deletionTimestamp")
+                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"):
+                        settled = False
+            now = time.time()
             for s in objs["StatefulSet"]:
                 st = s.get("status") or {}
+                if s["metadata"].get("deletionTimestamp"):
+                    continue
+                mine = [p for p in objs["Pod"] if any(r.get("controller") and r.get("name") == s["metadata"]["name"]
+                                                      for r in p["metadata"].get("ownerReferences") or ())]
+                ready_since = [_ready_since(p) for p in mine]
+                min_ready = (s.get("spec") or {}).get("minReadySeconds") or 0
+                if any(t is not None and now - t < min_ready + 1.5 for t in ready_since):
+                    settled = False  # the controller requeues when minReadySeconds have passed
+                if mine and all(t is not None for t in ready_since) and len(mine) != (s.get("spec") or {}).get("replicas", 1):
+                    settled = False  # every pod healthy, yet not as many as wanted: the controller is due
                 if (st.get("observedGeneration") or 0) < s["metadata"].get("generation", 0):
                     settled = False
                 if (st.get("availableReplicas") or 0) < (st.get("readyReplicas") or 0) and \
@@ -336,7 +366,12 @@ def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = T
     point(0, ["objects"])
     for chunk in _chunks(scenario):
         for step in chunk:
-            why = session.step(step, scenario.set_name)
+            try:
+                why = session.step(step, scenario.set_name)
+            except Exception as e:  # noqa: BLE001 - the kit carried the step out; the live cluster refused it
+                run.failed.append(f"step {step.number} ({step.action}) failed live: {type(e).__name__}: "
+                                  f"{str(e).splitlines()[0][:200]}")
+                continue
             if why:
                 run.skipped.append(f"step {step.number} ({step.action}): {why}")
         stable = session.wait_stable(timeout)
@@ -355,7 +390,7 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
     *parallel* (podManagementPolicy Parallel, whose creates and deletes upstream issues from
     goroutines) as the same set.
     """
-    out = []
+    out = list(live.failed)
     for k, l in zip(kit.points, live.points):
         kc, lc = k["changes"], l["changes"]
         if (sorted(kc) != sorted(lc)) if parallel else (kc != lc):
@@ -447,9 +482,8 @@ def kit_texts(cluster, set_name: str) -> dict[str, str]:
         return out
     out["rollout status"] = rollout_status_text(sts)
     out["rollout history"] = rollout_history_text(cluster, set_name)
-    out["describe sts: pod template"] = describe_pod_template(
-        kit_objects(cluster)["StatefulSet"][[s.name for s in cluster.statefulsets("default")].index(set_name)]
-        ["spec"]["template"])
+    manifest = next(s for s in kit_objects(cluster)["StatefulSet"] if s["metadata"]["name"] == set_name)
+    out["describe sts: pod template"] = describe_pod_template(manifest["spec"]["template"])
     return out
 
 
@@ -461,7 +495,8 @@ def live_texts(session, set_name: str) -> dict[str, str]:
     out = {n: p.stdout + p.stderr for n, p in out.items()}
     if k("get", f"statefulset/{set_name}", "-o", "name", check=False).returncode != 0:
         return out
-    out["rollout status"] = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False).stdout
+    p = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False)
+    out["rollout status"] = p.stdout + p.stderr
     out["rollout history"] = k("rollout", "history", f"statefulset/{set_name}", check=False).stdout
     desc = k("describe", f"statefulset/{set_name}", check=False).stdout
     start = desc.find("Pod Template:")

@@ -90,7 +90,8 @@ run.agreement()
 #     run = lesson.run_both("first-statefulset", session)
 # run.agreement()
 # ```
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - `stsedu live` starts a real control plane beside the kit; the kubelet is the kit's model,

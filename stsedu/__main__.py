@@ -6,7 +6,8 @@
   (or a shipped scenario by name), print it, check its expectations;
 * ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML;
 * ``stsedu kubectl COMMAND...``: kubectl against an embedded cluster kept between calls
-  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.kubectl.cli`).
+  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.kubectl.cli`);
+* ``stsedu live build|up|down|status|run``: a real control plane beside the kit (docs/live.md).
 
 Exit status (:data:`EXIT_OK` ...): 0 every expectation held; 1 an expectation
 failed; 2 the scenario is invalid (or a step was refused); 3 the trace file
@@ -97,6 +98,8 @@ def _main(argv: list[str] | None, out: TextIO) -> int:
     show = sub.add_parser("show", help="print a shipped scenario's YAML (to copy and edit)")
     show.add_argument("name")
     _teacher_commands(sub)
+    from .live import cli as _live_cli  # light: the Kubernetes client loads only when a live command runs
+    _live_cli.add_parser(sub)
     args = parser.parse_args(argv)
 
     try:
@@ -111,6 +114,8 @@ def _main(argv: list[str] | None, out: TextIO) -> int:
                                 force=args.force)
         if args.command in ("exercise", "grade", "nbgrader"):
             return _teacher(args, out, parser)
+        if args.command == "live":
+            return _live_cli.main(args, out)
         return run_scenario(DEMO, out)
     except _scenarios.ScenarioError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -146,7 +146,7 @@ def test_readme_shows_exactly_two_commands(readme_commands):
 
 
 COMPAT_CMD = ("python3 -m venv .venv-compat && .venv-compat/bin/pip install -e '.[test]' 'pandas>=3' 'altair==6.0.*'"
-              " && .venv-compat/bin/python -m pytest tests -m \"not browser and not slow and not upstream\"")
+              " && .venv-compat/bin/python -m pytest tests -m \"not browser and not slow and not upstream and not live\"")
 
 
 def test_ci_runs_the_readme_test_command_verbatim(readme_commands):

@@ -177,4 +177,4 @@ stsedu.labs.ProfileLab()
 # - Fields added later are dropped by a v1.16 API server, so they have no effect there: check
 #   the release before trusting a feature a walkthrough never mentions.
 #
-# This is the last notebook of the series; the index links them all.
+# Next: the official tutorial, command for command, with `%kubectl`.

@@ -180,3 +180,5 @@ delete pvc www-web-0 www-web-1 www-web-2 www-web-3 www-web-4
 #   between calls (`stsedu kubectl reset` starts over).
 # - A refused line prints kubectl's message and changes nothing: try `%kubectl scale sts web
 #   --replica=3`.
+#
+# Next: the same lesson on a real control plane, beside the kit.

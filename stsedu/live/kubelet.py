@@ -1,0 +1,327 @@
+"""The kit's kubelet model, acting on a real API server.
+
+A local control plane has no kubelet and no scheduler, so pods would stay Pending for ever.
+:class:`APIKubelet` watches the namespace's pods and moves them as the kit's auto kubelet
+(:class:`stsedu.sim.kubelet.Kubelet`) does, with the same :class:`~stsedu.sim.kubelet.StageProfile`
+delays, in wall-clock seconds:
+
+* a new pod is bound to the node ``stsedu-node`` (a ``pods/binding`` create, as the scheduler
+  does) and reported as ``ContainerCreating`` (kubectl's STATUS then matches the kit's), then, after ``stages.start``, its status becomes phase Running with a running
+  container (``pods/status`` patch), and after ``stages.ready`` the Ready condition turns True;
+* a new claim is bound at once to a volume named ``pvc-<claim uid>``, as the kit binds claims
+  (no PersistentVolume object is made; nothing provisions storage);
+* a pod marked for deletion (``deletionTimestamp``) is removed after
+  ``min(stages.terminate, its grace period)`` with a zero-grace delete, as a kubelet does once
+  the containers have stopped.
+
+The verbs of the manual kubelet (:meth:`set_ready`, :meth:`set_unready`, :meth:`fail`,
+:meth:`crash`, :meth:`never_ready`) patch the status the same way, so a scenario's steps can
+be played on a real cluster. Each write names the pod's uid as a precondition, so a pod
+that was replaced meanwhile (same name, new uid) is never touched by a stale timer.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+
+from ..sim.kubelet import StageProfile
+
+NODE = "stsedu-node"
+STRATEGIC = "application/strategic-merge-patch+json"
+MERGE = "application/merge-patch+json"
+
+
+def _now_rfc3339() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class APIKubelet:
+    """Moves the pods of *namespace* through Pending, Running, Ready and gone, through the API."""
+
+    def __init__(self, api_client, namespace: str = "default", stages: StageProfile | None = None,
+                 node: str = NODE, mode: str = "auto") -> None:
+        if mode not in ("auto", "manual"):
+            raise ValueError(f"kubelet mode must be 'auto' or 'manual', not {mode!r}")
+        self.mode = mode
+        from kubernetes import client
+        self.api = api_client
+        self.core = client.CoreV1Api(api_client)
+        self.namespace = namespace
+        self.stages = stages or StageProfile()
+        self.node = node
+        self._never_ready_pods: set[str] = set()
+        self._never_ready_images: set[str] = set()
+        self._seen: dict[str, set[str]] = {}  # uid -> stages already scheduled
+        self._timers: list[threading.Timer] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.errors: list[str] = []
+        """Writes that failed for a reason other than the pod being gone or replaced."""
+
+    # ------------------------------------------------------------ lifecycle
+    def watch(self) -> "APIKubelet":
+        """Start watching the namespace (two threads: pods, claims); :meth:`stop` ends them."""
+        self._threads = [
+            threading.Thread(target=self._watch_loop, args=(self.core.list_namespaced_pod, self._on_pod),
+                             name="stsedu-api-kubelet", daemon=True),
+            threading.Thread(target=self._watch_loop,
+                             args=(self.core.list_namespaced_persistent_volume_claim, self._on_claim),
+                             name="stsedu-api-volumes", daemon=True)]
+        for t in self._threads:
+            t.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            for t in self._timers:
+                t.cancel()
+            self._timers.clear()
+        for t in getattr(self, "_threads", ()):
+            t.join(timeout=7)
+
+    def __enter__(self) -> "APIKubelet":
+        return self.watch()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _watch_loop(self, lister, handler) -> None:
+        from kubernetes import watch
+        from kubernetes.client.exceptions import ApiException
+        rv = None
+        while not self._stop.is_set():
+            try:
+                if rv is None:
+                    listed = lister(self.namespace)
+                    rv = listed.metadata.resource_version
+                    for p in listed.items:
+                        handler(self.api.sanitize_for_serialization(p))
+                w = watch.Watch()
+                for ev in w.stream(lister, self.namespace, resource_version=rv,
+                                   timeout_seconds=5, _request_timeout=10, allow_watch_bookmarks=True):
+                    if self._stop.is_set():
+                        w.stop()
+                        break
+                    obj = ev["raw_object"]
+                    rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
+                    if ev["type"] in ("ADDED", "MODIFIED"):
+                        handler(obj)
+            except ApiException as e:
+                if e.status == 410:  # the watch window passed: list again
+                    rv = None
+                else:
+                    time.sleep(0.2)
+            except Exception:  # noqa: BLE001 - a dropped connection: watch again
+                if self._stop.is_set():
+                    return
+                time.sleep(0.2)
+
+    # ------------------------------------------------------------ reactions
+    def pending(self) -> int:
+        """How many stage timers have not fired yet."""
+        with self._lock:
+            return sum(1 for t in self._timers if t.is_alive())
+
+    def _later(self, delay: float, fn, *args) -> None:
+        if self._stop.is_set():
+            return
+        t = threading.Timer(max(0.0, delay), self._guarded, (fn,) + args)
+        t.daemon = True
+        with self._lock:
+            self._timers = [x for x in self._timers if x.is_alive()]
+            self._timers.append(t)
+        t.start()
+
+    def _guarded(self, fn, *args) -> None:
+        if self._stop.is_set():
+            return
+        from kubernetes.client.exceptions import ApiException
+        try:
+            fn(*args)
+        except ApiException as e:
+            if e.status not in (404, 409):  # gone, or replaced (uid precondition)
+                self.errors.append(f"{fn.__name__}: {e.status} {e.reason}")
+
+    def _once(self, uid: str, stage: str) -> bool:
+        with self._lock:
+            done = self._seen.setdefault(uid, set())
+            if stage in done:
+                return False
+            done.add(stage)
+            return True
+
+    def _on_pod(self, pod: dict) -> None:
+        meta, spec, status = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
+        name, uid = meta.get("name"), meta.get("uid")
+        if meta.get("deletionTimestamp"):
+            if self.mode == "auto" and self._once(uid, "terminate"):
+                grace = meta.get("deletionGracePeriodSeconds")
+                grace = spec.get("terminationGracePeriodSeconds", 30) if grace is None else grace
+                self._later(min(self.stages.terminate, float(grace)), self._remove, name, uid)
+            return
+        if not spec.get("nodeName") and self._once(uid, "bind"):
+            self._bind(name, uid)
+        if self.mode == "auto" and status.get("phase", "Pending") == "Pending" and self._once(uid, "start"):
+            self._later(self.stages.start, self._start, name, uid)
+
+    def _on_claim(self, pvc: dict) -> None:
+        """Bind a new claim at once, as the kit does (its provisioner model): a volume named
+        ``pvc-<claim uid>`` (dynamic provisioning's naming), the requested size, the access modes."""
+        meta, spec = pvc.get("metadata") or {}, pvc.get("spec") or {}
+        if spec.get("volumeName") or meta.get("deletionTimestamp") or not self._once(meta.get("uid"), "bind"):
+            return
+        self._later(0, self._bind_claim, meta["name"], meta["uid"], spec)
+
+    def _bind_claim(self, name: str, uid: str, spec: dict) -> None:
+        body = {"metadata": {"uid": uid}, "spec": {"volumeName": f"pvc-{uid}"}}
+        self.core.patch_namespaced_persistent_volume_claim(name, self.namespace, body, _content_type=MERGE)
+        size = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+        self.core.patch_namespaced_persistent_volume_claim_status(name, self.namespace, {
+            "metadata": {"uid": uid}, "status": {"phase": "Bound", "accessModes": spec.get("accessModes") or [],
+                                                 **({"capacity": {"storage": size}} if size else {})}},
+            _content_type=MERGE)
+
+    # ------------------------------------------------------------ writes
+    def _bind(self, name: str, uid: str) -> None:
+        from kubernetes import client
+        from kubernetes.client.exceptions import ApiException
+        body = client.V1Binding(metadata=client.V1ObjectMeta(name=name, uid=uid),
+                                target=client.V1ObjectReference(kind="Node", name=self.node))
+        try:
+            self.core.create_namespaced_pod_binding(name, self.namespace, body, _preload_content=False)
+            pod, containers = self._pod_now(name)
+            if pod.metadata.uid != uid:
+                return
+            # what a kubelet reports once it has the pod: its containers are being created
+            self._patch_status(name, uid, {
+                "hostIP": "127.0.0.1",
+                "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": _now_rfc3339()}],
+                "containerStatuses": [{"name": c["name"], "image": c["image"], "imageID": "", "ready": False,
+                                       "started": False, "restartCount": 0,
+                                       "state": {"waiting": {"reason": "ContainerCreating"}}} for c in containers]})
+        except ApiException as e:
+            if e.status not in (404, 409):
+                self.errors.append(f"bind {name}: {e.status} {e.reason}")
+
+    def _patch_status(self, name: str, uid: str, status: dict) -> dict:
+        body = {"metadata": {"uid": uid}, "status": status}
+        return self.api.sanitize_for_serialization(
+            self.core.patch_namespaced_pod_status(name, self.namespace, body, _content_type=STRATEGIC))
+
+    def _containers(self, name: str) -> list[dict]:
+        pod = self.core.read_namespaced_pod(name, self.namespace)
+        return [{"name": c.name, "image": c.image} for c in pod.spec.containers]
+
+    def _container_statuses(self, containers, ready: bool, restarts: int = 0, started: str | None = None):
+        return [{"name": c["name"], "image": c["image"], "imageID": "", "ready": ready, "started": True,
+                 "restartCount": restarts, "state": {"running": {"startedAt": started or _now_rfc3339()}}}
+                for c in containers]
+
+    def _conditions(self, ready: bool) -> list[dict]:
+        now = _now_rfc3339()
+        value = "True" if ready else "False"
+        return [{"type": "PodScheduled", "status": "True", "lastTransitionTime": now},
+                {"type": "Initialized", "status": "True", "lastTransitionTime": now},
+                {"type": "ContainersReady", "status": value, "lastTransitionTime": now},
+                {"type": "Ready", "status": value, "lastTransitionTime": now}]
+
+    def _start(self, name: str, uid: str) -> None:
+        pod = self.core.read_namespaced_pod(name, self.namespace)
+        if pod.metadata.uid != uid or pod.metadata.deletion_timestamp or (pod.status.phase or "Pending") != "Pending":
+            return
+        containers = [{"name": c.name, "image": c.image} for c in pod.spec.containers]
+        now = _now_rfc3339()
+        self._patch_status(name, uid, {
+            "phase": "Running", "startTime": now, "hostIP": "127.0.0.1", "podIP": "127.0.0.1",
+            "conditions": self._conditions(False),
+            "containerStatuses": self._container_statuses(containers, False, started=now)})
+        if self.mode == "auto" and not self._is_never_ready(name, [c["image"] for c in containers]):
+            self._later(self.stages.ready, self._ready, name, uid)
+
+    def _ready(self, name: str, uid: str) -> None:
+        pod = self.core.read_namespaced_pod(name, self.namespace)
+        if pod.metadata.uid != uid or pod.metadata.deletion_timestamp or pod.status.phase != "Running":
+            return
+        if self._is_never_ready(name, [c.image for c in pod.spec.containers]):
+            return
+        self.set_ready(name)
+
+    def _remove(self, name: str, uid: str) -> None:
+        from kubernetes import client
+        self.core.delete_namespaced_pod(name, self.namespace, body=client.V1DeleteOptions(
+            grace_period_seconds=0, preconditions=client.V1Preconditions(uid=uid)))
+
+    def _is_never_ready(self, name: str, images) -> bool:
+        return name in self._never_ready_pods or any(i in self._never_ready_images for i in images)
+
+    # ------------------------------------------------------------ manual verbs (as the kit's)
+    def _pod_now(self, name: str):
+        pod = self.core.read_namespaced_pod(name, self.namespace)
+        return pod, [{"name": c.name, "image": c.image} for c in pod.spec.containers]
+
+    def _restarts(self, pod) -> int:
+        return max((s.restart_count or 0 for s in (pod.status.container_statuses or [])), default=0)
+
+    def start(self, name: str) -> None:
+        """A Pending pod becomes Running (manual mode's first step)."""
+        pod, _ = self._pod_now(name)
+        if (pod.status.phase or "Pending") != "Pending" or pod.metadata.deletion_timestamp:
+            raise ValueError(f'pod "{name}" is not Pending; start() moves a Pending pod to Running')
+        self._start(name, pod.metadata.uid)
+
+    def finish_termination(self, name: str) -> None:
+        """A terminating pod disappears."""
+        pod, _ = self._pod_now(name)
+        if not pod.metadata.deletion_timestamp:
+            raise ValueError(f'pod "{name}" is not terminating; delete it first')
+        self._remove(name, pod.metadata.uid)
+
+    def set_ready(self, name: str) -> None:
+        """The pod's Ready condition becomes True (it must be Running)."""
+        pod, containers = self._pod_now(name)
+        if pod.status.phase != "Running":
+            raise ValueError(f'pod "{name}" is {pod.status.phase}; only a Running pod can become Ready')
+        self._patch_status(name, pod.metadata.uid, {
+            "conditions": self._conditions(True),
+            "containerStatuses": self._container_statuses(containers, True, self._restarts(pod))})
+
+    def set_unready(self, name: str) -> None:
+        """The pod's Ready condition becomes False (a failing readiness probe)."""
+        pod, containers = self._pod_now(name)
+        self._patch_status(name, pod.metadata.uid, {
+            "conditions": self._conditions(False),
+            "containerStatuses": self._container_statuses(containers, False, self._restarts(pod))})
+
+    def fail(self, name: str) -> None:
+        """The pod's phase becomes Failed."""
+        pod, containers = self._pod_now(name)
+        now = _now_rfc3339()
+        self._patch_status(name, pod.metadata.uid, {
+            "phase": "Failed", "conditions": self._conditions(False),
+            "containerStatuses": [{"name": c["name"], "image": c["image"], "imageID": "", "ready": False,
+                                   "started": False, "restartCount": self._restarts(pod),
+                                   "state": {"terminated": {"exitCode": 1, "reason": "Error",
+                                                            "finishedAt": now}}} for c in containers]})
+
+    def crash(self, name: str) -> None:
+        """A container restarts: Running, not Ready, restarts + 1; Ready again after ``stages.ready``."""
+        pod, containers = self._pod_now(name)
+        self._patch_status(name, pod.metadata.uid, {
+            "conditions": self._conditions(False),
+            "containerStatuses": self._container_statuses(containers, False, self._restarts(pod) + 1)})
+        if self.mode == "auto" and not self._is_never_ready(name, [c["image"] for c in containers]):
+            self._later(self.stages.ready, self._ready, name, pod.metadata.uid)
+
+    def never_ready(self, pod: str | None = None, image: str | None = None) -> None:
+        if pod is not None:
+            self._never_ready_pods.add(pod)
+        if image is not None:
+            self._never_ready_images.add(image)
+
+    def clear_behaviours(self) -> None:
+        self._never_ready_pods.clear()
+        self._never_ready_images.clear()

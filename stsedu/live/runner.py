@@ -1,0 +1,517 @@
+"""A scenario's steps on a real cluster, and the comparison with the kit.
+
+:class:`LiveSession` runs in one namespace of a real cluster (the local control plane or a
+user's, through any kubeconfig and context): it records the watch events
+(:class:`~.recorder.Recorder`), drives the pods with the kit's kubelet model
+(:class:`~.kubelet.APIKubelet`) unless the cluster has its own kubelet, and makes the user's
+changes with the real kubectl (``apply``, ``scale``, ``set image``, ``patch``, ``delete``,
+``rollout undo``), as a learner would type them.
+
+The real controller runs by itself, so a scenario's ``sync``/``run``/``advance`` steps cannot
+be replayed one sync at a time. :func:`play` and :func:`play_kit` therefore compare *stable
+points*: every change step is carried out, then both sides run until nothing moves (the kit
+with ``run``, the live cluster until its writes stop), and what a learner can observe there is
+taken (:func:`observe`): each pod's revision and state, the claims, the revisions and their
+numbers, the set's status; and over the whole run the order of pod creates and deletes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .build import LiveUnavailable, kubectl_path
+
+WAIT_ACTIONS = frozenset({"sync", "run", "run_all", "settle", "advance", "kubelet_step", "expect"})
+"""Scenario steps that only let the controller and time act: a stable point on both sides."""
+
+LIVE_SKIPPED = {
+    "inject_error": "the real API server cannot be made to fail on cue; the kit's retry reaches the same stable point",
+}
+"""Steps the live run skips, with the reason (the kit still carries them out)."""
+
+QUIET = 3.0
+"""Seconds without a write (and without a kubelet timer pending) after which a live run counts as stable."""
+
+
+# ================================================================ what a learner observes
+
+def observe(objects: dict[str, list[dict]], set_name: str | None = None) -> dict:
+    """The observable state from API-form objects ``{kind: [manifest, ...]}`` (the kit's dump or a live list)."""
+    def ready(p):
+        return any(c.get("type") == "Ready" and c.get("status") == "True"
+                   for c in (p.get("status") or {}).get("conditions") or ())
+    pods = sorted((p["metadata"]["name"], (p["metadata"].get("labels") or {}).get("controller-revision-hash", ""),
+                   (p.get("status") or {}).get("phase") or "Pending", ready(p),
+                   bool(p["metadata"].get("deletionTimestamp")),
+                   ",".join(sorted(r["name"] for r in p["metadata"].get("ownerReferences") or ()
+                                   if r.get("controller"))))
+                  for p in objects.get("Pod", ()))
+    pvcs = sorted((c["metadata"]["name"], ",".join(sorted(r["kind"] + "/" + r["name"]
+                                                          for r in c["metadata"].get("ownerReferences") or ())))
+                  for c in objects.get("PersistentVolumeClaim", ()))
+    revisions = sorted((r["metadata"]["name"], int(r.get("revision") or 0),
+                        ",".join(sorted(o["name"] for o in r["metadata"].get("ownerReferences") or ()
+                                        if o.get("controller"))))
+                       for r in objects.get("ControllerRevision", ()))
+    sets = {}
+    for s in objects.get("StatefulSet", ()):
+        st = s.get("status") or {}
+        sets[s["metadata"]["name"]] = {
+            "spec_replicas": (s.get("spec") or {}).get("replicas", 1),
+            **{k: st.get(k) or 0 for k in ("replicas", "readyReplicas", "availableReplicas", "currentReplicas",
+                                           "updatedReplicas")},
+            "currentRevision": st.get("currentRevision", ""), "updateRevision": st.get("updateRevision", ""),
+            "terminating": bool(s["metadata"].get("deletionTimestamp"))}
+    return {"pods": pods, "pvcs": pvcs, "revisions": revisions, "sets": sets}
+
+
+def kit_objects(cluster) -> dict[str, list[dict]]:
+    return {k: list(v.values()) for k, v in cluster.dump()["objects"].items()}
+
+
+def pod_changes_kit(trace) -> list[tuple[str, str]]:
+    """The order of pod creates and (final) deletes in a kit trace."""
+    return [("create" if row[5] == "created" else "delete", row[2]) for row in trace.rows()["pods"]
+            if row[5] in ("created", "deleted")]
+
+
+# ================================================================ the kit side
+
+@dataclass
+class Run:
+    """Stable points and pod changes of one run (kit or live)."""
+
+    points: list[dict] = field(default_factory=list)
+    """(step number, action, observation) per stable point."""
+    pod_changes: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    """Steps the live cluster refused (a pod the kit has is not there, ...)."""
+    trace: Any = None
+    writes: list = field(default_factory=list)
+
+
+def _chunks(scenario):
+    """The scenario's steps grouped: a run of change steps, then a stable point."""
+    pending = []
+    for step in scenario.steps:
+        if step.action in WAIT_ACTIONS:
+            if pending:
+                yield pending
+                pending = []
+        else:
+            pending.append(step)
+    if pending:
+        yield pending
+
+
+def play_kit(scenario, texts: bool = True) -> Run:
+    """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
+    from ..scenarios.runner import _ACTIONS
+    c = scenario.make_cluster()
+    run = Run()
+    seen = 0
+
+    def point(step, actions):
+        nonlocal seen
+        changes = pod_changes_kit(c.trace)
+        run.points.append({"step": step, "actions": actions, "observed": observe(kit_objects(c)),
+                           "changes": changes[seen:], "texts": kit_texts(c, scenario.set_name) if texts else {}})
+        seen = len(changes)
+    for _, docs in scenario.objects:
+        c.apply(list(docs))
+    _kit_settle(c)
+    point(0, ["objects"])
+    for chunk in _chunks(scenario):
+        for step in chunk:
+            _ACTIONS[step.action](c, step, scenario)
+        _kit_settle(c)
+        point(chunk[-1].number, [s.action for s in chunk])
+    run.pod_changes = pod_changes_kit(c.trace)
+    run.trace = c.trace
+    run.cluster = c
+    return run
+
+
+def _kit_settle(c) -> None:
+    c.run(None)  # the whole controller (informers, queue, every set), until nothing is queued or scheduled
+
+
+# ================================================================ the live side
+
+def _ready_since(pod: dict) -> float | None:
+    """When the pod's Ready condition turned True (epoch seconds), or None if it is not Ready."""
+    import calendar
+    for c in (pod.get("status") or {}).get("conditions") or ():
+        if c.get("type") == "Ready" and c.get("status") == "True":
+            when = c.get("lastTransitionTime")
+            if isinstance(when, str):
+                return calendar.timegm(time.strptime(when[:19], "%Y-%m-%dT%H:%M:%S"))
+            return when.timestamp() if when is not None else 0.0
+    return None
+
+
+def find_kubectl() -> str:
+    path = kubectl_path() or shutil.which("kubectl")
+    if not path:
+        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
+    return path
+
+
+class LiveSession:
+    """One namespace of a real cluster, recorded, with the kit's kubelet unless *kubelet* is False.
+
+    *kubeconfig*/*context* name the cluster (``None``: ``$KUBECONFIG`` / ``~/.kube/config``).
+    *namespace* None makes a new ``stsedu-live-xxxxxx`` namespace and deletes it at the end.
+    """
+
+    def __init__(self, kubeconfig: str | None = None, context: str | None = None, namespace: str | None = None,
+                 kubelet: bool | str = True, stages=None) -> None:
+        from .client import api_client
+        self.kubeconfig, self.context = kubeconfig, context
+        self.api = api_client(kubeconfig, context)
+        self.own_namespace = namespace is None
+        self.namespace = namespace or f"stsedu-live-{secrets.token_hex(3)}"
+        self.kubelet_mode = "auto" if kubelet is True else kubelet
+        self.stages = stages
+        self.kubelet = None
+        self.recorder = None
+
+    def __enter__(self) -> "LiveSession":
+        from kubernetes import client
+        from kubernetes.client.exceptions import ApiException
+        from .kubelet import APIKubelet
+        from .recorder import Recorder
+        core = client.CoreV1Api(self.api)
+        try:
+            if self.own_namespace:
+                core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=self.namespace)))
+            deadline = time.monotonic() + 60
+            while True:  # without the default ServiceAccount every pod create is refused
+                try:
+                    core.read_namespaced_service_account("default", self.namespace)
+                    break
+                except ApiException as e:
+                    if e.status != 404 or time.monotonic() > deadline:
+                        raise
+                time.sleep(0.2)
+        except ApiException as e:
+            raise LiveUnavailable(f"cannot prepare namespace {self.namespace}: {e.status} {e.reason}") from None
+        except Exception as e:  # noqa: BLE001 - connection refused, bad certificate, ...
+            raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
+        self.recorder = Recorder(self.api, self.namespace).start()
+        if self.kubelet_mode:
+            self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).watch()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.kubelet is not None:
+            self.kubelet.stop()
+        if self.recorder is not None:
+            self.recorder.stop()
+        if self.own_namespace:
+            from kubernetes import client
+            core = client.CoreV1Api(self.api)
+            try:
+                core.delete_namespace(self.namespace)
+                if self.kubelet_mode:  # no kubelet will finish the pods: remove them as it would
+                    core.delete_collection_namespaced_pod(self.namespace, grace_period_seconds=0)
+            except Exception:  # noqa: BLE001 - best effort; the namespace holds only this run
+                pass
+
+    # ------------------------------------------------------------ kubectl
+    def kubectl(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess:
+        cmd = [find_kubectl()]
+        if self.kubeconfig:
+            cmd += ["--kubeconfig", self.kubeconfig]
+        if self.context:
+            cmd += ["--context", self.context]
+        cmd += ["-n", self.namespace, *args]
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "KUBECTL_INTERACTIVE_DELETE": "false"})
+        if check and proc.returncode != 0:
+            raise LiveUnavailable(f"kubectl {' '.join(args)} failed: {proc.stderr.strip()[:300]}")
+        return proc
+
+    # ------------------------------------------------------------ observing
+    def objects(self) -> dict[str, list[dict]]:
+        from kubernetes import client
+        core, apps = client.CoreV1Api(self.api), client.AppsV1Api(self.api)
+        san = self.api.sanitize_for_serialization
+        ns = self.namespace
+        return {"Pod": san(core.list_namespaced_pod(ns).items),
+                "PersistentVolumeClaim": san(core.list_namespaced_persistent_volume_claim(ns).items),
+                "ControllerRevision": san(apps.list_namespaced_controller_revision(ns).items),
+                "StatefulSet": san(apps.list_namespaced_stateful_set(ns).items)}
+
+    def wait_stable(self, timeout: float = 120.0, quiet: float = QUIET) -> bool:
+        """Wait until no write for *quiet* seconds, no kubelet timer pending, every set's status
+        observed its generation and no Ready pod is still waiting out minReadySeconds. True if reached."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+            last = max((e[1] for e in self.recorder.events), default=0.0)
+            if self.recorder.now() - last < quiet:
+                continue
+            if self.kubelet is not None and self.kubelet.pending():
+                continue
+            objs = self.objects()
+            settled = True
+            if self.kubelet is not None and self.kubelet.mode == "auto":
+                for p in objs["Pod"]:  # the kit's kubelet moves these on: its watch may not have seen them yet
+                    if (not (p.get("spec") or {}).get("nodeName") or p["metadata"].get("deletionTimestamp")
+                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"):
+                        settled = False
+            now = time.time()
+            for s in objs["StatefulSet"]:
+                st = s.get("status") or {}
+                if s["metadata"].get("deletionTimestamp"):
+                    continue
+                mine = [p for p in objs["Pod"] if any(r.get("controller") and r.get("name") == s["metadata"]["name"]
+                                                      for r in p["metadata"].get("ownerReferences") or ())]
+                ready_since = [_ready_since(p) for p in mine]
+                min_ready = (s.get("spec") or {}).get("minReadySeconds") or 0
+                if any(t is not None and now - t < min_ready + 1.5 for t in ready_since):
+                    settled = False  # the controller requeues when minReadySeconds have passed
+                if mine and all(t is not None for t in ready_since) and len(mine) != (s.get("spec") or {}).get("replicas", 1):
+                    settled = False  # every pod healthy, yet not as many as wanted: the controller is due
+                if (st.get("observedGeneration") or 0) < s["metadata"].get("generation", 0):
+                    settled = False
+                if (st.get("availableReplicas") or 0) < (st.get("readyReplicas") or 0) and \
+                        (s.get("spec") or {}).get("minReadySeconds"):
+                    settled = False
+            if settled:
+                return True
+        return False
+
+    # ------------------------------------------------------------ the user's changes
+    def apply(self, docs: list[dict]) -> None:
+        for d in docs:
+            d = json.loads(json.dumps(d))
+            d.setdefault("metadata", {}).pop("namespace", None)
+            self.kubectl("apply", "-f", "-", stdin=json.dumps(d))
+
+    def step(self, step, set_name: str) -> str | None:
+        """Carry out one change step; returns None, or why it was skipped."""
+        a, args = step.action, step.args
+        name = step.set_name or set_name
+        rec = self.recorder
+        if a in LIVE_SKIPPED:
+            return LIVE_SKIPPED[a]
+        if a == "apply":
+            for _, docs in args["entries"]:
+                self.apply(list(docs))
+        elif a == "scale":
+            self.kubectl("scale", f"statefulset/{name}", f"--replicas={args['replicas']}")
+        elif a == "patch":
+            self.kubectl("patch", f"statefulset/{name}", "--type", "merge", "-p", json.dumps(args["patch"]))
+        elif a == "set_image":
+            self.kubectl("set", "image", f"statefulset/{name}", f"{args['container'] or '*'}={args['image']}")
+        elif a == "delete_pod":
+            self.kubectl("delete", "pod", *args["pods"], "--wait=false")  # one command: deleted together
+        elif a == "patch_pod":
+            self.kubectl("patch", "pod", args["pod"], "--type", "merge", "-p", json.dumps(args["patch"]))
+        elif a == "delete":
+            self.kubectl("delete", f"statefulset/{name}", f"--cascade={args['cascade']}", "--wait=false")
+        elif a == "rollout_undo":
+            extra = [f"--to-revision={args['to_revision']}"] if args.get("to_revision") else []
+            self.kubectl("rollout", "undo", f"statefulset/{name}", *extra)
+        elif a in ("start", "set_ready", "set_unready", "fail", "crash", "finish_termination", "succeed"):
+            if self.kubelet is None:
+                return "the cluster's own kubelet runs the pods"
+            for p in args["pods"]:
+                getattr(self.kubelet, a)(p)
+        elif a == "never_ready":
+            if self.kubelet is None:
+                return "the cluster's own kubelet runs the pods"
+            self.kubelet.never_ready(pod=args.get("pod"), image=args.get("image"))
+        elif a == "clear_behaviours":
+            if self.kubelet is not None:
+                self.kubelet.clear_behaviours()
+        else:
+            return f"stsedu live cannot play a {a!r} step"
+        if rec is not None:
+            rec.note(f"user: {a} {json.dumps(args, default=str, sort_keys=True)[:120]}")
+        return None
+
+
+def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = True) -> Run:
+    """The scenario on a live session, stable point by stable point (see the module's docstring)."""
+    run = Run()
+    mark = 0
+
+    def point(step, actions):
+        nonlocal mark
+        objs = session.objects()
+        evs = session.recorder.ordered()
+        new_mark = max((e[0] for e in evs), default=0)
+        changes = [("create" if t == "ADDED" else "delete", o["metadata"]["name"]) for rv, _, t, k, o in evs
+                   if k == "Pod" and t in ("ADDED", "DELETED") and mark < rv <= new_mark]
+        mark = new_mark
+        run.points.append({"step": step, "actions": actions, "observed": observe(objs), "changes": changes,
+                           "stable": stable, "texts": live_texts(session, scenario.set_name) if texts else {},
+                           "namespace": session.namespace})
+    for _, docs in scenario.objects:
+        session.apply(list(docs))
+    stable = session.wait_stable(timeout)
+    point(0, ["objects"])
+    for chunk in _chunks(scenario):
+        for step in chunk:
+            try:
+                why = session.step(step, scenario.set_name)
+            except Exception as e:  # noqa: BLE001 - the kit carried the step out; the live cluster refused it
+                run.failed.append(f"step {step.number} ({step.action}) failed live: {type(e).__name__}: "
+                                  f"{str(e).splitlines()[0][:200]}")
+                continue
+            if why:
+                run.skipped.append(f"step {step.number} ({step.action}): {why}")
+        stable = session.wait_stable(timeout)
+        point(chunk[-1].number, [s.action for s in chunk])
+    run.trace = session.recorder.trace({"scenario": scenario.name})
+    run.writes = session.recorder.writes()
+    run.pod_changes = [("create" if v == "create" else "delete", n) for v, k, n, _ in run.writes
+                       if k == "Pod" and v in ("create", "delete")]
+    return run
+
+
+def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
+    """Where a learner would see the two runs differ; [] when they agree.
+
+    Between two stable points the pod creates and deletes must come in the same order; with
+    *parallel* (podManagementPolicy Parallel, whose creates and deletes upstream issues from
+    goroutines) as the same set.
+    """
+    out = list(live.failed)
+    for k, l in zip(kit.points, live.points):
+        kc, lc = k["changes"], l["changes"]
+        if (sorted(kc) != sorted(lc)) if parallel else (kc != lc):
+            out.append(f"pod creates/deletes up to step {k['step']}: kit {kc} live {lc}")
+        if not l.get("stable", True):
+            out.append(f"after step {l['step']}: the live run did not settle")
+        if k.get("texts") and l.get("texts"):
+            out += [f"after step {k['step']}: {d}" for d in text_differences(k["texts"], l["texts"], l["namespace"])]
+        for part in ("pods", "pvcs", "revisions", "sets"):
+            if k["observed"][part] != l["observed"][part]:
+                out.append(f"after step {k['step']} ({'+'.join(k['actions'])}): {part}: "
+                           f"kit {k['observed'][part]} live {l['observed'][part]}")
+    if len(kit.points) != len(live.points):
+        out.append(f"stable points: kit {len(kit.points)}, live {len(live.points)}")
+    return out
+
+
+def run_cli(args, out) -> int:
+    """``stsedu live run SCENARIO``."""
+    from .. import scenarios
+    from . import daemon
+    try:
+        sc = scenarios.load(args.scenario)
+    except scenarios.ScenarioError as e:
+        print(f"error: {e}", file=__import__("sys").stderr)
+        return 2
+    kubeconfig = args.kubeconfig
+    if kubeconfig is None:
+        st = daemon.status()
+        if not st or not st["ready"]:
+            raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
+        kubeconfig = st["kubeconfig"]
+    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
+    if kubelet and sc.cluster_options.get("kubelet") == "manual":
+        kubelet = "manual"
+    from ..sim.kubelet import StageProfile
+    stages = StageProfile.from_dict(sc.cluster_options.get("stages"))
+    with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
+        out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
+        run = play(sc, s)
+        for v, k, n, what in run.writes:
+            out.write(f"{v:<7}{k:<22}{n}{'  (' + what + ')' if what else ''}\n")
+        for line in run.skipped:
+            out.write(f"skipped: {line}\n")
+        out.write("\n" + s.kubectl("get", "sts,pods,pvc", check=False).stdout)
+        if args.trace:
+            run.trace.save(args.trace)
+            out.write(f"trace written to {args.trace}\n")
+        if args.compare:
+            parallel = any(d.get("kind") == "StatefulSet" and (d.get("spec") or {}).get("podManagementPolicy")
+                           == "Parallel" for _, docs in sc.objects for d in docs)
+            diffs = differences(play_kit(sc), run, parallel=parallel)
+            out.write("the kit and the real control plane agree at every stable point\n" if not diffs
+                      else "".join(f"differs: {d}\n" for d in diffs))
+            return 1 if diffs else 0
+    return 0
+
+
+# ================================================================ kubectl's text on both sides
+
+TEXTS = ("get pods", "get sts", "get controllerrevisions", "get pvc", "rollout status", "rollout history",
+         "describe sts: pod template")
+"""The kubectl outputs compared at every stable point (AGE and uids normalised by :func:`normalise`)."""
+
+_AGE = re.compile(r"^(<invalid>|\d+[smhdy](\d+[smhd])?)$")
+_UID = re.compile(r"pvc-[0-9a-f-]{36}")
+
+
+def normalise(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
+    """*text* as rows of cells (split on runs of 2+ spaces or tabs), ages and uids replaced, the namespace
+    named ``default``: the column widths an age changes and the names a cluster makes up no longer matter."""
+    text = _UID.sub("pvc-UID", text.replace(f" {namespace} namespace", " default namespace"))
+    rows = []
+    for line in text.rstrip("\n").splitlines():
+        cells = [c for c in re.split(r"\s{2,}|\t", line.strip())]
+        rows.append(tuple("AGE" if _AGE.match(c) else c for c in cells))
+    return rows
+
+
+def kit_texts(cluster, set_name: str) -> dict[str, str]:
+    from ..kubectl import get as g
+    from ..kubectl.describe import describe_pod_template
+    from ..kubectl.rollout import rollout_history_text, rollout_status_text
+    out = {"get pods": g.get_pods_text(cluster), "get sts": g.get_sts_text(cluster),
+           "get controllerrevisions": g.get_controllerrevisions_text(cluster), "get pvc": g.get_pvc_text(cluster)}
+    try:
+        sts = cluster.statefulset(set_name)
+    except KeyError:
+        return out
+    out["rollout status"] = rollout_status_text(sts)
+    out["rollout history"] = rollout_history_text(cluster, set_name)
+    manifest = next(s for s in kit_objects(cluster)["StatefulSet"] if s["metadata"]["name"] == set_name)
+    out["describe sts: pod template"] = describe_pod_template(manifest["spec"]["template"])
+    return out
+
+
+def live_texts(session, set_name: str) -> dict[str, str]:
+    k = session.kubectl
+    out = {"get pods": k("get", "pods", check=False), "get sts": k("get", "statefulsets", check=False),
+           "get controllerrevisions": k("get", "controllerrevisions", check=False),
+           "get pvc": k("get", "pvc", check=False)}
+    out = {n: p.stdout + p.stderr for n, p in out.items()}
+    if k("get", f"statefulset/{set_name}", "-o", "name", check=False).returncode != 0:
+        return out
+    p = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False)
+    out["rollout status"] = p.stdout + p.stderr
+    out["rollout history"] = k("rollout", "history", f"statefulset/{set_name}", check=False).stdout
+    desc = k("describe", f"statefulset/{set_name}", check=False).stdout
+    start = desc.find("Pod Template:")
+    end = desc.find("\nVolume Claims:", start)
+    if end < 0:
+        end = desc.find("\nEvents:", start)
+    out["describe sts: pod template"] = desc[start:end + 1] if start >= 0 else desc
+    return out
+
+
+def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:
+    out = []
+    for name in TEXTS:
+        a, b = kit.get(name), live.get(name)
+        if a is None and b is None:
+            continue
+        if a is None or b is None or normalise(a) != normalise(b, namespace):
+            out.append(f"kubectl {name}:\n--- kit\n{a}\n--- live\n{b}")
+    return out

@@ -8,12 +8,10 @@ The teacher is played with the command line, students with the calls a notebook 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import subprocess
 import sys
 import textwrap
-from contextlib import redirect_stderr
 from pathlib import Path
 
 import nbformat
@@ -21,46 +19,13 @@ import pytest
 
 import stsedu
 import stsedu.exercises as E
-from stsedu.__main__ import main
 from stsedu.exercises import modes as M
+from teacher_files import ROLLING, SEQUENCE as SEQUENCE_EXERCISE, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-T1 = textwrap.dedent("""\
-    id: "T.1"
-    question: Four Ready pods get a new image. How many pods does the first sync delete?
-    scenario:
-      cluster: {kubelet: manual}
-      objects:
-        - {file: "stsedu:web.yaml", patch: {spec: {replicas: 4}}}
-      steps: [settle: {}, set_image: "registry.k8s.io/nginx-slim:0.21"]
-    answer: {kind: number, from: next_sync, action: delete, count: true}
-    why: SECRET-WHY-1 a rolling update replaces one pod at a time.
-    hints:
-      - {answer: 4, hint: SECRET-HINT-1 not all at once.}
-    """)
-T2 = textwrap.dedent("""\
-    id: "T.2"
-    question: >
-      Two Ready pods, OrderedReady; you scale to 4. Which pods are created and waited on,
-      in order, until the set is stable?
-    points: 2
-    scenario:
-      cluster: {kubelet: manual}
-      objects:
-        - {file: "stsedu:web.yaml", patch: {spec: {replicas: 2}}}
-      steps: [settle: {}, scale: 4]
-    answer: {kind: decisions, from: sequence}
-    why: SECRET-WHY-2 OrderedReady creates one pod and waits for it to be Ready before the next.
-    """)
+T1, T2 = ROLLING, SEQUENCE_EXERCISE
 SEQUENCE = [["create", "web-2"], ["wait", "web-2"], ["create", "web-3"], ["wait", "web-3"]]
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err):
-        code = main(list(argv), out=out)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(autouse=True)

@@ -28,55 +28,12 @@ import pytest
 
 import stsedu
 import stsedu.exercises as E
+from teacher_files import PARTITION, ROLLING, SEQUENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "teaching.md"
 
-EXERCISES = {
-    "t1-rolling.yaml": """\
-        id: "T.1"
-        question: Four Ready pods get a new image. How many pods does the first sync delete?
-        scenario:
-          cluster: {kubelet: manual}
-          objects:
-            - {file: "stsedu:web.yaml", patch: {spec: {replicas: 4}}}
-          steps: [settle: {}, set_image: "registry.k8s.io/nginx-slim:0.21"]
-        answer: {kind: number, from: next_sync, action: delete, count: true}
-        why: SECRET-WHY-1 a rolling update replaces one pod at a time.
-        hints:
-          - {answer: 4, hint: SECRET-HINT-1 not all at once.}
-        """,
-    "t2-sequence.yaml": """\
-        id: "T.2"
-        question: >
-          Two Ready pods, OrderedReady; you scale to 4. Which pods are created and waited
-          on, in order, until the set is stable?
-        points: 2
-        scenario:
-          cluster: {kubelet: manual}
-          objects:
-            - {file: "stsedu:web.yaml", patch: {spec: {replicas: 2}}}
-          steps: [settle: {}, scale: 4]
-        answer: {kind: decisions, from: sequence}
-        why: SECRET-WHY-2 OrderedReady creates one pod and waits for it to be Ready before the next.
-        """,
-    "t3-partition.yaml": """\
-        id: "T.3"
-        question: Five Ready pods, partition 3, new image. Once the set settles, which pods run the new revision?
-        points: 2
-        scenario:
-          cluster: {kubelet: manual}
-          objects:
-            - {file: "stsedu:web.yaml", patch: {spec: {replicas: 5, minReadySeconds: 0,
-                updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 3}}}}}
-          steps: [settle: {}, set_image: "registry.k8s.io/nginx-slim:0.21"]
-        reveal: [settle: {}]
-        answer: {kind: pods, from: pods, where: {revision: 2}}
-        why: SECRET-WHY-3 only ordinals at or above the partition move.
-        hints:
-          - {answer: [web-0, web-1, web-2], hint: SECRET-HINT-3 the partition protects the LOW ordinals.}
-        """,
-}
+EXERCISES = {"t1-rolling.yaml": ROLLING, "t2-sequence.yaml": SEQUENCE, "t3-partition.yaml": PARTITION}
 SECRETS = ("SECRET", "scenario", "reveal", "next_sync", "sequence", "set_image", "nginx-slim:0.21",
            "stsedu:web.yaml", "stsedu-key")
 # The answers upstream's rules give: maxUnavailable 1 deletes one pod; OrderedReady creates the
@@ -147,7 +104,7 @@ def teacher(tmp_path) -> Path:
     folder = tmp_path / "my-exercises"
     folder.mkdir()
     for name, text in EXERCISES.items():
-        (folder / name).write_text(textwrap.dedent(text))
+        (folder / name).write_text(text)
     return tmp_path
 
 

@@ -7,41 +7,18 @@ The tests play a teacher with the command line (`stsedu exercise check`, `stsedu
 from __future__ import annotations
 
 import csv
-import io
 import json
 import textwrap
-from contextlib import redirect_stderr
 from pathlib import Path
 
 import pytest
 
 import stsedu.exercises as E
-from stsedu.__main__ import main
+from teacher_files import PARTITION, cli, with_id
 
 ROOT = Path(__file__).resolve().parent.parent
 
-TEACHER_EXERCISE = textwrap.dedent("""\
-    id: "T.1"
-    question: >
-      Five Ready pods, partition 3, new image. Once the set settles, which pods
-      run the new revision?
-    points: 2
-    scenario:
-      cluster: {kubelet: manual}
-      objects:
-        - {file: "stsedu:web.yaml", patch: {spec: {replicas: 5, minReadySeconds: 0,
-            updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 3}}}}}
-      steps:
-        - settle: {}
-        - set_image: "registry.k8s.io/nginx-slim:0.21"
-    reveal:
-      - settle: {}
-    answer: {kind: pods, from: pods, where: {revision: 2}}
-    why: Only ordinals at or above the partition move to the update revision.
-    hints:
-      - answer: [web-0, web-1, web-2]
-        hint: The partition protects the LOW ordinals.
-    """)
+TEACHER_EXERCISE = with_id(PARTITION, "T.1")
 SECOND_EXERCISE = textwrap.dedent("""\
     id: "T.2"
     question: Three Ready pods; you scale to 1. How many pods does the first sync delete?
@@ -52,13 +29,6 @@ SECOND_EXERCISE = textwrap.dedent("""\
     answer: {kind: number, from: next_sync, action: delete, count: true}
     why: Scale-down deletes one pod per sync, highest ordinal first.
     """)
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err):
-        code = main(list(argv), out=out)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(autouse=True)

@@ -54,6 +54,15 @@ def st(result_or_sts) -> tuple[int, int, int, int, int]:
     return (s.replicas, s.ready_replicas, s.available_replicas, s.current_replicas, s.updated_replicas)
 
 
+def one_ready_pod() -> stsedu.Cluster:
+    """A manual-kubelet cluster with a one-replica ``web`` whose ``web-0`` is Running and Ready."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    return c
+
+
 def ready(c: stsedu.Cluster, *names: str) -> None:
     """Start each pod if Pending and make it Ready (manual kubelet)."""
     for n in names:

@@ -12,7 +12,7 @@ from stsedu.api.errors import ValidationError
 from stsedu.palette import STATE_COLORS
 from stsedu.sim.kubelet import backoff_delays
 
-from helpers import ready, web
+from helpers import one_ready_pod, web
 
 
 def _crash_looping(seconds: float = 5.0, until: float = 700.0, seed: int = 0) -> stsedu.Cluster:
@@ -66,10 +66,7 @@ def test_get_pods_shows_error_then_crash_loop_back_off_and_restarts():
 
 
 def test_get_pods_now_during_back_off():
-    c = stsedu.Cluster(kubelet="manual")
-    c.apply(web(1))
-    c.sync("web")
-    ready(c, "web-0")
+    c = one_ready_pod()
     c.kubelet.crash("web-0")
     assert tables.get_pods_text(c).splitlines()[1].split()[:4] == ["web-0", "0/1", "Error", "0"]
     assert c.kubelet.step() == "web-0 is in CrashLoopBackOff"
@@ -84,10 +81,7 @@ def test_get_pods_now_during_back_off():
 
 
 def test_the_container_state_in_the_manifest_follows_the_kubelet():
-    c = stsedu.Cluster(kubelet="manual")
-    c.apply(web(1))
-    c.sync("web")
-    ready(c, "web-0")
+    c = one_ready_pod()
     c.kubelet.crash("web-0")
     cs = c.pod("web-0").to_manifest()["status"]["containerStatuses"][0]
     assert cs["state"] == {"terminated": {"exitCode": 1, "reason": "Error"}} and cs["ready"] is False

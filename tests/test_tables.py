@@ -14,7 +14,7 @@ import pytest
 
 import stsedu
 from stsedu import tables
-from helpers import ready, web
+from helpers import one_ready_pod, web
 
 OLD, NEW = "registry.k8s.io/nginx-slim:0.24", "registry.k8s.io/nginx-slim:0.25"
 
@@ -150,10 +150,7 @@ def test_empty_cluster_says_no_resources_found():
 
 def test_restarts_show_how_long_ago():
     """RESTARTS reads "1 (5s ago)" once a container restarted (printPod's lastRestartDate)."""
-    c = stsedu.Cluster(kubelet="manual")
-    c.apply(web(1))
-    c.sync("web")
-    ready(c, "web-0")
+    c = one_ready_pod()
     c.advance(10)
     c.kubelet.crash("web-0")
     c.advance(2)
@@ -166,10 +163,7 @@ def test_restarts_show_how_long_ago():
 
 def test_deleting_a_failed_pod_shows_its_failure_not_terminating():
     """printPod: Terminating only while the phase is not terminal; a Failed pod shows its status.reason."""
-    c = stsedu.Cluster(kubelet="manual")
-    c.apply(web(1))
-    c.sync("web")
-    ready(c, "web-0")
+    c = one_ready_pod()
     c.kubelet.fail("web-0")
     c.sync("web")  # the controller deletes the Failed pod
     assert c.pod("web-0").terminating

@@ -402,7 +402,8 @@ def test_service_update_is_validated_as_an_update():
     e = refused(c, c.apply, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "nginx"},
                              "spec": {"clusterIP": "10.96.0.10", "ports": [{"port": 80, "name": "web"}],
                                       "selector": {"app": "nginx"}}})
-    assert e.errors == [("spec.clusterIP", 'Invalid value: "10.96.0.10": field is immutable')]
+    # validateUpgradeDowngradeClusterIPs (v1.36, v1.37): the headless Service's "None" may not change
+    assert e.errors == [("spec.clusterIPs[0]", 'Invalid value: ["10.96.0.10"]: may not change once set')]
     e = refused(c, c.apply, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
                              "spec": {"type": "NodePort", "clusterIP": "None",
                                       "ports": [{"port": 80, "name": "web"}]}})

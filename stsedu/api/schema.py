@@ -28,6 +28,9 @@ class Struct:
     go: str
     fields: dict = dc_field(default_factory=dict)
     open: bool = False
+    embedded: dict = dc_field(default_factory=dict)
+    """JSON name -> the embedded Go struct that holds it (``v1.Probe`` embeds ``ProbeHandler``):
+    Go's decode error names it in the field path (``readinessProbe.ProbeHandler.httpGet``)."""
 
     @property
     def name(self) -> str:
@@ -109,7 +112,8 @@ PROBE = Struct("v1.Probe", {
     "grpc": Struct("v1.GRPCAction", {"port": INT32, "service": STRING}),
     "initialDelaySeconds": INT32, "timeoutSeconds": INT32, "periodSeconds": INT32,
     "successThreshold": INT32, "failureThreshold": INT32,
-    "terminationGracePeriodSeconds": INT64})
+    "terminationGracePeriodSeconds": INT64},
+    embedded={k: "ProbeHandler" for k in ("exec", "httpGet", "tcpSocket", "grpc")})
 
 LIFECYCLE_HANDLER = Struct("v1.LifecycleHandler", {
     **_HANDLER_FIELDS, "sleep": Struct("v1.SleepAction", {"seconds": INT64})})
@@ -303,7 +307,8 @@ class _Walk:
                 if not schema.open:
                     self.unknown.append(f'unknown field "{_child(path, key)}"')
                 continue
-            self.walk(item, sub, _child(path, key), schema.name, _child(gopath, key))
+            self.walk(item, sub, _child(path, key), schema.name,
+                      _child(gopath, *([schema.embedded[key]] if key in schema.embedded else []), key))
 
     def walk_leaf(self, value: Any, leaf: str, path: str, struct: str, gopath: str) -> None:
         if value is None or leaf == ANY:

@@ -118,7 +118,7 @@ REJECTED = [
     ("name-uppercase", {"metadata": {"name": "Web"}},
      ("metadata.name", f'Invalid value: "Web": {DNS_LABEL_MSG}')),
     ("name-too-long", {"metadata": {"name": "a" * 64}},
-     ("metadata.name", f'Invalid value: "{"a" * 64}": must be no more than 63 bytes')),
+     ("metadata.name", f'Invalid value: "{"a" * 64}": must be no more than 63 characters')),
     ("label-key", {"metadata": {"labels": {"bad key!": "x"}}},
      ("metadata.labels", 'Invalid value: "bad key!": name part must consist of alphanumeric'
       " characters, '-', '_' or '.', and must start and end with an alphanumeric character"
@@ -816,18 +816,20 @@ ACCEPTED = "Accepted"
 warning: ``Accepted, with a warning: <the warning>``, one row per warning."""
 
 
-def kit_answer(table: str, patch: dict, web_docs, profile=None) -> list[tuple[str, str]]:
+def kit_answer(table: str, patch: dict, web_docs, profile=None, *, obj: dict | None = None) -> list[tuple[str, str]]:
     """The kit's answer to a row's input, in the tables' form: the ``(path, message)`` errors,
     or one ``("", "Accepted")`` row (one ``("", "Accepted, with a warning: ...")`` per warning).
-    The input goes through :func:`stsedu.api.admission.admit` as ``kubectl apply`` sends it: a
-    create, or an update of the stored, defaulted ``web``/``nginx``."""
+    The input (the merge *patch* applied to ``web``/``nginx``, or the whole *obj*) goes through
+    :func:`stsedu.api.admission.admit` as ``kubectl apply`` sends it: a create, or an update of
+    the stored, defaulted ``web``/``nginx``."""
     nginx, web = copy.deepcopy(web_docs[0]), copy.deepcopy(web_docs[1])
     base = nginx if table.startswith("service") else web
     old = None
     if table.endswith("update"):
         old, errs, _ = admission.admit(copy.deepcopy(base), profile=profile)
         assert not errs
-    _, errs, warnings = admission.admit(merge_patch(base, patch), old, profile=profile)
+    new = copy.deepcopy(obj) if obj is not None else merge_patch(base, patch)
+    _, errs, warnings = admission.admit(new, old, profile=profile)
     if errs:
         return list(errs)
     return [("", f"{ACCEPTED}, with a warning: {w}") for w in warnings] or [("", ACCEPTED)]

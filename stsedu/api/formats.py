@@ -42,8 +42,8 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 
 def max_len_error(length: int) -> str:
-    """Mirror of ``content.MaxLenError``."""
-    return f"must be no more than {length} bytes"
+    """Mirror of ``MaxLenError`` (k8s.io/apimachinery/pkg/util/validation)."""
+    return f"must be no more than {length} characters"
 
 
 def inclusive_range_error(lo: int, hi: int) -> str:

@@ -27,18 +27,19 @@ def validate_persistent_volume_claim_spec(spec: dict, path: str) -> list[Error]:
         errs += validate_label_selector(spec["selector"], _child(path, "selector"))
     for mode in modes:
         if mode not in _ACCESS_MODES:
-            errs.append(not_supported(_child(path, "accessModes"), mode, _ACCESS_MODES))
+            errs.append(not_supported(_child(path, "accessModes"), "" if mode is None else mode, _ACCESS_MODES))
     if "ReadWriteOncePod" in modes and len(set(modes)) > 1:
         errs.append(forbidden(_child(path, "accessModes"),
                               "may not use ReadWriteOncePod with other access modes"))
     requests = ((spec.get("resources") or {}).get("requests")) or {}
     storage_path = _child(path, "resources") + "[storage]"
-    if "storage" not in requests or requests["storage"] is None:
+    if "storage" not in requests:
         errs.append(required(storage_path))
-    else:
-        amount = parse_quantity(requests["storage"])
+    else:  # a null quantity decodes as 0
+        value = "0" if requests["storage"] is None else requests["storage"]
+        amount = parse_quantity(value)
         if amount is not None and amount <= 0:
-            errs.append(invalid(storage_path, str(requests["storage"]), "must be greater than zero"))
+            errs.append(invalid(storage_path, str(value), "must be greater than zero"))
     class_name = spec.get("storageClassName")
     if class_name:
         errs += [invalid(_child(path, "storageClassName"), class_name, m)

@@ -111,9 +111,9 @@ def keep_allocated_values(svc: dict, old: dict) -> dict:
     if not isinstance(spec, dict) or "ExternalName" in (spec.get("type"), old_spec.get("type")):
         return svc
     patched = dict(spec)
-    if not patched.get("clusterIP") and old_spec.get("clusterIP"):
+    if patched.get("clusterIP") in (None, "") and old_spec.get("clusterIP"):
         patched["clusterIP"] = old_spec["clusterIP"]
-    if not patched.get("clusterIPs") and old_spec.get("clusterIPs"):
+    if patched.get("clusterIPs") in (None, []) and old_spec.get("clusterIPs"):
         patched["clusterIPs"] = old_spec["clusterIPs"]
     return svc if patched == spec else {**svc, "spec": patched}
 

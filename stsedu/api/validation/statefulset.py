@@ -111,8 +111,17 @@ def _json_rolling_update(rolling: dict | None) -> Any:
             "MaxUnavailable": None if max_unavailable is None else _json_int_or_string(max_unavailable)}
 
 
-def _sorted_map(value: Any) -> Any:
-    return {k: value[k] for k in sorted(value)} if isinstance(value, dict) and value else None
+def _sorted_map(value: Any, zero: Any = "") -> Any:
+    """A Go map as ``json.Marshal`` writes it: keys sorted, a null value decoded as *zero*;
+    absent is null, empty is ``{}``."""
+    if not isinstance(value, dict):
+        return None
+    return {k: zero if value[k] is None else value[k] for k in sorted(value)}
+
+
+def _strings(value: Any) -> Any:
+    """A Go ``[]string``: null stays null, an empty list ``[]``, a null item ``""``."""
+    return None if not isinstance(value, list) else ["" if v is None else v for v in value]
 
 
 _OBJECT_META_JSON = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
@@ -140,10 +149,10 @@ def _json_claim_templates(claims: list | None) -> GoText:
         source = spec.get("dataSource")
         ref = spec.get("dataSourceRef")
         item["Spec"] = {
-            "AccessModes": spec.get("accessModes") or None,
+            "AccessModes": _strings(spec.get("accessModes")),
             "Selector": _label_selector_value(spec.get("selector")),
-            "Resources": {"Limits": _sorted_map(resources.get("limits")),
-                          "Requests": _sorted_map(resources.get("requests"))},
+            "Resources": {"Limits": _sorted_map(resources.get("limits"), "0"),
+                          "Requests": _sorted_map(resources.get("requests"), "0")},
             "VolumeName": spec.get("volumeName") or "",
             "StorageClassName": spec.get("storageClassName"),
             "VolumeMode": spec.get("volumeMode"),
@@ -155,9 +164,9 @@ def _json_claim_templates(claims: list | None) -> GoText:
                 "Name": ref.get("name") or "", "Namespace": ref.get("namespace")},
             "VolumeAttributesClassName": spec.get("volumeAttributesClassName")}
         item["Status"] = {
-            "Phase": status.get("phase") or "", "AccessModes": status.get("accessModes") or None,
-            "Capacity": _sorted_map(status.get("capacity")), "Conditions": None,
-            "AllocatedResources": _sorted_map(status.get("allocatedResources")),
+            "Phase": status.get("phase") or "", "AccessModes": _strings(status.get("accessModes")),
+            "Capacity": _sorted_map(status.get("capacity"), "0"), "Conditions": None,
+            "AllocatedResources": _sorted_map(status.get("allocatedResources"), "0"),
             "AllocatedResourceStatuses": _sorted_map(status.get("allocatedResourceStatuses")),
             "CurrentVolumeAttributesClassName": status.get("currentVolumeAttributesClassName"),
             "ModifyVolumeStatus": None, "HealthStatus": None}

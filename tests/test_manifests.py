@@ -205,7 +205,8 @@ REJECTED = [
     ("max-unavailable-bool",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": True}}}},
      ("spec.updateStrategy.rollingUpdate.maxUnavailable",
-      "json: cannot unmarshal bool into Go value of type int32")),
+      "json: cannot unmarshal bool into Go struct field RollingUpdateStatefulSetStrategy"
+      ".spec.updateStrategy.rollingUpdate.maxUnavailable of type int32")),
     ("min-ready-seconds-negative", {"spec": {"minReadySeconds": -5}},
      ("spec.minReadySeconds", "Invalid value: -5: must be greater than or equal to 0")),
     ("ordinals-start-negative", {"spec": {"ordinals": {"start": -1}}},

@@ -338,11 +338,8 @@ class _Walk:
             if isinstance(value, str):
                 return
             number = _as_int(value)
-            if number is None or not -(1 << 31) <= number < (1 << 31):
-                kind = _json_kind(value)
-                if kind == "number":
-                    kind = f"number {_number_literal(value)}"
-                self.errors.append((path, f"json: cannot unmarshal {kind} into Go value of type int32"))
+            if number is None or not -(1 << 31) <= number < (1 << 31):  # IntOrString.UnmarshalJSON, as Go 1.26 words it
+                self.type_error(path, value, struct, gopath, INT32)
         elif leaf == QUANTITY:
             if parse_quantity(value) is None:
                 self.errors.append((path, QUANTITY_FORMAT_ERROR))

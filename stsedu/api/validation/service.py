@@ -138,6 +138,11 @@ def validate_service_update(svc: dict, old: dict, relaxed_names: bool = True) ->
         headless = new_ips[:1] == ["None"] and old_ips[:1] == ["None"]
         if not old_ips and new_ips:
             old_ips = ["<allocated>"]   # the IP the real server would have allocated
+        if new_ips and new_ips[0] != "None":  # an address that is no IP is reported as such, alone
+            try:
+                ipaddress.ip_address(new_ips[0])
+            except ValueError:
+                new_ips = []
         if not headless and new_ips and old_ips and new_ips[0] != old_ips[0]:
             errs.append(invalid("spec.clusterIPs[0]", go_json(new_ips), "may not change once set"))
     return _dedupe(errs + validate_service(svc, relaxed_names))

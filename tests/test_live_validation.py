@@ -13,7 +13,8 @@ field paths and messages, in order) or refused while decoding (400 BadRequest, t
   ``nginx`` set to each of a fixed list of hostile values (the values tests/test_fuzz.py draws
   from, the finite ones: NaN and infinity cannot be sent as JSON), and the rejected inputs of
   tests/test_manifests.py, tests/test_hardening.py and tests/test_api_errors.py -- each as a
-  create and as an update of the stored object;
+  create and as an update of the stored object -- and every manifest and edit the Hypothesis
+  histories of tests/test_properties.py draw;
 * the doc rows again through the real ``kubectl apply --dry-run=server``, whose error text
   must hold the kit's ``ValidationError`` text, and whose warnings the kit's.
 
@@ -227,7 +228,37 @@ def _unique(cases):
     return out
 
 
-FUZZ_CASES = _unique(_mutations() + [(f"{t} {json.dumps(p)[:120]}", t, _obj(t, p)) for t, p in _fixtures()])
+def _properties():
+    """The manifests and edits the Hypothesis histories of tests/test_properties.py draw (each
+    is one the kit accepts): every manifest ``_manifest`` can make, as a create, and every
+    edit ``_act`` sends, as an update of the stored web."""
+    from helpers import web
+    from test_properties import IMAGES, POLICIES, RETENTIONS
+    out = []
+    strategies = [None, {"type": "RollingUpdate"}, {"type": "OnDelete"},
+                  {"type": "RollingUpdate", "rollingUpdate": {"partition": 1}}]
+    for policy in POLICIES:
+        for name, retention in RETENTIONS.items():
+            for k, strategy in enumerate(strategies):
+                for replicas, min_ready, start in ((0, 0, None), (4, 5, 1)):
+                    m = web(replicas, policy, claims=True, retention=retention, strategy=strategy,
+                            min_ready=min_ready, start=start)
+                    out.append((f"create properties {policy} {name} strategy{k} {replicas}", "create", m))
+    edits = ([{"spec": {"replicas": n}} for n in range(6)]
+             + [{"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": i}]}}}} for i in IMAGES]
+             + [{"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": n}}}}
+                for n in range(6)]
+             + [{"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": v}}}}
+                for v in (1, 2, "50%")]
+             + [{"spec": {"updateStrategy": {"type": "OnDelete", "rollingUpdate": None}}},
+                {"spec": {"updateStrategy": {"type": "RollingUpdate"}}},
+                {"spec": {"minReadySeconds": 30, "replicas": 4}}])
+    out += [(f"update properties {json.dumps(e)}", "update", _obj("update", e)) for e in edits]
+    return out
+
+
+FUZZ_CASES = _unique(_mutations() + [(f"{t} {json.dumps(p)[:120]}", t, _obj(t, p)) for t, p in _fixtures()]
+                     + _properties())
 """(label, table, object) of every fuzz case."""
 
 

@@ -33,7 +33,6 @@ import subprocess
 import pytest
 
 from stsedu.api import load
-from stsedu.api.errors import ValidationError
 from stsedu.api.merge_patch import merge_patch
 from stsedu.api.quantities import QUANTITY_FORMAT_ERROR
 from stsedu.live import build as live_build

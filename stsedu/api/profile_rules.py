@@ -28,9 +28,6 @@ from .validation.statefulset import RELEASES, V1_16, V1_37, Release
 __all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "release_of",
            "V116_FORBIDDEN_UPDATE_MSG"]
 
-Error = tuple[str, str]
-
-
 @dataclass(frozen=True, slots=True)
 class FieldIntroduced:
     """A StatefulSet field that appeared after v1.16, and the profile switch that says whether a profile has it."""

@@ -960,3 +960,41 @@ def test_resource_quantities_are_stored_in_canonical_form(web):
         "limits": {"cpu": "500m", "memory": "2Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
     assert out["spec"]["volumeClaimTemplates"][0]["spec"]["resources"] == {"requests": {"storage": "2Gi"}}
     assert statefulset.validate_statefulset(out) == []
+
+
+def test_each_profile_answers_in_its_releases_words(web_text):
+    """The profiles' API servers word the same refusals as their releases do
+    (profile_rules.release_of): v1.37 names the immutable field and prints values as JSON;
+    v1.36.3 refuses the change with one spec Forbidden (ValidateStatefulSetUpdate before
+    ValidateImmutableField); v1.16 with its shorter list, and prints values with %#v."""
+    import stsedu
+    answers = {}
+    for profile in ("current", "v1.36", "v1.16"):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web_text)
+        with pytest.raises(ValidationError) as update:
+            c.patch("web", {"spec": {"podManagementPolicy": "Parallel"}})
+        with pytest.raises(ValidationError) as value:
+            c.patch("web", {"spec": {"updateStrategy": {"type": "Rolling", "rollingUpdate": None}}})
+        answers[profile] = (update.value.errors, value.value.errors[0][1].split(": must")[0])
+    assert answers["current"] == ([("spec.podManagementPolicy", 'Invalid value: "Parallel": field is immutable')],
+                                  'Invalid value: {"Type":"Rolling","RollingUpdate":null}')
+    assert answers["v1.36"] == ([("spec", FORBIDDEN)], 'Invalid value: {"Type":"Rolling","RollingUpdate":null}')
+    assert answers["v1.16"] == (
+        [("spec", "Forbidden: updates to statefulset spec for fields other than 'replicas', 'template',"
+                  " and 'updateStrategy' are forbidden")],
+        'Invalid value: apps.StatefulSetUpdateStrategy{Type:"Rolling",'
+        ' RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}')
+
+
+def test_a_negative_revision_history_limit_is_stored_with_the_servers_warning(web_text):
+    """No release validates a StatefulSet's revisionHistoryLimit; v1.36 and v1.37 warn
+    (WarningsOnCreate / WarningsOnUpdate), v1.16 did not."""
+    import stsedu
+    warning = ("spec.revisionHistoryLimit: a negative value retains all historical revisions;"
+               " a value >= 0 is recommended")
+    for profile, warned in (("current", True), ("v1.36", True), ("v1.16", False)):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web_text.replace("minReadySeconds: 10", "minReadySeconds: 10\n  revisionHistoryLimit: -1"))
+        assert c.statefulset("web").spec.revision_history_limit == -1
+        assert (warning in c.last_warnings) is warned, (profile, c.last_warnings)

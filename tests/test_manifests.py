@@ -118,7 +118,7 @@ REJECTED = [
     ("name-uppercase", {"metadata": {"name": "Web"}},
      ("metadata.name", f'Invalid value: "Web": {DNS_LABEL_MSG}')),
     ("name-too-long", {"metadata": {"name": "a" * 64}},
-     ("metadata.name", f'Invalid value: "{"a" * 64}": must be no more than 63 bytes')),
+     ("metadata.name", f'Invalid value: "{"a" * 64}": must be no more than 63 characters')),
     ("label-key", {"metadata": {"labels": {"bad key!": "x"}}},
      ("metadata.labels", 'Invalid value: "bad key!": name part must consist of alphanumeric'
       " characters, '-', '_' or '.', and must start and end with an alphanumeric character"
@@ -153,15 +153,14 @@ REJECTED = [
       " PodSpec.spec.template.spec.containers of type []v1.Container")),
     ("selector-missing", {"spec": {"selector": None}}, ("spec.selector", "Required value")),
     ("selector-empty", {"spec": {"selector": {"matchLabels": None}}},
-     ("spec.selector", "Invalid value: &LabelSelector{MatchLabels:map[string]string{},"
-      "MatchExpressions:[]LabelSelectorRequirement{},}: empty selector is invalid for statefulset")),
+     ("spec.selector", "Invalid value: {}: empty selector is invalid for statefulset")),
     ("selector-mismatch", {"spec": {"selector": {"matchLabels": {"app": "web"}}}},
-     ("spec.template.metadata.labels", 'Invalid value: map[string]string{"app":"nginx"}:'
+     ("spec.template.metadata.labels", 'Invalid value: {"app":"nginx"}:'
       " `selector` does not match template `labels`")),
     ("selector-expression-mismatch",
      {"spec": {"selector": {"matchLabels": None, "matchExpressions": [
          {"key": "app", "operator": "NotIn", "values": ["nginx"]}]}}},
-     ("spec.template.metadata.labels", 'Invalid value: map[string]string{"app":"nginx"}:'
+     ("spec.template.metadata.labels", 'Invalid value: {"app":"nginx"}:'
       " `selector` does not match template `labels`")),
     ("selector-bad-operator",
      {"spec": {"selector": {"matchLabels": None, "matchExpressions": [
@@ -176,13 +175,11 @@ REJECTED = [
      ("spec.podManagementPolicy",
       "Invalid value: \"Sequential\": must be 'OrderedReady' or 'Parallel'")),
     ("update-strategy-type", {"spec": {"updateStrategy": {"type": "Rolling"}}},
-     ("spec.updateStrategy", 'Invalid value: apps.StatefulSetUpdateStrategy{Type:"Rolling",'
-      " RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}: must be 'RollingUpdate'"
-      " or 'OnDelete'")),
+     ("spec.updateStrategy", 'Invalid value: {"Type":"Rolling","RollingUpdate":null}: must be'
+      " 'RollingUpdate' or 'OnDelete'")),
     ("rolling-update-with-on-delete",
      {"spec": {"updateStrategy": {"type": "OnDelete", "rollingUpdate": {"partition": 1}}}},
-     ("spec.updateStrategy.rollingUpdate", "Invalid value:"
-      " apps.RollingUpdateStatefulSetStrategy{Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}:"
+     ("spec.updateStrategy.rollingUpdate", 'Invalid value: {"Partition":1,"MaxUnavailable":null}:'
       " only allowed for updateStrategy 'RollingUpdate'")),
     ("partition-negative", {"spec": {"updateStrategy": {"rollingUpdate": {"partition": -1}}}},
      ("spec.updateStrategy.rollingUpdate.partition",
@@ -191,7 +188,7 @@ REJECTED = [
      ("spec.updateStrategy.rollingUpdate.maxUnavailable", "Invalid value: 0: cannot be 0")),
     ("max-unavailable-zero-percent",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "0%"}}}},
-     ("spec.updateStrategy.rollingUpdate.maxUnavailable", "Invalid value: 0%: cannot be 0")),
+     ("spec.updateStrategy.rollingUpdate.maxUnavailable", 'Invalid value: "0%": cannot be 0')),
     ("max-unavailable-negative",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": -1}}}},
      ("spec.updateStrategy.rollingUpdate.maxUnavailable",
@@ -199,22 +196,21 @@ REJECTED = [
     ("max-unavailable-not-percent",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "5"}}}},
      ("spec.updateStrategy.rollingUpdate.maxUnavailable",
-      "Invalid value: 5: a valid percent string must be a numeric string followed by an ending"
+      'Invalid value: "5": a valid percent string must be a numeric string followed by an ending'
       " '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")),
     ("max-unavailable-over-100",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "101%"}}}},
      ("spec.updateStrategy.rollingUpdate.maxUnavailable",
-      "Invalid value: 101%: must not be greater than 100%")),
+      'Invalid value: "101%": must not be greater than 100%')),
     ("max-unavailable-bool",
      {"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": True}}}},
      ("spec.updateStrategy.rollingUpdate.maxUnavailable",
-      "json: cannot unmarshal bool into Go value of type int32")),
+      "json: cannot unmarshal bool into Go struct field RollingUpdateStatefulSetStrategy"
+      ".spec.updateStrategy.rollingUpdate.maxUnavailable of type int32")),
     ("min-ready-seconds-negative", {"spec": {"minReadySeconds": -5}},
      ("spec.minReadySeconds", "Invalid value: -5: must be greater than or equal to 0")),
     ("ordinals-start-negative", {"spec": {"ordinals": {"start": -1}}},
      ("spec.ordinals.start", "Invalid value: -1: must be greater than or equal to 0")),
-    ("revision-history-limit-negative", {"spec": {"revisionHistoryLimit": -1}},
-     ("spec.revisionHistoryLimit", "Invalid value: -1: must be greater than or equal to 0")),
     ("retention-when-deleted", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Keep"}}},
      ("spec.persistentVolumeClaimRetentionPolicy.whenDeleted",
       'Unsupported value: "Keep": supported values: "Retain", "Delete"')),
@@ -256,11 +252,11 @@ REJECTED = [
     ("claim-template-name-invalid",
      {"spec": {"volumeClaimTemplates": [{"metadata": {"name": "WWW"}, "spec": {
          "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}},
-     ("spec.volumeClaimTemplates[0].metadata.name", f'Invalid value: "WWW": {DNS_LABEL_MSG}')),
+     ("spec.template.spec.volumes[0].name", f'Invalid value: "WWW": {DNS_LABEL_MSG}')),
     ("claim-template-name-missing",
      {"spec": {"volumeClaimTemplates": [{"spec": {
          "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}},
-     ("spec.volumeClaimTemplates[0].metadata.name", "Required value")),
+     ("spec.template.spec.volumes[0].persistentVolumeClaim.claimName", "Required value")),
     ("claim-template-access-modes",
      {"spec": {"volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {
          "resources": {"requests": {"storage": "1Gi"}}}}]}},
@@ -319,7 +315,7 @@ def test_missing_selector_also_fails_template_labels(web):
     """A nil selector matches nothing, so the template-label check fails too (upstream quirk)."""
     assert create_errors(web, {"spec": {"selector": None}}) == [
         ("spec.selector", "Required value"),
-        ("spec.template.metadata.labels", 'Invalid value: map[string]string{"app":"nginx"}:'
+        ("spec.template.metadata.labels", 'Invalid value: {"app":"nginx"}:'
          " `selector` does not match template `labels`")]
 
 
@@ -329,8 +325,7 @@ def test_unparsable_selector_skips_template_checks(web):
         "selector": {"matchLabels": {"bad key!": "x"}},
         "template": {"spec": {"containers": [{"name": "nginx"}]}}}})
     assert [path for path, _ in errors] == ["spec.selector.matchLabels", "spec.selector"]
-    assert errors[1] == ("spec.selector", "Invalid value: &LabelSelector{MatchLabels:"
-                         "map[string]string{app: nginx,bad key!: x,},MatchExpressions:[]LabelSelectorRequirement{},}")
+    assert errors[1] == ("spec.selector", 'Invalid value: {"matchLabels":{"app":"nginx","bad key!":"x"}}')
 
 
 def test_decode_errors_stop_validation(web):
@@ -511,26 +506,46 @@ def test_update_of_mutable_fields_is_allowed(web, patch):
     assert update_errors(web, patch) == []
 
 
-@pytest.mark.parametrize("patch", [
-    {"spec": {"serviceName": "other"}},
-    {"spec": {"serviceName": None}},
-    {"spec": {"podManagementPolicy": "Parallel"}},
-    {"spec": {"selector": {"matchLabels": {"tier": "web"}},
-              "template": {"metadata": {"labels": {"tier": "web"}}}}},
-    {"spec": {"volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {
+CLAIM_2GI_JSON = ('[{"name":"www","Spec":{"AccessModes":["ReadWriteOnce"],"Selector":null,"Resources":'
+                  '{"Limits":null,"Requests":{"storage":"2Gi"}},"VolumeName":"","StorageClassName":'
+                  '"my-storage-class","VolumeMode":"Filesystem","DataSource":null,"DataSourceRef":null,'
+                  '"VolumeAttributesClassName":null},"Status":{"Phase":"Pending","AccessModes":null,'
+                  '"Capacity":null,"Conditions":null,"AllocatedResources":null,"AllocatedResourceStatuses":'
+                  'null,"CurrentVolumeAttributesClassName":null,"ModifyVolumeStatus":null,"HealthStatus":null}}]')
+"""The v1.37 server's rendering of the internal []api.PersistentVolumeClaim (recorded from it)."""
+
+
+@pytest.mark.parametrize("patch, field, shown", [
+    ({"spec": {"serviceName": "other"}}, "serviceName", '"other"'),
+    ({"spec": {"serviceName": None}}, "serviceName", '""'),
+    ({"spec": {"podManagementPolicy": "Parallel"}}, "podManagementPolicy", '"Parallel"'),
+    ({"spec": {"selector": {"matchLabels": {"tier": "web"}},
+               "template": {"metadata": {"labels": {"tier": "web"}}}}},
+     "selector", '{"matchLabels":{"app":"nginx","tier":"web"}}'),
+    ({"spec": {"volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {
         "accessModes": ["ReadWriteOnce"], "storageClassName": "my-storage-class",
-        "resources": {"requests": {"storage": "2Gi"}}}}]}},
+        "resources": {"requests": {"storage": "2Gi"}}}}]}}, "volumeClaimTemplates", CLAIM_2GI_JSON),
 ], ids=["service-name", "service-name-removed", "pod-management", "selector", "claim-size"])
-def test_update_of_other_fields_is_forbidden(web, patch):
-    """Any other spec change is refused with upstream's newest wording."""
-    assert update_errors(web, patch) == [("spec", FORBIDDEN)]
+def test_update_of_other_fields_is_forbidden(web, patch, field, shown):
+    """v1.37's ValidateStatefulSetUpdate names each immutable field that changed
+    (ValidateImmutableField: 'field is immutable'); v1.36 refuses the same change with one
+    spec Forbidden error listing what may change, and v1.16 with its own shorter list."""
+    assert update_errors(web, patch) == [(f"spec.{field}", f"Invalid value: {shown}: field is immutable")]
+    old = defaults.default_statefulset(web)
+    new = defaults.default_statefulset(merge_patch(web, patch))
+    assert statefulset.validate_statefulset_update(new, old, statefulset.V1_36) == [("spec", FORBIDDEN)]
+    assert statefulset.validate_statefulset_update(new, old, statefulset.V1_16) == [
+        ("spec", "Forbidden: updates to statefulset spec for fields other than 'replicas', 'template',"
+                 " and 'updateStrategy' are forbidden")]
 
 
-def test_update_reports_spec_errors_and_the_rule_together(web):
-    """An update is validated like a create, then the immutable-field rule is added."""
-    assert update_errors(web, {"spec": {"replicas": -1, "serviceName": "other"}}) == [
+def test_update_reports_spec_errors_and_the_immutable_fields_together(web):
+    """An update is validated like a create, then each immutable field (v1.37)."""
+    assert update_errors(web, {"spec": {"replicas": -1, "serviceName": "other",
+                                        "podManagementPolicy": "Parallel"}}) == [
         ("spec.replicas", "Invalid value: -1: must be greater than or equal to 0"),
-        ("spec", FORBIDDEN)]
+        ("spec.serviceName", 'Invalid value: "other": field is immutable'),
+        ("spec.podManagementPolicy", 'Invalid value: "Parallel": field is immutable')]
 
 
 def test_update_name_is_immutable(web):
@@ -540,9 +555,9 @@ def test_update_name_is_immutable(web):
 
 
 def test_update_ratchets_what_old_already_had(web):
-    """A stored object with an invalid serviceName, template or history limit can be scaled."""
+    """A stored object with an invalid serviceName or template can be scaled."""
     old = defaults.default_statefulset(merge_patch(web, {"spec": {
-        "serviceName": "Nginx", "revisionHistoryLimit": -1,
+        "serviceName": "Nginx",
         "template": {"spec": {"containers": [{"name": "nginx"}]}}}}))
     new = copy.deepcopy(old)
     new["spec"]["replicas"] = 5
@@ -797,27 +812,40 @@ def test_docs_have_all_tables():
     assert len(tables["create"]) >= 40
 
 
+ACCEPTED = "Accepted"
+"""The message of a table row whose input the API server accepts (path ``—``); with a
+warning: ``Accepted, with a warning: <the warning>``, one row per warning."""
+
+
+def kit_answer(table: str, patch: dict, web_docs, profile=None, *, obj: dict | None = None) -> list[tuple[str, str]]:
+    """The kit's answer to a row's input, in the tables' form: the ``(path, message)`` errors,
+    or one ``("", "Accepted")`` row (one ``("", "Accepted, with a warning: ...")`` per warning).
+    The input (the merge *patch* applied to ``web``/``nginx``, or the whole *obj*) goes through
+    :func:`stsedu.api.admission.admit` as ``kubectl apply`` sends it: a create, or an update of
+    the stored, defaulted ``web``/``nginx``."""
+    nginx, web = copy.deepcopy(web_docs[0]), copy.deepcopy(web_docs[1])
+    base = nginx if table.startswith("service") else web
+    old = None
+    if table.endswith("update"):
+        old, errs, _ = admission.admit(copy.deepcopy(base), profile=profile)
+        assert not errs
+    new = copy.deepcopy(obj) if obj is not None else merge_patch(base, patch)
+    _, errs, warnings = admission.admit(new, old, profile=profile)
+    if errs:
+        return list(errs)
+    return [("", f"{ACCEPTED}, with a warning: {w}") for w in warnings] or [("", ACCEPTED)]
+
+
 @pytest.mark.parametrize("table, source, expected", _doc_cases(),
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(_doc_cases())])
 def test_docs_table_rows_match(web_docs, table, source, expected):
-    """Every row of docs/validation.md is exactly what the functions return for its input."""
-    nginx, web = copy.deepcopy(web_docs[0]), copy.deepcopy(web_docs[1])
+    """Every row of docs/validation.md is exactly what the kit answers for its input."""
     if table == "loading":
         with pytest.raises(ValidationError) as info:
             load.load_documents(json.loads(source))
         assert info.value.errors == expected
         return
-    patch = json.loads(source)
-    if table == "create":
-        actual = create_errors(web, patch)
-    elif table == "update":
-        actual = update_errors(web, patch)
-    elif table == "service_update":  # ValidateServiceUpdate: the old object is nginx itself
-        actual = service.validate_service_update(defaults.default_service(merge_patch(nginx, patch)),
-                                                 defaults.default_service(copy.deepcopy(web_docs[0])))
-    else:
-        actual = service.validate_service(defaults.default_service(merge_patch(nginx, patch)))
-    assert actual == expected
+    assert kit_answer(table, json.loads(source), web_docs) == expected
 
 
 def test_status_writes_are_validated_like_validate_stateful_set_status_update():
@@ -932,3 +960,41 @@ def test_resource_quantities_are_stored_in_canonical_form(web):
         "limits": {"cpu": "500m", "memory": "2Gi"}, "requests": {"cpu": "1m", "memory": "1536Mi"}}
     assert out["spec"]["volumeClaimTemplates"][0]["spec"]["resources"] == {"requests": {"storage": "2Gi"}}
     assert statefulset.validate_statefulset(out) == []
+
+
+def test_each_profile_answers_in_its_releases_words(web_text):
+    """The profiles' API servers word the same refusals as their releases do
+    (profile_rules.release_of): v1.37 names the immutable field and prints values as JSON;
+    v1.36.3 refuses the change with one spec Forbidden (ValidateStatefulSetUpdate before
+    ValidateImmutableField); v1.16 with its shorter list, and prints values with %#v."""
+    import stsedu
+    answers = {}
+    for profile in ("current", "v1.36", "v1.16"):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web_text)
+        with pytest.raises(ValidationError) as update:
+            c.patch("web", {"spec": {"podManagementPolicy": "Parallel"}})
+        with pytest.raises(ValidationError) as value:
+            c.patch("web", {"spec": {"updateStrategy": {"type": "Rolling", "rollingUpdate": None}}})
+        answers[profile] = (update.value.errors, value.value.errors[0][1].split(": must")[0])
+    assert answers["current"] == ([("spec.podManagementPolicy", 'Invalid value: "Parallel": field is immutable')],
+                                  'Invalid value: {"Type":"Rolling","RollingUpdate":null}')
+    assert answers["v1.36"] == ([("spec", FORBIDDEN)], 'Invalid value: {"Type":"Rolling","RollingUpdate":null}')
+    assert answers["v1.16"] == (
+        [("spec", "Forbidden: updates to statefulset spec for fields other than 'replicas', 'template',"
+                  " and 'updateStrategy' are forbidden")],
+        'Invalid value: apps.StatefulSetUpdateStrategy{Type:"Rolling",'
+        ' RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}')
+
+
+def test_a_negative_revision_history_limit_is_stored_with_the_servers_warning(web_text):
+    """No release validates a StatefulSet's revisionHistoryLimit; v1.36 and v1.37 warn
+    (WarningsOnCreate / WarningsOnUpdate), v1.16 did not."""
+    import stsedu
+    warning = ("spec.revisionHistoryLimit: a negative value retains all historical revisions;"
+               " a value >= 0 is recommended")
+    for profile, warned in (("current", True), ("v1.36", True), ("v1.16", False)):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web_text.replace("minReadySeconds: 10", "minReadySeconds: 10\n  revisionHistoryLimit: -1"))
+        assert c.statefulset("web").spec.revision_history_limit == -1
+        assert (warning in c.last_warnings) is warned, (profile, c.last_warnings)

@@ -10,7 +10,7 @@ any) through the steps the API server takes, in order:
 4. pruning: unknown fields are dropped, and so are the fields the profile's
    release does not know (:mod:`stsedu.api.profile_rules`, with a warning);
 5. validation (:mod:`stsedu.api.validation`), as a create or as an update,
-   plus what the profile's release forbids beyond the newest rules.
+   in the rules and wording of the profile's release (:func:`~stsedu.api.profile_rules.release_of`).
 
 ``Cluster.apply``, ``Cluster.patch`` (and every other edit of a set) and
 :func:`check` all go through :func:`admit`.  Loading the text first is
@@ -26,11 +26,11 @@ from .errors import ValidationError
 from .defaults import default_service, default_statefulset
 from .field_errors import Error
 from .load import load_documents
-from .profile_rules import profile_errors, prune_fields
+from .profile_rules import prune_fields, release_of
 from .schema import SCHEMAS, _prune, unknown_fields
 from .validation.pod import pod_template_warnings
-from .validation.service import validate_service, validate_service_update
-from .validation.statefulset import validate_statefulset, validate_statefulset_update
+from .validation.service import keep_allocated_values, validate_service, validate_service_update
+from .validation.statefulset import statefulset_warnings, validate_statefulset, validate_statefulset_update
 
 
 # ---------------------------------------------------------------------------
@@ -100,11 +100,13 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     kind = doc.get("kind")
     warnings = unknown_fields(doc)
     errs = _api_version_errors(doc)
+    release = release_of(profile)
     if kind == "Service":
         new = _prune(default_service(doc), SCHEMAS[kind])
-        if old is not None:  # ValidateServiceUpdate
-            return new, errs + validate_service_update(new, old), warnings
-        return new, errs + validate_service(new), warnings
+        if old is not None:  # patchAllocatedValues, then ValidateServiceUpdate
+            new = keep_allocated_values(new, old)
+            return new, errs + validate_service_update(new, old, release.relaxed_service_names), warnings
+        return new, errs + validate_service(new, release.relaxed_service_names), warnings
     if errs:  # the API server has no such resource: nothing else is looked at
         return None, errs, warnings
     new = default_statefulset(doc, max_unavailable_gate=max_unavailable_gate, old=old)
@@ -112,12 +114,12 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     if profile is not None:
         new, dropped = prune_fields(doc, new, profile)
         warnings += dropped
-    errs += validate_statefulset_update(new, old) if old is not None else validate_statefulset(new)
-    if profile is not None:
-        errs += profile_errors(new, profile, old)
-    if not errs:  # WarningsOnCreate / WarningsOnUpdate: GetWarningsForPodTemplate
+    errs += (validate_statefulset_update(new, old, release) if old is not None
+             else validate_statefulset(new, release))
+    if not errs:  # WarningsOnCreate / WarningsOnUpdate: GetWarningsForPodTemplate, then the set's own
         spec = new.get("spec") or {}
         warnings += pod_template_warnings(spec.get("template") or {}, "spec.template")
+        warnings += statefulset_warnings(new, release)
     return new, errs, warnings
 
 

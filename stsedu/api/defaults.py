@@ -298,10 +298,12 @@ def default_service(doc: dict) -> dict:
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
     ports = spec.get("ports")
-    for port in ports if isinstance(ports, list) else ():  # other types: a decode error later
+    if isinstance(ports, list):  # other types: a decode error later
+        ports[:] = [{} if port is None else port for port in ports]  # null decodes to a zero ServicePort
+    for port in ports if isinstance(ports, list) else ():
         if isinstance(port, dict):
             if not port.get("protocol"):
                 port["protocol"] = "TCP"
             if port.get("targetPort") in (None, 0, ""):
-                port["targetPort"] = port.get("port")
+                port["targetPort"] = port.get("port") or 0
     return svc

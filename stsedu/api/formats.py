@@ -41,9 +41,11 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
     return text + f"regex used for validation is '{fmt}')"
 
 
-def max_len_error(length: int) -> str:
-    """Mirror of ``content.MaxLenError``."""
-    return f"must be no more than {length} bytes"
+def max_len_error(length: int, unit: str = "characters") -> str:
+    """Mirror of ``MaxLenError``: ``characters`` in k8s.io/apimachinery/pkg/util/validation
+    (DNS names, port names), ``bytes`` in its ``api/validate/content`` package (label keys
+    and values)."""
+    return f"must be no more than {length} {unit}"
 
 
 def inclusive_range_error(lo: int, hi: int) -> str:
@@ -119,7 +121,7 @@ def is_qualified_name(value: str) -> list[str]:
     if not name:
         errs.append("name part must be non-empty")
     elif len(name.encode("utf-8", "surrogatepass")) > 63:
-        errs.append("name part " + max_len_error(63))
+        errs.append("name part " + max_len_error(63, "bytes"))
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT,
                                                "MyName", "my.name", "123-abc"))
@@ -130,7 +132,7 @@ def is_valid_label_value(value: str) -> list[str]:
     """Mirror of ``IsValidLabelValue`` / ``content.IsLabelValue``."""
     errs = []
     if len(value.encode("utf-8", "surrogatepass")) > 63:
-        errs.append(max_len_error(63))
+        errs.append(max_len_error(63, "bytes"))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(
             "a valid label must be an empty string or consist of alphanumeric characters, '-',"

@@ -10,8 +10,9 @@ server).  stsedu takes the API server's side: it accepts the manifest, drops
 the field, and says so in a warning (``cluster.last_warnings`` and a Warning
 event ``UnknownField`` in the trace), naming the release that added the field.
 
-:func:`prune_fields` does the dropping; :func:`profile_errors` adds the
-errors an old release reports where the newest does not.
+:func:`prune_fields` does the dropping; :func:`release_of` names the rules and
+wording of the profile's release where they differ from the newest (how a bad value is
+printed, how an immutable field is refused).
 """
 
 from __future__ import annotations
@@ -22,12 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..controller.profiles import Profile
+from .validation.statefulset import RELEASES, V1_16, V1_37, Release
 
-__all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "profile_errors",
+__all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "release_of",
            "V116_FORBIDDEN_UPDATE_MSG"]
-
-Error = tuple[str, str]
-
 
 @dataclass(frozen=True, slots=True)
 class FieldIntroduced:
@@ -56,9 +55,15 @@ NEWER_FIELDS = (
 )
 """StatefulSet spec fields newer than v1.16 (feature-gate pages of kubernetes/website)."""
 
-V116_FORBIDDEN_UPDATE_MSG = ("Forbidden: updates to statefulset spec for fields other than 'replicas', "
-                             "'template', and 'updateStrategy' are forbidden")
+V116_FORBIDDEN_UPDATE_MSG = "Forbidden: " + V1_16.forbidden_update_msg
 """The v1.16 wording of the immutable-spec error (``ValidateStatefulSetUpdate``)."""
+
+
+def release_of(profile: Profile | None) -> Release:
+    """The API server rules and wording of *profile*'s release (None: the newest): how a
+    bad value is printed, how an immutable field is refused, which warnings are given
+    (:class:`~stsedu.api.validation.statefulset.Release`)."""
+    return V1_37 if profile is None else RELEASES.get(profile.version, V1_37)
 
 
 def _get(doc: Any, path: tuple[str, ...]) -> tuple[bool, Any]:
@@ -108,22 +113,3 @@ def prune_fields(user_doc: dict, manifest: dict, profile: Profile) -> tuple[dict
                 "unless run with --validate=false")
         _drop(out, f.path)
     return out, warnings
-
-
-def profile_errors(new: dict, profile: Profile, old: dict | None = None) -> list[Error]:
-    """Errors *profile*'s API server reports for *new* (an update of *old* if given) beyond the newest rules.
-
-    Both manifests are defaulted and already pruned by :func:`prune_fields`.
-    v1.16 forbade changing any spec field but replicas, template and
-    updateStrategy; of the fields the newest release also lets change, only
-    ``revisionHistoryLimit`` exists in v1.16, so that is the one checked here
-    (other immutable fields are already refused by the newest rule, in its
-    wording).
-    """
-    errs: list[Error] = []
-    if old is not None and not profile.history_limit_mutable:
-        new_limit = (new.get("spec") or {}).get("revisionHistoryLimit")
-        old_limit = (old.get("spec") or {}).get("revisionHistoryLimit")
-        if new_limit != old_limit:
-            errs.append(("spec", V116_FORBIDDEN_UPDATE_MSG))
-    return errs

@@ -19,6 +19,15 @@ STRING, INT32, INT64, BOOL, ANY, INTSTR, QUANTITY = (
     "string", "int32", "int64", "bool", "any", "intstr", "quantity")
 """Leaf types of the schema; ANY accepts anything without a look."""
 
+NAMED_STRINGS: set[str] = set()
+"""Go string types with their own name (``v1.RestartPolicy``): decoded as a string, and the
+decoder's error names the type (``... of type v1.RestartPolicy``)."""
+
+
+def _str(go: str) -> str:
+    NAMED_STRINGS.add(go)
+    return go
+
 
 @dataclass(frozen=True)
 class Struct:
@@ -28,6 +37,9 @@ class Struct:
     go: str
     fields: dict = dc_field(default_factory=dict)
     open: bool = False
+    embedded: dict = dc_field(default_factory=dict)
+    """JSON name -> the embedded Go struct that holds it (``v1.Probe`` embeds ``ProbeHandler``):
+    Go's decode error names it in the field path (``readinessProbe.ProbeHandler.httpGet``)."""
 
     @property
     def name(self) -> str:
@@ -109,7 +121,8 @@ PROBE = Struct("v1.Probe", {
     "grpc": Struct("v1.GRPCAction", {"port": INT32, "service": STRING}),
     "initialDelaySeconds": INT32, "timeoutSeconds": INT32, "periodSeconds": INT32,
     "successThreshold": INT32, "failureThreshold": INT32,
-    "terminationGracePeriodSeconds": INT64})
+    "terminationGracePeriodSeconds": INT64},
+    embedded={k: "ProbeHandler" for k in ("exec", "httpGet", "tcpSocket", "grpc")})
 
 LIFECYCLE_HANDLER = Struct("v1.LifecycleHandler", {
     **_HANDLER_FIELDS, "sleep": Struct("v1.SleepAction", {"seconds": INT64})})
@@ -120,20 +133,20 @@ LIFECYCLE = Struct("v1.Lifecycle", {
 CONTAINER = Struct("v1.Container", {
     "name": STRING, "image": STRING, "command": _STRINGS, "args": _STRINGS, "workingDir": STRING,
     "ports": ListOf(Struct("v1.ContainerPort", {
-        "name": STRING, "hostPort": INT32, "containerPort": INT32, "protocol": STRING,
+        "name": STRING, "hostPort": INT32, "containerPort": INT32, "protocol": _str("v1.Protocol"),
         "hostIP": STRING}), "[]v1.ContainerPort"),
     "envFrom": ListOf(ENV_FROM_SOURCE, "[]v1.EnvFromSource"),
     "env": ListOf(Struct("v1.EnvVar", {
         "name": STRING, "value": STRING, "valueFrom": ENV_VAR_SOURCE}), "[]v1.EnvVar"),
     "resources": RESOURCE_REQUIREMENTS, "resizePolicy": ANY,
-    "restartPolicy": STRING, "restartPolicyRules": ANY,
+    "restartPolicy": _str("v1.ContainerRestartPolicy"), "restartPolicyRules": ANY,
     "volumeMounts": ListOf(Struct("v1.VolumeMount", {
         "name": STRING, "readOnly": BOOL, "recursiveReadOnly": STRING, "mountPath": STRING,
         "subPath": STRING, "mountPropagation": STRING, "subPathExpr": STRING}), "[]v1.VolumeMount"),
     "volumeDevices": ANY, "livenessProbe": PROBE, "readinessProbe": PROBE,
     "startupProbe": PROBE, "lifecycle": LIFECYCLE,
-    "terminationMessagePath": STRING, "terminationMessagePolicy": STRING,
-    "imagePullPolicy": STRING, "securityContext": _open("v1.SecurityContext"),
+    "terminationMessagePath": STRING, "terminationMessagePolicy": _str("v1.TerminationMessagePolicy"),
+    "imagePullPolicy": _str("v1.PullPolicy"), "securityContext": _open("v1.SecurityContext"),
     "stdin": BOOL, "stdinOnce": BOOL, "tty": BOOL})
 
 VOLUME_SOURCES = (
@@ -151,8 +164,8 @@ POD_SPEC = Struct("v1.PodSpec", {
     "volumes": ListOf(VOLUME, "[]v1.Volume"),
     "initContainers": ListOf(CONTAINER, "[]v1.Container"),
     "containers": ListOf(CONTAINER, "[]v1.Container"),
-    "ephemeralContainers": ANY, "restartPolicy": STRING, "terminationGracePeriodSeconds": INT64,
-    "activeDeadlineSeconds": INT64, "dnsPolicy": STRING, "nodeSelector": _STRING_MAP,
+    "ephemeralContainers": ANY, "restartPolicy": _str("v1.RestartPolicy"), "terminationGracePeriodSeconds": INT64,
+    "activeDeadlineSeconds": INT64, "dnsPolicy": _str("v1.DNSPolicy"), "nodeSelector": _STRING_MAP,
     "serviceAccountName": STRING, "serviceAccount": STRING, "automountServiceAccountToken": BOOL,
     "nodeName": STRING, "hostNetwork": BOOL, "hostPID": BOOL, "hostIPC": BOOL,
     "shareProcessNamespace": BOOL, "securityContext": _open("v1.PodSecurityContext"),
@@ -169,11 +182,11 @@ POD_SPEC = Struct("v1.PodSpec", {
 POD_TEMPLATE_SPEC = Struct("v1.PodTemplateSpec", {"metadata": OBJECT_META, "spec": POD_SPEC})
 
 PVC_SPEC = Struct("v1.PersistentVolumeClaimSpec", {
-    "accessModes": ListOf(STRING, "[]v1.PersistentVolumeAccessMode"),
+    "accessModes": ListOf(_str("v1.PersistentVolumeAccessMode"), "[]v1.PersistentVolumeAccessMode"),
     "selector": LABEL_SELECTOR,
     "resources": Struct("v1.VolumeResourceRequirements", {
         "limits": _QUANTITY_MAP, "requests": _QUANTITY_MAP}),
-    "volumeName": STRING, "storageClassName": STRING, "volumeMode": STRING,
+    "volumeName": STRING, "storageClassName": STRING, "volumeMode": _str("v1.PersistentVolumeMode"),
     "dataSource": _open("v1.TypedLocalObjectReference"),
     "dataSourceRef": _open("v1.TypedObjectReference"), "volumeAttributesClassName": STRING})
 
@@ -184,15 +197,16 @@ PERSISTENT_VOLUME_CLAIM = Struct("v1.PersistentVolumeClaim", {
 STATEFUL_SET_SPEC = Struct("v1.StatefulSetSpec", {
     "replicas": INT32, "selector": LABEL_SELECTOR, "template": POD_TEMPLATE_SPEC,
     "volumeClaimTemplates": ListOf(PERSISTENT_VOLUME_CLAIM, "[]v1.PersistentVolumeClaim"),
-    "serviceName": STRING, "podManagementPolicy": STRING,
+    "serviceName": STRING, "podManagementPolicy": _str("v1.PodManagementPolicyType"),
     "updateStrategy": Struct("v1.StatefulSetUpdateStrategy", {
-        "type": STRING,
+        "type": _str("v1.StatefulSetUpdateStrategyType"),
         "rollingUpdate": Struct("v1.RollingUpdateStatefulSetStrategy", {
             "partition": INT32, "maxUnavailable": INTSTR})}),
     "revisionHistoryLimit": INT32, "minReadySeconds": INT32,
     "persistentVolumeClaimRetentionPolicy": Struct(
         "v1.StatefulSetPersistentVolumeClaimRetentionPolicy",
-        {"whenDeleted": STRING, "whenScaled": STRING}),
+        {"whenDeleted": _str("v1.PersistentVolumeClaimRetentionPolicyType"),
+         "whenScaled": _str("v1.PersistentVolumeClaimRetentionPolicyType")}),
     "ordinals": Struct("v1.StatefulSetOrdinals", {"start": INT32})})
 
 STATEFUL_SET = Struct("v1.StatefulSet", {
@@ -205,10 +219,10 @@ SERVICE = Struct("v1.Service", {
     "apiVersion": STRING, "kind": STRING, "metadata": OBJECT_META,
     "spec": Struct("v1.ServiceSpec", {
         "ports": ListOf(Struct("v1.ServicePort", {
-            "name": STRING, "protocol": STRING, "appProtocol": STRING, "port": INT32,
+            "name": STRING, "protocol": _str("v1.Protocol"), "appProtocol": STRING, "port": INT32,
             "targetPort": INTSTR, "nodePort": INT32}), "[]v1.ServicePort"),
-        "selector": _STRING_MAP, "clusterIP": STRING, "clusterIPs": _STRINGS, "type": STRING,
-        "externalIPs": _STRINGS, "sessionAffinity": STRING, "loadBalancerIP": STRING,
+        "selector": _STRING_MAP, "clusterIP": STRING, "clusterIPs": _STRINGS, "type": _str("v1.ServiceType"),
+        "externalIPs": _STRINGS, "sessionAffinity": _str("v1.ServiceAffinity"), "loadBalancerIP": STRING,
         "loadBalancerSourceRanges": _STRINGS, "externalName": STRING,
         "externalTrafficPolicy": STRING, "healthCheckNodePort": INT32,
         "publishNotReadyAddresses": BOOL, "sessionAffinityConfig": _open("v1.SessionAffinityConfig"),
@@ -303,14 +317,15 @@ class _Walk:
                 if not schema.open:
                     self.unknown.append(f'unknown field "{_child(path, key)}"')
                 continue
-            self.walk(item, sub, _child(path, key), schema.name, _child(gopath, key))
+            self.walk(item, sub, _child(path, key), schema.name,
+                      _child(gopath, *([schema.embedded[key]] if key in schema.embedded else []), key))
 
     def walk_leaf(self, value: Any, leaf: str, path: str, struct: str, gopath: str) -> None:
         if value is None or leaf == ANY:
             return
-        if leaf == STRING:
+        if leaf == STRING or leaf in NAMED_STRINGS:
             if not isinstance(value, str):
-                self.type_error(path, value, struct, gopath, "string")
+                self.type_error(path, value, struct, gopath, leaf)
         elif leaf == BOOL:
             if not isinstance(value, bool):
                 self.type_error(path, value, struct, gopath, "bool")
@@ -323,11 +338,8 @@ class _Walk:
             if isinstance(value, str):
                 return
             number = _as_int(value)
-            if number is None or not -(1 << 31) <= number < (1 << 31):
-                kind = _json_kind(value)
-                if kind == "number":
-                    kind = f"number {_number_literal(value)}"
-                self.errors.append((path, f"json: cannot unmarshal {kind} into Go value of type int32"))
+            if number is None or not -(1 << 31) <= number < (1 << 31):  # IntOrString.UnmarshalJSON, as Go 1.26 words it
+                self.type_error(path, value, struct, gopath, INT32)
         elif leaf == QUANTITY:
             if parse_quantity(value) is None:
                 self.errors.append((path, QUANTITY_FORMAT_ERROR))

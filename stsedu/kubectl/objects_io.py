@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..api.errors import ValidationError
+from ..api.field_errors import go_quote
 from .flags import KubectlError
 
 MAX_FILE = 2_000_000
@@ -209,6 +210,6 @@ def invalid_text(e: ValidationError) -> str:
             continue
         kind = err.kind.split(".")[0]
         causes = list(dict.fromkeys(f"{p}: {m}" if p else m for p, m in err.errors))
-        head = f'The {kind} "{err.name}" is invalid: '
+        head = f"The {kind} {go_quote(err.name)} is invalid: "  # kubectl prints the name with %q
         blocks.append(head + causes[0] if len(causes) == 1 else head + "\n" + "".join(f"* {c}\n" for c in causes))
     return "\n".join(b.rstrip("\n") for b in blocks)

@@ -34,6 +34,9 @@ def validate_volumes(volumes: list, path: str) -> tuple[set[str], list[Error]]:
             own.append(required(at, "must specify a volume type"))
         own += [forbidden(_child(at, s), "may not specify more than 1 volume type")
                 for s in sources[1:]]
+        claim = volume.get("persistentVolumeClaim")
+        if sources == ["persistentVolumeClaim"] and isinstance(claim, dict) and not claim.get("claimName"):
+            own.append(required(_child(at, "persistentVolumeClaim", "claimName")))  # validatePersistentClaimVolumeSource
         name = volume.get("name") or ""
         if not name:
             own.append(required(_child(at, "name")))
@@ -295,10 +298,10 @@ def validate_init_containers(init: list, containers: list, volumes: set[str],
 def validate_pod_spec(spec: dict, claim_names: Iterable[str], path: str) -> list[Error]:
     """Mirror of ``ValidatePodSpec`` for a StatefulSet template whose volumes include one
     per volume claim template (``volumesToAddForTemplates``)."""
-    claims = set(claim_names)
-    volumes = [v for v in spec.get("volumes") or [] if (v or {}).get("name") not in claims]
+    claims = list(dict.fromkeys(claim_names))   # upstream keys them by name (a Go map)
+    volumes = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
+    volumes += [v for v in spec.get("volumes") or [] if (v or {}).get("name") not in claims]
     names, errs = validate_volumes(volumes, _child(path, "volumes"))
-    names |= {c for c in claims if c and not is_dns1123_label(c)}
     containers = spec.get("containers") or []
     errs += validate_containers(containers, names, _child(path, "containers"))
     errs += validate_init_containers(spec.get("initContainers") or [], containers, names,

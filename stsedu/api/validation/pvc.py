@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from ..field_errors import Error, _child, _index, forbidden, invalid, not_supported, required
-from ..formats import is_dns1123_label, name_is_dns_subdomain
+from ..formats import name_is_dns_subdomain
 from ..quantities import parse_quantity
 from ..validation.meta import validate_label_selector
 
@@ -27,18 +27,19 @@ def validate_persistent_volume_claim_spec(spec: dict, path: str) -> list[Error]:
         errs += validate_label_selector(spec["selector"], _child(path, "selector"))
     for mode in modes:
         if mode not in _ACCESS_MODES:
-            errs.append(not_supported(_child(path, "accessModes"), mode, _ACCESS_MODES))
+            errs.append(not_supported(_child(path, "accessModes"), "" if mode is None else mode, _ACCESS_MODES))
     if "ReadWriteOncePod" in modes and len(set(modes)) > 1:
         errs.append(forbidden(_child(path, "accessModes"),
                               "may not use ReadWriteOncePod with other access modes"))
     requests = ((spec.get("resources") or {}).get("requests")) or {}
     storage_path = _child(path, "resources") + "[storage]"
-    if "storage" not in requests or requests["storage"] is None:
+    if "storage" not in requests:
         errs.append(required(storage_path))
-    else:
-        amount = parse_quantity(requests["storage"])
+    else:  # a null quantity decodes as 0
+        value = "0" if requests["storage"] is None else requests["storage"]
+        amount = parse_quantity(value)
         if amount is not None and amount <= 0:
-            errs.append(invalid(storage_path, str(requests["storage"]), "must be greater than zero"))
+            errs.append(invalid(storage_path, str(value), "must be greater than zero"))
     class_name = spec.get("storageClassName")
     if class_name:
         errs += [invalid(_child(path, "storageClassName"), class_name, m)
@@ -50,20 +51,13 @@ def validate_persistent_volume_claim_spec(spec: dict, path: str) -> list[Error]:
 
 
 def validate_volume_claim_templates(claims: list, path: str) -> list[Error]:
-    """Mirror of ``ValidateVolumeClaimTemplates``.  The name check (a claim template's
-    name becomes a pod volume name, so it must be a DNS-1123 label) is reported here at
-    ``metadata.name``; upstream meets it only inside the generated pod volumes."""
+    """Mirror of ``validateVolumeClaimTemplates``: each template's spec.  A template's name is
+    not checked here: it becomes a pod volume (``volumesToAddForTemplates``), and a bad one is
+    reported where upstream meets it, at ``spec.template.spec.volumes[i].name``."""
     errs = []
     for i, claim in enumerate(claims):
-        at = _index(path, i)
-        claim = claim or {}
-        name = (claim.get("metadata") or {}).get("name") or ""
-        name_path = _child(at, "metadata", "name")
-        if not name:
-            errs.append(required(name_path))
-        else:
-            errs += [invalid(name_path, name, m) for m in is_dns1123_label(name)]
-        errs += validate_persistent_volume_claim_spec(claim.get("spec") or {}, _child(at, "spec"))
+        errs += validate_persistent_volume_claim_spec((claim or {}).get("spec") or {},
+                                                      _child(_index(path, i), "spec"))
     return errs
 
 

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..field_errors import (Error, GoText, _child, _dedupe, forbidden, go_quote, invalid, not_supported,
-                            required)
+from ..field_errors import (Error, GoText, _child, _dedupe, forbidden, go_json, go_quote, invalid,
+                            not_supported, required)
 from ..formats import NEGATIVE_MSG, is_valid_percent, name_is_dns_label
 from ..quantities import parse_quantity
 from ..schema import STATEFUL_SET_SPEC, _as_int, _prune, decode_errors
@@ -70,6 +70,132 @@ def _go_update_strategy(strategy: dict) -> GoText:
                   f" RollingUpdate:{rolling}}}")
 
 
+def _json_string_map(labels: dict | None) -> GoText:
+    """``json.Marshal`` of a ``map[string]string`` (keys sorted, as Go writes maps)."""
+    return go_json(None if labels is None else {k: labels[k] for k in sorted(labels)})
+
+
+def _json_label_selector(selector: dict | None) -> GoText:
+    """``json.Marshal`` of a ``*metav1.LabelSelector`` (its json tags, empty parts left out)."""
+    return go_json(_label_selector_value(selector))
+
+
+def _label_selector_value(selector: dict | None) -> Any:
+    if selector is None:
+        return None
+    out: dict = {}
+    if selector.get("matchLabels"):
+        out["matchLabels"] = {k: selector["matchLabels"][k] for k in sorted(selector["matchLabels"])}
+    if selector.get("matchExpressions"):
+        reqs = []
+        for req in selector["matchExpressions"]:
+            item = {"key": req.get("key") or "", "operator": req.get("operator") or ""}
+            if req.get("values"):
+                item["values"] = list(req["values"])
+            reqs.append(item)
+        out["matchExpressions"] = reqs
+    return out
+
+
+def _json_int_or_string(value: Any) -> Any:
+    return value if isinstance(value, str) else _as_int(value)
+
+
+def _json_rolling_update(rolling: dict | None) -> Any:
+    """The internal ``apps.RollingUpdateStatefulSetStrategy`` as ``json.Marshal`` writes it
+    (no json tags: Go's field names)."""
+    if rolling is None:
+        return None
+    max_unavailable = rolling.get("maxUnavailable")
+    return {"Partition": _as_int(rolling.get("partition")) or 0,
+            "MaxUnavailable": None if max_unavailable is None else _json_int_or_string(max_unavailable)}
+
+
+def _sorted_map(value: Any, zero: Any = "") -> Any:
+    """A Go map as ``json.Marshal`` writes it: keys sorted, a null value decoded as *zero*;
+    absent is null, empty is ``{}``."""
+    if not isinstance(value, dict):
+        return None
+    return {k: zero if value[k] is None else value[k] for k in sorted(value)}
+
+
+def _strings(value: Any) -> Any:
+    """A Go ``[]string``: null stays null, an empty list ``[]``, a null item ``""``."""
+    return None if not isinstance(value, list) else ["" if v is None else v for v in value]
+
+
+_OBJECT_META_JSON = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+                     "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+                     "annotations", "ownerReferences", "finalizers", "managedFields")
+"""``metav1.ObjectMeta``'s json fields in declaration order (all omitempty; creationTimestamp omitzero)."""
+
+
+def _json_claim_templates(claims: list | None) -> GoText:
+    """``json.Marshal`` of the internal ``[]api.PersistentVolumeClaim`` (v1.37): the embedded
+    ObjectMeta by its json tags, Spec and Status by Go's field names."""
+    if not claims:
+        return go_json(None)
+    out = []
+    for claim in claims:
+        claim = claim or {}
+        meta = claim.get("metadata") or {}
+        spec = claim.get("spec") or {}
+        status = claim.get("status") or {}
+        resources = spec.get("resources") or {}
+        item = {k: meta[k] for k in _OBJECT_META_JSON if meta.get(k) not in (None, "", 0, [], {})}
+        for k in ("labels", "annotations"):
+            if k in item:
+                item[k] = _sorted_map(item[k])
+        source = spec.get("dataSource")
+        ref = spec.get("dataSourceRef")
+        item["Spec"] = {
+            "AccessModes": _strings(spec.get("accessModes")),
+            "Selector": _label_selector_value(spec.get("selector")),
+            "Resources": {"Limits": _sorted_map(resources.get("limits"), "0"),
+                          "Requests": _sorted_map(resources.get("requests"), "0")},
+            "VolumeName": spec.get("volumeName") or "",
+            "StorageClassName": spec.get("storageClassName"),
+            "VolumeMode": spec.get("volumeMode"),
+            "DataSource": None if source is None else {
+                "APIGroup": source.get("apiGroup"), "Kind": source.get("kind") or "",
+                "Name": source.get("name") or ""},
+            "DataSourceRef": None if ref is None else {
+                "APIGroup": ref.get("apiGroup"), "Kind": ref.get("kind") or "",
+                "Name": ref.get("name") or "", "Namespace": ref.get("namespace")},
+            "VolumeAttributesClassName": spec.get("volumeAttributesClassName")}
+        item["Status"] = {
+            "Phase": status.get("phase") or "", "AccessModes": _strings(status.get("accessModes")),
+            "Capacity": _sorted_map(status.get("capacity"), "0"), "Conditions": None,
+            "AllocatedResources": _sorted_map(status.get("allocatedResources"), "0"),
+            "AllocatedResourceStatuses": _sorted_map(status.get("allocatedResourceStatuses")),
+            "CurrentVolumeAttributesClassName": status.get("currentVolumeAttributesClassName"),
+            "ModifyVolumeStatus": None, "HealthStatus": None}
+        out.append(item)
+    return go_json(out)
+
+
+@dataclass(frozen=True)
+class Release:
+    """What the API server releases the profiles model word or rule differently.
+
+    *json_values*: since v1.36 ``field.Error`` prints a bad value that is neither a string
+    nor a number as JSON (``Invalid value: {"app":"nginx"}``); before, with ``%#v`` or its
+    ``String()`` (``map[string]string{"app":"nginx"}``).  *immutable_fields*: v1.37's
+    ``ValidateStatefulSetUpdate`` names each immutable field that changed (``spec.serviceName:
+    Invalid value: "other": field is immutable``); before, one ``spec: Forbidden`` error with
+    *forbidden_update_msg*, for a change outside *mutable_fields*.  *history_limit_warning*:
+    ``WarningsOnCreate``/``WarningsOnUpdate`` warn about a negative revisionHistoryLimit
+    (no release validates it).  *relaxed_service_names*: a Service name is a DNS-1123 label
+    (RelaxedServiceNameValidation, on since v1.36), not a DNS-1035 one."""
+
+    json_values: bool = True
+    immutable_fields: bool = True
+    forbidden_update_msg: str = ""
+    mutable_fields: tuple[str, ...] = ()
+    history_limit_warning: bool = True
+    relaxed_service_names: bool = True
+
+
 # ---------------------------------------------------------------------------
 # StatefulSet (pkg/apis/apps/validation/validation.go)
 # ---------------------------------------------------------------------------
@@ -82,7 +208,8 @@ class StatefulSetValidationOptions:
     allow_invalid_service_name: bool = False
     skip_validate_pod_template_spec: bool = False
     skip_validate_volume_claim_templates: bool = False
-    allow_negative_revision_history_limit: bool = False
+    json_values: bool = True
+    """Print bad values as JSON (v1.36 and later) rather than Go's ``%#v`` (:class:`Release`)."""
 
 
 _RETENTION = ("Retain", "Delete")
@@ -100,7 +227,7 @@ def validate_persistent_volume_claim_retention_policy(policy: dict | None, path:
     return errs
 
 
-def validate_rolling_update_stateful_set(rolling: dict, path: str) -> list[Error]:
+def validate_rolling_update_stateful_set(rolling: dict, path: str, json_values: bool = True) -> list[Error]:
     """Mirror of ``validateRollingUpdateStatefulSet`` (partition; maxUnavailable a
     positive int or a percentage, not 0, not over 100%)."""
     errs = validate_nonnegative_field(rolling.get("partition") or 0, _child(path, "partition"))
@@ -108,7 +235,7 @@ def validate_rolling_update_stateful_set(rolling: dict, path: str) -> list[Error
     if value is None:
         return errs
     at = _child(path, "maxUnavailable")
-    shown = _go_int_or_string(value)
+    shown = go_json(_json_int_or_string(value)) if json_values else _go_int_or_string(value)
     percent_errs = is_valid_percent(value) if isinstance(value, str) else []
     if isinstance(value, str):
         errs += [invalid(at, shown, m) for m in percent_errs]
@@ -129,7 +256,7 @@ def _atoi(text: str) -> int:
     return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else 0
 
 
-def validate_update_strategy(strategy: dict, path: str) -> list[Error]:
+def validate_update_strategy(strategy: dict, path: str, json_values: bool = True) -> list[Error]:
     """The ``updateStrategy`` switch of ``ValidateStatefulSetSpec``."""
     kind = strategy.get("type") or ""
     rolling = strategy.get("rollingUpdate")
@@ -137,13 +264,16 @@ def validate_update_strategy(strategy: dict, path: str) -> list[Error]:
         return [required(path)]
     if kind == "OnDelete":
         if rolling is not None:
-            return [invalid(_child(path, "rollingUpdate"), _go_rolling_update(rolling),
+            shown = go_json(_json_rolling_update(rolling)) if json_values else _go_rolling_update(rolling)
+            return [invalid(_child(path, "rollingUpdate"), shown,
                             "only allowed for updateStrategy 'RollingUpdate'")]
         return []
     if kind == "RollingUpdate":
         return [] if rolling is None else validate_rolling_update_stateful_set(
-            rolling, _child(path, "rollingUpdate"))
-    return [invalid(path, _go_update_strategy(strategy), "must be 'RollingUpdate' or 'OnDelete'")]
+            rolling, _child(path, "rollingUpdate"), json_values)
+    shown = (go_json({"Type": kind, "RollingUpdate": _json_rolling_update(rolling)}) if json_values
+             else _go_update_strategy(strategy))
+    return [invalid(path, shown, "must be 'RollingUpdate' or 'OnDelete'")]
 
 
 def validate_pod_template_spec_for_stateful_set(template: dict, selector: Selector,
@@ -155,14 +285,25 @@ def validate_pod_template_spec_for_stateful_set(template: dict, selector: Select
     errs = []
     labels = (template.get("metadata") or {}).get("labels")
     if not selector.empty and not selector.matches(labels):
-        errs.append(invalid(_child(path, "metadata", "labels"), _go_string_map(labels),
+        shown = _json_string_map(labels) if opts.json_values else _go_string_map(labels)
+        errs.append(invalid(_child(path, "metadata", "labels"), shown,
                             "`selector` does not match template `labels`"))
+    if not opts.skip_validate_pod_template_spec:
+        errs += validate_pod_template_spec(_without_identity(template), claim_names, path)
     meta = template.get("metadata") or {}
     errs += validate_labels(meta.get("labels"), _child(path, "labels"))
     errs += validate_annotations(meta.get("annotations"), _child(path, "annotations"))
-    if not opts.skip_validate_pod_template_spec:
-        errs += validate_pod_template_spec(template, claim_names, path)
     return errs
+
+
+def _without_identity(template: dict) -> dict:
+    """The template ``ValidateStatefulSetSpec`` validates: ``hostname`` and ``subdomain``
+    blanked, since the controller overwrites them with the pod's name and the serviceName
+    (``initIdentity``), so a bad one is never checked."""
+    spec = template.get("spec")
+    if not isinstance(spec, dict) or not (spec.get("hostname") or spec.get("subdomain")):
+        return template
+    return {**template, "spec": {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}}
 
 
 def _validate_selector_and_template(spec: dict, path: str,
@@ -170,17 +311,18 @@ def _validate_selector_and_template(spec: dict, path: str,
     """The selector part of ``ValidateStatefulSetSpec``: required, valid, not empty,
     parsable -- and only if parsable, the pod template is validated against it."""
     errs = []
+    show = _json_label_selector if opts.json_values else _go_label_selector
     selector_doc = spec.get("selector")
     if selector_doc is None:
         errs.append(required(_child(path, "selector")))
     else:
         errs += validate_label_selector(selector_doc, _child(path, "selector"))
         if not selector_doc.get("matchLabels") and not selector_doc.get("matchExpressions"):
-            errs.append(invalid(_child(path, "selector"), _go_label_selector(selector_doc),
+            errs.append(invalid(_child(path, "selector"), show(selector_doc),
                                 "empty selector is invalid for statefulset"))
     selector = label_selector_as_selector(selector_doc)
     if selector is None:
-        errs.append(invalid(_child(path, "selector"), _go_label_selector(selector_doc)))
+        errs.append(invalid(_child(path, "selector"), show(selector_doc)))
     else:
         errs += validate_pod_template_spec_for_stateful_set(
             spec.get("template") or {}, selector, _claim_names(spec), _child(path, "template"), opts)
@@ -218,7 +360,8 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
     elif policy not in ("OrderedReady", "Parallel"):
         errs.append(invalid(_child(path, "podManagementPolicy"), policy,
                             "must be 'OrderedReady' or 'Parallel'"))
-    errs += validate_update_strategy(spec.get("updateStrategy") or {}, _child(path, "updateStrategy"))
+    errs += validate_update_strategy(spec.get("updateStrategy") or {}, _child(path, "updateStrategy"),
+                                     opts.json_values)
     errs += validate_persistent_volume_claim_retention_policy(
         spec.get("persistentVolumeClaimRetentionPolicy"),
         _child(path, "persistentVolumeClaimRetentionPolicy"))
@@ -227,9 +370,7 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
                                                 _child(path, "volumeClaimTemplates"))
     errs += validate_nonnegative_field(spec.get("replicas"), _child(path, "replicas"))
     errs += validate_nonnegative_field(spec.get("minReadySeconds"), _child(path, "minReadySeconds"))
-    if not opts.allow_negative_revision_history_limit:
-        errs += validate_nonnegative_field(spec.get("revisionHistoryLimit"),
-                                           _child(path, "revisionHistoryLimit"))
+    # revisionHistoryLimit is not validated (a negative one keeps every revision): Release.history_limit_warning
     if spec.get("ordinals") is not None:
         errs += validate_nonnegative_field(spec["ordinals"].get("start") or 0,
                                            _child(path, "ordinals.start"))
@@ -248,7 +389,33 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
     return errs
 
 
-def validate_statefulset(sts: dict) -> list[Error]:
+MUTABLE_SPEC_FIELDS = ("replicas", "ordinals", "template", "updateStrategy",
+                       "revisionHistoryLimit", "persistentVolumeClaimRetentionPolicy",
+                       "minReadySeconds")
+"""Spec fields an update may change (everything else is immutable)."""
+
+IMMUTABLE_SPEC_FIELDS = ("selector", "volumeClaimTemplates", "serviceName", "podManagementPolicy")
+"""The immutable spec fields, in the order v1.37's ``ValidateStatefulSetUpdate`` checks them."""
+
+FORBIDDEN_UPDATE_MSG = (
+    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template',"
+    " 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and"
+    " 'minReadySeconds' are forbidden")
+"""The v1.26-v1.36 wording of the immutable-spec error (one ``spec: Forbidden``)."""
+
+V1_37 = Release()
+V1_36 = Release(immutable_fields=False, forbidden_update_msg=FORBIDDEN_UPDATE_MSG,
+                mutable_fields=MUTABLE_SPEC_FIELDS)
+V1_16 = Release(json_values=False, immutable_fields=False,
+                forbidden_update_msg=("updates to statefulset spec for fields other than 'replicas', "
+                                      "'template', and 'updateStrategy' are forbidden"),
+                mutable_fields=("replicas", "template", "updateStrategy"), history_limit_warning=False,
+                relaxed_service_names=False)
+RELEASES = {"v1.37": V1_37, "v1.36": V1_36, "v1.16": V1_16}
+"""The :class:`Release` of each profile's version (``Profile.version``)."""
+
+
+def validate_statefulset(sts: dict, release: Release = V1_37) -> list[Error]:
     """Problems the API server would report creating *sts* (a DEFAULTED dict).
 
     Mirror of ``ValidateStatefulSet``: ``ValidateObjectMeta`` (the name must be a
@@ -261,20 +428,9 @@ def validate_statefulset(sts: dict) -> list[Error]:
     if errs:
         return errs
     errs = validate_object_meta(sts.get("metadata") or {}, name_is_dns_label)
-    errs += validate_stateful_set_spec(sts.get("spec") or {}, "spec")
+    errs += validate_stateful_set_spec(sts.get("spec") or {}, "spec",
+                                       StatefulSetValidationOptions(json_values=release.json_values))
     return _dedupe(errs)
-
-
-MUTABLE_SPEC_FIELDS = ("replicas", "ordinals", "template", "updateStrategy",
-                       "revisionHistoryLimit", "persistentVolumeClaimRetentionPolicy",
-                       "minReadySeconds")
-"""Spec fields an update may change (everything else is immutable)."""
-
-FORBIDDEN_UPDATE_MSG = (
-    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template',"
-    " 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and"
-    " 'minReadySeconds' are forbidden")
-"""The newest upstream wording of the immutable-spec error."""
 
 
 def _semantic(value: Any, key: str = "") -> Any:
@@ -298,41 +454,68 @@ def _semantic(value: Any, key: str = "") -> Any:
     return value
 
 
-def _immutable_part(spec: dict) -> Any:
+def _spec_part(spec: dict, keep) -> Any:
     pruned = _prune(spec, STATEFUL_SET_SPEC)
-    return _semantic({k: v for k, v in pruned.items() if k not in MUTABLE_SPEC_FIELDS})
+    return _semantic({k: v for k, v in pruned.items() if keep(k)})
 
 
-def _update_options(old: dict) -> StatefulSetValidationOptions:
-    spec = old.get("spec") or {}
-    template_errs = validate_pod_template_spec(spec.get("template") or {}, _claim_names(spec),
-                                               "spec.template")
-    claim_errs = validate_volume_claim_templates(spec.get("volumeClaimTemplates") or [],
-                                                 "spec.volumeClaimTemplates")
-    history = _as_int(spec.get("revisionHistoryLimit"))
-    return StatefulSetValidationOptions(
-        allow_invalid_service_name=True,
-        skip_validate_pod_template_spec=bool(template_errs),
-        skip_validate_volume_claim_templates=bool(claim_errs),
-        allow_negative_revision_history_limit=history is not None and history < 0)
+def _update_options(old: dict, release: Release) -> StatefulSetValidationOptions:
+    """``ValidateUpdate``'s options (pkg/registry/apps/statefulset/strategy.go): a stored
+    serviceName and claim templates are never re-validated (both are immutable), and if the
+    stored spec has any error the pod template is not validated either (ratcheting)."""
+    opts = StatefulSetValidationOptions(allow_invalid_service_name=True,
+                                        skip_validate_volume_claim_templates=True,
+                                        json_values=release.json_values)
+    if validate_stateful_set_spec(old.get("spec") or {}, "spec", opts):
+        return StatefulSetValidationOptions(allow_invalid_service_name=True,
+                                            skip_validate_pod_template_spec=True,
+                                            skip_validate_volume_claim_templates=True,
+                                            json_values=release.json_values)
+    return opts
 
 
-def validate_statefulset_update(new: dict, old: dict) -> list[Error]:
+def _immutable_errors(new_spec: dict, old_spec: dict, release: Release) -> list[Error]:
+    if release.immutable_fields:  # v1.37: ValidateImmutableField, one field at a time
+        errs = []
+        for key in IMMUTABLE_SPEC_FIELDS:
+            if _spec_part(new_spec, lambda k: k == key) != _spec_part(old_spec, lambda k: k == key):
+                value = new_spec.get(key)
+                shown = (_json_label_selector(value) if key == "selector" else
+                         _json_claim_templates(value) if key == "volumeClaimTemplates" else value or "")
+                errs.append(invalid(_child("spec", key), shown, "field is immutable"))
+        return errs
+    mutable = release.mutable_fields
+    if _spec_part(new_spec, lambda k: k not in mutable) != _spec_part(old_spec, lambda k: k not in mutable):
+        return [forbidden("spec", release.forbidden_update_msg)]
+    return []
+
+
+def validate_statefulset_update(new: dict, old: dict, release: Release = V1_37) -> list[Error]:
     """Problems the API server would report updating *old* to *new* (both DEFAULTED).
 
     Mirror of ``ValidateStatefulSetUpdate``: ``ValidateObjectMetaUpdate`` (the name is
     not re-validated), ``ValidateStatefulSetSpec`` on *new* -- ratcheting what *old*
-    already had wrong (an invalid serviceName, pod template, claim templates or a
-    negative revisionHistoryLimit does not block an unrelated update) -- then the rule
-    that only the fields in :data:`MUTABLE_SPEC_FIELDS` may change::
-
-        ("spec", "Forbidden: updates to statefulset spec for fields other than ...")
+    already had wrong (an invalid serviceName, pod template or claim templates does not
+    block an unrelated update) -- then the immutable fields: in v1.37 each one that
+    changed (``("spec.serviceName", 'Invalid value: "other": field is immutable')``),
+    in earlier releases one ``("spec", "Forbidden: updates to statefulset spec for fields
+    other than ...")`` (*release*).
     """
     errs = decode_errors(new)
     if errs:
         return errs
     errs = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old))
-    if _immutable_part(new.get("spec") or {}) != _immutable_part(old.get("spec") or {}):
-        errs.append(forbidden("spec", FORBIDDEN_UPDATE_MSG))
+    errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old, release))
+    errs += _immutable_errors(new.get("spec") or {}, old.get("spec") or {}, release)
     return _dedupe(errs)
+
+
+def statefulset_warnings(sts: dict, release: Release = V1_37) -> list[str]:
+    """The StatefulSet part of ``WarningsOnCreate``/``WarningsOnUpdate`` beyond the pod
+    template's: a negative revisionHistoryLimit is stored (it keeps every revision), with a
+    warning."""
+    limit = _as_int((sts.get("spec") or {}).get("revisionHistoryLimit"))
+    if release.history_limit_warning and limit is not None and limit < 0:
+        return ["spec.revisionHistoryLimit: a negative value retains all historical revisions;"
+                " a value >= 0 is recommended"]
+    return []

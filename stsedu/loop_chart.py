@@ -64,13 +64,6 @@ def queue_flow_data(trace, limit: int | None = 80, start: int = 0) -> pd.DataFra
     return df.reset_index(drop=True)
 
 
-def _sync_number(cause: str):
-    if not cause.startswith("sync "):
-        return None
-    head = cause[5:].split(":", 1)[0]
-    return int(head) if head.isdigit() else None
-
-
 def queue_flow(trace, limit: int | None = 80, start: int = 0):
     """The loop drawn from *trace*: lanes informer event, work queue, worker, sync, API write.
 

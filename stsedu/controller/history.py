@@ -7,9 +7,7 @@ helpers of ``stateful_set_utils.go`` / ``stateful_set_control.go``.
 from __future__ import annotations
 
 import json
-import math
 import re
-from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
@@ -46,16 +44,6 @@ def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> s
     return go_json({"spec": {"template": tpl}})
 
 
-def template_revision_data(spec, null_creation_timestamp: bool = False) -> str:
-    """:func:`revision_data` of *spec*'s template, serialized once per spec object (kept in its
-    ``facts``): a status write keeps the spec, so most syncs of a set share it."""
-    key = ("revision_data", null_creation_timestamp)
-    data = spec.facts.get(key)
-    if data is None:
-        data = spec.facts[key] = revision_data(spec.template, null_creation_timestamp)
-    return data
-
-
 def fnv1_32(data: bytes) -> int:
     """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
     h = 0x811C9DC5
@@ -70,7 +58,6 @@ def safe_encode(s: str) -> str:
     return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in s.encode())
 
 
-@lru_cache(maxsize=1024)
 def revision_hash(data: str, collision_count: int | None) -> str:
     """Hash of a revision's data and the collision count (``HashControllerRevision``)."""
     raw = data.encode()
@@ -97,7 +84,7 @@ def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRe
 def new_revision(sts: StatefulSet, number: int, collision_count: int,
                  null_creation_timestamp: bool = False) -> ControllerRevision:
     """The candidate revision for the set's live template (``newRevision``)."""
-    data = template_revision_data(sts.spec, null_creation_timestamp)
+    data = revision_data(sts.spec.template, null_creation_timestamp)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
     labels[HASH_LABEL] = h
@@ -111,7 +98,6 @@ def _hash_label_value(rev: ControllerRevision) -> int | None:
     return _parse_int32(rev.labels.get(HASH_LABEL))
 
 
-@lru_cache(maxsize=1024)  # every sync compares the same few labels
 def _parse_int32(text: str | None) -> int | None:
     if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
         return None
@@ -179,18 +165,3 @@ def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],
     if len(history) <= max(limit, 0):
         return []
     return history[: len(history) - max(limit, 0)]
-
-
-def scaled_max_unavailable(value: int | str | None, replicas: int) -> int:
-    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
-
-    An integer is taken as is; a percentage is rounded down against
-    *replicas* (``GetScaledValueFromIntOrPercent`` with roundUp false).
-    """
-    if value is None:
-        return 1
-    if isinstance(value, str):
-        n = math.floor(int(value.rstrip("%")) * replicas / 100)
-    else:
-        n = int(value)
-    return max(n, 1)

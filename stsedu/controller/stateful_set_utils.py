@@ -7,10 +7,13 @@ is always a parameter (*now*); nothing here reads a clock or writes anything.
 from __future__ import annotations
 
 import copy
+import json
+import math
+from dataclasses import replace
 from typing import Mapping
 
 from ..api.objects import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
-                    PersistentVolumeClaim, StatefulSet)
+                           PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
 
 
 def is_created(pod: Pod) -> bool:
@@ -65,13 +68,8 @@ def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     Ready condition only; the kit also tests the phase, which changes nothing here since
     its kubelet clears Ready whenever a pod leaves Running (a modelling shortcut).
     """
-    if pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready):
-        return True
-    # not isRunningAndAvailable, for a pod known to be Ready
-    if min_ready_seconds <= 0:
-        return False
-    since = pod.ready_since if pod.ready_since is not None else now
-    return not since + min_ready_seconds <= now
+    return (is_terminating(pod) or not is_running_and_ready(pod)
+            or not is_running_and_available(pod, min_ready_seconds, now))
 
 
 def is_healthy(pod: Pod) -> bool:
@@ -212,18 +210,10 @@ def new_stateful_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal
               annotations=dict(meta.get("annotations") or {}),
               owner_references=(sts.ref(),), grace_period_seconds=grace, spec=spec)
     if sts.spec.volume_claim_templates:
-        pod = _replace_spec(pod, update_storage(sts, pod))
+        pod = replace(pod, spec=update_storage(sts, pod))
     return pod
 
 
-def _replace_spec(pod: Pod, spec: dict) -> Pod:
-    from dataclasses import replace
-    return replace(pod, spec=spec)
-
-
-def dns_name(pod: Pod, service: str, cluster_domain: str = "cluster.local") -> str:
-    """The pod's stable DNS name ``<pod>.<service>.<namespace>.svc.<cluster-domain>``."""
-    return f"{pod.name}.{service}.{pod.namespace}.svc.{cluster_domain}"
 
 
 # ------------------------------------------------------------- claim retention
@@ -383,6 +373,82 @@ def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVo
     return False
 
 
-def revision_label(pod: Pod) -> str:
-    """``getPodRevision`` (the label, read when the pod was built)."""
-    return pod.revision
+def get_pod_revision(pod: Pod) -> str:
+    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``)."""
+    return pod.labels.get(REVISION_LABEL, "")
+
+
+def min_ready_seconds(sts: StatefulSet, profile) -> int:
+    """``spec.minReadySeconds``, or 0 under a profile whose controller did not read it (v1.16)."""
+    return sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+
+
+def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, ordinal: int,
+                                   revisions: Mapping, profile) -> Pod:
+    """The pod for *ordinal*, at the revision it should have (``newVersionedStatefulSetPod``).
+
+    It gets the current revision (and that revision's template) when either
+    the strategy is RollingUpdate without a ``rollingUpdate`` block and the
+    ordinal is below start + ``status.currentReplicas``, or there is a
+    ``rollingUpdate`` block and the ordinal is below start + partition;
+    otherwise the update revision.  *revisions* maps revision names to
+    ControllerRevisions (the template comes from the chosen one; the live
+    template when it is not there).  Its phase is ``""``: ``isCreated`` is
+    False until the API server has it.
+    """
+    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    ru = sts.spec.rolling_update
+    use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
+                    and ordinal < start + sts.status.current_replicas)
+                   or (ru is not None and ordinal < start + ru.partition))
+    revision = current if use_current else update
+    rev = revisions.get(revision)
+    template = json.loads(rev.data)["spec"]["template"] if rev is not None else sts.spec.template
+    return new_stateful_pod(sts, template, revision, ordinal, pod_index_label=profile.pod_index_label)
+
+
+def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus, profile) -> bool:
+    """True if *status* differs from the stored one in a field that triggers a write (``inconsistentStatus``)."""
+    old = sts.status
+    return (status.observed_generation > old.observed_generation
+            or status.replicas != old.replicas
+            or status.current_replicas != old.current_replicas
+            or status.ready_replicas != old.ready_replicas
+            or status.updated_replicas != old.updated_replicas
+            or status.current_revision != old.current_revision
+            or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
+            or status.update_revision != old.update_revision
+            or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
+
+
+def complete_update(sts: StatefulSet, status: StatefulSetStatus, profile) -> StatefulSetStatus:
+    """Promote the update revision once every replica is updated and ready (``completeUpdate``,
+    ``completeRollingUpdate`` before v1.37).
+
+    Ready, not Available: minReadySeconds is not consulted here.  Up to v1.36
+    only RollingUpdate sets are promoted; from v1.37 OnDelete sets too.
+    """
+    if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
+        return status
+    n = sts.spec.replicas
+    promoted = (status.current_replicas == status.updated_replicas
+                and status.current_revision == status.update_revision)
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
+        return replace(status, current_replicas=status.updated_replicas,
+                       current_revision=status.update_revision)
+    return status
+
+
+def get_stateful_set_max_unavailable(max_unavailable: int | str | None, replica_count: int) -> int:
+    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
+
+    An integer is taken as is; a percentage is rounded down against
+    *replica_count* (``GetScaledValueFromIntOrPercent`` with roundUp false).
+    """
+    if max_unavailable is None:
+        return 1
+    if isinstance(max_unavailable, str):
+        n = math.floor(int(max_unavailable.rstrip("%")) * replica_count / 100)
+    else:
+        n = int(max_unavailable)
+    return max(n, 1)

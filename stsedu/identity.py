@@ -71,7 +71,7 @@ def dns_table(cluster: "Cluster", set_name: str, namespace: str = "default",
     sts = cluster.statefulset(set_name, namespace)
     domain = _domain(cluster, cluster_domain)
     svc, ns = sts.spec.service_name, sts.namespace
-    names = f"{sts.name}-{_ordinal_range(P.start_ordinal(sts, start_ordinal_supported=cluster.profile.start_ordinal))}"
+    names = f"{sts.name}-{_ordinal_range(P.get_start_ordinal(sts, start_ordinal_supported=cluster.profile.start_ordinal))}"
     if svc:
         row = (domain, f"{ns}/{svc}", f"{ns}/{sts.name}", statefulset_domain(svc, ns, domain),
                pod_dns_name(names, svc, ns, domain), names)

@@ -80,9 +80,9 @@ def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[st
     """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
     if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
-    for name, _ in P.claim_names(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
-        if claim is not None and not P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+        if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             return False
     return True
 

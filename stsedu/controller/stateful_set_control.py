@@ -168,7 +168,7 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
     and a claim that is being deleted makes the whole call fail afterwards.
     """
     out, deleting = [], []
-    for name, template in P.claim_names(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
             out.append(_d("create-pvc", pod.name, "missing",
@@ -190,7 +190,7 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
     if not profile.pvc_retention:
         return []
     out = []
-    for name, _ in P.claim_names(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
             continue
@@ -201,9 +201,9 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
                           f"Claim {name} has another managing controller: the retention policy is "
                           "ignored for it (Warning ConflictingController).",
                           rule_key, target=name, step=step, slot=slot))
-        if P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+        if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
-        refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
+        refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
         owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
         if conflicting:
             out.append(_d("update-pvc", pod.name, "conflicting-controller",
@@ -240,7 +240,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         return out, True
     # a missing pod is created, with its claims first
     if not P.is_created(pod):
-        if profile.pvc_retention and P.claim_is_stale(sts, pod, snap.claims):
+        if profile.pvc_retention and P.pod_claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
@@ -306,7 +306,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
     # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
-    fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
+    fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
                     labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
                     if not identity_ok else pod.labels,
                     spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
@@ -523,7 +523,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     gates = gates or {}
     sts, now = snap.sts, snap.now
     mrs = P.min_ready_seconds(sts, profile)
-    start = P.start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
+    start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
 
     # getStatefulSetRevisions
     decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)

@@ -113,7 +113,7 @@ def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     "claim is being deleted" check came with PVC retention.
     """
     out = []
-    for name, template in P.claim_names(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
         if name not in claims:
             out.append(_d("create-pvc", pod.name, "missing",
                           f"Create claim {name} for {pod.name} {why}.", "create-pvc",
@@ -245,7 +245,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
-        fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal),
+        fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal),
                         labels=P.update_identity(sts, pod, pod_index_label=False),
                         spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
         decisions.append(_d("update", pod.name, "identity",

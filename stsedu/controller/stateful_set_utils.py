@@ -92,17 +92,17 @@ def allows_burst(sts: StatefulSet) -> bool:
     return sts.spec.pod_management_policy == "Parallel"
 
 
-def pod_name(set_name: str, ordinal: int) -> str:
+def get_pod_name(set_name: str, ordinal: int) -> str:
     """``<set>-<ordinal>`` (``getPodName``)."""
     return f"{set_name}-{ordinal}"
 
 
-def claim_name(template_name: str, set_name: str, ordinal: int) -> str:
+def get_persistent_volume_claim_name(template_name: str, set_name: str, ordinal: int) -> str:
     """``<template>-<set>-<ordinal>`` (``getPersistentVolumeClaimName``)."""
     return f"{template_name}-{set_name}-{ordinal}"
 
 
-def start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
+def get_start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
     """First ordinal of the set (``getStartOrdinal``); 0 where the profile lacks ``ordinals``."""
     return sts.spec.start_ordinal if start_ordinal_supported else 0
 
@@ -115,7 +115,7 @@ def is_member_of(sts: StatefulSet, pod: Pod) -> bool:
 def identity_matches(sts: StatefulSet, pod: Pod) -> bool:
     """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``): the
     name must be the one its ordinal gives (``getPodName``), so ``web-00`` is not ``web-0``."""
-    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == pod_name(sts.name, pod.ordinal)
+    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == get_pod_name(sts.name, pod.ordinal)
             and pod.namespace == sts.namespace and pod.labels.get(POD_NAME_LABEL) == pod.name)
 
 
@@ -139,14 +139,14 @@ def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
     volumes = claim_volumes(pod)
     for t in templates:
         tname = t.get("metadata", {}).get("name", "")
-        if volumes.get(tname) != claim_name(tname, sts.name, pod.ordinal):
+        if volumes.get(tname) != get_persistent_volume_claim_name(tname, sts.name, pod.ordinal):
             return False
     return True
 
 
-def claim_names(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
+def get_persistent_volume_claims(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
     """(claim name, template) for each volumeClaimTemplate of the set (``getPersistentVolumeClaims``)."""
-    return [(claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
+    return [(get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
             for t in sts.spec.volume_claim_templates]
 
 
@@ -163,7 +163,7 @@ def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True)
     """The pod's labels with its identity restored (``updateIdentity``); the pod-name label is the
     name the ordinal gives, which is also the name the update is sent to."""
     labels = dict(pod.labels)
-    labels[POD_NAME_LABEL] = pod_name(sts.name, pod.ordinal)
+    labels[POD_NAME_LABEL] = get_pod_name(sts.name, pod.ordinal)
     if pod_index_label:
         labels[POD_INDEX_LABEL] = str(pod.ordinal)
     return labels
@@ -177,7 +177,7 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     kept after them; a volume with a template's name is replaced.
     """
     spec = copy.deepcopy(dict(pod.spec))
-    wanted = {t.get("metadata", {}).get("name", ""): claim_name(t.get("metadata", {}).get("name", ""),
+    wanted = {t.get("metadata", {}).get("name", ""): get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""),
                                                                  sts.name, pod.ordinal)
               for t in sts.spec.volume_claim_templates}
     volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
@@ -187,14 +187,14 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     return spec
 
 
-def new_stateful_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
+def new_stateful_set_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
                      pod_index_label: bool = True) -> Pod:
     """The pod for *ordinal* built from *template* (``newStatefulSetPod`` + ``setPodRevision``).
 
     The result is a plan (phase ``""``): the API server gives it a uid and
     phase Pending when it is created.
     """
-    name = pod_name(sts.name, ordinal)
+    name = get_pod_name(sts.name, ordinal)
     meta = template.get("metadata") or {}
     spec = copy.deepcopy(dict(template.get("spec") or {}))
     labels = dict(meta.get("labels") or {})
@@ -316,7 +316,7 @@ def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | Non
     return False, False  # Retain/Retain, and unknown values are treated as Retain
 
 
-def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+def is_claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
                            condemned: bool | None = None) -> bool:
     """True if the claim's owner refs already fit the retention policy (``isClaimOwnerUpToDate``).
 
@@ -336,7 +336,7 @@ def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeCl
     return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
 
 
-def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+def update_claim_owner_ref_for_set_and_pod(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
                      condemned: bool | None = None) -> tuple[OwnerReference, ...]:
     """The claim's owner refs after ``updateClaimOwnerRefForSetAndPod``.
 
@@ -357,7 +357,7 @@ def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *
     return refs
 
 
-def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
     """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``).
 
     Only under whenScaled=Delete (with Retain claims are meant to be reused).
@@ -366,7 +366,7 @@ def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVo
     """
     if sts.spec.when_scaled == "Retain":
         return False
-    for name, _ in claim_names(sts, pod.ordinal):
+    for name, _ in get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
             return True
@@ -404,7 +404,7 @@ def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, 
     revision = current if use_current else update
     rev = revisions.get(revision)
     template = json.loads(rev.data)["spec"]["template"] if rev is not None else sts.spec.template
-    return new_stateful_pod(sts, template, revision, ordinal, pod_index_label=profile.pod_index_label)
+    return new_stateful_set_pod(sts, template, revision, ordinal, pod_index_label=profile.pod_index_label)
 
 
 def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus, profile) -> bool:

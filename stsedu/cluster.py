@@ -679,7 +679,8 @@ class Cluster:
         or ``no last revision to roll back to``; KeyError if the set is absent.
         """
         from .api.errors import RolloutError
-        from .controller.history import controlled_history, find_history, revision_data
+        from .controller.history import controlled_history, find_history
+        from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
         if to_revision is None:
             to_revision = 0
@@ -694,7 +695,7 @@ class Cluster:
         target = find_history(to_revision, history)
         if target is None:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
-        if revision_data(sts.spec.template, self.profile.null_creation_timestamp) == target.data:
+        if get_patch(sts.spec.template, self.profile.null_creation_timestamp) == target.data:
             return (f"statefulset.apps/{name} skipped rollback (current template already matches "
                     f"revision {to_revision})")
         template = target.template

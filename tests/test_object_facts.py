@@ -9,7 +9,7 @@ derived facts: its revision data and selector are read from its fields each time
 from dataclasses import replace
 
 from stsedu.api.objects import REVISION_LABEL, OwnerReference, Pod, StatefulSetSpec, selector_matches
-from stsedu.controller.history import new_revision, revision_data
+from stsedu.controller.stateful_set_utils import get_patch, new_revision
 from stsedu.api.objects import StatefulSet
 
 
@@ -32,11 +32,11 @@ def _spec(template_image: str, selector: dict) -> StatefulSetSpec:
 def test_a_spec_s_revision_data_and_selector_follow_its_fields():
     spec = _spec("a:1", {"matchLabels": {"app": "web"}})
     sts = StatefulSet(name="web", spec=spec)
-    assert new_revision(sts, 1, 0).data == revision_data(spec.template)
+    assert new_revision(sts, 1, 0).data == get_patch(spec.template)
     other = replace(spec, template={"metadata": {"labels": {"app": "web"}},
                                     "spec": {"containers": [{"name": "c", "image": "a:2"}]}})
     moved = replace(sts, spec=other)
-    assert new_revision(moved, 1, 0).data == revision_data(other.template) != new_revision(sts, 1, 0).data
+    assert new_revision(moved, 1, 0).data == get_patch(other.template) != new_revision(sts, 1, 0).data
     for selector in ({"matchLabels": {"app": "web"}}, {"matchLabels": {"app": "db"}}, {},
                      {"matchLabels": {"app": "web"},
                       "matchExpressions": [{"key": "tier", "operator": "Exists"}]}):

@@ -62,8 +62,8 @@ NOT_YET = {
         "recreateDeleteAndWait", "updateStatefulSetAfterInvariantEstablished", "updateStatefulSetStatus"},
     "stateful_set_utils": {
         "getParentNameAndOrdinal", "getOrdinal", "getEndOrdinal", "getPersistentVolumeClaimRetentionPolicy",
-        "removeRefs", "addControllerRef", "initIdentity", "isTerminalPhase", "setPodRevision", "getPatch",
-        "newRevision", "ApplyRevision", "nextRevision", "setProgressingCondition", "newStatefulSetCondition",
+        "removeRefs", "addControllerRef", "initIdentity", "isTerminalPhase", "setPodRevision",
+        "ApplyRevision", "setProgressingCondition", "newStatefulSetCondition",
         "getStatefulSetCondition", "setStatefulSetCondition"},
     "stateful_pod_control": {
         "NewStatefulPodControl", "NewStatefulPodControlFromManager", "CreatePod", "GetPod", "UpdatePod",

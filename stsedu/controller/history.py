@@ -1,14 +1,16 @@
-"""Controller history, pure: revision data, hash, name, equality, truncation.
+"""Controller history, pure: hash, name, equality, truncation.
 
-Mirrors ``pkg/controller/history/controller_history.go`` and the revision
-helpers of ``stateful_set_utils.go`` / ``stateful_set_control.go``.
+Mirrors ``pkg/controller/history/controller_history.go`` (and the history
+truncation of ``stateful_set_control.go``).  The revision helpers upstream keeps
+in ``stateful_set_utils.go`` (``getPatch``, ``newRevision``, ``nextRevision``)
+are in ``stateful_set_utils.py``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
 
@@ -27,21 +29,6 @@ def go_json(value) -> str:
     if any(c in text for c in _GO_ESCAPES):
         text = "".join(_GO_ESCAPES.get(c, c) for c in text)
     return text
-
-
-def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> str:
-    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
-
-    The template is the stored (defaulted) one.  Since v1.34 a zero
-    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
-    (*null_creation_timestamp*, the v1.16 profile).
-    """
-    tpl = dict(template)
-    tpl["$patch"] = "replace"
-    if null_creation_timestamp:
-        meta = tpl.get("metadata")
-        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
-    return go_json({"spec": {"template": tpl}})
 
 
 def fnv1_32(data: bytes) -> int:
@@ -71,26 +58,9 @@ def revision_name(set_name: str, hash_: str) -> str:
     return f"{set_name[:MAX_PREFIX]}-{hash_}"
 
 
-def next_revision(revisions: Sequence[ControllerRevision]) -> int:
-    """One more than the highest revision number, or 1 (``nextRevision``)."""
-    return revisions[-1].revision + 1 if revisions else 1
-
-
 def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRevision]:
     """Ascending by number, then creation order, then name (``SortControllerRevisions``)."""
     return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
-
-
-def new_revision(sts: StatefulSet, number: int, collision_count: int,
-                 null_creation_timestamp: bool = False) -> ControllerRevision:
-    """The candidate revision for the set's live template (``newRevision``)."""
-    data = revision_data(sts.spec.template, null_creation_timestamp)
-    h = revision_hash(data, collision_count)
-    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
-    labels[HASH_LABEL] = h
-    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
-                              labels=labels, annotations=dict(sts.annotations),
-                              owner_references=(sts.ref(),), data=data, revision=number)
 
 
 def _hash_label_value(rev: ControllerRevision) -> int | None:

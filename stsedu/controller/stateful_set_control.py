@@ -29,8 +29,7 @@ from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, State
                            StatefulSetStatus)
 from .profiles import CURRENT, Profile
 from .stateful_pod_control import claims_match_retention_policy
-from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
-                      next_revision, revision_hash, revision_name)
+from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
     decisions: list[Decision] = []
-    candidate = new_revision(sts, next_revision(revisions), collisions, profile.null_creation_timestamp)
+    candidate = P.new_revision(sts, P.next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
     if equal and equal_revision(revisions[-1], equal[-1]):
         update = revisions[-1]

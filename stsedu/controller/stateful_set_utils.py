@@ -10,10 +10,11 @@ import copy
 import json
 import math
 from dataclasses import replace
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from ..api.objects import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
-                           PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
+from .history import go_json, revision_hash, revision_name
+from ..api.objects import (HASH_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
+                           ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
 
 
 def is_created(pod: Pod) -> bool:
@@ -452,3 +453,38 @@ def get_stateful_set_max_unavailable(max_unavailable: int | str | None, replica_
     else:
         n = int(max_unavailable)
     return max(n, 1)
+
+
+# ------------------------------------------------------------------ revisions
+
+
+def get_patch(template: Mapping, null_creation_timestamp: bool = False) -> str:
+    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
+
+    The template is the stored (defaulted) one.  Since v1.34 a zero
+    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
+    (*null_creation_timestamp*, the v1.16 profile).
+    """
+    tpl = dict(template)
+    tpl["$patch"] = "replace"
+    if null_creation_timestamp:
+        meta = tpl.get("metadata")
+        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
+    return go_json({"spec": {"template": tpl}})
+
+
+def new_revision(sts: StatefulSet, number: int, collision_count: int,
+                 null_creation_timestamp: bool = False) -> ControllerRevision:
+    """The candidate revision for the set's live template (``newRevision``)."""
+    data = get_patch(sts.spec.template, null_creation_timestamp)
+    h = revision_hash(data, collision_count)
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    labels[HASH_LABEL] = h
+    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
+                              labels=labels, annotations=dict(sts.annotations),
+                              owner_references=(sts.ref(),), data=data, revision=number)
+
+
+def next_revision(revisions: Sequence[ControllerRevision]) -> int:
+    """One more than the highest revision number, or 1 (``nextRevision``)."""
+    return revisions[-1].revision + 1 if revisions else 1

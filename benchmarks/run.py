@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How stsedu's cost grows: a few figures, each with its target (issues 11 and 15).
+"""How stsedu's cost grows: a few figures, each with its target (issues 11, 15 and 30).
 
 Run on demand from the repository root (not part of the unit tests)::
 
@@ -8,15 +8,13 @@ Run on demand from the repository root (not part of the unit tests)::
 
 Items (docs/performance.md explains each one and what it compares):
 
-1. sync cost vs a bare pass: one ``sync`` of a stable N-pod set (the whole
-   algorithm runs on every sync) divided by a plain Python loop over the same
-   pods reading the fields a sync reads, and what each added pod costs; beside
-   them (info) what calling upstream's named predicates alone costs, the floor
-   of any sync that keeps them (``predicate_floor``), what those calls cost
-   when every predicate returns at once (``AT_ONCE``), and the sync over its floor;
-2. an OrderedReady create of 1,000 replicas (and that same floor summed over
-   its syncs), the scaling exponent of creates from 125 to 1,000, and how a
-   create-and-roll grows from 1,000 to 3,000;
+1. the kit beside the real controller: one ``sync`` of a stable set of 10, 100
+   and 1,000 pods (the whole algorithm runs on every sync) divided by what the
+   real ``UpdateStatefulSet`` of k8s.io/kubernetes v1.37.2 takes on the same
+   objects (the oracle's timing mode, ``tests/upstream/timing.go``; needs Go);
+2. an OrderedReady create of 1,000 replicas, the scaling exponent of creates
+   from 125 to 1,000, and how a create-and-roll grows from 1,000 to 3,000
+   (each size in a fresh process);
 3. trace to tables and chart for the 1,000-replica rollout;
 4. widget round-trip (control change -> table and chart rebuilt), 50 replicas,
    and a 500-replica Playground that settles;
@@ -26,8 +24,9 @@ Items (docs/performance.md explains each one and what it compares):
    a lab's redraw in place after a control change at 50 and 500 replicas, the kernel's
    peak RSS; and the most rows any chart's dataset holds for a 1,000-replica rollout.
 
-Times are the minimum over several repeats, and each ratio is measured side
-by side in one process (rounds interleaved) so that machine noise cancels.
+Times are the minimum over several repeats of CPU time, so that other
+processes on a shared machine do not count; item 1 runs the kit and the real
+controller one after the other in the same run, each in its own process.
 An item whose module does not exist yet prints ``n/a`` and does not count
 as a pass.  The exit status is 0 only when every item meets its target.
 """
@@ -44,14 +43,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
 
 import stsedu  # noqa: E402
-from stsedu.api.objects import POD_NAME_LABEL, REVISION_LABEL  # noqa: E402
-from stsedu.controller import stateful_set_utils as P  # noqa: E402
 
 PASS, MISS, NA, INFO = "pass", "MISS", "n/a", "info"
 
@@ -162,7 +158,7 @@ def rollout(n: int, *, claims: bool = False):
     return dt, c, len(results)
 
 
-# ---------------------------------------------------------- 1. sync vs a bare pass
+# ------------------------------------------------- 1. the kit beside the real controller
 
 
 def stable_cluster(n: int, *, claims: bool):
@@ -188,117 +184,6 @@ def stable_cluster(n: int, *, claims: bool):
     return c
 
 
-def bare_pass(pods, claims) -> None:
-    """The fields a sync reads, read once per pod, and nothing else.
-
-    Per pod: ``name``, ``ordinal``, the ``statefulset.kubernetes.io/pod-name``
-    and ``controller-revision-hash`` labels, ``phase``, ``ready``,
-    ``ready_since``, ``deletion_timestamp``, each owner reference's ``uid``
-    and ``controller``; and when *claims* is given (the set has
-    volumeClaimTemplates; without them a sync never looks at volumes), each
-    PVC volume's claim name, then that claim (looked up by name) and its
-    ``owner_references``.
-    """
-    if claims is None:
-        for pod in pods:
-            pod.name
-            pod.ordinal
-            labels = pod.labels
-            labels.get(POD_NAME_LABEL)
-            labels.get(REVISION_LABEL)
-            pod.phase
-            pod.ready
-            pod.ready_since
-            pod.deletion_timestamp
-            for ref in pod.owner_references:
-                ref.uid
-                ref.controller
-        return
-    for pod in pods:
-        pod.name
-        pod.ordinal
-        labels = pod.labels
-        labels.get(POD_NAME_LABEL)
-        labels.get(REVISION_LABEL)
-        pod.phase
-        pod.ready
-        pod.ready_since
-        pod.deletion_timestamp
-        for ref in pod.owner_references:
-            ref.uid
-            ref.controller
-        for v in pod.spec.get("volumes", ()):
-            pvc = v.get("persistentVolumeClaim")
-            if pvc:
-                claim = claims.get(pvc.get("claimName"))
-                if claim is not None:
-                    claim.owner_references
-
-
-def _at_once_1(a) -> bool:
-    return True
-
-
-def _at_once_2(a, b) -> bool:
-    return True
-
-
-def _at_once_3(a, b, c) -> bool:
-    return True
-
-
-AT_ONCE = SimpleNamespace(
-    is_member_of=_at_once_2, is_created=_at_once_1, is_pending=_at_once_1,
-    is_failed=_at_once_1, is_succeeded=_at_once_1, is_terminating=_at_once_1,
-    is_running_and_ready=_at_once_1, is_running_and_available=_at_once_3, is_unavailable=_at_once_3,
-    pod_in_ordinal_range=_at_once_2, identity_matches=_at_once_2, storage_matches=_at_once_2,
-    revision_label=_at_once_1)
-"""Every predicate of ``stateful_set_utils`` that :func:`predicate_floor` calls, by the same name
-and arity, returning at once: what the calls themselves cost in CPython, whatever the predicates do
-(the selector stands in as ``_at_once_1``)."""
-
-
-def predicate_floor(sts, pods, now: float, preds=P, selects=None) -> None:
-    """Only the named predicates upstream's steps call on each pod of a stable set, one pass per step.
-
-    Nothing is decided, counted or recorded: this is what calling upstream's
-    predicates alone costs in Python, a lower bound for any sync that keeps
-    them (``stateful_set_utils``).  The passes: ``ClaimPods`` (isMemberOf and
-    the selector), ``computeReplicaStatus`` (isCreated, isRunningAndReady,
-    isRunningAndAvailable, isTerminating, getPodRevision), the split
-    (podInOrdinalRange), the first unavailable pod (isUnavailable),
-    ``processReplica`` (isFailed, isSucceeded, isCreated, isPending,
-    isTerminating, isRunningAndReady, isRunningAndAvailable, identityMatches,
-    storageMatches), the rolling update within maxUnavailable (isUnavailable,
-    getPodRevision, isTerminating) and ``truncateHistory`` (getPodRevision).
-
-    *preds* is where the predicates are looked up and *selects* the selector
-    (``stateful_set_utils`` and the set's own by default); :data:`AT_ONCE` and
-    ``_at_once_1`` measure the calls alone.
-    """
-    P = preds  # the passes below read the same with either
-    selects = selects or sts.spec.selects
-    for pod in pods:
-        P.is_member_of(sts, pod) and selects(pod.labels)
-    for pod in pods:
-        P.is_created(pod), P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
-        P.is_terminating(pod), P.revision_label(pod)
-    for pod in pods:
-        P.pod_in_ordinal_range(sts, pod)
-    for pod in pods:
-        P.is_unavailable(pod, 0, now)
-    for pod in pods:
-        P.is_failed(pod), P.is_succeeded(pod), P.is_created(pod), P.is_pending(pod), P.is_terminating(pod)
-        P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
-        P.identity_matches(sts, pod), P.storage_matches(sts, pod)
-    for pod in pods:
-        P.is_unavailable(pod, 0, now)
-    for pod in pods:
-        P.revision_label(pod), P.is_terminating(pod)
-    for pod in pods:
-        P.revision_label(pod)
-
-
 def timed(fn, k: int) -> float:
     t0 = cpu()
     for _ in range(k):
@@ -306,62 +191,54 @@ def timed(fn, k: int) -> float:
     return (cpu() - t0) / k
 
 
-SYNC_TARGETS = {10: 8.0, 1000: 2.0}
-"""Item 1's targets: a full sync at most this many times the bare pass, by N."""
+REAL_TARGET = 0.5
+"""Item 1's target: the kit's full sync takes at most this fraction of the real controller's
+``UpdateStatefulSet`` on the same objects."""
 
 
-def item_sync_ratio(table: Table, sizes, rounds: int, claims_variants) -> None:
-    """Item 1: a sync of a stable set (revisions, the claim pass, the plan over every slot, status,
-    history; nothing is reused from an earlier sync) against the bare pass, side by side."""
-    for claims in claims_variants:
-        suffix = " (claim templates)" if claims else ""
-        seen: dict[int, tuple[float, float]] = {}
+def real_controller():
+    """(a running oracle of the real controller, "") or (None, why not): ``tests/upstream``'s Go
+    program (k8s.io/kubernetes v1.37.2), built into its cache by ``tests/upstream_oracle.build``."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import upstream_oracle as u
+    try:
+        return u.Oracle(u.build("current")), ""
+    except u.OracleUnavailable as e:
+        return None, str(e)
+
+
+def item_real_ratio(table: Table, sizes, rounds: int, calls: int) -> None:
+    """Item 1: the kit's full sync of a stable set against the real controller's ``UpdateStatefulSet``
+    of the same objects (the oracle's timing mode: listers filled once, the same pods, *calls*
+    calls per round).  Both sides count CPU time, best round of *rounds*.  The kit's sync does
+    more than ``UpdateStatefulSet`` (claiming, the trace), so the ratio leans against the kit."""
+    oracle, why = real_controller()
+    if oracle is None:
         for n in sizes:
-            c = stable_cluster(n, claims=claims)
-            pods = c.store.view("Pod", "default").values()
-            pvcs = c.store.view("PersistentVolumeClaim", "default") if claims else None
+            table.add(f"1. kit sync / real UpdateStatefulSet, N={n:,}", "n/a", f"≤ {REAL_TARGET:g}×", NA)
+        print(f"  ({why})")
+        return
+    try:
+        for n in sizes:
+            c = stable_cluster(n, claims=False)
+            answer = oracle.call({"op": "time", "name": "web", "namespace": "default", "now": c.now,
+                                  "objects": c.dump()["objects"], "calls": calls, "repeats": rounds,
+                                  "gates": {"MaxUnavailableStatefulSet":
+                                            bool(c.feature_gates.get("MaxUnavailableStatefulSet"))}})
+            if not answer.get("ok") or answer.get("writes") or answer.get("pods") != n:
+                raise RuntimeError(f"the real controller's timing of {n} pods: {answer}")
+            real = answer["cpu_seconds_per_call"]
 
             def sync():
                 c.sync("web")
-
-            def bare():
-                bare_pass(pods, pvcs)
-            sts, now = c.statefulset("web"), c.clock.now
-            pod_list = list(pods)
-
-            def floor():
-                predicate_floor(sts, pod_list, now)
-
-            def calls():
-                predicate_floor(sts, pod_list, now, AT_ONCE, _at_once_1)
-            fns = (sync, bare, floor, calls)
-            # repeat counts that make one round take ~10 ms of each
-            ks = [max(1, int(0.01 / max(timed(fn, 3), 1e-7))) for fn in fns]
-            best = [math.inf] * len(fns)
             gc.collect()
-            for _ in range(rounds):
-                for j, (fn, k) in enumerate(zip(fns, ks)):
-                    best[j] = min(best[j], timed(fn, k))
-            t_sync, t_bare, t_floor, t_calls = best
-            limit = SYNC_TARGETS.get(n) if not claims else None
-            table.add(f"1. sync / bare pass, N={n:,}{suffix}",
-                      f"{t_sync / t_bare:.2f}×  ({fmt_s(t_sync)} / {fmt_s(t_bare)})",
-                      f"≤ {limit:g}×" if limit else "(no target)",
-                      verdict(t_sync / t_bare <= limit) if limit else INFO)
-            if not claims:
-                table.add(f"   upstream's predicate calls alone / bare pass, N={n:,}",
-                          f"{t_floor / t_bare:.2f}×  ({fmt_s(t_floor)})", "(no target)", INFO)
-                table.add(f"   the same calls, each returning at once / bare pass, N={n:,}",
-                          f"{t_calls / t_bare:.2f}×  ({fmt_s(t_calls)})", "(no target)", INFO)
-                table.add(f"   sync / upstream's predicate calls alone, N={n:,}",
-                          f"{t_sync / t_floor:.2f}×", "(no target)", INFO)
-            seen[n] = (t_sync, t_bare)
-        lo, hi = min(seen), max(seen)
-        if hi > lo:  # what each further pod costs, without the per-sync fixed part
-            (s0, b0), (s1, b1) = seen[lo], seen[hi]
-            table.add(f"   sync: per added pod, N={lo:,}→{hi:,}{suffix}",
-                      f"{(s1 - s0) / (b1 - b0):.2f}×  ({fmt_s((s1 - s0) / (hi - lo))} / "
-                      f"{fmt_s((b1 - b0) / (hi - lo))} per pod)", "(no target)", INFO)
+            kit = min(timed(sync, calls) for _ in range(rounds))
+            ratio = kit / real
+            table.add(f"1. kit sync / real UpdateStatefulSet, N={n:,}",
+                      f"{ratio:.2f}×  ({fmt_s(kit)} / {fmt_s(real)})", f"≤ {REAL_TARGET:g}×",
+                      verdict(ratio <= REAL_TARGET))
+    finally:
+        oracle.close()
 
 
 # ----------------------------------------------------------- 2. rollout exponent
@@ -383,25 +260,12 @@ def create_and_roll(n: int) -> tuple[float, int]:
     return dt, k
 
 
-def create_floor(n: int, rounds: int) -> tuple[float, int]:
-    """What :func:`predicate_floor` alone costs over the syncs of an *n*-replica create: (seconds, pod visits).
-
-    Each sync of the create visits the pods that exist when it starts (the
-    ``replicas`` its predecessor reported).  The floor is linear in the pods
-    (a fixed part and a part per pod), measured on stable sets of 10 and *n*
-    pods, then summed over those syncs.
-    """
-    _dt, c, _k = rollout(n)
-    before = [0] + list(c.trace.status()["replicas"])[:-1]
-    per = {}
-    for size in (10, n):
-        s = stable_cluster(size, claims=False)
-        sts, pods, now = s.statefulset("web"), list(s.store.view("Pod", "default").values()), s.clock.now
-        k = max(1, int(0.01 / max(timed(lambda: predicate_floor(sts, pods, now), 3), 1e-7)))
-        per[size] = min(timed(lambda: predicate_floor(sts, pods, now), k) for _ in range(max(3, rounds)))
-    slope = (per[n] - per[10]) / (n - 10)
-    fixed = max(0.0, per[10] - 10 * slope)
-    return sum(fixed + slope * m for m in before), sum(before)
+def create_and_roll_in_a_fresh_process(n: int) -> tuple[float, int]:
+    """:func:`create_and_roll` of *n* replicas in a new Python process (nothing warm, nothing
+    left over from another size): (seconds, syncs)."""
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--create-and-roll", str(n)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    return float(out[-2]), int(out[-1])
 
 
 def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
@@ -422,15 +286,11 @@ def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
               INFO)
     big = sizes[-1]
     table.add(f"2. OrderedReady create of {big:,} replicas ({syncs[big]:,} syncs)", fmt_s(best[big]),
-              "< 2 s" if big == 1000 else "(1,000: < 2 s)", verdict(best[big] < 2.0) if big == 1000 else NA)
-    floor, visits = create_floor(big, rounds)
-    table.add(f"   upstream's predicate calls alone, same {syncs[big]:,} syncs",
-              f"{fmt_s(floor)}  ({visits:,} pod visits)", "(no target)", INFO)
-    table.add("   create / upstream's predicate calls alone", f"{best[big] / floor:.2f}×", "(no target)", INFO)
+              "(no target)", INFO)
     if not roll_sizes:
         return
     lo, hi = roll_sizes
-    (t_lo, k_lo), (t_hi, k_hi) = create_and_roll(lo), create_and_roll(hi)
+    (t_lo, k_lo), (t_hi, k_hi) = create_and_roll_in_a_fresh_process(lo), create_and_roll_in_a_fresh_process(hi)
     growth = math.log(t_hi / t_lo) / math.log(hi / lo)
     table.add(f"2. create-and-roll growth, N={lo:,}→{hi:,}",
               f"N^{growth:.2f}  ({fmt_s(t_lo)}, {k_lo:,} syncs → {fmt_s(t_hi)}, {k_hi:,} syncs)", "≤ N^2",
@@ -741,15 +601,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--items", default="1,2,3,4,5,6,7", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
+    ap.add_argument("--create-and-roll", type=int, metavar="N",
+                    help="only time one create-and-roll of N replicas; print seconds and syncs (item 2's child)")
     args = ap.parse_args(argv)
+    if args.create_and_roll:
+        dt, k = create_and_roll(args.create_and_roll)
+        print(dt, k)
+        return 0
     items = {int(x) for x in args.items.split(",") if x.strip()}
     quick = args.quick
     table = Table()
     print(machine())
     print()
     if 1 in items:
-        item_sync_ratio(table, (10, 100, 1000) if quick else (10, 100, 1000, 5000), 3 if quick else 11,
-                        (False,) if quick else (False, True))
+        item_real_ratio(table, (10, 100, 1000), 3 if quick else 5, 50 if quick else 200)
     if 2 in items:
         item_rollout(table, (125, 250, 500) if quick else (125, 250, 500, 1000), 1 if quick else 2,
                      None if quick else (1000, 3000))

@@ -31,12 +31,6 @@ PUBLIC = (
 __all__ = list(PUBLIC)
 
 
-import pandas as _pd  # noqa: E402
-
-# Decision messages and rules are sentences: show them whole in notebook tables.
-_pd.set_option("display.max_colwidth", None)
-
-
 def last():
     """The decisions of the syncs that the last ``%kubectl`` command that changed something caused
     (a DataFrame: sync, time, action, pod, reason, rule, message); its ``attrs["command"]`` is that
@@ -46,9 +40,12 @@ def last():
 
 
 def load_ipython_extension(ip):
-    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.kubectl.magic)."""
+    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.kubectl.magic), and shows
+    the kit's tables with whole sentences (stsedu.frames; the user's pandas options are untouched)."""
     from .kubectl.magic import load_ipython_extension as load
+    from .frames import register
     load(ip)
+    register(ip)
 
 
 def _register_magics() -> None:

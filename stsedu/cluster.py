@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
-from typing import Any, Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from .api import arguments
 from .api.admission import admit, validation_error
@@ -31,6 +31,7 @@ from .sim.kubelet import Kubelet, StageProfile
 from .sim.store import Store
 from .sim.writes import Fault, Writes
 from .trace import Trace
+from .frames import kit_frame
 
 __all__ = ["Cluster"]
 
@@ -678,7 +679,8 @@ class Cluster:
         or ``no last revision to roll back to``; KeyError if the set is absent.
         """
         from .api.errors import RolloutError
-        from .controller.history import controlled_history, find_history, revision_data
+        from .controller.history import controlled_history, find_history
+        from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
         if to_revision is None:
             to_revision = 0
@@ -693,7 +695,7 @@ class Cluster:
         target = find_history(to_revision, history)
         if target is None:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
-        if revision_data(sts.spec.template, self.profile.null_creation_timestamp) == target.data:
+        if get_patch(sts.spec.template, self.profile.null_creation_timestamp) == target.data:
             return (f"statefulset.apps/{name} skipped rollback (current template already matches "
                     f"revision {to_revision})")
         template = target.template
@@ -715,7 +717,6 @@ class Cluster:
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_history(self, name: str, namespace: str = "default"):
         """The set's revisions as a DataFrame: revision number, name, and which is current/update."""
-        import pandas as pd
         sts = self.store.get("StatefulSet", namespace, name)
         rows = []
         for r in self.revisions(name, namespace):
@@ -724,7 +725,7 @@ class Cluster:
                          "update": sts is not None and r.name == sts.status.update_revision,
                          "images": ", ".join(c.get("image", "") for c in
                                              r.template.get("spec", {}).get("containers", []))})
-        return pd.DataFrame(rows, columns=["revision", "name", "current", "update", "images"])
+        return kit_frame(rows, columns=["revision", "name", "current", "update", "images"])
 
     @property
     def informer_delay(self) -> float:

@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .api.arguments import as_list
 from .cluster import Cluster
 from .controller.profiles import Profile, get_profile
+from .frames import kit_frame
 
 __all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS", "STATUS_FIELDS", "ALIGNMENTS"]
 
@@ -314,7 +315,6 @@ class Comparison:
         availableReplicas) and ``<profile> error``; and ``differs`` (words of
         :data:`KINDS` joined by ``+``, or "").
         """
-        import pandas as pd
         rows = []
         last = max(len(self._syncs[0]), len(self._syncs[1]))
         for n in range(1, last + 1):
@@ -329,14 +329,13 @@ class Comparison:
                 row[f"{p} error"] = (s["error"] or "") if s else ""
             row["differs"] = "+".join(self.differences(n))
             rows.append(row)
-        frame = pd.DataFrame(rows)
+        frame = kit_frame(rows)
         if only_differences and len(frame):
             frame = frame[frame.differs != ""]
         return frame
 
     def sync(self, n: int):
         """The decisions of aligned sync *n* under each profile, with their messages (a DataFrame)."""
-        import pandas as pd
         rows = []
         for p, syncs in zip(self.profiles, self._syncs):
             s = syncs.get(n)
@@ -345,7 +344,7 @@ class Comparison:
                              "object": r.pod if isinstance(r.pod, str) else r.target,
                              "reason": r.reason, "outcome": _OUTCOME.get(r.applied, r.applied),
                              "message": r.message})
-        return pd.DataFrame(rows, columns=["profile", "action", "object", "reason", "outcome", "message"])
+        return kit_frame(rows, columns=["profile", "action", "object", "reason", "outcome", "message"])
 
     def summary(self) -> str:
         """One paragraph: how many syncs each run made and where they first differ."""
@@ -368,7 +367,6 @@ class Comparison:
 
     def chart_data(self):
         """The rows :meth:`chart` draws: one per decision (profile, sync, object, action, outcome, reason)."""
-        import pandas as pd
         rows = []
         for p, syncs in zip(self.profiles, self._syncs):
             for n, s in syncs.items():
@@ -380,7 +378,7 @@ class Comparison:
                                  "action": r.action, "reason": r.reason,
                                  "outcome": _OUTCOME.get(r.applied, str(r.applied)),
                                  "status": s["status"]})
-        return pd.DataFrame(rows, columns=["profile", "sync", "time", "object", "action", "reason",
+        return kit_frame(rows, columns=["profile", "sync", "time", "object", "action", "reason",
                                            "outcome", "status"])
 
     def chart(self):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .controller import stateful_set_utils as P
 from .api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
+from .frames import kit_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -67,17 +68,16 @@ def dns_table(cluster: "Cluster", set_name: str, namespace: str = "default",
     set).  A set without ``serviceName`` gets empty Service and DNS cells.
     Raise KeyError if the set does not exist.
     """
-    import pandas as pd
     sts = cluster.statefulset(set_name, namespace)
     domain = _domain(cluster, cluster_domain)
     svc, ns = sts.spec.service_name, sts.namespace
-    names = f"{sts.name}-{_ordinal_range(P.start_ordinal(sts, start_ordinal_supported=cluster.profile.start_ordinal))}"
+    names = f"{sts.name}-{_ordinal_range(P.get_start_ordinal(sts, start_ordinal_supported=cluster.profile.start_ordinal))}"
     if svc:
         row = (domain, f"{ns}/{svc}", f"{ns}/{sts.name}", statefulset_domain(svc, ns, domain),
                pod_dns_name(names, svc, ns, domain), names)
     else:  # serviceName is optional: no subdomain, so no per-pod DNS name
         row = (domain, "", f"{ns}/{sts.name}", "", "", names)
-    return pd.DataFrame([row], columns=list(DNS_COLUMNS))
+    return kit_frame([row], columns=list(DNS_COLUMNS))
 
 
 def resolves(pod: Pod, service: Service | None) -> bool:
@@ -123,7 +123,6 @@ def pod_identity_table(cluster: "Cluster", set_name: str, namespace: str = "defa
     *identity_matches* and *storage_matches*.  Raise KeyError if the set
     does not exist.
     """
-    import pandas as pd
     sts = cluster.statefulset(set_name, namespace)
     domain = _domain(cluster, cluster_domain)
     rows = []
@@ -136,7 +135,7 @@ def pod_identity_table(cluster: "Cluster", set_name: str, namespace: str = "defa
                      pod.labels.get(POD_NAME_LABEL), pod.labels.get(POD_INDEX_LABEL), pod.revision,
                      ", ".join(P.claim_volumes(pod).values()), P.identity_matches(sts, pod),
                      P.storage_matches(sts, pod)))
-    return pd.DataFrame(rows, columns=list(POD_COLUMNS))
+    return kit_frame(rows, columns=list(POD_COLUMNS))
 
 
 def _fate(claim, owners_alive: dict[str, bool]) -> str:
@@ -161,7 +160,6 @@ def claim_table(cluster: "Cluster", set_name: str, namespace: str = "default") -
     policy), *deleting*, and its *fate* in words.  Works after the set is
     deleted too (then any ``<template>-<set>-<ordinal>`` claim is listed).
     """
-    import pandas as pd
     rows = []
     for claim in cluster.pvcs(set_name, namespace):
         head, _, ordinal = claim.name.rpartition("-")
@@ -173,7 +171,7 @@ def claim_table(cluster: "Cluster", set_name: str, namespace: str = "default") -
                      claim.creation_timestamp,
                      ", ".join(f"{r.kind.lower()}/{r.name}" for r in claim.owner_references),
                      claim.deleting, _fate(claim, alive)))
-    return pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+    return kit_frame(rows, columns=list(CLAIM_COLUMNS))
 
 
 def _exists(cluster: "Cluster", namespace: str, ref) -> bool:

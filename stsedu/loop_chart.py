@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .chart_widget import alt
+from .frames import kit_frame
 
 LANES = ("informer event", "work queue", "worker", "sync", "API write")
 """The lanes of :func:`queue_flow`, top to bottom: the loop's structure."""
@@ -58,17 +59,10 @@ def queue_flow_data(trace, limit: int | None = 80, start: int = 0) -> pd.DataFra
             rows.append((t, key, "worker", "done: " + (cause.split(": ", 1)[-1] if cause else ""), cause))
         else:  # requeues, forgotten
             rows.append((t, key, "work queue", ev, cause))
-    df = pd.DataFrame(rows, columns=["time", "key", "lane", "what", "detail"])
+    df = kit_frame(rows, columns=["time", "key", "lane", "what", "detail"])
     df.insert(0, "step", range(len(df)))
     df = df.iloc[start:] if limit is None else df.iloc[start:start + limit]
     return df.reset_index(drop=True)
-
-
-def _sync_number(cause: str):
-    if not cause.startswith("sync "):
-        return None
-    head = cause[5:].split(":", 1)[0]
-    return int(head) if head.isdigit() else None
 
 
 def queue_flow(trace, limit: int | None = 80, start: int = 0):

@@ -20,6 +20,7 @@ from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
 from .controller.decisions import SyncResult
 from .palette import ACTION_COLORS
+from .frames import kit_frame
 
 DECISION_TABLE_COLUMNS = ("sync", "time", "action", "pod", "target", "reason", "rule", "message", "outcome")
 """Columns of :func:`decisions_frame`."""
@@ -60,13 +61,13 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
             sync = obj.sync if sync is None else sync
             time = obj.time if time is None else time
             obj = obj.decisions
-        rows = pd.DataFrame([{"sync": sync, "time": time, "action": d.action, "pod": d.pod,
+        rows = kit_frame([{"sync": sync, "time": time, "action": d.action, "pod": d.pod,
                               "target": d.target, "reason": d.reason, "rule": d.rule,
                               "message": d.message, "applied": d.applied, "error": d.error}
                              for d in obj],
                             columns=["sync", "time", "action", "pod", "target", "reason", "rule",
                                      "message", "applied", "error"])
-    out = pd.DataFrame({
+    out = kit_frame({
         "sync": rows["sync"].to_numpy(), "time": rows["time"].to_numpy(),
         "action": rows["action"].to_numpy(), "pod": rows["pod"].to_numpy(),
         "target": rows["target"].to_numpy(),
@@ -106,7 +107,7 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
     """
     df = decisions_frame(decisions_or_trace, sync=sync, time=time, pod_actions=pod_actions)
     kinds = [action_kind(a) for a in df["action"]]
-    classes = pd.DataFrame([[f"act-{k}"] * len(df.columns) for k in kinds], index=df.index, columns=df.columns)
+    classes = kit_frame([[f"act-{k}"] * len(df.columns) for k in kinds], index=df.index, columns=df.columns)
     for i, o in enumerate(df["outcome"]):
         if str(o).startswith("failed"):
             classes.iloc[i] = classes.iloc[i] + " failed"
@@ -243,7 +244,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
     if until is not None:
         end_time = until
     if pods.empty:
-        return pd.DataFrame(columns=list(INTERVAL_COLUMNS))
+        return kit_frame(columns=list(INTERVAL_COLUMNS))
     pods = _pod_incarnations(pods.reset_index(drop=True))
     status = trace.status()
     syncs = trace.syncs()
@@ -327,7 +328,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
                 continue  # empty in time and in syncs
             out.append((set_, pod, ordinal, int(inc), p[2], p[3], float(p[0]), float(t1), p[1], s1,
                         first, last, p[4], p[5], p[6], p[7], j + 1 == len(merged) and gone is None))
-    df = pd.DataFrame(out, columns=list(INTERVAL_COLUMNS))
+    df = kit_frame(out, columns=list(INTERVAL_COLUMNS))
     return df.sort_values(["set", "ordinal", "start", "incarnation"], kind="stable").reset_index(drop=True)
 
 

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from .frames import kit_records
 
 DECISION_COLUMNS = ("sync", "time", "set", "seq", "action", "pod", "reason", "target",
                     "message", "rule", "step", "applied", "error")
@@ -188,8 +189,7 @@ class Trace:
     # --------------------------------------------------------------- reading
     @staticmethod
     def _frame(rows, columns):
-        import pandas as pd
-        return pd.DataFrame.from_records(rows, columns=list(columns))
+        return kit_records(rows, list(columns))
 
     def decisions(self, sync: int | None = None):
         """One row per decision (columns: :data:`DECISION_COLUMNS`); only sync *sync* if given."""

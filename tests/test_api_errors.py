@@ -104,6 +104,22 @@ def test_parallel_create_failure_stops_at_the_failing_slow_start_batch(manual_cl
         "web-1", "web-3", "web-4", "web-5", "web-6"]
 
 
+def test_slow_start_batches_stop_growing_at_max_batch_size(manual_cluster, monkeypatch):
+    """slowStartBatch doubles its batch up to MaxBatchSize (500): batches 1, 2, ... 256 cover slots
+    0-510, the next batch is slots 511-1010.  A create failing at slot 600 lets the rest of that
+    batch run and no later batch, so 1,010 of 1,100 pods exist after the sync."""
+    monkeypatch.setattr(stsedu.limits, "MAX_PODS_PER_SYNC", 2000)
+    c = manual_cluster
+    c.apply(web(1100, "Parallel"))
+    c.inject_error("create", "Pod", after=600)
+    r = c.sync("web")
+    creates = [d for d in r.decisions if d.action == "create"]
+    failed = [d.pod for d in creates if d.applied is False and d.error != NOT_REACHED]
+    assert failed == ["web-600"]
+    assert [d.pod for d in creates if d.error == NOT_REACHED][:1] == ["web-1011"]
+    assert len(c.pods("web")) == 1010
+
+
 def test_parallel_failures_in_one_batch_are_all_attempted(manual_cluster):
     """slowStartBatch runs every slot of a batch even when one fails: web-1 and web-2 both fail in batch 2."""
     c = manual_cluster

@@ -13,7 +13,7 @@ from stsedu.controller.stateful_set_control import plan_max_unavailable_update
 from stsedu.api.defaults import default_statefulset
 from stsedu.api.objects import Pod, StatefulSet
 from stsedu.controller.profiles import CURRENT, V1_36
-from stsedu.controller.history import scaled_max_unavailable
+from stsedu.controller.stateful_set_utils import get_stateful_set_max_unavailable
 
 NOW = 1000.0
 
@@ -113,10 +113,10 @@ def test_nothing_left_to_update_is_not_a_wait():
     (None, 5, 1), (3, 10, 3), (3, 0, 3), (0, 5, 1), ("10%", 25, 2), ("100%", 5, 5),
     ("50%", 5, 2), ("10%", 5, 1), ("1%", 0, 1), ("0%", 5, 1), ("50%", 4, 2), (7, 3, 7),
 ])
-def test_scaled_max_unavailable(value, replicas, expected):
+def test_get_stateful_set_max_unavailable(value, replicas, expected):
     """getStatefulSetMaxUnavailable: integers as given, percentages rounded DOWN against
     spec.replicas, then at least 1 (upstream's table test values)."""
-    assert scaled_max_unavailable(value, replicas) == expected
+    assert get_stateful_set_max_unavailable(value, replicas) == expected
 
 
 @pytest.mark.parametrize("value", [0, "0%"])

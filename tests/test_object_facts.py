@@ -1,15 +1,16 @@
 """Facts a frozen object works out once when it is built must follow the fields they come from.
 
-A Pod keeps its ``revision`` label and controller reference as fields, and a
-StatefulSetSpec its revision data and matchLabels pairs (``facts``); a new
+A Pod keeps its ``revision`` label and controller reference as fields; a new
 version of the object (``dataclasses.replace``, which every store write uses)
-must recompute them, never carry the old ones over.
+must recompute them, never carry the old ones over.  A StatefulSetSpec keeps no
+derived facts: its revision data and selector are read from its fields each time.
 """
 
 from dataclasses import replace
 
 from stsedu.api.objects import REVISION_LABEL, OwnerReference, Pod, StatefulSetSpec, selector_matches
-from stsedu.controller.history import revision_data, template_revision_data
+from stsedu.controller.stateful_set_utils import get_patch, new_revision
+from stsedu.api.objects import StatefulSet
 
 
 def test_a_pod_s_revision_and_controller_follow_its_labels_and_refs():
@@ -30,10 +31,12 @@ def _spec(template_image: str, selector: dict) -> StatefulSetSpec:
 
 def test_a_spec_s_revision_data_and_selector_follow_its_fields():
     spec = _spec("a:1", {"matchLabels": {"app": "web"}})
-    assert template_revision_data(spec) == revision_data(spec.template)
+    sts = StatefulSet(name="web", spec=spec)
+    assert new_revision(sts, 1, 0).data == get_patch(spec.template)
     other = replace(spec, template={"metadata": {"labels": {"app": "web"}},
                                     "spec": {"containers": [{"name": "c", "image": "a:2"}]}})
-    assert template_revision_data(other) == revision_data(other.template) != template_revision_data(spec)
+    moved = replace(sts, spec=other)
+    assert new_revision(moved, 1, 0).data == get_patch(other.template) != new_revision(sts, 1, 0).data
     for selector in ({"matchLabels": {"app": "web"}}, {"matchLabels": {"app": "db"}}, {},
                      {"matchLabels": {"app": "web"},
                       "matchExpressions": [{"key": "tier", "operator": "Exists"}]}):

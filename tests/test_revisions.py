@@ -12,8 +12,9 @@ import stsedu
 from helpers import acts, web
 from rollout_helpers import kinds, move_all, numbers, pod_revisions, ready_set, revs
 from stsedu.api.objects import HASH_LABEL, ControllerRevision, OwnerReference
-from stsedu.controller.history import (equal_revision, fnv1_32, history_to_truncate, revision_data,
-                              revision_hash, revision_name, safe_encode)
+from stsedu.controller.history import (equal_revision, fnv1_32, history_to_truncate, revision_hash,
+                                       revision_name, safe_encode)
+from stsedu.controller.stateful_set_utils import get_patch
 from stsedu.tables import rollout_history_text
 
 
@@ -34,7 +35,7 @@ def test_safe_encode_maps_digits_onto_the_vowel_free_alphabet():
 
 def test_revision_hash_is_data_then_collision_count():
     """HashControllerRevision: FNV-1 over the data, then the decimal collision count."""
-    data = revision_data({"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": []}})
+    data = get_patch({"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": []}})
     for count in (0, 1, 12):
         expected = safe_encode(str(fnv1_32((data + str(count)).encode())))
         assert revision_hash(data, count) == expected
@@ -50,7 +51,7 @@ def test_revision_name_cuts_long_set_names():
 
 def test_revision_data_holds_only_the_template_as_a_replace_patch():
     """getPatch: data is {"spec": {"template": {..., "$patch": "replace"}}}, keys sorted."""
-    assert revision_data({"spec": {"b": 1, "a": 2}}) == \
+    assert get_patch({"spec": {"b": 1, "a": 2}}) == \
         '{"spec":{"template":{"$patch":"replace","spec":{"a":2,"b":1}}}}'
 
 
@@ -152,7 +153,7 @@ def test_name_collision_bumps_collision_count(manual_cluster):
     c = manual_cluster
     old = ready_set(c, 2)
     c.set_image("web", "nginx:2")
-    data = revision_data(c.statefulset("web").spec.template)
+    data = get_patch(c.statefulset("web").spec.template)
     names = [revision_name("web", revision_hash(data, n)) for n in range(3)]
     for name in names[:2]:   # not matching the selector, owned by nobody: never adopted
         c.store.create("ControllerRevision", ControllerRevision(
@@ -183,7 +184,7 @@ def test_existing_revision_with_the_same_data_is_used_as_it_is(manual_cluster):
     c = manual_cluster
     ready_set(c, 1)
     c.set_image("web", "nginx:2")
-    data = revision_data(c.statefulset("web").spec.template)
+    data = get_patch(c.statefulset("web").spec.template)
     name = revision_name("web", revision_hash(data, 0))
     c.store.create("ControllerRevision", ControllerRevision(name=name, labels={"app": "other"},
                                                             data=data, revision=1))

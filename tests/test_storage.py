@@ -386,7 +386,7 @@ POD_1 = Pod(name="pod-1", uid="pod-123")
         "set non-controller", "stale set", "unexpected controller, set"])
 def test_claim_owner_up_to_date_edge_cases(refs, policy, expected):
     """isClaimOwnerUpToDate, upstream's TestClaimOwnerUpToDateEdgeCases table (set of 1 replica, pod-1 condemned)."""
-    assert P.claim_owner_up_to_date(_set(policy), POD_1, _claim(*refs)) is expected
+    assert P.is_claim_owner_up_to_date(_set(policy), POD_1, _claim(*refs)) is expected
 
 
 @pytest.mark.parametrize("refs, expected", [
@@ -406,7 +406,7 @@ def test_update_claim_owner_refs(refs, expected):
     Compared as sets, like upstream's ownerRefsChanged.
     """
     sts = _set(BOTH_DELETE, name="sts", uid="123")
-    got = P.claim_owner_refs(sts, Pod(name="pod-0", uid="456"), _claim(*refs))
+    got = P.update_claim_owner_ref_for_set_and_pod(sts, Pod(name="pod-0", uid="456"), _claim(*refs))
     assert sorted((r.kind, r.name, r.uid, r.controller) for r in got) == sorted(expected)
 
 
@@ -417,9 +417,9 @@ def test_unexpected_controller_scrubs_our_refs_and_adds_none():
     other = OwnerReference("Unknown", "unknown", "xyz", "custom/v1")
     pvc = _claim(OwnerReference("Pod", "pod-8", "pod-456", "v1"), other)
     assert P.has_unexpected_controller(pvc, sts, pod)
-    assert not P.claim_owner_up_to_date(sts, pod, pvc)
-    assert P.claim_owner_refs(sts, pod, pvc) == (other,)
-    assert P.claim_owner_up_to_date(sts, pod, _claim(other))  # nothing of ours left: leave it
+    assert not P.is_claim_owner_up_to_date(sts, pod, pvc)
+    assert P.update_claim_owner_ref_for_set_and_pod(sts, pod, pvc) == (other,)
+    assert P.is_claim_owner_up_to_date(sts, pod, _claim(other))  # nothing of ours left: leave it
 
 
 def test_claim_is_stale_rules():
@@ -427,11 +427,11 @@ def test_claim_is_stale_rules():
     sts = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SCALE_DELETE)), uid="s")
     ref = OwnerReference("Pod", "web-1", "old-uid", "v1")
     claims = {"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))}
-    assert P.claim_is_stale(sts, Pod(name="web-1"), claims)
-    assert not P.claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
-    assert not P.claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale
+    assert P.pod_claim_is_stale(sts, Pod(name="web-1"), claims)
+    assert not P.pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
+    assert not P.pod_claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale
     retain = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SET_DELETE)), uid="s")
-    assert not P.claim_is_stale(retain, Pod(name="web-1"), claims)
+    assert not P.pod_claim_is_stale(retain, Pod(name="web-1"), claims)
 
 
 def test_update_storage_puts_claim_volumes_first_and_keeps_others():

@@ -62,10 +62,15 @@ def cache_dir() -> Path:
     return Path(base)
 
 
+def _sources() -> list[Path]:
+    """The oracle's Go files: main.go (the sync protocol) and timing.go (benchmarks/run.py's timing mode)."""
+    return sorted(HERE.glob("*.go"))
+
+
 def _source_key(profile: str) -> str:
     _, moddir = PROFILES[profile]
     h = hashlib.sha256()
-    for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
+    for f in (*_sources(), moddir / "go.mod", moddir / "go.sum"):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -88,7 +93,7 @@ def build(profile: str = "current") -> Path:
     _, moddir = PROFILES[profile]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="stsedu-oracle-") as tmp:
-        for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
+        for f in (*_sources(), moddir / "go.mod", moddir / "go.sum"):
             shutil.copy(f, tmp)
         env = dict(os.environ)
         env.setdefault("GOFLAGS", "-mod=mod")

@@ -14,7 +14,6 @@ import sys
 
 import copy
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -36,7 +35,6 @@ def detached(obj):
     return copy.deepcopy(obj)
 
 
-@lru_cache(maxsize=1 << 16)
 def parse_pod_name(name: str) -> tuple[str, int]:
     """Parent name and ordinal of a pod name (mirror of ``getParentNameAndOrdinal``).
 
@@ -413,12 +411,6 @@ class StatefulSetSpec:
     start_ordinal: int
     when_deleted: str
     when_scaled: str
-    facts: dict = field(init=False, default=None, compare=False, repr=False)
-    """Facts derived from the spec, worked out once per spec object (a spec is frozen and its
-    template is never changed in place), e.g. the revision data of the template."""
-
-    def __post_init__(self):
-        object.__setattr__(self, "facts", {})
 
     @classmethod
     def from_manifest(cls, spec: Mapping[str, Any]) -> "StatefulSetSpec":
@@ -449,21 +441,8 @@ class StatefulSetSpec:
         return self.rolling_update.partition if self.rolling_update else 0
 
     def selects(self, labels: Mapping[str, str]) -> bool:
-        """True if the set's selector matches *labels* (:func:`selector_matches` of ``selector``).
-
-        The selector's ``matchLabels`` pairs are read out once per spec (a sync
-        tests every pod of the namespace against them)."""
-        pairs = self.facts.get("matchLabels")
-        if pairs is None:
-            sel = self.selector or {}
-            pairs = self.facts["matchLabels"] = (tuple((sel.get("matchLabels") or {}).items())
-                                                 if not sel.get("matchExpressions") else ())
-        if not pairs:  # an empty selector, or one with expressions: the general reading
-            return selector_matches(self.selector, labels)
-        for key, value in pairs:
-            if labels.get(key) != value:
-                return False
-        return True
+        """True if the set's selector matches *labels* (:func:`selector_matches` of ``selector``)."""
+        return selector_matches(self.selector, labels)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,16 +1,16 @@
-"""Controller history, pure: revision data, hash, name, equality, truncation.
+"""Controller history, pure: hash, name, equality, truncation.
 
-Mirrors ``pkg/controller/history/controller_history.go`` and the revision
-helpers of ``stateful_set_utils.go`` / ``stateful_set_control.go``.
+Mirrors ``pkg/controller/history/controller_history.go`` (and the history
+truncation of ``stateful_set_control.go``).  The revision helpers upstream keeps
+in ``stateful_set_utils.go`` (``getPatch``, ``newRevision``, ``nextRevision``)
+are in ``stateful_set_utils.py``.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
-from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
 
@@ -31,31 +31,6 @@ def go_json(value) -> str:
     return text
 
 
-def revision_data(template: Mapping, null_creation_timestamp: bool = False) -> str:
-    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
-
-    The template is the stored (defaulted) one.  Since v1.34 a zero
-    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
-    (*null_creation_timestamp*, the v1.16 profile).
-    """
-    tpl = dict(template)
-    tpl["$patch"] = "replace"
-    if null_creation_timestamp:
-        meta = tpl.get("metadata")
-        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
-    return go_json({"spec": {"template": tpl}})
-
-
-def template_revision_data(spec, null_creation_timestamp: bool = False) -> str:
-    """:func:`revision_data` of *spec*'s template, serialized once per spec object (kept in its
-    ``facts``): a status write keeps the spec, so most syncs of a set share it."""
-    key = ("revision_data", null_creation_timestamp)
-    data = spec.facts.get(key)
-    if data is None:
-        data = spec.facts[key] = revision_data(spec.template, null_creation_timestamp)
-    return data
-
-
 def fnv1_32(data: bytes) -> int:
     """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
     h = 0x811C9DC5
@@ -70,7 +45,6 @@ def safe_encode(s: str) -> str:
     return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in s.encode())
 
 
-@lru_cache(maxsize=1024)
 def revision_hash(data: str, collision_count: int | None) -> str:
     """Hash of a revision's data and the collision count (``HashControllerRevision``)."""
     raw = data.encode()
@@ -84,26 +58,9 @@ def revision_name(set_name: str, hash_: str) -> str:
     return f"{set_name[:MAX_PREFIX]}-{hash_}"
 
 
-def next_revision(revisions: Sequence[ControllerRevision]) -> int:
-    """One more than the highest revision number, or 1 (``nextRevision``)."""
-    return revisions[-1].revision + 1 if revisions else 1
-
-
 def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRevision]:
     """Ascending by number, then creation order, then name (``SortControllerRevisions``)."""
     return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
-
-
-def new_revision(sts: StatefulSet, number: int, collision_count: int,
-                 null_creation_timestamp: bool = False) -> ControllerRevision:
-    """The candidate revision for the set's live template (``newRevision``)."""
-    data = template_revision_data(sts.spec, null_creation_timestamp)
-    h = revision_hash(data, collision_count)
-    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
-    labels[HASH_LABEL] = h
-    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
-                              labels=labels, annotations=dict(sts.annotations),
-                              owner_references=(sts.ref(),), data=data, revision=number)
 
 
 def _hash_label_value(rev: ControllerRevision) -> int | None:
@@ -111,7 +68,6 @@ def _hash_label_value(rev: ControllerRevision) -> int | None:
     return _parse_int32(rev.labels.get(HASH_LABEL))
 
 
-@lru_cache(maxsize=1024)  # every sync compares the same few labels
 def _parse_int32(text: str | None) -> int | None:
     if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
         return None
@@ -179,18 +135,3 @@ def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],
     if len(history) <= max(limit, 0):
         return []
     return history[: len(history) - max(limit, 0)]
-
-
-def scaled_max_unavailable(value: int | str | None, replicas: int) -> int:
-    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
-
-    An integer is taken as is; a percentage is rounded down against
-    *replicas* (``GetScaledValueFromIntOrPercent`` with roundUp false).
-    """
-    if value is None:
-        return 1
-    if isinstance(value, str):
-        n = math.floor(int(value.rstrip("%")) * replicas / 100)
-    else:
-        n = int(value)
-    return max(n, 1)

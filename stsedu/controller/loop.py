@@ -12,6 +12,7 @@ recorded in the trace's queue table (``Trace.queue()``).
 from __future__ import annotations
 
 from ..api.objects import controller_of, selector_matches
+from . import stateful_set_utils as P
 from .informers import Informers, Tombstone
 from .workqueue import WorkQueue
 
@@ -110,7 +111,7 @@ class ControllerLoop:
             if sts is None:
                 return
             self.enqueue_stateful_set(sts, f"Pod {cur.name} updated")
-            mrs = sts.spec.min_ready_seconds if self.controller.profile.min_ready_seconds else 0
+            mrs = P.min_ready_seconds(sts, self.controller.profile)
             if not old.ready and cur.ready and mrs > 0:
                 self.queue.add_after(key_of(sts), mrs, f"Pod {cur.name} turned Ready (minReadySeconds={mrs})")
             return

@@ -22,24 +22,21 @@ write with the events upstream's ``StatefulPodControl`` records
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .stateful_set_control import claims_match, complete_rolling_update, inconsistent_status
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
-from ..api.errors import APIError, ValidationError
-from ..api.objects import Pod, StatefulSet, StatefulSetStatus, parse_pod_name
-from ..api.validation.statefulset import validate_stateful_set_status_update
+from ..api.errors import APIError
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from .profiles import Profile
+from .stateful_set_status_updater import retry_on_conflict, update_stateful_set_status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
 
 NOT_REACHED = "not reached: an earlier request in this sync failed"
 
-DEFAULT_RETRY_STEPS = 5
-"""Attempts of ``retry.RetryOnConflict(retry.DefaultRetry, ...)`` (the status updater)."""
 DEFAULT_BACKOFF_STEPS = 4
 """Attempts of ``retry.RetryOnConflict(retry.DefaultBackoff, ...)`` (pod and revision updates)."""
 
@@ -47,21 +44,6 @@ DEFAULT_BACKOFF_STEPS = 4
 def is_conflict(error: str | None) -> bool:
     """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
     return bool(error) and "Operation cannot be fulfilled" in error
-
-
-def retry_on_conflict(steps: int, attempt) -> int:
-    """``retry.RetryOnConflict``: call *attempt* until it does not fail with Conflict, at most
-    *steps* times.  Return how many times it was sent again; the error that ends it (Conflict
-    after the last attempt, or any other) is raised with that count as ``retries``."""
-    for n in range(steps):
-        try:
-            attempt()
-            return n
-        except APIError as e:
-            if e.reason != "Conflict" or n == steps - 1:
-                e.retries = n
-                raise
-    return steps - 1  # pragma: no cover - the loop returns or raises
 
 
 class ObjectManager(Protocol):
@@ -91,6 +73,19 @@ _VERBS = {
     "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
     "warn": "warn",
 }
+
+
+def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                                  condemned: bool, profile: Profile) -> bool:
+    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
+    if not profile.pvc_retention or not sts.spec.volume_claim_templates:
+        return True
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+            return False
+    return True
+
 
 
 def _do(d: Decision, om: ObjectManager) -> Decision:
@@ -429,8 +424,8 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
                                  and d.applied)
         status = plan.status if not deleted_for_update else replace(
             plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
-        status = complete_rolling_update(sts, status, profile)
-        if inconsistent_status(sts, status, profile):
+        status = P.complete_update(sts, status, profile)
+        if P.inconsistent_status(sts, status, profile):
             d = Decision(action="status", pod=None, reason="changed",
                          message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
             try:
@@ -544,7 +539,7 @@ class ClusterObjects:
         profile = self.c.profile
         identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
         claims = self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
-        if identity_ok and storage_ok and claims_match(self.sts, stored, claims, False, profile):
+        if identity_ok and storage_ok and claims_match_retention_policy(self.sts, stored, claims, False, profile):
             return None
         fixed = replace(stored, labels=P.update_identity(self.sts, stored, pod_index_label=profile.pod_index_label),
                         spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
@@ -585,25 +580,22 @@ class ClusterObjects:
         self._claim_event(True, "create", claim.name, pod)
 
     def update_claim(self, d: Decision) -> None:
-        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success)."""
-        try:
-            self._check("update", "PersistentVolumeClaim", d.target)
-            claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
-            if claim is None:
-                raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
-            refs = d.payload
-            # a pod ref needs the pod's uid, known only once the pod exists
-            fixed = []
-            for r in refs:
-                if r.kind == "Pod" and not r.uid:
-                    pod = self.c.store.get("Pod", self.sts.namespace, r.name)
-                    if pod is None:
-                        continue
-                    r = replace(r, uid=pod.uid)
-                fixed.append(r)
-            self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
-        except APIError as e:
-            raise  # the callers record the pod's FailedUpdate (fixPodClaim records nothing)
+        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
+        callers record the pod's FailedUpdate on an error, fixPodClaim records nothing)."""
+        self._check("update", "PersistentVolumeClaim", d.target)
+        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        if claim is None:
+            raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
+        # a pod ref needs the pod's uid, known only once the pod exists
+        fixed = []
+        for r in d.payload:
+            if r.kind == "Pod" and not r.uid:
+                pod = self.c.store.get("Pod", self.sts.namespace, r.name)
+                if pod is None:
+                    continue
+                r = replace(r, uid=pod.uid)
+            fixed.append(r)
+        self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -645,20 +637,8 @@ class ClusterObjects:
                                f"deleted revision {rev.name} (number {rev.revision}): history limit")
 
     def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
-        """``UpdateStatefulSetStatus``, sent again on Conflict (``retry.DefaultRetry``); the API server
-        refuses a status ``ValidateStatefulSetStatusUpdate`` rejects (a rolling-update delete of a pod
-        at a third revision can take currentReplicas to -1).  Returns the number of retries."""
-        def attempt():
-            self._check("update", "StatefulSet", sts.name)
-            stored = self.c.store.get("StatefulSet", sts.namespace, sts.name)
-            if stored is None:
-                raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
-            errors = validate_stateful_set_status_update(status, stored.status)
-            if errors:
-                raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
-                               message=str(ValidationError(errors, name=sts.name)))
-            self.c.store.update("StatefulSet", replace(stored, status=status))
-        return retry_on_conflict(DEFAULT_RETRY_STEPS, attempt)
+        """The status updater's ``UpdateStatefulSetStatus``; returns the number of retries."""
+        return update_stateful_set_status(self.c, sts, status)
 
     # claiming
     def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:

@@ -11,13 +11,13 @@ injected).  :class:`StatefulSetController` is the controller a cluster owns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
 from ..api.errors import APIError
-from ..api.objects import OwnerReference, Pod, StatefulSet, StatefulSetStatus, controller_of
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus, controller_of
 from .stateful_pod_control import ClusterObjects, apply_plan
 from . import stateful_set_utils as P
 from .history import sort_revisions
@@ -93,9 +93,6 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
     return sort_revisions(out)
 
 
-# ------------------------------------------------------------- object manager
-
-
 # --------------------------------------------------------------------- sync
 
 
@@ -161,7 +158,7 @@ def next_sync_duration(sts: StatefulSet, pods, status: StatefulSetStatus | None,
     earliest instant one of *pods* becomes Available (``FindMinNextPodAvailabilityCheck``),
     or after minReadySeconds when no pod tells when.
     """
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    mrs = P.min_ready_seconds(sts, profile)
     if mrs <= 0 or status is None or status.ready_replicas == status.available_replicas:
         return None
     times = P.availability_times(pods, mrs, now)
@@ -185,7 +182,7 @@ def _finish(ctl, sts, n, decisions, status, error, requeue_after=None) -> SyncRe
 def _status_row(ctl, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
     """``Trace.add_status``'s arguments after the set's name."""
     return (sts.spec.replicas, status, written,
-            sts.spec.min_ready_seconds if ctl.profile.min_ready_seconds else 0,
+            P.min_ready_seconds(sts, ctl.profile),
             sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
 
 

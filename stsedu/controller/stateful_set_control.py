@@ -20,17 +20,16 @@ Step by step (docs/behaviour.md section 1):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Mapping
 
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
-from ..api.objects import (REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
+from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
 from .profiles import CURRENT, Profile
-from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
-                        next_revision, revision_hash, revision_name, scaled_max_unavailable)
+from .stateful_pod_control import claims_match_retention_policy
+from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
     decisions: list[Decision] = []
-    candidate = new_revision(sts, next_revision(revisions), collisions, profile.null_creation_timestamp)
+    candidate = P.new_revision(sts, P.next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
     if equal and equal_revision(revisions[-1], equal[-1]):
         update = revisions[-1]
@@ -121,97 +120,23 @@ def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
     return decisions, current.name, update.name, collisions, update
 
 
-# ---------------------------------------------------------------- placeholder
-
-
-def versioned_revision(sts: StatefulSet, current: str, update: str, ordinal: int,
-                       profile: Profile) -> str:
-    """The revision a new pod for *ordinal* gets (``newVersionedStatefulSetPod``).
-
-    Current revision iff (RollingUpdate without a ``rollingUpdate`` block and
-    the ordinal is below start + status.currentReplicas) or (a
-    ``rollingUpdate`` block and the ordinal is below start + partition);
-    otherwise the update revision.
-    """
-    start = sts.spec.start_ordinal if profile.start_ordinal else 0
-    ru = sts.spec.rolling_update
-    use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
-                    and ordinal < start + sts.status.current_replicas)
-                   or (ru is not None and ordinal < start + ru.partition))
-    return current if use_current else update
-
-
-class PlannedPod:
-    """The pod of an empty slot, as ``newVersionedStatefulSetPod`` makes it before it exists.
-
-    It carries what the planner reads of a pod (name, ordinal, the revision
-    label, phase ``""`` so that ``isCreated`` is False, no readiness, no
-    deletion timestamp); :func:`full_pod` builds the complete pod to create.
-    A plain small object: a sync makes one for every empty slot.
-    """
-
-    __slots__ = ("name", "namespace", "ordinal", "parent", "revision")
-    uid = ""
-    phase = ""
-    ready = False
-    ready_since = None
-    deletion_timestamp = None
-    owner_references = ()
-
-    def __init__(self, name: str, namespace: str, parent: str, ordinal: int, revision: str) -> None:
-        self.name = name
-        self.namespace = namespace
-        self.parent = parent
-        self.ordinal = ordinal
-        self.revision = revision
-
-    @property
-    def labels(self) -> dict:
-        """The one label a planned pod has yet (the planner reads ``revision``)."""
-        return {REVISION_LABEL: self.revision}
-
-    def __repr__(self) -> str:
-        return f"<PlannedPod {self.name}: revision {self.revision}>"
-
-
-def placeholder(sts: StatefulSet, ordinal: int, revision: str) -> PlannedPod:
-    """The not-yet-created pod of a slot (``newVersionedStatefulSetPod``); built in full only when created."""
-    return PlannedPod(f"{sts.name}-{ordinal}", sts.namespace, sts.name, ordinal, revision)
-
-
-def full_pod(sts: StatefulSet, pod: Pod, revisions: Mapping[str, ControllerRevision],
-             profile: Profile) -> Pod:
-    """The complete pod to create for a placeholder, from its revision's template."""
-    rev = revisions.get(pod.revision)
-    template = _template(rev.data) if rev is not None else sts.spec.template
-    return P.new_stateful_pod(sts, template, pod.revision, pod.ordinal,
-                              pod_index_label=profile.pod_index_label)
-
-
-@lru_cache(maxsize=256)
-def _template(data: str) -> dict:
-    import json
-    return json.loads(data)["spec"]["template"]
-
-
 # --------------------------------------------------------------------- status
 
 
-def replica_status(pods, min_ready_seconds: int, now: float, current: str, update: str,
-                   profile: Profile = CURRENT) -> tuple[int, int, int, int, int]:
+def compute_replica_status(pods, min_ready_seconds: int, now: float, current: str, update: str
+                           ) -> tuple[int, int, int, int, int]:
     """(replicas, ready, available, current, updated) over *pods* (``computeReplicaStatus``)."""
     replicas = ready = available = cur = upd = 0
-    mrs = min_ready_seconds if profile.min_ready_seconds else 0
     for pod in pods:
         if not P.is_created(pod):
             continue
         replicas += 1
         if P.is_running_and_ready(pod):
             ready += 1
-            if P.is_running_and_available(pod, mrs, now):
+            if P.is_running_and_available(pod, min_ready_seconds, now):
                 available += 1
         if not P.is_terminating(pod):
-            revision = P.revision_label(pod)
+            revision = P.get_pod_revision(pod)
             if revision == current:
                 cur += 1
             if revision == update:
@@ -219,49 +144,16 @@ def replica_status(pods, min_ready_seconds: int, now: float, current: str, updat
     return replicas, ready, available, cur, upd
 
 
-def base_status(sts: StatefulSet, pods, now: float, current: str, update: str, collisions: int,
-                profile: Profile = CURRENT) -> StatefulSetStatus:
-    """The status ``updateStatus`` computes over *pods*."""
-    r, ready, avail, cur, upd = replica_status(pods, sts.spec.min_ready_seconds, now, current, update,
-                                               profile)
+def update_status(sts: StatefulSet, pods, now: float, current: str, update: str, collisions: int,
+                  profile: Profile = CURRENT) -> StatefulSetStatus:
+    """The status ``updateStatefulSet`` starts from, counted over *pods* (``updateStatus``)."""
+    r, ready, avail, cur, upd = compute_replica_status(pods, P.min_ready_seconds(sts, profile), now,
+                                                       current, update)
     return StatefulSetStatus(observed_generation=sts.generation, replicas=r, ready_replicas=ready,
                              available_replicas=avail, current_replicas=cur, updated_replicas=upd,
                              current_revision=current, update_revision=update,
                              collision_count=collisions,
                              conditions=sts.status.conditions if profile.status_conditions else ())
-
-
-def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus,
-                            profile: Profile = CURRENT) -> StatefulSetStatus:
-    """Promote the update revision once every replica is updated and ready (``completeRollingUpdate``).
-
-    Ready, not Available: minReadySeconds is not consulted here.  Up to v1.36
-    only RollingUpdate sets are promoted; from v1.37 OnDelete sets too.
-    """
-    if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
-        return status
-    n = sts.spec.replicas
-    promoted = (status.current_replicas == status.updated_replicas
-                and status.current_revision == status.update_revision)
-    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
-        return replace(status, current_replicas=status.updated_replicas,
-                       current_revision=status.update_revision)
-    return status
-
-
-def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus,
-                        profile: Profile = CURRENT) -> bool:
-    """True if *status* differs from the stored one in a field that triggers a write (``inconsistentStatus``)."""
-    old = sts.status
-    return (status.observed_generation > old.observed_generation
-            or status.replicas != old.replicas
-            or status.current_replicas != old.current_replicas
-            or status.ready_replicas != old.ready_replicas
-            or status.updated_replicas != old.updated_replicas
-            or status.current_revision != old.current_revision
-            or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
-            or status.update_revision != old.update_revision
-            or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
 
 
 # ------------------------------------------------------------- claim helpers
@@ -275,7 +167,7 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
     and a claim that is being deleted makes the whole call fail afterwards.
     """
     out, deleting = [], []
-    for name, template in P.claim_names(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
             out.append(_d("create-pvc", pod.name, "missing",
@@ -297,7 +189,7 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
     if not profile.pvc_retention:
         return []
     out = []
-    for name, _ in P.claim_names(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is None:
             continue
@@ -308,9 +200,9 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
                           f"Claim {name} has another managing controller: the retention policy is "
                           "ignored for it (Warning ConflictingController).",
                           rule_key, target=name, step=step, slot=slot))
-        if P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+        if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
-        refs = P.claim_owner_refs(sts, pod, claim, condemned=condemned)
+        refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
         owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
         if conflicting:
             out.append(_d("update-pvc", pod.name, "conflicting-controller",
@@ -325,28 +217,15 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
     return out
 
 
-def claims_match(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                 condemned: bool, profile: Profile) -> bool:
-    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
-    if not profile.pvc_retention or not sts.spec.volume_claim_templates:
-        return True
-    for name, _ in P.claim_names(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is not None and not P.claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
-            return False
-    return True
-
-
 # ----------------------------------------------------------- processReplica
 
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
-                    profile: Profile, revisions: Mapping[str, ControllerRevision] | None = None
-                    ) -> tuple[list[Decision], bool]:
+                    profile: Profile) -> tuple[list[Decision], bool]:
     """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``)."""
     out: list[Decision] = []
     name = pod.name
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    mrs = P.min_ready_seconds(sts, profile)
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
         if not P.is_terminating(pod):
@@ -360,7 +239,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         return out, True
     # a missing pod is created, with its claims first
     if not P.is_created(pod):
-        if profile.pvc_retention and P.claim_is_stale(sts, pod, snap.claims):
+        if profile.pvc_retention and P.pod_claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
@@ -369,7 +248,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         out.extend(claim_ds)
         if blocked:
             return out, True
-        created = full_pod(sts, pod, revisions or {}, profile)
+        created = pod
         out.append(_d("create", name, "missing",
                       f"{name} does not exist: create it at revision {pod.revision}.",
                       "create", payload=created, step=STEP_REPLICAS, slot=slot))
@@ -380,7 +259,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
-        if not claims_match(sts, created, snap.claims, False, profile):
+        if not claims_match_retention_policy(sts, created, snap.claims, False, profile):
             out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                               STEP_REPLICAS, profile))
             out.append(_d("update", name, "identity",
@@ -413,7 +292,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = P.identity_matches(sts, pod)
     storage_ok = P.storage_matches(sts, pod)
-    retention_ok = claims_match(sts, pod, snap.claims, False, profile)
+    retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
     if identity_ok and storage_ok and retention_ok:
         return out, False
     if not storage_ok:
@@ -426,7 +305,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
     # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
-    fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
+    fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
                     labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
                     if not identity_ok else pod.labels,
                     spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
@@ -454,7 +333,7 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
     """Decisions for one pod outside the ordinal range, highest first (``processCondemned``)."""
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    mrs = P.min_ready_seconds(sts, profile)
     if P.is_terminating(pod):
         if monotonic:
             return [_d("wait", name, "terminating",
@@ -489,11 +368,11 @@ def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now:
     walk with an ``update-unavailable`` wait.  Pods below the partition are
     never looked at.
     """
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    mrs = P.min_ready_seconds(sts, profile)
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
-        if P.revision_label(pod) != update and not P.is_terminating(pod):
+        if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
             return [_d("delete", pod.name, "update",
                        f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
                        "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
@@ -520,16 +399,16 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
     in range but none could be deleted.
     """
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+    mrs = P.min_ready_seconds(sts, profile)
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
-    max_u = scaled_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
+    max_u = P.get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
     unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
 
     def old(i: int) -> bool:
         pod = replicas[i]
-        return P.revision_label(pod) != update and not P.is_terminating(pod)
+        return P.get_pod_revision(pod) != update and not P.is_terminating(pod)
 
     in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
     parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
@@ -631,18 +510,6 @@ def over_create_budget(creates: int, existing: int = 0) -> bool:
     return creates > min(limits.MAX_PODS_PER_SYNC, max(0, limits.MAX_PODS - existing))
 
 
-def slow_start_batches(n: int, initial: int = 1, cap: int = 500) -> list[range]:
-    """Index ranges of ``slowStartBatch``: 1, 2, 4, ... capped at 500."""
-    out, j, size = [], 0, min(n, initial)
-    remaining = n
-    while size > 0:
-        out.append(range(j, j + size))
-        j += size
-        remaining -= size
-        size = min(2 * size, remaining, cap)
-    return out
-
-
 def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
               gates: Mapping[str, bool] | None = None) -> SyncPlan:
     """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``).
@@ -654,8 +521,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     """
     gates = gates or {}
     sts, now = snap.sts, snap.now
-    mrs = sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
-    start = P.start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
+    mrs = P.min_ready_seconds(sts, profile)
+    start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
 
     # getStatefulSetRevisions
     decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
@@ -663,12 +530,12 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     revisions[update_rev.name] = update_rev
 
     # computeReplicaStatus
-    status = base_status(sts, snap.pods, now, current, update, collisions, profile)
+    status = update_status(sts, snap.pods, now, current, update, collisions, profile)
 
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
     # the others are condemned; an empty slot gets the pod newVersionedStatefulSetPod would make
-    replicas = Slots(sts.spec.replicas, lambda i: placeholder(
-        sts, start + i, versioned_revision(sts, current, update, start + i, profile)))
+    replicas = Slots(sts.spec.replicas, lambda i: P.new_versioned_stateful_set_pod(
+        sts, current, update, start + i, revisions, profile))
     condemned: list[Pod] = []
     for pod in snap.pods:
         if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
@@ -684,7 +551,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
 
     monotonic = not P.allows_burst(sts)
-    live = {current, update} | {P.revision_label(pod) for pod in snap.pods}
+    live = {current, update} | {P.get_pod_revision(pod) for pod in snap.pods}
 
     def truncate(live_names) -> list[Decision]:
         return [_d("delete-revision", None, "history-limit",
@@ -701,7 +568,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                for d in decisions):
             # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil,
             # so history is truncated with only the pods' revisions live
-            fallback = tuple(truncate({P.revision_label(p) for p in snap.pods}))
+            fallback = tuple(truncate({P.get_pod_revision(p) for p in snap.pods}))
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
                         replica_slots=len(replicas), condemned_slots=len(condemned),
@@ -713,7 +580,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     # processReplica for each slot; OrderedReady stops at the first slot that blocks
     creates = 0
     for i, pod in enumerate(replicas):
-        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, revisions)
+        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile)
         if ds:
             decisions.extend(ds)
         if monotonic and (stop or (ds and any(d.error for d in ds))):
@@ -724,7 +591,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     for i, pod in enumerate(condemned):
-        if not claims_match(sts, pod, snap.claims, True, profile):
+        if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
             decisions.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
                                                     STEP_CLAIMS_FIX, profile))
     for i, pod in enumerate(condemned):

@@ -41,8 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .stateful_set_control import (Snapshot, full_pod, over_create_budget, placeholder, plan_revisions,
-                                   versioned_revision)
+from .stateful_set_control import Snapshot, over_create_budget, plan_revisions
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -114,7 +113,7 @@ def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     "claim is being deleted" check came with PVC retention.
     """
     out = []
-    for name, template in P.claim_names(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
         if name not in claims:
             out.append(_d("create-pvc", pod.name, "missing",
                           f"Create claim {name} for {pod.name} {why}.", "create-pvc",
@@ -155,7 +154,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             condemned.append(pod)
 
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
-        return placeholder(sts, ordinal, versioned_revision(sts, current, update, ordinal, V1_16))
+        return P.new_versioned_stateful_set_pod(sts, current, update, ordinal, revisions_by_name, V1_16)
 
     class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
         def __missing__(self, i: int) -> Pod:
@@ -211,7 +210,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             if old_failed is None:
                 decisions.append(_d("create", pod.name, "missing",
                                     f"{pod.name} does not exist: create it at revision {pod.revision}.",
-                                    "create", payload=full_pod(sts, pod, revisions_by_name, V1_16), **kw))
+                                    "create", payload=pod, **kw))
             else:
                 decisions.append(_d(
                     "create", pod.name, "missing",
@@ -219,7 +218,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
                     f"old {pod.name} is still terminating (graceful deletion), the API server answers "
                     "AlreadyExists: the sync ends with an error, writes no status, and is retried "
                     "with backoff until the old pod is gone.",
-                    "recreate", payload=full_pod(sts, pod, revisions_by_name, V1_16), **kw))
+                    "recreate", payload=pod, **kw))
             counts.replicas += 1
             counts.revision(pod.revision, +1)
             creates += 1
@@ -246,7 +245,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
-        fixed = replace(pod, name=P.pod_name(sts.name, pod.ordinal),
+        fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal),
                         labels=P.update_identity(sts, pod, pod_index_label=False),
                         spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
         decisions.append(_d("update", pod.name, "identity",

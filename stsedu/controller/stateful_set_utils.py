@@ -7,10 +7,14 @@ is always a parameter (*now*); nothing here reads a clock or writes anything.
 from __future__ import annotations
 
 import copy
-from typing import Mapping
+import json
+import math
+from dataclasses import replace
+from typing import Mapping, Sequence
 
-from ..api.objects import (POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
-                    PersistentVolumeClaim, StatefulSet)
+from .history import go_json, revision_hash, revision_name
+from ..api.objects import (HASH_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
+                           ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
 
 
 def is_created(pod: Pod) -> bool:
@@ -65,13 +69,8 @@ def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     Ready condition only; the kit also tests the phase, which changes nothing here since
     its kubelet clears Ready whenever a pod leaves Running (a modelling shortcut).
     """
-    if pod.deletion_timestamp is not None or not (pod.phase == "Running" and pod.ready):
-        return True
-    # not isRunningAndAvailable, for a pod known to be Ready
-    if min_ready_seconds <= 0:
-        return False
-    since = pod.ready_since if pod.ready_since is not None else now
-    return not since + min_ready_seconds <= now
+    return (is_terminating(pod) or not is_running_and_ready(pod)
+            or not is_running_and_available(pod, min_ready_seconds, now))
 
 
 def is_healthy(pod: Pod) -> bool:
@@ -94,17 +93,17 @@ def allows_burst(sts: StatefulSet) -> bool:
     return sts.spec.pod_management_policy == "Parallel"
 
 
-def pod_name(set_name: str, ordinal: int) -> str:
+def get_pod_name(set_name: str, ordinal: int) -> str:
     """``<set>-<ordinal>`` (``getPodName``)."""
     return f"{set_name}-{ordinal}"
 
 
-def claim_name(template_name: str, set_name: str, ordinal: int) -> str:
+def get_persistent_volume_claim_name(template_name: str, set_name: str, ordinal: int) -> str:
     """``<template>-<set>-<ordinal>`` (``getPersistentVolumeClaimName``)."""
     return f"{template_name}-{set_name}-{ordinal}"
 
 
-def start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
+def get_start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
     """First ordinal of the set (``getStartOrdinal``); 0 where the profile lacks ``ordinals``."""
     return sts.spec.start_ordinal if start_ordinal_supported else 0
 
@@ -117,7 +116,7 @@ def is_member_of(sts: StatefulSet, pod: Pod) -> bool:
 def identity_matches(sts: StatefulSet, pod: Pod) -> bool:
     """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``): the
     name must be the one its ordinal gives (``getPodName``), so ``web-00`` is not ``web-0``."""
-    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == pod_name(sts.name, pod.ordinal)
+    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == get_pod_name(sts.name, pod.ordinal)
             and pod.namespace == sts.namespace and pod.labels.get(POD_NAME_LABEL) == pod.name)
 
 
@@ -141,14 +140,14 @@ def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
     volumes = claim_volumes(pod)
     for t in templates:
         tname = t.get("metadata", {}).get("name", "")
-        if volumes.get(tname) != claim_name(tname, sts.name, pod.ordinal):
+        if volumes.get(tname) != get_persistent_volume_claim_name(tname, sts.name, pod.ordinal):
             return False
     return True
 
 
-def claim_names(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
+def get_persistent_volume_claims(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
     """(claim name, template) for each volumeClaimTemplate of the set (``getPersistentVolumeClaims``)."""
-    return [(claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
+    return [(get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
             for t in sts.spec.volume_claim_templates]
 
 
@@ -165,7 +164,7 @@ def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True)
     """The pod's labels with its identity restored (``updateIdentity``); the pod-name label is the
     name the ordinal gives, which is also the name the update is sent to."""
     labels = dict(pod.labels)
-    labels[POD_NAME_LABEL] = pod_name(sts.name, pod.ordinal)
+    labels[POD_NAME_LABEL] = get_pod_name(sts.name, pod.ordinal)
     if pod_index_label:
         labels[POD_INDEX_LABEL] = str(pod.ordinal)
     return labels
@@ -179,7 +178,7 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     kept after them; a volume with a template's name is replaced.
     """
     spec = copy.deepcopy(dict(pod.spec))
-    wanted = {t.get("metadata", {}).get("name", ""): claim_name(t.get("metadata", {}).get("name", ""),
+    wanted = {t.get("metadata", {}).get("name", ""): get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""),
                                                                  sts.name, pod.ordinal)
               for t in sts.spec.volume_claim_templates}
     volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
@@ -189,14 +188,14 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     return spec
 
 
-def new_stateful_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
+def new_stateful_set_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
                      pod_index_label: bool = True) -> Pod:
     """The pod for *ordinal* built from *template* (``newStatefulSetPod`` + ``setPodRevision``).
 
     The result is a plan (phase ``""``): the API server gives it a uid and
     phase Pending when it is created.
     """
-    name = pod_name(sts.name, ordinal)
+    name = get_pod_name(sts.name, ordinal)
     meta = template.get("metadata") or {}
     spec = copy.deepcopy(dict(template.get("spec") or {}))
     labels = dict(meta.get("labels") or {})
@@ -212,18 +211,10 @@ def new_stateful_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal
               annotations=dict(meta.get("annotations") or {}),
               owner_references=(sts.ref(),), grace_period_seconds=grace, spec=spec)
     if sts.spec.volume_claim_templates:
-        pod = _replace_spec(pod, update_storage(sts, pod))
+        pod = replace(pod, spec=update_storage(sts, pod))
     return pod
 
 
-def _replace_spec(pod: Pod, spec: dict) -> Pod:
-    from dataclasses import replace
-    return replace(pod, spec=spec)
-
-
-def dns_name(pod: Pod, service: str, cluster_domain: str = "cluster.local") -> str:
-    """The pod's stable DNS name ``<pod>.<service>.<namespace>.svc.<cluster-domain>``."""
-    return f"{pod.name}.{service}.{pod.namespace}.svc.{cluster_domain}"
 
 
 # ------------------------------------------------------------- claim retention
@@ -326,7 +317,7 @@ def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | Non
     return False, False  # Retain/Retain, and unknown values are treated as Retain
 
 
-def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+def is_claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
                            condemned: bool | None = None) -> bool:
     """True if the claim's owner refs already fit the retention policy (``isClaimOwnerUpToDate``).
 
@@ -346,7 +337,7 @@ def claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolumeCl
     return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
 
 
-def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
+def update_claim_owner_ref_for_set_and_pod(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *,
                      condemned: bool | None = None) -> tuple[OwnerReference, ...]:
     """The claim's owner refs after ``updateClaimOwnerRefForSetAndPod``.
 
@@ -367,7 +358,7 @@ def claim_owner_refs(sts: StatefulSet, pod: Pod, claim: PersistentVolumeClaim, *
     return refs
 
 
-def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
     """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``).
 
     Only under whenScaled=Delete (with Retain claims are meant to be reused).
@@ -376,13 +367,124 @@ def claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVo
     """
     if sts.spec.when_scaled == "Retain":
         return False
-    for name, _ in claim_names(sts, pod.ordinal):
+    for name, _ in get_persistent_volume_claims(sts, pod.ordinal):
         claim = claims.get(name)
         if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
             return True
     return False
 
 
-def revision_label(pod: Pod) -> str:
-    """``getPodRevision`` (the label, read when the pod was built)."""
-    return pod.revision
+def get_pod_revision(pod: Pod) -> str:
+    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``)."""
+    return pod.labels.get(REVISION_LABEL, "")
+
+
+def min_ready_seconds(sts: StatefulSet, profile) -> int:
+    """``spec.minReadySeconds``, or 0 under a profile whose controller did not read it (v1.16)."""
+    return sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
+
+
+def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, ordinal: int,
+                                   revisions: Mapping, profile) -> Pod:
+    """The pod for *ordinal*, at the revision it should have (``newVersionedStatefulSetPod``).
+
+    It gets the current revision (and that revision's template) when either
+    the strategy is RollingUpdate without a ``rollingUpdate`` block and the
+    ordinal is below start + ``status.currentReplicas``, or there is a
+    ``rollingUpdate`` block and the ordinal is below start + partition;
+    otherwise the update revision.  *revisions* maps revision names to
+    ControllerRevisions (the template comes from the chosen one; the live
+    template when it is not there).  Its phase is ``""``: ``isCreated`` is
+    False until the API server has it.
+    """
+    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    ru = sts.spec.rolling_update
+    use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
+                    and ordinal < start + sts.status.current_replicas)
+                   or (ru is not None and ordinal < start + ru.partition))
+    revision = current if use_current else update
+    rev = revisions.get(revision)
+    template = json.loads(rev.data)["spec"]["template"] if rev is not None else sts.spec.template
+    return new_stateful_set_pod(sts, template, revision, ordinal, pod_index_label=profile.pod_index_label)
+
+
+def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus, profile) -> bool:
+    """True if *status* differs from the stored one in a field that triggers a write (``inconsistentStatus``)."""
+    old = sts.status
+    return (status.observed_generation > old.observed_generation
+            or status.replicas != old.replicas
+            or status.current_replicas != old.current_replicas
+            or status.ready_replicas != old.ready_replicas
+            or status.updated_replicas != old.updated_replicas
+            or status.current_revision != old.current_revision
+            or (profile.min_ready_seconds and status.available_replicas != old.available_replicas)
+            or status.update_revision != old.update_revision
+            or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
+
+
+def complete_update(sts: StatefulSet, status: StatefulSetStatus, profile) -> StatefulSetStatus:
+    """Promote the update revision once every replica is updated and ready (``completeUpdate``,
+    ``completeRollingUpdate`` before v1.37).
+
+    Ready, not Available: minReadySeconds is not consulted here.  Up to v1.36
+    only RollingUpdate sets are promoted; from v1.37 OnDelete sets too.
+    """
+    if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
+        return status
+    n = sts.spec.replicas
+    promoted = (status.current_replicas == status.updated_replicas
+                and status.current_revision == status.update_revision)
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
+        return replace(status, current_replicas=status.updated_replicas,
+                       current_revision=status.update_revision)
+    return status
+
+
+def get_stateful_set_max_unavailable(max_unavailable: int | str | None, replica_count: int) -> int:
+    """maxUnavailable as a pod count, at least 1 (``getStatefulSetMaxUnavailable``).
+
+    An integer is taken as is; a percentage is rounded down against
+    *replica_count* (``GetScaledValueFromIntOrPercent`` with roundUp false).
+    """
+    if max_unavailable is None:
+        return 1
+    if isinstance(max_unavailable, str):
+        n = math.floor(int(max_unavailable.rstrip("%")) * replica_count / 100)
+    else:
+        n = int(max_unavailable)
+    return max(n, 1)
+
+
+# ------------------------------------------------------------------ revisions
+
+
+def get_patch(template: Mapping, null_creation_timestamp: bool = False) -> str:
+    """The revision's data: the patch that replaces ``spec.template`` (``getPatch``).
+
+    The template is the stored (defaulted) one.  Since v1.34 a zero
+    ``metadata.creationTimestamp`` is omitted; up to v1.33 Go wrote it as null
+    (*null_creation_timestamp*, the v1.16 profile).
+    """
+    tpl = dict(template)
+    tpl["$patch"] = "replace"
+    if null_creation_timestamp:
+        meta = tpl.get("metadata")
+        tpl["metadata"] = {**(meta if isinstance(meta, dict) else {}), "creationTimestamp": None}
+    return go_json({"spec": {"template": tpl}})
+
+
+def new_revision(sts: StatefulSet, number: int, collision_count: int,
+                 null_creation_timestamp: bool = False) -> ControllerRevision:
+    """The candidate revision for the set's live template (``newRevision``)."""
+    data = get_patch(sts.spec.template, null_creation_timestamp)
+    h = revision_hash(data, collision_count)
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    labels[HASH_LABEL] = h
+    return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
+                              labels=labels, annotations=dict(sts.annotations),
+                              owner_references=(sts.ref(),), data=data, revision=number)
+
+
+def next_revision(revisions: Sequence[ControllerRevision]) -> int:
+    """One more than the highest revision number, or 1 (``nextRevision``)."""
+    return revisions[-1].revision + 1 if revisions else 1

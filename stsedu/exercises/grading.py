@@ -23,6 +23,7 @@ from typing import Iterable
 
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
+from ..frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
 NO_NAME = "(no name)"
@@ -133,8 +134,7 @@ class Grades:
         return _files.write_output(path, buf.getvalue(), example="scores.csv")   # whole, or nothing
 
     def frame(self):
-        import pandas as pd
-        return pd.DataFrame(self.rows(), columns=self.columns())
+        return kit_frame(self.rows(), columns=self.columns())
 
     def summary(self) -> str:
         """A table to print: one line per file (student, file, points), then how each exercise went."""

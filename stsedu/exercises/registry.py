@@ -8,6 +8,7 @@ from typing import Iterable
 from .exercise import Exercise, ExerciseError
 from .exercise import load_file as _load_file
 from .exercise import loads as _loads
+from ..frames import kit_frame
 
 LIBRARY_DIR = Path(__file__).parent / "library"
 """The shipped exercises (``stsedu/exercises/library/*.yaml``)."""
@@ -214,7 +215,6 @@ def catalog():
 
 
 def _frame(exs):
-    import pandas as pd
-    return pd.DataFrame([{"id": e.id, "notebook": e.notebook, "kind": e.kind, "points": e.points,
+    return kit_frame([{"id": e.id, "notebook": e.notebook, "kind": e.kind, "points": e.points,
                           "question": e.question} for e in exs],
                         columns=["id", "notebook", "kind", "points", "question"])

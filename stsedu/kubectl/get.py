@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..api.objects import controller_of, kubectl_status
+from ..frames import kit_frame
 
 
 # ===================================================================== durations
@@ -185,7 +186,7 @@ def watch_frame(trace, set_name: str | None = None):
         pods = pods[pods["set"] == set_name]
     cols = ["sync", "time", "pod", "ready", "status", "restarts", "age", "revision", "ip", "node", "cause"]
     if pods.empty:
-        return pd.DataFrame(columns=cols)
+        return kit_frame(columns=cols)
     df = _pod_incarnations(pods.reset_index(drop=True))
     # traces saved before these columns existed load them as None
     df["containers"] = df["containers"].fillna(1).astype(int)
@@ -195,7 +196,7 @@ def watch_frame(trace, set_name: str | None = None):
     born = [created.get((p, i), t0) for p, i, t0 in
             zip(df["pod"], df["incarnation"], df.groupby(["pod", "incarnation"])["time"].transform("min"))]
     last_restart = _last_restart_times(df)
-    out = pd.DataFrame({
+    out = kit_frame({
         "sync": df["sync"], "time": df["time"], "pod": df["pod"],
         # containers are stopped before the pod object goes: its last line reads 0/n
         "ready": [f"{n if r and ev != 'deleted' else 0}/{n}"
@@ -265,7 +266,7 @@ def pods_frame(cluster, set_name: str | None = None):
              "restarts": p.restarts, "age": human_duration(now - p.creation_timestamp),
              "created": p.creation_timestamp, "ready_since": p.ready_since if p.ready else None}
             for p in cluster.pods(set_name)]
-    return pd.DataFrame(rows, columns=["pod", "set", "ordinal", "status", "phase", "ready", "available",
+    return kit_frame(rows, columns=["pod", "set", "ordinal", "status", "phase", "ready", "available",
                                        "terminating", "revision", "restarts", "age", "created", "ready_since"])
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..trace import Trace
+from ..frames import kit_frame
 
 STORED = Path(__file__).resolve().parent.parent / "data" / "live"
 
@@ -33,7 +34,6 @@ class Lesson:
 
     def agreement(self):
         """One row per stable point: the step, what changed, each side's pods, and whether they agree."""
-        import pandas as pd
         rows = []
         for k, l in zip(self.kit_points, self.live_points):
             def pods(p):
@@ -47,12 +47,11 @@ class Lesson:
                 else "✗",
                 "creates/deletes in order": "✓" if [tuple(c) for c in k["changes"]] == [tuple(c) for c in l["changes"]]
                 else "✗"})
-        return pd.DataFrame(rows)
+        return kit_frame(rows)
 
     def writes_table(self):
         """The real control plane's writes, in order (who wrote them is not recorded: see the causes)."""
-        import pandas as pd
-        return pd.DataFrame(self.live_writes, columns=["verb", "kind", "name", "what changed"])
+        return kit_frame(self.live_writes, columns=["verb", "kind", "name", "what changed"])
 
     def save(self, folder: str | Path) -> Path:
         folder = Path(folder)

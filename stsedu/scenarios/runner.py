@@ -19,6 +19,7 @@ from ..api.load import to_json_data
 from .format import (DEFAULT_MAX_SYNCS, ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
                      ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
                      _object_entry, _step, read_text, step_work)
+from ..frames import kit_frame
 
 # ================================================================ scenario
 
@@ -140,12 +141,11 @@ def library_path(name: str) -> Path:
 
 def library():
     """The shipped scenarios as a DataFrame: ``name``, ``title``, ``description`` (one per notebook idea)."""
-    import pandas as pd
     rows = []
     for p in sorted(LIBRARY_DIR.glob("*.yaml")):
         s = load(p)
         rows.append({"name": s.name, "title": s.title, "description": s.description})
-    return pd.DataFrame(rows, columns=["name", "title", "description"])
+    return kit_frame(rows, columns=["name", "title", "description"])
 
 
 def load(what: str | Path) -> Scenario:

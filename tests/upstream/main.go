@@ -693,6 +693,10 @@ func main() {
 				resp = response{OK: true, Kubernetes: kubernetesVersion(), Gates: gates()}
 			case "sync":
 				resp = runSync(req)
+			case "time": // timing.go
+				_ = enc.Encode(runTiming([]byte(line)))
+				_ = out.Flush()
+				continue
 			default:
 				resp = response{Problem: "unknown op " + req.Op}
 			}

@@ -1,0 +1,161 @@
+"""Does the non-upstream test suite notice when the controller is wrong?
+
+Each mutation below changes one rule of the controller in a copy of the package
+(the slow-start cap, a comparison, a dropped ``break`` ...).  None is equivalent to
+the original: ``n_unavailable > max_u`` for ``>=`` in the maxUnavailable budget, for
+one, is not listed, because with ``n_unavailable == max_u`` the budget left is 0 and
+the same wait follows either way.  For each, the
+controller's tests (the quick suite's files about the controller, without the
+upstream oracle) run against the mutated copy; a mutation is *caught* when they
+fail.  Every mutation must be caught: one that survives names a rule no
+non-upstream test checks, and gets a test.
+
+    python tools/mutation_check.py              # every mutation
+    python tools/mutation_check.py --list       # their names
+    python tools/mutation_check.py cap-400 ...  # only these
+
+``tests/test_mutation_check.py`` (marked ``slow``) runs a few of them in CI.
+Exit status 0 when every mutation run was caught, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTROLLER = "stsedu/controller"
+
+TESTS = (
+    "tests/test_api_errors.py",
+    "tests/test_perf_equivalence.py",   # the recorded walks: every decision of every sync
+    "tests/test_scaling.py",
+    "tests/test_updates.py",
+    "tests/test_max_unavailable.py",
+    "tests/test_upstream_rules.py",
+    "tests/test_storage.py",
+)
+"""The controller's tests of the quick suite (none needs Go)."""
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    file: str
+    """Path under ``stsedu/controller``."""
+    old: str
+    """Text that occurs exactly once in *file*."""
+    new: str
+    rule: str
+    """The upstream rule the mutation breaks."""
+
+
+MUTATIONS = (
+    Mutation("cap-400", "stateful_pod_control.py",
+             "return 9 + (i - 511) // 500", "return 9 + (i - 511) // 400",
+             "slowStartBatch: batches double up to MaxBatchSize = 500"),
+    Mutation("ordinal-range-inclusive", "stateful_set_utils.py",
+             "return start <= pod.ordinal < start + sts.spec.replicas",
+             "return start <= pod.ordinal <= start + sts.spec.replicas",
+             "podInOrdinalRange: ordinals start .. start + replicas - 1 (a <= for <)"),
+    Mutation("budget-no-break", "stateful_set_control.py",
+             "            if budget <= 0:\n                break\n", "            if budget <= 0:\n                pass\n",
+             "updateStatefulSetAfterInvariantEstablished (Parallel): healthy old pods only within the budget"),
+    Mutation("available-strict", "stateful_set_utils.py",
+             "return since + min_ready_seconds <= now", "return since + min_ready_seconds < now",
+             "isRunningAndAvailable / IsPodAvailable: available at lastTransitionTime + minReadySeconds"),
+    Mutation("condemned-ascending", "stateful_set_control.py",
+             "condemned.sort(key=lambda pod: pod.ordinal, reverse=True)",
+             "condemned.sort(key=lambda pod: pod.ordinal, reverse=False)",
+             "updateStatefulSet: condemned pods are deleted highest ordinal first (descendingOrdinal)"),
+    Mutation("partition-ignored", "stateful_set_control.py",
+             "    update_min = sts.spec.partition\n", "    update_min = 0\n",
+             "updateStatefulSet: the rolling update stops at the partition"),
+    Mutation("max-unavailable-ceil", "stateful_set_utils.py",
+             "n = math.floor(int(max_unavailable.rstrip", "n = math.ceil(int(max_unavailable.rstrip",
+             "getStatefulSetMaxUnavailable: a percentage is rounded down"),
+    Mutation("complete-without-ready", "stateful_set_utils.py",
+             "status.updated_replicas == n and status.ready_replicas == n and status.replicas == n",
+             "status.updated_replicas == n and status.replicas == n",
+             "completeUpdate: every replica updated and ready"),
+    Mutation("terminating-counted", "stateful_set_control.py",
+             "        if not P.is_terminating(pod):\n            revision = P.get_pod_revision(pod)",
+             "        if True:\n            revision = P.get_pod_revision(pod)",
+             "computeReplicaStatus: terminating pods count toward neither current nor updated"),
+)
+
+
+def apply(mutation: Mutation, package: Path) -> None:
+    """Apply *mutation* to the copy of the package at *package* (its ``stsedu`` folder)."""
+    path = package / "controller" / mutation.file
+    text = path.read_text()
+    n = text.count(mutation.old)
+    if n != 1:
+        raise SystemExit(f"mutation {mutation.name}: its text occurs {n} times in {CONTROLLER}/{mutation.file} "
+                         "(the controller changed: update the mutation)")
+    path.write_text(text.replace(mutation.old, mutation.new))
+
+
+_RUNNER = """import sys
+sys.path.insert(0, sys.argv[1])
+import stsedu
+assert stsedu.__file__.startswith(sys.argv[1]), stsedu.__file__
+import pytest
+sys.exit(pytest.main(sys.argv[2:]))
+"""
+
+
+def run(mutation: Mutation, tests=TESTS, python: str = sys.executable) -> tuple[bool, float, str]:
+    """(caught, seconds, last lines of pytest's output) for one mutation."""
+    with tempfile.TemporaryDirectory(prefix=f"stsedu-mutant-{mutation.name}-") as tmp:
+        shutil.copytree(ROOT / "stsedu", Path(tmp) / "stsedu",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        apply(mutation, Path(tmp) / "stsedu")
+        start = time.monotonic()
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        proc = subprocess.run(
+            [python, "-c", _RUNNER, tmp, "-x", "-q", "-p", "no:cacheprovider",
+             "-m", "not browser and not slow and not upstream", *(str(ROOT / t) for t in tests)],
+            cwd=tmp, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - start
+    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
+    if proc.returncode not in (0, 1):  # an error, not a verdict: the check itself is broken
+        raise SystemExit(f"mutation {mutation.name}: pytest exited {proc.returncode}:\n{proc.stdout}{proc.stderr}")
+    return proc.returncode == 1, seconds, tail
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = parser.parse_args(argv)
+    by_name = {m.name: m for m in MUTATIONS}
+    if args.list:
+        for m in MUTATIONS:
+            print(f"{m.name:24} {m.rule}")
+        return 0
+    unknown = [n for n in args.names if n not in by_name]
+    if unknown:
+        parser.error(f"unknown mutation(s): {', '.join(unknown)} (see --list)")
+    survived = []
+    for m in [by_name[n] for n in args.names] or MUTATIONS:
+        caught, seconds, tail = run(m)
+        print(f"{'caught  ' if caught else 'SURVIVED'} {m.name:24} {seconds:6.1f} s  {m.rule}", flush=True)
+        if not caught:
+            survived.append(m.name)
+            print("    " + tail.replace("\n", "\n    "))
+    if survived:
+        print(f"{len(survived)} mutation(s) survived: {', '.join(survived)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

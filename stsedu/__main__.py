@@ -46,7 +46,7 @@ import textwrap
 from typing import TextIO
 
 from . import __version__
-from . import scenarios as _scenarios
+from .lessons import scenarios as _scenarios
 from .files import OutputError, check_output, write_output
 from .trace import POD_COLUMNS
 
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
 def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["kubectl"]:  # kubectl's own flags: not argparse's business
-        from .kubectl.cli import main as kubectl_main
+        from .views.kubectl.cli import main as kubectl_main
         return kubectl_main(argv[1:], out)
     parser = argparse.ArgumentParser(
         prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "
@@ -173,9 +173,9 @@ def _teacher_commands(sub) -> None:
 
 def _nbgrader(exs: list, args, out: TextIO) -> int:
     """An assessed nbgrader source notebook at source/<assignment>/, its key beside source/."""
-    from .exercises import handout as H
-    from .exercises import notebooks as N
-    from .exercises.exercise import ExerciseError
+    from .lessons.exercises import handout as H
+    from .lessons.exercises import notebooks as N
+    from .lessons.exercises.exercise import ExerciseError
     p = Path(args.out)
     if p.suffix != ".ipynb" or p.parent.parent.name != "source":
         raise ExerciseError("give the notebook's place in an nbgrader course: source/<assignment>/<name>.ipynb",
@@ -198,8 +198,8 @@ def _nbgrader(exs: list, args, out: TextIO) -> int:
 
 
 def _teacher(args, out: TextIO, parser) -> int:
-    from . import exercises as E
-    from .exercises import notebooks as N
+    from .lessons import exercises as E
+    from .lessons.exercises import notebooks as N
     try:
         if args.command == "exercise" and args.exercise_command == "check":
             return _check_files(args.files, out, args.override)
@@ -220,7 +220,7 @@ def _teacher(args, out: TextIO, parser) -> int:
             return 0
         if args.command == "exercise" and args.exercise_command == "release":
             import nbformat
-            from .exercises import handout as H
+            from .lessons.exercises import handout as H
             p = Path(args.out)
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
@@ -258,9 +258,9 @@ def _teacher(args, out: TextIO, parser) -> int:
 def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
     """Validate each file, run it, and check its hints and choices against the computed answer; refuse
     an id used by two files, or by a shipped exercise (unless *override*)."""
-    from . import exercises as E
-    from .exercises import kinds as K
-    from .exercises import registry as R
+    from .lessons import exercises as E
+    from .lessons.exercises import kinds as K
+    from .lessons.exercises import registry as R
     bad = 0
     seen: dict[str, object] = {}
     for path in paths:
@@ -523,7 +523,7 @@ def decision_lines(sync) -> list[str]:
 
 def _text(name: str):
     """``stsedu.tables.<name>`` if it exists, else the private fallback of the same name."""
-    from . import tables
+    from .views import tables
     return getattr(tables, name, None) or _FALLBACKS[name]
 
 

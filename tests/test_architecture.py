@@ -96,10 +96,10 @@ def test_no_import_cycle():
 def test_nothing_below_the_facade_imports_it():
     """Only what sits above the cluster (what learners touch, and the package's front door) imports
     ``stsedu.cluster``: the API server, the simulation, the controller and the trace never do."""
-    below = ("stsedu.api", "stsedu.sim", "stsedu.controller", "stsedu.kubectl", "stsedu.trace")
+    below = ("stsedu.api", "stsedu.sim", "stsedu.controller", "stsedu.views.kubectl", "stsedu.trace")
     # kubectl's command line (issue 29) is what learners touch: a session makes its cluster; kubectl's
     # printers (get, describe, rollout...) stay below the facade
-    above = ("stsedu.kubectl.session", "stsedu.kubectl.magic", "stsedu.kubectl.cli")
+    above = ("stsedu.views.kubectl.session", "stsedu.views.kubectl.magic", "stsedu.views.kubectl.cli")
     importers = sorted(m for m, deps in _graph().items() if "stsedu.cluster" in deps)
     assert [m for m in importers if m.startswith(below) and m not in above] == []
 

@@ -20,9 +20,9 @@ import nbformat
 import pytest
 
 import stsedu
-import stsedu.exercises as E
+import stsedu.lessons.exercises as E
 from stsedu.__main__ import main
-from stsedu.exercises import modes as M
+from stsedu.lessons.exercises import modes as M
 
 ROOT = Path(__file__).resolve().parent.parent
 

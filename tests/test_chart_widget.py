@@ -188,7 +188,7 @@ def test_charts_do_not_load_jsonschemas_iri_grammar():
     kernel, and leaves the module importable for anyone who wants it."""
     pytest.importorskip("rfc3987_syntax")
     code = ("import sys; sys.path.insert(0, %r)\n"
-            "import stsedu.charts, jsonschema\n"
+            "import stsedu.views.charts, jsonschema\n"
             "assert 'rfc3987_syntax' not in sys.modules, 'loaded'\n"
             "import rfc3987_syntax\n"
             "print('OK')" % str(ROOT))

@@ -9,7 +9,7 @@ import pytest
 
 import stsedu
 from stsedu import charts, tables
-from stsedu.palette import ACTION_COLORS, COUNTER_COLORS, REVISION_COLORS, STATE_COLORS
+from stsedu.views.palette import ACTION_COLORS, COUNTER_COLORS, REVISION_COLORS, STATE_COLORS
 from helpers import web
 from test_tables import delete_syncs, manifest_rollout
 

@@ -27,7 +27,7 @@ import nbformat
 import pytest
 
 import stsedu
-import stsedu.exercises as E
+import stsedu.lessons.exercises as E
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "teaching.md"

@@ -10,7 +10,7 @@ import pytest
 
 import stsedu
 from helpers import web
-from stsedu.compare import KINDS, Comparison, Divergence, compare
+from stsedu.lessons.compare import KINDS, Comparison, Divergence, compare
 
 
 def run(c):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import stsedu
-from stsedu.examples import web as web_yaml
+from stsedu.lessons.examples import web as web_yaml
 
 from helpers import WEB_YAML, web
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-import stsedu.exercises as E
+import stsedu.lessons.exercises as E
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -506,7 +506,7 @@ def test_exercise_files_are_read_within_their_limits(tmp_path, text, problem):
 
 def test_exercise_file_reader_refuses_devices_folders_and_binary(tmp_path):
     (tmp_path / "bin.yaml").write_bytes(b"id: \xff\xfe\n")
-    from stsedu.exercises.exercise import load_file
+    from stsedu.lessons.exercises.exercise import load_file
     for path, problem in [("/dev/zero", "not a regular file"), (tmp_path, "is a folder"),
                           (tmp_path / "bin.yaml", r"line 1: not UTF-8 text \(byte 4\)")]:
         with pytest.raises(E.ExerciseError, match=problem):
@@ -827,7 +827,7 @@ def test_playground_same_or_default_policy_is_a_no_op():
 
 
 def test_a_bare_string_where_a_list_goes_is_one_item(tmp_path):
-    from stsedu.compare import compare
+    from stsedu.lessons.compare import compare
     from stsedu.widgets import Playground
     from stsedu.widgets.labs import IdentityLab
     pg = Playground(images="nginx:2")
@@ -863,7 +863,7 @@ def test_a_bare_string_where_a_list_goes_is_one_item(tmp_path):
     (lambda: E.loads(5), "text must be YAML text (str), not int"),
     (lambda: E.select(ids=5), "ids must be a list of exercise ids, not int"),
     (lambda: E.grade(5), "submissions must be a list of answer file paths, not int"),
-    (lambda: __import__("stsedu.compare", fromlist=["compare"]).compare([], status_fields={"a": 1}),
+    (lambda: __import__("stsedu.lessons.compare", fromlist=["compare"]).compare([], status_fields={"a": 1}),
      "status_fields must be a list of status field names, not a dict"),
 ])
 def test_wrong_types_name_the_argument(call, message):

@@ -8,7 +8,7 @@ is the one on the StatefulSet concept page.
 import pytest
 
 import stsedu
-from stsedu.identity import DNS_COLUMNS
+from stsedu.views.identity_tables import DNS_COLUMNS
 from storage_helpers import decisions, docs_manifest, up, with_claims
 
 # The concept page's table (content/en/docs/concepts/workloads/controllers/statefulset.md).

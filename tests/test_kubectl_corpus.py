@@ -83,7 +83,7 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
     if found is None:
         pytest.skip(reason)
     kubectl, ControlPlane = found
-    from stsedu.kubectl.objects_io import TUTORIAL_URLS
+    from stsedu.views.kubectl.objects_io import TUTORIAL_URLS
     shipped = ROOT / "stsedu" / "data" / "tutorial"
     blocking = (" -w", "--watch", "exec ", "kubectl run ", "rollout status", "describe")
     mismatches = []

@@ -9,7 +9,7 @@ import pytest
 import stsedu
 from stsedu import tables
 from stsedu.api.errors import ValidationError
-from stsedu.palette import STATE_COLORS
+from stsedu.views.palette import STATE_COLORS
 from stsedu.sim.kubelet import backoff_delays
 
 from helpers import ready, web
@@ -270,7 +270,7 @@ def test_the_eviction_scenario_replaces_the_failed_pods():
 
 def test_a_pod_expectation_on_status_restarts_and_reason_is_checked():
     from stsedu import scenarios
-    from stsedu.scenarios import ExpectationFailed
+    from stsedu.lessons.scenarios import ExpectationFailed
     sc = scenarios.loads(
         "cluster: {kubelet: manual}\nobjects: [stsedu:web.yaml]\nsteps:\n"
         "  - settle: {}\n  - crash: web-0\n"

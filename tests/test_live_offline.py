@@ -110,7 +110,7 @@ def test_trace_rows_follow_resource_versions_not_arrival():
     assert tr.decisions().empty and tr.meta["note"] == NOTE
     assert rec.writes()[:3] == [("create", "StatefulSet", "web", ""), ("create", "Pod", "web-0", ""),
                                 ("update", "StatefulSet", "web", "status")]
-    import stsedu.charts as charts
+    from stsedu import charts
     for chart in (charts.pod_timeline(tr), charts.revision_map(tr), charts.status_counters(tr)):
         assert chart.to_dict()  # the kit's charts draw the real run
 

@@ -9,8 +9,8 @@ import pytest
 
 import stsedu
 from stsedu.api.errors import ValidationError
-from stsedu.controller.informers import Tombstone
-from stsedu.controller.workqueue import (BucketRateLimiter, ItemExponentialFailureRateLimiter, WorkQueue,
+from stsedu.client.informers import Tombstone
+from stsedu.client.workqueue import (BucketRateLimiter, ItemExponentialFailureRateLimiter, WorkQueue,
                                          default_controller_rate_limiter)
 from stsedu.sim.clock import Clock
 
@@ -486,7 +486,7 @@ def test_the_two_sets_scenario_runs_the_whole_controller_and_repeats():
 
 def test_scenario_loop_options_are_checked(tmp_path):
     """``cluster.informer_delay`` / ``concurrent_syncs`` in a scenario: used, and refused with the field named."""
-    from stsedu.scenarios import ScenarioError
+    from stsedu.lessons.scenarios import ScenarioError
     text = ("objects: [stsedu:web.yaml]\ncluster: {informer_delay: 0.5, concurrent_syncs: 2}\n"
             "steps:\n  - run_all: {}\n    expect: {status: {ready_replicas: 3}}\n")
     good = tmp_path / "good.yaml"

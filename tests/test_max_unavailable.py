@@ -12,7 +12,7 @@ from helpers import web
 from stsedu.controller.stateful_set_control import plan_max_unavailable_update
 from stsedu.api.defaults import default_statefulset
 from stsedu.api.objects import Pod, StatefulSet
-from stsedu.controller.profiles import CURRENT, V1_36
+from stsedu.api.profiles import CURRENT, V1_36
 from stsedu.controller.history import scaled_max_unavailable
 
 NOW = 1000.0

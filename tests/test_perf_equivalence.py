@@ -149,7 +149,7 @@ def test_overview_sync_summary_matches_a_groupby_per_sync():
 
     import pandas as pd
 
-    charts = pytest.importorskip("stsedu.charts")
+    charts = pytest.importorskip("stsedu.views.charts")
     from stsedu import tables
 
     c = stsedu.Cluster(seed=1)

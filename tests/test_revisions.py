@@ -14,7 +14,7 @@ from rollout_helpers import kinds, move_all, numbers, pod_revisions, ready_set, 
 from stsedu.api.objects import HASH_LABEL, ControllerRevision, OwnerReference
 from stsedu.controller.history import (equal_revision, fnv1_32, history_to_truncate, revision_data,
                               revision_hash, revision_name, safe_encode)
-from stsedu.tables import rollout_history_text
+from stsedu.views.tables import rollout_history_text
 
 
 # ------------------------------------------------------------- hash and name

@@ -12,9 +12,9 @@ import pytest
 import stsedu
 from helpers import web
 from stsedu import examples
-from stsedu.kubectl.describe import describe_pod_template, describe_probe, format_label_selector, quantity_string
+from stsedu.views.kubectl.describe import describe_pod_template, describe_probe, format_label_selector, quantity_string
 from stsedu.api.errors import RolloutError
-from stsedu.tables import rollout_history_text
+from stsedu.views.tables import rollout_history_text
 
 
 @pytest.fixture

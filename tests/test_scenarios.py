@@ -9,7 +9,7 @@ import pytest
 
 import stsedu
 from stsedu import scenarios
-from stsedu.scenarios import ExpectationFailed, ScenarioError
+from stsedu.lessons.scenarios import ExpectationFailed, ScenarioError
 
 LIBRARY = sorted(p.stem for p in scenarios.LIBRARY_DIR.glob("*.yaml"))
 NOTEBOOK_IDEAS = ["ordered-scale-up", "blocked-scale-down", "partition-canary", "ondelete",
@@ -46,11 +46,11 @@ def test_library_has_one_scenario_per_notebook_idea_with_title_and_description()
 
 
 def test_load_by_name_equals_load_by_path():
-    """load("partition-canary") reads the shipped file; its source reads stsedu/scenarios/library/<name>.yaml."""
+    """load("partition-canary") reads the shipped file; its source reads stsedu/lessons/scenarios/library/<name>.yaml."""
     by_name = scenarios.load("partition-canary")
     by_path = scenarios.load(scenarios.LIBRARY_DIR / "partition-canary.yaml")
     assert by_name == by_path
-    assert by_name.source == "stsedu/scenarios/library/partition-canary.yaml"
+    assert by_name.source == "stsedu/lessons/scenarios/library/partition-canary.yaml"
     assert by_name.to_text().startswith("name: partition-canary")
 
 

@@ -158,7 +158,7 @@ def test_every_control_of_every_lab_leaves_a_true_screen(cls):
 
 
 def _playground_problems(pg):
-    from stsedu.widgets.views import ChartView
+    from stsedu.widgets.panels import ChartView
     out = []
     for v in pg.views:
         if isinstance(v, ChartView):
@@ -208,7 +208,7 @@ def test_no_rule_gives_away_a_later_question():
     assert "even if deleted" not in q["06.a"].why                  # 06.c: a deleted pod below the partition
     assert "waits" not in q["05.a"].why                            # 05.b: the update waits for the replacement
     assert "condemned" not in q["03.a"].why and "delete" not in q["03.a"].why  # 03.b: the blocked scale-down
-    from stsedu.widgets.views import _POLICY_NOTE
+    from stsedu.widgets.panels import _POLICY_NOTE
     assert "adopt" not in _POLICY_NOTE                             # 04.a/08.a: what happens to the orphans
 
 

@@ -229,7 +229,7 @@ def test_decisions_table_colours_each_action_and_is_deterministic(rollout):
     styler = tables.decisions_table(rollout.trace, sync=first)
     html = styler.to_html()
     assert "act-delete" in html and "act-other" in html
-    from stsedu.palette import ACTION_COLORS
+    from stsedu.views.palette import ACTION_COLORS
     assert "rgba(213, 94, 0, 0.22)" in html                   # delete tint (#D55E00)
     assert f"border-left: 6px solid {ACTION_COLORS['delete']}" in html
     assert f"Sync {first}: 3 decisions" in html

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import stsedu.exercises as E
+import stsedu.lessons.exercises as E
 from stsedu.__main__ import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -278,7 +278,7 @@ def test_the_documented_examples_are_valid_exercises():
     """The exercise in docs/teaching.md and in the format's docstring load and compute their answer."""
     import re
 
-    import stsedu.exercises.exercise as X
+    import stsedu.lessons.exercises.exercise as X
     doc = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
     block = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
     assert E.loads(block, register_it=False).expected() == ["web-3", "web-4"]

@@ -434,7 +434,7 @@ def test_chart_views_update_their_jupyter_charts_in_place(pg):
     titles = [v.title for v in pg._tabbed]
     assert titles == ["Pod timeline", "Revisions", "Decisions per sync", "Sync log"]
     timeline = pg._tabbed[0]
-    from stsedu.widgets.views import _timeline_to_now
+    from stsedu.widgets.panels import _timeline_to_now
     assert pg.tabs.selected_index == 0 and timeline.chart_fn is _timeline_to_now
     widget, before, chart = timeline.jchart, timeline.jchart.spec, timeline.chart
     assert before is not None and timeline.jchart.layout.display is None

@@ -279,7 +279,7 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
                     cluster_domain: Any, gc_delay: Any) -> list[Error]:
     """Problems with the arguments of ``Cluster(...)``, in argument order."""
     from .formats import is_dns1123_subdomain
-    from ..controller.profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
+    from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
     if isinstance(seed, bool) or as_integer(seed) is None:

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..controller.profiles import Profile
+from .profiles import Profile
 
 __all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "profile_errors",
            "V116_FORBIDDEN_UPDATE_MSG"]

@@ -12,8 +12,8 @@ recorded in the trace's queue table (``Trace.queue()``).
 from __future__ import annotations
 
 from ..api.objects import controller_of, selector_matches
-from .informers import Informers, Tombstone
-from .workqueue import WorkQueue
+from ..client.informers import Informers, Tombstone
+from ..client.workqueue import WorkQueue
 
 
 def key_of(obj) -> str:

@@ -31,7 +31,7 @@ from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, ST
 from ..api.errors import APIError, ValidationError
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.validation.statefulset import validate_stateful_set_status_update
-from .profiles import Profile
+from ..api.profiles import Profile
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes

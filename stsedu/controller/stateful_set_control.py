@@ -28,7 +28,7 @@ from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, ST
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.objects import (REVISION_LABEL, ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
-from .profiles import CURRENT, Profile
+from ..api.profiles import CURRENT, Profile
 from .history import (equal_revision, find_equal, history_to_truncate, new_revision,
                         next_revision, revision_hash, revision_name, scaled_max_unavailable)
 

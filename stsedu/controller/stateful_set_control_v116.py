@@ -46,7 +46,7 @@ from .stateful_set_control import (Snapshot, full_pod, over_create_budget, place
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
-from .profiles import V1_16, Profile
+from ..api.profiles import V1_16, Profile
 
 __all__ = ["RULES_V116", "plan_sync", "complete_rolling_update"]
 

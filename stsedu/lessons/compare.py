@@ -43,9 +43,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from .api.arguments import as_list
-from .cluster import Cluster
-from .controller.profiles import Profile, get_profile
+from ..api.arguments import as_list
+from ..cluster import Cluster
+from ..api.profiles import Profile, get_profile
 
 __all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS", "STATUS_FIELDS", "ALIGNMENTS"]
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .controller import stateful_set_utils as P
-from .api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
+from ..controller import stateful_set_utils as P
+from ..api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from .cluster import Cluster
+    from ..cluster import Cluster
 
 DNS_COLUMNS = ("Cluster Domain", "Service (ns/name)", "StatefulSet (ns/name)", "StatefulSet Domain",
                "Pod DNS", "Pod Hostname")

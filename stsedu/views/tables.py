@@ -18,7 +18,7 @@ from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables
     get_sts_text, get_controllerrevisions_text, get_pvc_text, TABWRITER_MIN_WIDTH, TABWRITER_PADDING,
     SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER, _pod_incarnations)
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
-from .controller.decisions import SyncResult
+from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
 
 DECISION_TABLE_COLUMNS = ("sync", "time", "action", "pod", "target", "reason", "rule", "message", "outcome")

@@ -10,13 +10,14 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 
-from .. import examples, tables
+from ..lessons import examples
+from ..views import tables
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .settled import describe_stop, unsettled
-from .views import ChartView, DisplayedAsWidget, _error_html
+from .panels import ChartView, DisplayedAsWidget, _error_html
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
 
@@ -79,7 +80,7 @@ class LabChart:
     """
 
     def __init__(self, kind: str) -> None:
-        from .. import charts
+        from ..views import charts
         fn, self.title = CHARTS[kind]
         self.fn = getattr(charts, fn)
         self.chart = None
@@ -130,7 +131,7 @@ def _with_boxes(widget: W.Widget) -> W.Widget:
 def _show_chart(chart):
     """A displayable form of an Altair chart: a ChartWidget when there is one, else the chart
     (with the kit's offline renderer)."""
-    from .. import charts
+    from ..views import charts
     widget_cls = getattr(charts, "ChartWidget", None)
     if widget_cls is not None:
         return widget_cls(chart)
@@ -571,7 +572,7 @@ class Lab(DisplayedAsWidget):
                     for p in sorted(c.pods(), key=lambda p: p.ordinal)]
             text = "\n".join(["NAME     OWNER"] + rows) if rows else "No pods."
         elif kind == "identity":
-            from ..identity import pod_identity_table
+            from ..views.identity_tables import pod_identity_table
             df = pod_identity_table(c, name) if self._exists() else None
             head = "each pod's identity"
             text = ("No pods." if df is None or df.empty else

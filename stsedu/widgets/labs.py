@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from .. import examples
+from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import SyncResult
 from .lab_base import _ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, _esc, decisions_html

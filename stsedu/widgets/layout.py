@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from .views import ADVANCE_STEPS, SPEEDS, View, _CSS, _POLICY_NOTE
+from .panels import ADVANCE_STEPS, SPEEDS, View, _CSS, _POLICY_NOTE
 
 
 MAX_REPLICAS = 500

@@ -86,7 +86,7 @@ class LoopLab(w.VBox):
     title = "Loop lab: late news, a broken API, and workers"
 
     def __init__(self, seed: int = 1, limit: int = 80) -> None:
-        from ..charts import ChartWidget
+        from ..views.charts import ChartWidget
         self.seed, self.limit = seed, limit
         style = {"description_width": "initial"}
         self.delay = w.FloatSlider(value=0.0, min=0.0, max=2.0, step=0.25, description="informer delay (s)",
@@ -138,7 +138,7 @@ class LoopLab(w.VBox):
         """Run the scenario again with the controls' values, then redraw."""
         self.cluster = c = two_sets(self.seed, self.delay.value, self.error.value, self.workers.value, run=False)
         self.last_results = c.run()
-        from ..loop_chart import queue_flow_data
+        from ..views.charts.queue import queue_flow_data
         steps = len(queue_flow_data(c.trace, limit=None))
         self.start.max = max(0, steps - self.limit)
         self.start.value = min(self.start.value, self.start.max)
@@ -160,7 +160,7 @@ class LoopLab(w.VBox):
                                f"{n} syncs, {html.escape(state)} at t={end:g}s.</div>")
 
     def redraw(self) -> None:
-        from ..charts import queue_flow
+        from ..views.charts import queue_flow
         self.chart.update(queue_flow(self.cluster.trace, limit=self.limit, start=self.start.value))
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 import ipywidgets as W
 
-from .. import tables
+from ..views import tables
 from ..api.errors import ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
@@ -123,7 +123,7 @@ def default_manifest() -> list[dict]:
     the panel's minReadySeconds control puts it back.
     """
     import yaml
-    text = (Path(__file__).parent.parent / "data" / "web.yaml").read_text()
+    text = (Path(__file__).parents[1] / "data" / "web.yaml").read_text()
     docs = [d for d in yaml.safe_load_all(text) if d]
     for d in docs:
         if d.get("kind") == "StatefulSet":
@@ -351,7 +351,7 @@ class ChartView(View):
         super().__init__()
         import inspect
 
-        from ..charts import ChartWidget
+        from ..views.charts import ChartWidget
         self.chart_fn = chart_fn
         try:
             params = [p for p in inspect.signature(chart_fn).parameters.values()
@@ -402,7 +402,7 @@ def _timeline_to_now(trace, set_name: str):
     """The pod timeline up to now; when a pod changed at this instant (a sync created it, a kubelet
     button moved it), a stub of NOW_PAD seconds past now shows the state it is in, which an axis
     ending at now would leave out (nothing changes before the next sync or button press)."""
-    from .. import charts, tables
+    from ..views import charts, tables
     now = tables.trace_now(trace)
     pods = trace.pods()
     began_now = not pods.empty and bool((pods["time"] >= now).any())
@@ -411,7 +411,7 @@ def _timeline_to_now(trace, set_name: str):
 
 def _chart(name: str, title: str) -> Callable[[], ChartView]:
     def make() -> ChartView:
-        from .. import charts
+        from ..views import charts
         return ChartView(getattr(charts, name), title=title)
     make.__doc__ = f"A ChartView of stsedu.charts.{name}."
     return make

@@ -20,7 +20,7 @@ from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import MAX_REPLICAS, PlaygroundLayout
 from .settled import unsettled
-from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
+from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
                     _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
 
 MANUAL_STEP_SECONDS = 1.0

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from .. import examples
+from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .lab_base import _CSS, BROKEN_IMAGE, CHARTS, _esc, _show_chart, decisions_html
@@ -467,7 +467,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
 def question(qid: str) -> Question:
     """The question *qid*; KeyError naming the known ones otherwise.  Off in assessed mode
     (its ``act`` computes the answer): :class:`~stsedu.exercises.AssessedModeError`."""
-    from ..exercises.modes import refuse
+    from ..lessons.exercises.modes import refuse
     refuse("stsedu.labs.question()")
     try:
         return QUESTIONS[qid]
@@ -590,7 +590,7 @@ LINGER_SECONDS = 5.0
 def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
     the simulator, show what happened and say ✓ or ✗ with the rule."""
-    from ..exercises.modes import is_assessed
+    from ..lessons.exercises.modes import is_assessed
     if is_assessed():
         return Reveal(f"Question {qid}: predictions are not revealed in assessed mode; your teacher's "
                       "grader checks your answers after you hand in.")
@@ -642,7 +642,7 @@ def _chart(q: Question, c: Cluster):
     """The question's chart of the run.  A pod timeline is drawn over syncs when the simulated clock
     did not move while the pods changed (a manual kubelet, or one sync at t=0): over time every bar
     would have zero width and the chart no rows."""
-    from .. import charts
+    from ..views import charts
     if c.clock.peek() is None and c.now > 0:
         # nothing more will happen: let a few seconds pass, as a lab does, so that the state the last
         # change began shows as a bar rather than a zero-width sliver at the axis's end

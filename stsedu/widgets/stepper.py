@@ -7,12 +7,12 @@ from typing import Sequence
 
 import ipywidgets as W
 
-from .. import tables
+from ..views import tables
 from ..api.arguments import int_argument
 from ..cluster import Cluster
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
-from .views import STEP_ORDER, _CSS, DisplayedAsWidget, _action_class, _esc
+from .panels import STEP_ORDER, _CSS, DisplayedAsWidget, _action_class, _esc
 
 # ========================================================================= SyncStepper
 

@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import files as _files
+from ... import files as _files
 from .exercise import RECORDED, record_attempt
 from .modes import ASSESSED, MODES, PRACTICE
 

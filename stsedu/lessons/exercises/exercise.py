@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import files as _files
+from ... import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode

@@ -125,7 +125,7 @@ class Grades:
 
     def to_csv(self, path: str | Path) -> Path:
         import io
-        from .. import files as _files
+        from ... import files as _files
         buf = io.StringIO(newline="")
         w = csv.DictWriter(buf, fieldnames=self.columns())
         w.writeheader()
@@ -207,7 +207,7 @@ def grade(submissions: Iterable[str | Path], exercises: list | None = None,
         exercises = list(EXERCISES)
     policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
     results = []
-    from ..api.arguments import as_list
+    from ...api.arguments import as_list
     for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)

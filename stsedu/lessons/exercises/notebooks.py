@@ -19,13 +19,13 @@ from pathlib import Path
 
 import nbformat
 
-from .. import files as _files
+from ... import files as _files
 from . import kinds as K
 from .exercise import ExerciseError
 from .handout import KEY_DIR, public, question_markdown, refuse_shipped, slug
 
 SCHEMA_VERSION = 3
-KIT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+KIT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
 
 
 def answer_variable(exercise_id: str) -> str:

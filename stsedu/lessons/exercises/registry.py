@@ -10,7 +10,7 @@ from .exercise import load_file as _load_file
 from .exercise import loads as _loads
 
 LIBRARY_DIR = Path(__file__).parent / "library"
-"""The shipped exercises (``stsedu/exercises/library/*.yaml``)."""
+"""The shipped exercises (``stsedu/lessons/exercises/library/*.yaml``)."""
 
 OLD_IDS = {
     "01.1": "01.1", "01.2": "01.2", "01.3": "01.3",
@@ -177,7 +177,7 @@ def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None 
     The assignment is *ids* from the pool, in that order; without *ids*, the exercises of
     *paths* (or, with no *paths*, the shipped ones).
     """
-    from ..api.arguments import as_list   # a single id or path (a string) is one
+    from ...api.arguments import as_list   # a single id or path (a string) is one
     paths = as_list(paths, "paths", "exercise files or folders") if paths is not None else None
     ids = as_list(ids, "ids", "exercise ids") if ids else ids
     mine: list[Exercise] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from ..cluster import Cluster
-from ..controller.decisions import POD_ACTIONS, SyncResult
+from ...cluster import Cluster
+from ...controller.decisions import POD_ACTIONS, SyncResult
 from .format import Failure, Step, StepRecord
 
 @dataclass

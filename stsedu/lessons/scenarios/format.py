@@ -15,19 +15,19 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
-from .. import files as _files
-from .. import limits as _limits
-from ..api.arguments import MAX_SECONDS
-from ..api.errors import ValidationError
-from ..api.merge_patch import merge_patch
-from ..cluster import CASCADES, Cluster
-from ..controller.decisions import POD_ACTIONS, SyncResult
-from ..trace import Trace
+from ... import files as _files
+from ... import limits as _limits
+from ...api.arguments import MAX_SECONDS
+from ...api.errors import ValidationError
+from ...api.merge_patch import merge_patch
+from ...cluster import CASCADES, Cluster
+from ...controller.decisions import POD_ACTIONS, SyncResult
+from ...trace import Trace
 from .describe import _DESCRIBE, _fmt
 
 LIBRARY_DIR = Path(__file__).parent / "library"
-"""Where the shipped scenarios live (``stsedu/scenarios/library/*.yaml``)."""
-DATA_DIR = Path(__file__).parent.parent / "data"
+"""Where the shipped scenarios live (``stsedu/lessons/scenarios/library/*.yaml``)."""
+DATA_DIR = Path(__file__).parents[2] / "data"
 """Manifests shipped with the package; a scenario names them ``stsedu:web.yaml``."""
 PACKAGE_PREFIX = "stsedu:"
 
@@ -240,13 +240,13 @@ def _cluster_options(d: Any, source: str) -> dict:
         raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
     out["seed"] = seed
     profile = d.get("profile", "current")
-    from ..controller.profiles import PROFILES
+    from ...api.profiles import PROFILES
     if profile not in PROFILES:
         raise ScenarioError(f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}", source,
                             field="cluster.profile")
     out["profile"] = profile
     gates = d.get("feature_gates") or {}
-    from ..controller.profiles import KNOWN_GATES
+    from ...api.profiles import KNOWN_GATES
     if not isinstance(gates, Mapping):
         raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
                             field="cluster.feature_gates")
@@ -291,7 +291,7 @@ def _cluster_options(d: Any, source: str) -> dict:
 def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
                   action: str) -> tuple[str, tuple[dict, ...]]:
     """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
-    from ..api.load import load_documents
+    from ...api.load import load_documents
     patch = None
     if isinstance(e, str):
         e = {"file": e}

@@ -9,13 +9,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..api.errors import APIError, ValidationError
-from ..cluster import Cluster
-from ..trace import Trace
+from ...api.errors import APIError, ValidationError
+from ...cluster import Cluster
+from ...trace import Trace
 from .expectations import _RunState, _check
-from .. import files as _files
-from .. import limits as _limits
-from ..api.load import to_json_data
+from ... import files as _files
+from ... import limits as _limits
+from ...api.load import to_json_data
 from .format import (DEFAULT_MAX_SYNCS, ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
                      ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
                      _object_entry, _step, read_text, step_work)
@@ -158,11 +158,11 @@ def load(what: str | Path) -> Scenario:
     if not p.is_file():
         if isinstance(what, str) and "/" not in what and not what.endswith((".yaml", ".yml")):
             p = library_path(what)
-            source = f"stsedu/scenarios/library/{p.name}"
+            source = f"stsedu/lessons/scenarios/library/{p.name}"
         else:
             raise ScenarioError("no such file", str(what))
     elif p.resolve().parent == LIBRARY_DIR.resolve():
-        source = f"stsedu/scenarios/library/{p.name}"
+        source = f"stsedu/lessons/scenarios/library/{p.name}"
     try:
         text = read_text(p, MAX_SCENARIO_BYTES)
     except _Bad as b:

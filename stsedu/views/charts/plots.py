@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import math
 
-from .chart_widget import EXPORT_HINT, ChartWidget, alt, enable_offline, save, to_spec  # first: imports Altair
+from .widget import EXPORT_HINT, ChartWidget, alt, enable_offline, save, to_spec  # first: imports Altair
 from altair.utils.schemapi import debug_mode
 import numpy as np
 import pandas as pd
 
-from . import tables
-from .loop_chart import queue_flow, queue_flow_data
-from .palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, PARTITION_COLOR, REVISION_COLORS,
+from .. import tables
+from .queue import queue_flow, queue_flow_data
+from ..palette import (ACTION_COLORS, ACTION_SHAPES, COUNTER_COLORS, PARTITION_COLOR, REVISION_COLORS,
                       SPEC_COLOR, STATE_COLORS)
 
 __all__ = ["queue_flow", "queue_flow_data", "pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",

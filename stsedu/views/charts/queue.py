@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .chart_widget import alt
+from .widget import alt
 
 LANES = ("informer event", "work queue", "worker", "sync", "API write")
 """The lanes of :func:`queue_flow`, top to bottom: the loop's structure."""

@@ -40,7 +40,7 @@ import traitlets  # noqa: E402
 
 __all__ = ["ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT"]
 
-_VEGA = Path(__file__).resolve().parent / "data" / "vega"
+_VEGA = Path(__file__).resolve().parents[2] / "data" / "vega"
 _BUNDLE: str | None = None
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..api.errors import RolloutError, ValidationError
+from ...api.errors import RolloutError, ValidationError
 from . import printers as P
 from .flags import KubectlError, Parsed
 from .objects_io import invalid_text

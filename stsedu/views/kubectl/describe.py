@@ -32,7 +32,7 @@ import math
 from decimal import ROUND_CEILING, Decimal, localcontext
 from typing import Any, Mapping
 
-from ..api.quantities import parse_quantity, quantity_string
+from ...api.quantities import parse_quantity, quantity_string
 
 __all__ = ["describe_pod_template", "quantity_string", "format_label_selector"]
 

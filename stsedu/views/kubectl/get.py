@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..api.objects import controller_of, kubectl_status
+from ...api.objects import controller_of, kubectl_status
 
 
 # ===================================================================== durations

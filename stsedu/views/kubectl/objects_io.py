@@ -21,7 +21,7 @@ import copy
 from importlib import resources
 from pathlib import Path
 
-from ..api.errors import ValidationError
+from ...api.errors import ValidationError
 from .flags import KubectlError
 
 MAX_FILE = 2_000_000
@@ -44,7 +44,7 @@ def tutorial_file(name: str) -> str:
 
 
 def _documents(text: str, src: str) -> list[tuple[str, dict]]:
-    from ..api.load import load_documents
+    from ...api.load import load_documents
     try:
         docs = load_documents(text)
     except ValidationError as e:
@@ -104,7 +104,7 @@ def read_files(names: list[str], stdin: str | None, recursive: bool = False,
 
 def load_patch(text: str):
     """A ``-p`` patch as kubectl reads it (``yaml.ToJSON``): YAML or JSON; kubectl's error if neither."""
-    from ..api.load import _parse_yaml, to_json_data
+    from ...api.load import _parse_yaml, to_json_data
     if len(text) > MAX_FILE:
         raise KubectlError(f"error: the patch is longer than {MAX_FILE} characters")
     try:

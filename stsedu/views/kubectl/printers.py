@@ -194,7 +194,7 @@ def table(cluster, rtype: RType, objs: list, wide: bool = False, label_columns=(
                 row.append(spec.get("volumeMode") or "Filesystem")
             rows.append(row)
     elif rtype.kind == "ControllerRevision":
-        from ..api.objects import controller_of
+        from ...api.objects import controller_of
         rows = [["NAME", "CONTROLLER", "REVISION", "AGE"]]
         for r in objs:
             ref = controller_of(r.owner_references)

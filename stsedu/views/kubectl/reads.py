@@ -232,7 +232,7 @@ def _step(c) -> bool:
 
 
 def rollout_history(s, p: Parsed, stdin, res) -> str:
-    from ..api.errors import RolloutError
+    from ...api.errors import RolloutError
     from .rollout import rollout_history_text
     if not p.args:
         raise KubectlError(NO_RESOURCE)

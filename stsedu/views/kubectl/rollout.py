@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..api.objects import StatefulSet
+from ...api.objects import StatefulSet
 
 
 def rollout_status_text(sts: StatefulSet) -> str:
@@ -55,8 +55,8 @@ def rollout_history_text(cluster, name: str, namespace: str = "default", revisio
     ``No rollout history found.`` whatever the number.  A volume type
     stsedu does not describe raises NotImplementedError.
     """
-    from ..api.errors import RolloutError
-    from ..controller.history import controlled_history
+    from ...api.errors import RolloutError
+    from ...controller.history import controlled_history
     if revision is not None:
         if isinstance(revision, bool) or not isinstance(revision, int):
             raise RolloutError(f'invalid argument "{revision}" for "--revision" flag: '

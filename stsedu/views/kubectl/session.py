@@ -69,7 +69,7 @@ class Session:
     """
 
     def __init__(self, cluster=None, seed: int = 0, namespace: str = "default") -> None:
-        from ..cluster import Cluster
+        from ...cluster import Cluster
         from .shell import Files
         self.cluster = cluster if cluster is not None else Cluster(seed=seed)
         self.namespace = namespace

@@ -269,7 +269,7 @@ def run(s, p: Parsed, stdin, res) -> str:
 
 def nslookup(cluster, name: str, namespace: str) -> tuple[str, bool]:
     """busybox 1.28's ``nslookup NAME`` from a pod in *namespace*, answered by the kit's DNS model."""
-    from ..identity import resolves
+    from ..identity_tables import resolves
     from .printers import ip_table
     domain = cluster.cluster_domain
     head = f"Server:    {DNS_SERVER}\nAddress 1: {DNS_SERVER} kube-dns.kube-system.svc.{domain}\n\n"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from ..api.errors import ValidationError
+from ...api.errors import ValidationError
 from . import printers as P
 from .flags import KubectlError, Parsed, UsageError
 from .args import MISSING_RESOURCE, NO_NAME, NO_RESOURCE, ONE_OR_MORE, call, collect, one_statefulset, targets
@@ -305,7 +305,7 @@ def patch(s, p: Parsed, stdin, res) -> str:
                 raise KubectlError("Error from server (BadRequest): json: cannot unmarshal array into Go "
                                    "value of type map[string]interface {}")
             if kind == "merge":
-                from ..api.merge_patch import merge_patch
+                from ...api.merge_patch import merge_patch
                 new = merge_patch(current, doc)
             else:
                 new = strategic_merge(current, doc)

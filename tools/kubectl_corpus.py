@@ -3,7 +3,7 @@
     python tools/kubectl_corpus.py          # run every scenario, store stdout/stderr/status
 
 Review the diff: the stored outputs are what kubectl prints, checked against kubectl's sources
-and (where the live control plane is built) the real kubectl by tests/test_kubectl_corpus.py.
+and (where the live control plane is built) the real kubectl by tests/views/test_kubectl_corpus.py.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ than or equal to 0``), so the cluster can raise them all at once, as one
 
 Pure functions; nothing here touches a cluster.  docs/validation.md lists every
 rejected input with its message (its "calls" table is checked by
-``tests/test_robustness.py``).
+``tests/kit/test_robustness.py``).
 """
 
 from __future__ import annotations

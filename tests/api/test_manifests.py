@@ -20,7 +20,7 @@ from stsedu.api.validation import service
 from stsedu.api.validation import statefulset
 from stsedu.api.errors import ValidationError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WEB_YAML = ROOT / "stsedu" / "data" / "web.yaml"
 DOC = ROOT / "docs" / "validation.md"
 
@@ -780,7 +780,7 @@ def _grouped(rows):
 
 
 MANIFEST_TABLES = ("create", "update", "service", "service_update", "loading")
-"""The tables checked here; the "calls" table is checked by tests/test_robustness.py."""
+"""The tables checked here; the "calls" table is checked by tests/kit/test_robustness.py."""
 
 
 def _doc_cases():

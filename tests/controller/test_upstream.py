@@ -419,7 +419,7 @@ def _failed_pod_create_with_claims(c, oracle, log):
 
 
 def _issue27(setup, **cluster):
-    """A minimised history of issue 27 (tests/test_upstream_rules.py), run beside the real code."""
+    """A minimised history of issue 27 (tests/controller/test_upstream_rules.py), run beside the real code."""
     def run(c, oracle, log):
         setup(c)
     run.cluster = cluster  # Cluster() arguments of the history

@@ -701,7 +701,7 @@ def test_teacher_outputs_that_can_be_written_are_whole(tmp_path):
     _outputs(tmp_path)
     assert cli(*COMMANDS["grade"](tmp_path, str(csv_path)))[0] == 0
     assert csv_path.read_text().startswith("student,file,status,policy,02.1")
-    # (nbgrader's assessed source takes only the teacher's own exercises: tests/test_nbgrader.py writes one)
+    # (nbgrader's assessed source takes only the teacher's own exercises: tests/lessons/test_nbgrader.py writes one)
     assert [p.name for p in tmp_path.rglob("*.tmp")] == []
 
 
@@ -1061,7 +1061,7 @@ def test_scheduler_name_is_not_validated_upstream():
 
 
 def test_an_unhashable_answer_source_is_an_exercise_error():
-    """Found by tests/test_fuzz.py: ``from: []`` was looked up in a dict (TypeError)."""
+    """Found by tests/kit/test_fuzz.py: ``from: []`` was looked up in a dict (TypeError)."""
     with pytest.raises(E.ExerciseError, match=r"line 4: answer.from: where the simulator's answer is read"):
         E.loads(EXERCISE.replace("from: status", "from: []"), register_it=False)
 

@@ -33,7 +33,7 @@ from invariants import SyncChecker
 from test_manifests import doc_tables, merge_patch
 from test_properties import examples
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "validation.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "validation.md"
 _CALL_ROW = re.compile(r"^\| (\d+) \| `(.*)` \| (\w+) \| (—|`(.*)`) \| (.*) \|$")
 ERRORS = {"ValidationError": stsedu.ValidationError, "KeyError": KeyError, "TypeError": TypeError,
           "ValueError": ValueError}

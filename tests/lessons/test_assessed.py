@@ -24,7 +24,7 @@ import stsedu.lessons.exercises as E
 from stsedu.__main__ import main
 from stsedu.lessons.exercises import modes as M
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 T1 = textwrap.dedent("""\
     id: "T.1"

@@ -29,7 +29,7 @@ import pytest
 import stsedu
 import stsedu.lessons.exercises as E
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "teaching.md"
 
 EXERCISES = {

@@ -7,7 +7,7 @@ import pytest
 
 import stsedu.lessons.exercises as E
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # What upstream's rules say each answer must be (the rule is in each exercise's `why`).
 RULE_ANSWERS = {

@@ -1,5 +1,5 @@
 """nbgrader: `stsedu nbgrader` writes an assessed source notebook and the key folder its hidden tests
-read.  nbgrader's own pipeline, run as docs/teaching.md says, is tests/test_class.py."""
+read.  nbgrader's own pipeline, run as docs/teaching.md says, is tests/lessons/test_class.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from stsedu.__main__ import main
 
 pytest.importorskip("nbgrader")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 TEACHER_EXERCISE = textwrap.dedent("""\
     id: "T.1"

@@ -406,7 +406,7 @@ def test_settle_and_kubelet_step_play_the_manual_kubelet():
 def test_documented_example_runs():
     """docs/scenarios.md's full example loads and meets its expectations."""
     import re
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "scenarios.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "scenarios.md").read_text()
     example = re.search(r"<!-- full example -->\s*```yaml\n(.*?)```", doc, flags=re.S).group(1)
     result = scenarios.loads(example, source="docs/scenarios.md").run()
     assert result.ok and len(result.steps) > 5

@@ -18,7 +18,7 @@ import pytest
 import stsedu.lessons.exercises as E
 from stsedu.__main__ import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 TEACHER_EXERCISE = textwrap.dedent("""\
     id: "T.1"

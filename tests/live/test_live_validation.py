@@ -1,7 +1,7 @@
 """The real kube-apiserver as the judge of docs/validation.md (marker ``live``).
 
 Every row of the create, update, service and service_update tables of docs/validation.md
-(each row is the kit's answer: tests/test_manifests.py checks the kit against them) is sent
+(each row is the kit's answer: tests/api/test_manifests.py checks the kit against them) is sent
 to the real kube-apiserver v1.37.2 of the local control plane, through the raw API with
 ``dryRun=All`` (validated and admitted, never stored): the create as a POST, the update as a
 PUT over the stored ``web``/``nginx``. The server's answer — its status reason and, per

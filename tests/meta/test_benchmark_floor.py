@@ -17,7 +17,7 @@ import pytest
 
 from stsedu.controller import stateful_set_utils as P
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYODIDE = {"sys_platform": "emscripten", "platform_system": "Emscripten", "platform_machine": "wasm32",
            "python_version": "3.14", "python_full_version": "3.14.0", "implementation_name": "cpython"}
 

@@ -21,7 +21,7 @@ from stsedu import charts
 from helpers import web
 from test_tables import manifest_rollout
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHARTS = ("pod_timeline", "revision_map", "status_counters", "decision_strip", "overview")
 CDNS = ("cdn.jsdelivr", "esm.sh", "unpkg.com", "https://", "http://")
 

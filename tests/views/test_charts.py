@@ -392,7 +392,7 @@ def test_docs_figures_come_from_the_script():
     """docs/img holds one PNG per chart of tools/make_figures.py, and README/docs list exactly those."""
     import importlib.util
     from pathlib import Path
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     spec = importlib.util.spec_from_file_location("make_figures", root / "tools" / "make_figures.py")
     mf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mf)

@@ -446,7 +446,7 @@ def test_a_kind_the_kit_does_not_simulate_is_reported_and_the_rest_applied():
 
 def path_web():
     from pathlib import Path
-    return Path(__file__).resolve().parent.parent / "stsedu" / "data" / "tutorial" / "web.yaml"
+    return Path(__file__).resolve().parents[2] / "stsedu" / "data" / "tutorial" / "web.yaml"
 
 
 def test_the_terminal_replays_a_file_as_it_was_when_the_command_ran(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "kubectl_corpus.yaml").read_text())
 sys.path.insert(0, str(ROOT / "tools"))
 

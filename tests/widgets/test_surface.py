@@ -235,7 +235,7 @@ def test_a_pod_that_is_not_in_the_set_is_named_as_such():
 def test_questions_come_in_order_in_every_notebook():
     import re
     from pathlib import Path
-    for src in sorted(Path(__file__).parent.parent.joinpath("tools", "notebooks").glob("*.py")):
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
         ids = re.findall(r'reveal\("(\d\d)\.([a-z])"', src.read_text())
         letters = [b for _a, b in ids]
         assert letters == sorted(letters), (src.name, ids)
@@ -246,7 +246,7 @@ def test_questions_come_in_order_in_every_notebook():
 
 def _cells(nb: str) -> list[str]:
     from pathlib import Path
-    src = (Path(__file__).parent.parent / "tools" / "notebooks" / nb).read_text()
+    src = (Path(__file__).parents[2] / "tools" / "notebooks" / nb).read_text()
     return src.split("# %%")
 
 

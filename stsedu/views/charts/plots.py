@@ -660,7 +660,7 @@ class _Layered(alt.LayerChart):
     ``to_dict()`` copies every chart of a composition once more; for the
     overview's eight linked panels that was most of its cost.  The overview
     assembles its parts once, in exactly the form Altair's combining gives
-    (tests/test_charts.py checks the spec is the same), so these two classes
+    (tests/views/test_charts.py checks the spec is the same), so these two classes
     skip it.  Everything else (``to_dict``, validation, data handling,
     display) is Altair's own.
     """

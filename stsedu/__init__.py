@@ -51,13 +51,13 @@ def last():
     """The decisions of the syncs that the last ``%kubectl`` command that changed something caused
     (a DataFrame: sync, time, action, pod, reason, rule, message); its ``attrs["command"]`` is that
     command line.  The cluster first catches up, as it would before your next command."""
-    from .views.kubectl.magic import session
+    from .console.magic import session
     return session().last()
 
 
 def load_ipython_extension(ip):
-    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.kubectl.magic)."""
-    from .views.kubectl.magic import load_ipython_extension as load
+    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.console.magic)."""
+    from .console.magic import load_ipython_extension as load
     load(ip)
 
 

@@ -6,7 +6,7 @@
   (or a shipped scenario by name), print it, check its expectations;
 * ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML;
 * ``stsedu kubectl COMMAND...``: kubectl against an embedded cluster kept between calls
-  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.kubectl.cli`);
+  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.console.cli`);
 * ``stsedu live build|up|down|status|run``: a real control plane beside the kit (docs/live.md).
 
 Exit status (:data:`EXIT_OK` ...): 0 every expectation held; 1 an expectation
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
 def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["kubectl"]:  # kubectl's own flags: not argparse's business
-        from .views.kubectl.cli import main as kubectl_main
+        from .console.cli import main as kubectl_main
         return kubectl_main(argv[1:], out)
     parser = argparse.ArgumentParser(
         prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "

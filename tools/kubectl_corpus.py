@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 def run_scenario(lines: list[dict]) -> list[dict]:
     """Each line's ``stdout``, ``stderr`` and ``status`` on a new cluster (seed 0), in order."""
-    from stsedu.views.kubectl.session import Session
+    from stsedu.console.session import Session
     s = Session(seed=0)
     out = []
     for entry in lines:

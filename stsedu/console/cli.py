@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ...version import __version__
+from ..version import __version__
 
 MAX_COMMANDS = 2_000
 MAX_STATE_BYTES = 20_000_000

@@ -34,7 +34,7 @@ def session(reset: bool = False, seed: int = 0):
 
 
 def result():
-    """The :class:`~stsedu.kubectl.session.Result` of the last ``%kubectl`` command (None before one)."""
+    """The :class:`~stsedu.console.session.Result` of the last ``%kubectl`` command (None before one)."""
     return _RESULT
 
 

@@ -1,7 +1,7 @@
 """A kubectl session against the embedded cluster: type a line, get what kubectl prints.
 
 ``Session().run("get pods -l app=nginx")`` parses the line as kubectl does
-(:mod:`.flags`), carries it out on a :class:`~stsedu.Cluster`, and returns a :class:`Result`
+(:mod:`stsedu.views.kubectl.flags`), carries it out on a :class:`~stsedu.Cluster`, and returns a :class:`Result`
 with kubectl's stdout, stderr and exit status.  A refused line (an unknown verb or flag, a
 wrong type, a missing name, a bad patch, a file that is not there) prints kubectl's error and
 changes nothing.
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import printers as P
-from .flags import KubectlError, Parsed, parse, split
+from ..views.kubectl import printers as P
+from ..views.kubectl.flags import KubectlError, Parsed, parse, split
 
 __all__ = ["Session", "Result"]
 
@@ -65,12 +65,12 @@ class Session:
     """kubectl against one embedded cluster (made with *seed*, or the *cluster* given).
 
     :attr:`files` is the per-claim file store ``exec`` writes and reads
-    (:class:`~stsedu.kubectl.shell.Files`); :attr:`history` the command lines run, in order.
+    (:class:`~stsedu.views.kubectl.shell.Files`); :attr:`history` the command lines run, in order.
     """
 
     def __init__(self, cluster=None, seed: int = 0, namespace: str = "default") -> None:
-        from ...cluster import Cluster
-        from .shell import Files
+        from ..cluster import Cluster
+        from ..views.kubectl.shell import Files
         self.cluster = cluster if cluster is not None else Cluster(seed=seed)
         self.namespace = namespace
         self.files = Files()
@@ -84,7 +84,7 @@ class Session:
 
     def _watch_mark(self) -> dict:
         """What a watch opened just now would have seen first: the pods, and where the trace's watch lines are."""
-        from . import get as G
+        from ..views.kubectl import get as G
         c = self.cluster
         return {"frame": len(G.watch_frame(c.trace)), "time": c.now, "namespace": self.namespace,
                 "pods": list(c.store.list("Pod", self.namespace))}
@@ -165,7 +165,7 @@ class Session:
         """The decisions of the syncs the last command that changed something caused (a DataFrame,
         one row per decision: sync, time, action, pod, reason, rule, message), after letting the
         cluster catch up.  Empty before any change."""
-        from ..tables import decisions_frame
+        from ..views.tables import decisions_frame
         self.catch_up()
         trace = self.cluster.trace
         df = decisions_frame(trace)
@@ -196,7 +196,7 @@ class Session:
 
 def dispatch(s, p: Parsed, stdin, res) -> str:
     """Run the verb of *p*; every verb takes (session, parsed, stdin, result)."""
-    from . import reads, shell, verbs
+    from ..views.kubectl import reads, shell, verbs
     if p["namespace"] != s.namespace and p.command not in ("get", "describe"):
         if p["namespace"] != "default":
             raise KubectlError(f'Error from server (NotFound): namespaces "{p["namespace"]}" not found')

@@ -13,7 +13,7 @@ Each returns a pandas DataFrame; nothing here changes the cluster.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..controller import stateful_set_utils as P
 from ..api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
@@ -21,7 +21,9 @@ from ..api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, Statefu
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ..cluster import Cluster
+Cluster = Any
+"""A :class:`stsedu.Cluster`, read through its public methods only: the views sit before the facade
+in the package's rooms and never import it."""
 
 DNS_COLUMNS = ("Cluster Domain", "Service (ns/name)", "StatefulSet (ns/name)", "StatefulSet Domain",
                "Pod DNS", "Pod Hostname")

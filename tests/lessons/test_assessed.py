@@ -280,7 +280,7 @@ def test_exercises_add_to_the_shipped_set(mine):
     assert [line.split()[0] for line in cli("exercise", "list", "--exercises", str(mine))[1].splitlines()] == \
         ["T.1", "T.2"]
     # the library folder given again is the shipped set, not a second copy of it
-    lib = str(ROOT / "stsedu" / "exercises" / "library")
+    lib = str(ROOT / "stsedu" / "lessons" / "exercises" / "library")
     code, out, _ = cli("exercise", "list", "--exercises", str(mine), "--exercises", lib)
     ids = [line.split()[0] for line in out.splitlines()]
     assert code == 0 and ids.count("06.1") == 1 and len(ids) == 2 + len(E.EXERCISES)

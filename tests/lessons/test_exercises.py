@@ -50,7 +50,7 @@ RULE_ANSWERS = {
 
 def test_the_shipped_exercises_are_files_across_the_series():
     """34 exercise files in the package, spread over the notebooks, ids numbered like the series."""
-    files = sorted((ROOT / "stsedu" / "exercises" / "library").glob("*.yaml"))
+    files = sorted((ROOT / "stsedu" / "lessons" / "exercises" / "library").glob("*.yaml"))
     assert len(files) == len(E.EXERCISES) == 34
     assert [e.id for e in E.EXERCISES] == sorted(RULE_ANSWERS)
     assert all(f.name.startswith(e.id + "-") for f, e in zip(files, E.EXERCISES))

@@ -13,7 +13,7 @@ import json
 import pytest
 import yaml
 
-from stsedu.views.kubectl.session import Session
+from stsedu.console.session import Session
 
 WEB = "https://k8s.io/examples/application/web/web.yaml"
 
@@ -327,7 +327,7 @@ def test_the_magics_run_lines_cells_and_stdin(capsys):
     from IPython.core.interactiveshell import InteractiveShell
 
     import stsedu
-    from stsedu.views.kubectl import magic
+    from stsedu.console import magic
     ip = InteractiveShell.instance()
     stsedu._register_magics()  # what import stsedu does inside IPython
     assert ip.find_line_magic("kubectl") is not None and ip.find_cell_magic("kubectl") is not None
@@ -351,7 +351,7 @@ def test_the_terminal_command_keeps_its_cluster_between_calls(tmp_path, monkeypa
 
     def run(*argv, stdin=""):
         out, err = io.StringIO(), io.StringIO()
-        from stsedu.views.kubectl.cli import main as kmain
+        from stsedu.console.cli import main as kmain
         code = kmain(list(argv), out, err, io.StringIO(stdin))
         return code, out.getvalue(), err.getvalue()
 
@@ -450,7 +450,7 @@ def path_web():
 
 
 def test_the_terminal_replays_a_file_as_it_was_when_the_command_ran(tmp_path, monkeypatch):
-    from stsedu.views.kubectl.cli import main as kmain
+    from stsedu.console.cli import main as kmain
     monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(tmp_path / "state.json"))
     monkeypatch.chdir(tmp_path)
     (tmp_path / "web.yaml").write_text(path_web().read_text())
@@ -464,7 +464,7 @@ def test_the_terminal_replays_a_file_as_it_was_when_the_command_ran(tmp_path, mo
 
 @pytest.mark.parametrize("text", ["not json", '{"commands": "x"}', '{"commands": [[1, 2]]}', '[]'])
 def test_a_damaged_state_file_is_refused_with_a_way_out(tmp_path, monkeypatch, text):
-    from stsedu.views.kubectl.cli import main as kmain
+    from stsedu.console.cli import main as kmain
     state = tmp_path / "state.json"
     state.write_text(text)
     monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(state))

@@ -1,9 +1,12 @@
-"""kubectl against the embedded cluster, and kubectl's text.
+"""kubectl's text and verbs, byte for byte, on the kit's objects.
 
-* kubectl's printers, byte for byte: ``get`` and ``get -w`` (:mod:`.get`), ``rollout
-  status/history`` (:mod:`.rollout`), ``describe``'s pod template (:mod:`.describe`);
-* the command line (issue 29): :mod:`.flags` (cobra/pflag parsing), :mod:`.session` (a
-  :class:`~.session.Session` runs a line against a cluster), the verbs (:mod:`.verbs`,
-  :mod:`.reads`, :mod:`.shell`), :mod:`.magic` (``%kubectl``) and :mod:`.cli` (``stsedu kubectl``).
-  See docs/kubectl.md.
+* kubectl's printers: ``get`` and ``get -w`` (:mod:`.get`), ``rollout status/history``
+  (:mod:`.rollout`), ``describe`` (:mod:`.describe`, :mod:`.describe_objects`), ``-o`` formats
+  (:mod:`.printers`, :mod:`.templates`);
+* what a command line does once parsed (issue 29): :mod:`.flags` (cobra/pflag parsing), the verbs
+  (:mod:`.verbs`, :mod:`.reads`, :mod:`.shell`), their arguments (:mod:`.args`) and files
+  (:mod:`.objects_io`).
+
+Nothing here makes or imports the ``Cluster`` facade: the session that runs a line against a cluster,
+``%kubectl`` and ``stsedu kubectl`` are in :mod:`stsedu.console`.  See docs/kubectl.md.
 """

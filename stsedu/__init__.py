@@ -59,6 +59,15 @@ def load_ipython_extension(ip):
     """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.console.magic)."""
     from .console.magic import load_ipython_extension as load
     load(ip)
+    _register_formatters(ip)
+
+
+def _register_formatters(ip) -> None:
+    """A SyncResult shows its decisions as a table (IPython's HTML formatter for the type)."""
+    from .views.tables import sync_result_html
+    formatters = getattr(getattr(ip, "display_formatter", None), "formatters", {})
+    if "text/html" in formatters:
+        formatters["text/html"].for_type(SyncResult, sync_result_html)
 
 
 def _register_magics() -> None:

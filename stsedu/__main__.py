@@ -274,13 +274,13 @@ def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
                 e = E.load(f, register_them=False)[0]
                 problems = []
                 first = seen.setdefault(e.id, e)
-                if first is not e and not R._same_file(first.source, e.source):
+                if first is not e and not R.same_file(first.source, e.source):
                     problems.append(f"{f}: line {e.line_of('id')}: id: {e.id!r} is already used by "
                                     f"{first.source} (line {first.line_of('id')}); give each exercise its own id")
                 clash = R.shipped_clash(e)
                 if clash is not None and not override:
                     problems.append(str(R.clash_error(e, clash)))
-                answer = e._expected()
+                answer = e.expected_answer()
                 problems += [f"{f}: line {line}: hints[{i}].answer: the hint for {K.show(w)} is given for the "
                              "RIGHT answer" for i, ((w, _), line) in enumerate(zip(e.hints, e.hint_lines))
                              if w == answer]
@@ -421,8 +421,8 @@ class Printer:
         if rec.checked:
             if rec.failures:
                 for f in rec.failures:
-                    self.w(f"   expect FAILED {f.field}: expected {_scenarios._fmt(f.expected)}, "
-                           f"got {_scenarios._fmt(f.actual)}" + (f" ({f.detail})" if f.detail else ""))
+                    self.w(f"   expect FAILED {f.field}: expected {_scenarios.format_value(f.expected)}, "
+                           f"got {_scenarios.format_value(f.actual)}" + (f" ({f.detail})" if f.detail else ""))
             else:
                 self.w(f"   expect ok: {', '.join(rec.checked)}")
         self.w()

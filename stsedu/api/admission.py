@@ -27,7 +27,7 @@ from .defaults import default_service, default_statefulset
 from .field_errors import Error
 from .load import load_documents
 from .profile_rules import profile_errors, prune_fields
-from .schema import SCHEMAS, _prune, unknown_fields
+from .schema import SCHEMAS, prune, unknown_fields
 from .validation.pod import pod_template_warnings
 from .validation.service import validate_service, validate_service_update
 from .validation.statefulset import validate_statefulset, validate_statefulset_update
@@ -101,14 +101,14 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     warnings = unknown_fields(doc)
     errs = _api_version_errors(doc)
     if kind == "Service":
-        new = _prune(default_service(doc), SCHEMAS[kind])
+        new = prune(default_service(doc), SCHEMAS[kind])
         if old is not None:  # ValidateServiceUpdate
             return new, errs + validate_service_update(new, old), warnings
         return new, errs + validate_service(new), warnings
     if errs:  # the API server has no such resource: nothing else is looked at
         return None, errs, warnings
     new = default_statefulset(doc, max_unavailable_gate=max_unavailable_gate, old=old)
-    new = _prune(new, SCHEMAS[kind])  # unknown fields: warned above, dropped here
+    new = prune(new, SCHEMAS[kind])  # unknown fields: warned above, dropped here
     if profile is not None:
         new, dropped = prune_fields(doc, new, profile)
         warnings += dropped

@@ -115,7 +115,7 @@ def _chunks(scenario):
 
 def play_kit(scenario, texts: bool = True) -> Run:
     """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
-    from ..lessons.scenarios.runner import _ACTIONS
+    from ..lessons.scenarios.runner import ACTIONS
     c = scenario.make_cluster()
     run = Run()
     seen = 0
@@ -132,7 +132,7 @@ def play_kit(scenario, texts: bool = True) -> Run:
     point(0, ["objects"])
     for chunk in _chunks(scenario):
         for step in chunk:
-            _ACTIONS[step.action](c, step, scenario)
+            ACTIONS[step.action](c, step, scenario)
         _kit_settle(c)
         point(chunk[-1].number, [s.action for s in chunk])
     run.pod_changes = pod_changes_kit(c.trace)

@@ -16,7 +16,7 @@ import pandas as pd
 from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables.*)
     human_duration, KubectlTabWriter, pod_status_text, watch_frame, watch_lines, pods_frame, get_pods_text,
     get_sts_text, get_controllerrevisions_text, get_pvc_text, TABWRITER_MIN_WIDTH, TABWRITER_PADDING,
-    SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER, _pod_incarnations)
+    SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER, pod_incarnations)
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
 from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
@@ -244,7 +244,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
         end_time = until
     if pods.empty:
         return pd.DataFrame(columns=list(INTERVAL_COLUMNS))
-    pods = _pod_incarnations(pods.reset_index(drop=True))
+    pods = pod_incarnations(pods.reset_index(drop=True))
     status = trace.status()
     syncs = trace.syncs()
     # minReadySeconds per set over time, and each set's sync times (for availability in sync positions)
@@ -342,19 +342,17 @@ def pod_intervals(trace, set_name: str | None = None, until: float | None = None
     on the trace until it grows (a copy is returned, so callers may change it).
     """
     key = ("pod_intervals", set_name, until, *trace.counts()) if hasattr(trace, "counts") else None
-    cache = getattr(trace, "_view_cache", None) if key else None
-    if cache is not None and cache.get("key") == key:
-        return cache["value"].copy()
+    cache = getattr(trace, "view_cache", None) if key else None
+    if cache is not None and cache.get("pod_intervals", (None,))[0] == key:
+        return cache["pod_intervals"][1].copy()
     value = _pod_intervals(trace, set_name, until)
-    if key:
-        trace._view_cache = {"key": key, "value": value}
+    if cache is not None:
+        cache["pod_intervals"] = (key, value)
         return value.copy()
     return value
 
 
-def _sync_result_html(result: SyncResult) -> str:
-    """A SyncResult in Jupyter: its decisions as a table."""
+def sync_result_html(result: SyncResult) -> str:
+    """A SyncResult in Jupyter: its decisions as a table.  ``import stsedu`` registers it with
+    IPython's HTML formatter (the record knows no views, and no view patches the record)."""
     return decisions_frame(result.decisions, sync=result.sync, time=result.time).to_html(index=False)
-
-
-SyncResult._repr_html_ = _sync_result_html  # the view registers itself; the record knows no views

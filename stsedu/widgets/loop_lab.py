@@ -19,7 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..cluster import Cluster
-from .lab_base import _CSS, decisions_html
+from .lab_base import LAB_CSS, decisions_html
 from .settled import unsettled
 
 __all__ = ["LoopLab", "two_sets", "set_manifest", "loop_summary"]
@@ -98,7 +98,7 @@ class LoopLab(w.VBox):
         self.start = w.IntSlider(value=0, min=0, max=0, step=10, description="first step",
                                  continuous_update=False, style=style)
         self.header = w.HTML(
-            f"{_CSS}<div class='lab-title'>{html.escape(self.title)}</div><div class='lab-note'>Two sets, "
+            f"{LAB_CSS}<div class='lab-title'>{html.escape(self.title)}</div><div class='lab-note'>Two sets, "
             "<code>web</code> (3 pods) and <code>db</code> (2), share one queue. A sync takes no simulated "
             "time here, so a second worker does not make the pods Ready sooner: it lets <code>web</code> and "
             "<code>db</code> be synced at the same moment (see <i>most syncs at the same moment</i>).</div>")

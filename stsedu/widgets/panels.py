@@ -60,10 +60,10 @@ STEP_ORDER = (
 )
 """The steps of one sync, in upstream order: (step key, short label, upstream function)."""
 
-_POLICY_NOTE = ("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
+POLICY_NOTE = ("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
                 "(the pods keep running) and re-creates it with the new policy.")
 
-_CSS = """
+PLAYGROUND_CSS = """
 <style>
 .stsedu-pg { font-size: 13px; }
 .stsedu-pg .stsedu-title { font-size: 15px; font-weight: 600; margin: 2px 0 4px 0; }
@@ -134,36 +134,36 @@ def default_manifest() -> list[dict]:
 # =========================================================================== rendering
 # Private HTML renderers.  They stand in for stsedu.tables / stsedu.charts until those land.
 
-def _esc(x: Any) -> str:
+def esc(x: Any) -> str:
     return "" if x is None else html.escape(str(x))
 
 
-def _action_class(action: str) -> str:
+def action_class(action: str) -> str:
     return f"sa-{action}" if action in POD_ACTIONS else "sa-other"
 
 
-def _error_html(exc: BaseException) -> str:
+def error_html(exc: BaseException) -> str:
     if isinstance(exc, ValidationError):
-        head = (f'{_esc(exc.kind)} "{_esc(exc.name)}" is invalid' if exc.name
-                else f"{_esc(exc.kind)} is invalid")
-        items = "".join(f"<li><code>{_esc(p)}</code>: {_esc(m)}</li>" if p else f"<li>{_esc(m)}</li>"
+        head = (f'{esc(exc.kind)} "{esc(exc.name)}" is invalid' if exc.name
+                else f"{esc(exc.kind)} is invalid")
+        items = "".join(f"<li><code>{esc(p)}</code>: {esc(m)}</li>" if p else f"<li>{esc(m)}</li>"
                         for p, m in exc.errors)
         return (f"<div class='stsedu-error'><b>Error:</b> {head}<ul>{items}</ul>"
                 "Nothing was changed.</div>")
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return (f"<div class='stsedu-error'><b>Error ({type(exc).__name__}):</b> {_esc(text)}. "
+    return (f"<div class='stsedu-error'><b>Error ({type(exc).__name__}):</b> {esc(text)}. "
             "Nothing was changed.</div>")
 
 
-def _summary(decisions: Iterable) -> str:
+def decisions_summary(decisions: Iterable) -> str:
     """'create web-3 · wait web-3 (not-running-ready)' for the pod decisions of a sync."""
     parts = []
     for d in decisions:
         action, pod, reason = (d.action, d.pod, d.reason) if isinstance(d, Decision) else d
         if action not in POD_ACTIONS:
             continue
-        parts.append(f"<span class='{_action_class(action)}'>{_esc(action)}</span> "
-                     f"{_esc(pod or '')} <span class='stsedu-note'>({_esc(reason)})</span>")
+        parts.append(f"<span class='{action_class(action)}'>{esc(action)}</span> "
+                     f"{esc(pod or '')} <span class='stsedu-note'>({esc(reason)})</span>")
     return " · ".join(parts) if parts else "<span class='stsedu-note'>no pod decisions</span>"
 
 
@@ -233,9 +233,9 @@ class DecisionsView(View):
                                   "<span class='stsedu-sub'>(no sync yet: click Sync once)</span></div>")
             self.table.value = ""
             return
-        err = f" · <span class='st-bad'>stopped: {_esc(r.error)}</span>" if r.error else ""
+        err = f" · <span class='st-bad'>stopped: {esc(r.error)}</span>" if r.error else ""
         self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
-                              f"<span class='stsedu-sub'>sync {r.sync} of {_esc(r.set_name)}, "
+                              f"<span class='stsedu-sub'>sync {r.sync} of {esc(r.set_name)}, "
                               f"t={r.time:g}s{err}</span></div>")
         if not r.decisions:
             self.table.value = (f"<p class='stsedu-note'>Sync {r.sync} decided nothing: no pod to create, "
@@ -275,11 +275,11 @@ class PodsView(View):
         if key == self._key:
             return
         self._key = key
-        rev = f" · update revision <code>{_esc(update_rev)}</code>" if update_rev else ""
+        rev = f" · update revision <code>{esc(update_rev)}</code>" if update_rev else ""
         self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
                               f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")
         text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,))
-        self.table.value = f"<pre class='stsedu-pre stsedu-scroll'>{_esc(text)}</pre>"
+        self.table.value = f"<pre class='stsedu-pre stsedu-scroll'>{esc(text)}</pre>"
 
 
 class StatusView(View):
@@ -299,7 +299,7 @@ class StatusView(View):
         try:
             sts = c.statefulset(pg.name)
         except KeyError:
-            self.widget.value = f"<p class='stsedu-note'>StatefulSet {_esc(pg.name)} does not exist.</p>"
+            self.widget.value = f"<p class='stsedu-note'>StatefulSet {esc(pg.name)} does not exist.</p>"
             return
         s, spec = sts.status, sts.spec
         strategy = spec.update_strategy
@@ -307,30 +307,30 @@ class StatusView(View):
             ru = spec.rolling_update
             strategy += f" (partition {ru.partition}"
             strategy += f", maxUnavailable {ru.max_unavailable})" if ru.max_unavailable is not None else ")"
-        rev = (f"current <code>{_esc(s.current_revision)}</code>" +
+        rev = (f"current <code>{esc(s.current_revision)}</code>" +
                ("" if s.update_revision == s.current_revision
-                else f" → update <code>{_esc(s.update_revision)}</code>"))
+                else f" → update <code>{esc(s.update_revision)}</code>"))
         try:
             nxt = c.preview(pg.name)
-            preview = _summary(nxt.decisions)
+            preview = decisions_summary(nxt.decisions)
         except Exception as e:  # noqa: BLE001 - the preview is only a hint
-            preview = f"<span class='stsedu-note'>(no preview: {_esc(e)})</span>"
+            preview = f"<span class='stsedu-note'>(no preview: {esc(e)})</span>"
         broken = sorted(pg.never_ready_images)
-        broken_txt = ("<br><b>never-ready images:</b> " + ", ".join(f"<code>{_esc(b)}</code>" for b in broken)
+        broken_txt = ("<br><b>never-ready images:</b> " + ", ".join(f"<code>{esc(b)}</code>" for b in broken)
                       if broken else "")
         self.widget.value = (
             f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
             f"observedGeneration {s.observed_generation} of {sts.generation}</span></div>"
-            f"<pre class='stsedu-pre'>{_esc(tables.get_sts_text(c))}</pre>"
+            f"<pre class='stsedu-pre'>{esc(tables.get_sts_text(c))}</pre>"
             "<table class='stsedu stsedu-status'><tbody>"
             f"<tr><td><b>spec</b></td><td class='code'>replicas {spec.replicas} · "
-            f"{_esc(spec.pod_management_policy)} · {_esc(strategy)} · minReadySeconds "
+            f"{esc(spec.pod_management_policy)} · {esc(strategy)} · minReadySeconds "
             f"{spec.min_ready_seconds} · generation {sts.generation}</td></tr>"
             f"<tr><td><b>status</b></td><td class='code'>replicas {s.replicas} · ready {s.ready_replicas} · "
             f"available {s.available_replicas} · current {s.current_replicas} · updated "
             f"{s.updated_replicas} · observedGeneration {s.observed_generation}</td></tr>"
             f"<tr><td><b>revisions</b></td><td>{rev}</td></tr>"
-            f"<tr><td><b>rollout</b></td><td class='code'>{_esc(c.rollout_status(pg.name))}</td></tr>"
+            f"<tr><td><b>rollout</b></td><td class='code'>{esc(c.rollout_status(pg.name))}</td></tr>"
             f"<tr><td><b>next sync</b></td><td>{preview}{broken_txt}</td></tr>"
             "</tbody></table>")
 
@@ -384,7 +384,7 @@ class ChartView(View):
         try:
             chart = self.chart_fn(trace, pg.name) if self._with_name else self.chart_fn(trace)
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
-            self.note.value = f"<div class='stsedu-error'>chart failed: {_esc(type(e).__name__)}: {_esc(e)}</div>"
+            self.note.value = f"<div class='stsedu-error'>chart failed: {esc(type(e).__name__)}: {esc(e)}</div>"
             return
         self.note.value = ""
         self.chart = chart
@@ -456,10 +456,10 @@ class LogView(View):
                         s = s.iloc[-1]
                     status = (f"{int(s['ready_replicas'])}/{int(s['spec_replicas'])} ready, "
                               f"{int(s['updated_replicas'])} updated")
-                err = f" <span class='st-bad'>{_esc(row.error)}</span>" if row.error else ""
+                err = f" <span class='st-bad'>{esc(row.error)}</span>" if row.error else ""
                 self._rows.append(
                     f"<tr><td class='mono'>{row.sync}</td><td class='mono'>{row.time:g}s</td>"
-                    f"<td class='mono'>{_esc(row.set)}</td><td>{_summary(by_sync.get(row.sync, []))}{err}</td>"
+                    f"<td class='mono'>{esc(row.set)}</td><td>{decisions_summary(by_sync.get(row.sync, []))}{err}</td>"
                     f"<td class='mono'>{status}</td></tr>")
             self._seen = n
         shown = self._rows[-self.keep:]
@@ -474,7 +474,7 @@ class LogView(View):
             + "".join(reversed(shown)) + "</tbody></table></div>")
 
 
-_VIEW_CLASSES: dict[str, Callable[[], View]] = {
+VIEW_CLASSES: dict[str, Callable[[], View]] = {
     "decisions": DecisionsView, "pods": PodsView, "status": StatusView,
     "timeline": lambda: ChartView(_timeline_to_now, title="Pod timeline"),
     "revisions": _chart("revision_map", "Revisions"),
@@ -483,4 +483,4 @@ _VIEW_CLASSES: dict[str, Callable[[], View]] = {
     "overview": _chart("overview", "Overview"),
     "log": LogView,
 }
-_VIEW_ALIASES = {"charts": ("timeline", "revisions", "strip")}
+VIEW_ALIASES = {"charts": ("timeline", "revisions", "strip")}

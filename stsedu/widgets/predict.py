@@ -16,7 +16,8 @@ import pandas as pd
 from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
-from .lab_base import _CSS, BROKEN_IMAGE, CHARTS, _esc, _show_chart, decisions_html
+from .lab_base import LAB_CSS, BROKEN_IMAGE, CHARTS, show_chart, decisions_html
+from .panels import esc
 from .loop_lab import set_manifest, two_sets
 
 __all__ = ["Question", "QUESTIONS", "question", "reveal", "Reveal"]
@@ -572,13 +573,13 @@ class Reveal:
         return self.text
 
     def _repr_html_(self) -> str:
-        return self.html or f"<pre>{_esc(self.text)}</pre>"
+        return self.html or f"<pre>{esc(self.text)}</pre>"
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
         display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
         if self.chart is not None:
-            display(_show_chart(self.chart))
+            display(show_chart(self.chart))
 
 
 NO_ANSWER = None
@@ -598,14 +599,14 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     head = f"Question {q.id}: {q.text}"
     if answer is NO_ANSWER or answer is ...:
         ask = f"No prediction recorded yet: write it as answer = {q.form}, then run this cell."
-        return Reveal(f"{head}\n{ask}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {_esc(q.id)}:</b> "
-                                          f"{_esc(q.text)}<br><span class='lab-note'>{_esc(ask)}</span></div>")
+        return Reveal(f"{head}\n{ask}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {esc(q.id)}:</b> "
+                                          f"{esc(q.text)}<br><span class='lab-note'>{esc(ask)}</span></div>")
     try:
         given = _norm(q.kind, answer, q.choices)
     except WrongForm as e:
         msg = f"Wrong form, not a wrong answer: {e}. Write it as {q.form}."
-        return Reveal(f"{head}\n{msg}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}"
-                                         f"</div><div class='lab-error'>{_esc(msg)}</div></div>")
+        return Reveal(f"{head}\n{msg}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}"
+                                         f"</div><div class='lab-error'>{esc(msg)}</div></div>")
     c = q.setup()
     n0 = len(c.trace.rows()["syncs"])
     got = _norm(q.kind, q.act(c), q.choices)
@@ -625,10 +626,10 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     results = [r for r in _results(c) if r.sync > n0]
     body = decisions_html(results)
     cls = "lab-ok" if ok else "lab-no"
-    page = (f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}</div>"
-            f"<div>You predicted: <b>{_esc(shown(given))}</b></div>"
-            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {_esc(shown(got))}</div>"
-            f"<div class='lab-did'>The rule: {_esc(q.why)}</div>"
+    page = (f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}</div>"
+            f"<div>You predicted: <b>{esc(shown(given))}</b></div>"
+            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {esc(shown(got))}</div>"
+            f"<div class='lab-did'>The rule: {esc(q.why)}</div>"
             f"<div class='lab-h'>What the controller decided</div>{body}</div>")
     chart = None
     try:

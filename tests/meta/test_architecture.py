@@ -1,5 +1,5 @@
-"""The package's shape: no import cycle, no module too long to read, no reaching into the facade,
-and objects handed to callers that do not alias the cluster's stored state."""
+"""The package's shape: rooms in the order of the flow with no cycle between them or between modules,
+no private name used across modules, no module too long to read, and objects handed to callers that do not alias the cluster's stored state."""
 
 from __future__ import annotations
 
@@ -93,27 +93,117 @@ def test_no_import_cycle():
     assert _cycle(_graph()) is None
 
 
-def test_nothing_below_the_facade_imports_it():
-    """Only what sits above the cluster (what learners touch, and the package's front door) imports
-    ``stsedu.cluster``: the API server, the simulation, the controller and the trace never do."""
-    below = ("stsedu.api", "stsedu.sim", "stsedu.controller", "stsedu.views.kubectl", "stsedu.trace")
-    # kubectl's command line (issue 29) is what learners touch: a session makes its cluster; kubectl's
-    # printers (get, describe, rollout...) stay below the facade
-    above = ("stsedu.views.kubectl.session", "stsedu.views.kubectl.magic", "stsedu.views.kubectl.cli")
-    importers = sorted(m for m, deps in _graph().items() if "stsedu.cluster" in deps)
-    assert [m for m in importers if m.startswith(below) and m not in above] == []
+ROOMS = (
+    # plain helpers any room may use
+    "stsedu.version", "stsedu.limits", "stsedu.files",
+    # the flow of a request, each room importing only rooms listed before it
+    "stsedu.api", "stsedu.sim", "stsedu.client", "stsedu.controller", "stsedu.trace", "stsedu.views",
+    # the facade that wires the cluster together, then what learners and teachers touch
+    "stsedu.cluster", "stsedu.lessons", "stsedu.console", "stsedu.widgets", "stsedu.live",
+    # the front door (import stsedu) and the stsedu command
+    "stsedu", "stsedu.__main__",
+)
+"""The package's rooms in the order of the flow (README: "How it is built")."""
 
 
-def test_no_module_calls_private_methods_of_the_facade():
-    """No module reaches into a Cluster's private attributes (``cluster._x``, ``c._x``)."""
+def _room(module: str) -> str:
+    """The room a module lives in: its top-level package under stsedu, or the top-level module itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def _room_graph() -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {}
+    for module, deps in _graph().items():
+        rooms.setdefault(_room(module), set()).update(_room(d) for d in deps if _room(d) != _room(module))
+    return rooms
+
+
+def test_every_room_is_in_the_flow():
+    assert sorted(_room_graph()) == sorted(ROOMS)
+
+
+def test_no_import_cycle_between_rooms():
+    """Package level, imports inside functions and under TYPE_CHECKING counted (issue 30 found
+    api -> controller -> sim -> controller, which the module graph could not see)."""
+    graph = _room_graph()
+    assert "stsedu.views" in graph["stsedu.cluster"]  # Cluster.rollout_status imports kubectl's printer in a function
+    assert _cycle(graph) is None
+
+
+def test_each_room_imports_only_rooms_before_it():
+    """A newcomer reads the flow from the folders: no room reaches forward (the facade is imported
+    only by what learners touch, never by the API server, the simulation, the controller or the views)."""
+    back = sorted(f"{a} -> {b}" for a, deps in _room_graph().items() for b in deps
+                  if ROOMS.index(b) > ROOMS.index(a))
+    assert back == []
+
+
+# ------------------------------------------------------------------ private names
+
+PROTOCOL = frozenset({"_repr_html_", "_repr_mimebundle_", "_ipython_display_", "_repr_latex_",
+                      "_asdict", "_replace", "_fields", "_make", "_missing_", "_value_", "_name_"})
+"""Names that look private but are other libraries' public protocols (IPython's display hooks,
+namedtuple's and enum's API); reading them is fine, setting them on another object is not."""
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _own_attributes(tree: ast.AST) -> set[str]:
+    """Attributes the module's own classes define: methods and fields in a class body, and
+    ``self.x = ...`` / ``cls.x = ...`` anywhere."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(item.name)
+                elif isinstance(item, ast.Assign):
+                    names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    names.add(item.target.id)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            names.add(node.attr)
+    return names
+
+
+def private_uses(name: str, source: str) -> list[str]:
+    """Where module *name* uses another module's private name: ``from m import _x`` of a kit module,
+    ``anything._x`` read where no class of this module defines ``_x`` (whatever the variable is
+    called), and ``anything._x = ...`` on an object other than ``self``/``cls`` or a class of this
+    module (patching another module's object)."""
+    tree = ast.parse(source)
+    own = _own_attributes(tree)
+    classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "stsedu"):
+            out += [f"{name}:{node.lineno} imports {a.name}" for a in node.names if _private(a.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if isinstance(node.ctx, ast.Store):
+                if not (isinstance(node.value, ast.Name) and node.value.id in classes):
+                    out.append(f"{name}:{node.lineno} sets {ast.unparse(node)}")
+            elif node.attr not in own and node.attr not in PROTOCOL:
+                out.append(f"{name}:{node.lineno} reads {ast.unparse(node)}")
+    return sorted(out, key=lambda s: int(s.split(":")[1].split()[0]))
+
+
+def test_the_private_name_check_sees_any_variable():
+    found = private_uses("m", "from .x import _a\nimport y\ny._b()\nwhatever._c\nK._d = 1\n"
+                              "class C:\n    _e = 1\n    def f(self, other):\n        return other._e, self._g\n"
+                              "C._h = 2\n")
+    assert found == ["m:1 imports _a", "m:3 reads y._b", "m:4 reads whatever._c", "m:5 sets K._d"]
+
+
+def test_no_private_name_is_used_across_modules():
+    """A helper two modules share has a public name in the module it belongs to (issue 30)."""
     offenders = []
     for name, path in _modules().items():
-        if name == "stsedu.cluster":
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and isinstance(node.value, ast.Name) and node.value.id in ("cluster", "c")):
-                offenders.append(f"{name}:{node.lineno} {node.value.id}.{node.attr}")
+        offenders += private_uses(name, path.read_text())
     assert offenders == []
 
 

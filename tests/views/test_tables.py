@@ -332,3 +332,16 @@ def test_get_controllerrevisions_text_like_kubectl():
     c.delete("web", cascade="orphan")
     c.advance(5)
     assert {ln.split()[1] for ln in tables.get_controllerrevisions_text(c).splitlines()[1:]} == {"<none>"}
+
+
+def test_a_sync_result_shows_its_decisions_in_jupyter():
+    """IPython's HTML formatter shows a SyncResult as its decisions table; ``import stsedu`` registers
+    it in a kernel (the view is registered with IPython, not patched onto the controller's record)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    stsedu.load_ipython_extension(shell)
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2))
+    data, _ = shell.display_formatter.format(c.sync("web"))
+    assert "<table" in data["text/html"] and "web-0" in data["text/html"] and "missing" in data["text/html"]

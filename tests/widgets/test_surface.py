@@ -208,8 +208,8 @@ def test_no_rule_gives_away_a_later_question():
     assert "even if deleted" not in q["06.a"].why                  # 06.c: a deleted pod below the partition
     assert "waits" not in q["05.a"].why                            # 05.b: the update waits for the replacement
     assert "condemned" not in q["03.a"].why and "delete" not in q["03.a"].why  # 03.b: the blocked scale-down
-    from stsedu.widgets.panels import _POLICY_NOTE
-    assert "adopt" not in _POLICY_NOTE                             # 04.a/08.a: what happens to the orphans
+    from stsedu.widgets.panels import POLICY_NOTE
+    assert "adopt" not in POLICY_NOTE                             # 04.a/08.a: what happens to the orphans
 
 
 @pytest.mark.parametrize("qid,answer,says", [
@@ -339,7 +339,7 @@ def test_a_long_lab_run_goes_in_the_background_with_progress_and_stops_when_aske
     lab = labs.UpdateLab(examples.web(30))
 
     async def go():
-        monkeypatch.setattr(playground, "_kernel_loop", lambda: asyncio.get_running_loop())
+        monkeypatch.setattr(playground, "kernel_loop", lambda: asyncio.get_running_loop())
         lab.w_image.value = "nginx:2"
         assert "running" in lab.did_area.value and lab._task is not None
         for _ in range(40):

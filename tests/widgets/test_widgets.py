@@ -358,7 +358,7 @@ def test_run_button_blocks_without_a_kernel():
 def test_run_button_starts_a_task_under_a_kernel(monkeypatch):
     """Under a kernel (its loop runs the comm handlers) the Run button schedules run_async instead."""
     pg = sw.Playground()
-    monkeypatch.setattr(sw.playground, "_kernel_loop", asyncio.get_running_loop)
+    monkeypatch.setattr(sw.playground, "kernel_loop", asyncio.get_running_loop)
 
     async def go():
         pg.run_button.click()

@@ -6,17 +6,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..field_errors import (Error, GoText, _child, _dedupe, forbidden, go_quote, invalid, not_supported,
+from ..field_errors import (Error, GoText, child_path, dedupe, forbidden, go_quote, invalid, not_supported,
                             required)
 from ..formats import NEGATIVE_MSG, is_valid_percent, name_is_dns_label
 from ..quantities import parse_quantity
-from ..schema import STATEFUL_SET_SPEC, _as_int, _prune, decode_errors
+from ..schema import STATEFUL_SET_SPEC, as_int, prune, decode_errors
 from ..selectors import Selector, label_selector_as_selector
 from ..validation.meta import (validate_annotations, validate_label_selector, validate_labels,
                                validate_nonnegative_field, validate_object_meta,
                                validate_object_meta_update)
 from ..validation.pod import validate_pod_template_spec
-from ..validation.pvc import _claim_names, validate_volume_claim_templates
+from ..validation.pvc import volume_claim_names, validate_volume_claim_templates
 
 
 # ---------------------------------------------------------------------------
@@ -46,7 +46,7 @@ def _go_label_selector(selector: dict) -> GoText:
 
 def _go_int_or_string(value: Any) -> GoText:
     """``(*intstr.IntOrString).String()``: the number, or the string unquoted."""
-    return GoText(str(value) if isinstance(value, str) else str(_as_int(value)))
+    return GoText(str(value) if isinstance(value, str) else str(as_int(value)))
 
 
 _ADDRESS = "0xc000010000"
@@ -55,7 +55,7 @@ _ADDRESS = "0xc000010000"
 
 def _go_rolling_update(rolling: dict) -> GoText:
     """``%#v`` of the internal ``apps.RollingUpdateStatefulSetStrategy``."""
-    partition = _as_int(rolling.get("partition")) or 0
+    partition = as_int(rolling.get("partition")) or 0
     max_unavailable = ("(*intstr.IntOrString)(nil)" if rolling.get("maxUnavailable") is None
                        else f"(*intstr.IntOrString)({_ADDRESS})")
     return GoText(f"apps.RollingUpdateStatefulSetStrategy{{Partition:{partition},"
@@ -96,25 +96,25 @@ def validate_persistent_volume_claim_retention_policy(policy: dict | None, path:
     for half in ("whenDeleted", "whenScaled"):
         value = policy.get(half) or ""
         if value not in _RETENTION:
-            errs.append(not_supported(_child(path, half), value, _RETENTION))
+            errs.append(not_supported(child_path(path, half), value, _RETENTION))
     return errs
 
 
 def validate_rolling_update_stateful_set(rolling: dict, path: str) -> list[Error]:
     """Mirror of ``validateRollingUpdateStatefulSet`` (partition; maxUnavailable a
     positive int or a percentage, not 0, not over 100%)."""
-    errs = validate_nonnegative_field(rolling.get("partition") or 0, _child(path, "partition"))
+    errs = validate_nonnegative_field(rolling.get("partition") or 0, child_path(path, "partition"))
     value = rolling.get("maxUnavailable")
     if value is None:
         return errs
-    at = _child(path, "maxUnavailable")
+    at = child_path(path, "maxUnavailable")
     shown = _go_int_or_string(value)
     percent_errs = is_valid_percent(value) if isinstance(value, str) else []
     if isinstance(value, str):
         errs += [invalid(at, shown, m) for m in percent_errs]
         amount = _atoi(value) if percent_errs else int(value[:-1])
     else:
-        amount = _as_int(value)
+        amount = as_int(value)
         if amount < 0:
             errs.append(invalid(at, shown, NEGATIVE_MSG))
     if amount == 0:
@@ -137,12 +137,12 @@ def validate_update_strategy(strategy: dict, path: str) -> list[Error]:
         return [required(path)]
     if kind == "OnDelete":
         if rolling is not None:
-            return [invalid(_child(path, "rollingUpdate"), _go_rolling_update(rolling),
+            return [invalid(child_path(path, "rollingUpdate"), _go_rolling_update(rolling),
                             "only allowed for updateStrategy 'RollingUpdate'")]
         return []
     if kind == "RollingUpdate":
         return [] if rolling is None else validate_rolling_update_stateful_set(
-            rolling, _child(path, "rollingUpdate"))
+            rolling, child_path(path, "rollingUpdate"))
     return [invalid(path, _go_update_strategy(strategy), "must be 'RollingUpdate' or 'OnDelete'")]
 
 
@@ -155,11 +155,11 @@ def validate_pod_template_spec_for_stateful_set(template: dict, selector: Select
     errs = []
     labels = (template.get("metadata") or {}).get("labels")
     if not selector.empty and not selector.matches(labels):
-        errs.append(invalid(_child(path, "metadata", "labels"), _go_string_map(labels),
+        errs.append(invalid(child_path(path, "metadata", "labels"), _go_string_map(labels),
                             "`selector` does not match template `labels`"))
     meta = template.get("metadata") or {}
-    errs += validate_labels(meta.get("labels"), _child(path, "labels"))
-    errs += validate_annotations(meta.get("annotations"), _child(path, "annotations"))
+    errs += validate_labels(meta.get("labels"), child_path(path, "labels"))
+    errs += validate_annotations(meta.get("annotations"), child_path(path, "annotations"))
     if not opts.skip_validate_pod_template_spec:
         errs += validate_pod_template_spec(template, claim_names, path)
     return errs
@@ -172,18 +172,18 @@ def _validate_selector_and_template(spec: dict, path: str,
     errs = []
     selector_doc = spec.get("selector")
     if selector_doc is None:
-        errs.append(required(_child(path, "selector")))
+        errs.append(required(child_path(path, "selector")))
     else:
-        errs += validate_label_selector(selector_doc, _child(path, "selector"))
+        errs += validate_label_selector(selector_doc, child_path(path, "selector"))
         if not selector_doc.get("matchLabels") and not selector_doc.get("matchExpressions"):
-            errs.append(invalid(_child(path, "selector"), _go_label_selector(selector_doc),
+            errs.append(invalid(child_path(path, "selector"), _go_label_selector(selector_doc),
                                 "empty selector is invalid for statefulset"))
     selector = label_selector_as_selector(selector_doc)
     if selector is None:
-        errs.append(invalid(_child(path, "selector"), _go_label_selector(selector_doc)))
+        errs.append(invalid(child_path(path, "selector"), _go_label_selector(selector_doc)))
     else:
         errs += validate_pod_template_spec_for_stateful_set(
-            spec.get("template") or {}, selector, _claim_names(spec), _child(path, "template"), opts)
+            spec.get("template") or {}, selector, volume_claim_names(spec), child_path(path, "template"), opts)
     return errs
 
 
@@ -214,36 +214,36 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
     errs = []
     policy = spec.get("podManagementPolicy") or ""
     if policy == "":
-        errs.append(required(_child(path, "podManagementPolicy")))
+        errs.append(required(child_path(path, "podManagementPolicy")))
     elif policy not in ("OrderedReady", "Parallel"):
-        errs.append(invalid(_child(path, "podManagementPolicy"), policy,
+        errs.append(invalid(child_path(path, "podManagementPolicy"), policy,
                             "must be 'OrderedReady' or 'Parallel'"))
-    errs += validate_update_strategy(spec.get("updateStrategy") or {}, _child(path, "updateStrategy"))
+    errs += validate_update_strategy(spec.get("updateStrategy") or {}, child_path(path, "updateStrategy"))
     errs += validate_persistent_volume_claim_retention_policy(
         spec.get("persistentVolumeClaimRetentionPolicy"),
-        _child(path, "persistentVolumeClaimRetentionPolicy"))
+        child_path(path, "persistentVolumeClaimRetentionPolicy"))
     if not opts.skip_validate_volume_claim_templates:
         errs += validate_volume_claim_templates(spec.get("volumeClaimTemplates") or [],
-                                                _child(path, "volumeClaimTemplates"))
-    errs += validate_nonnegative_field(spec.get("replicas"), _child(path, "replicas"))
-    errs += validate_nonnegative_field(spec.get("minReadySeconds"), _child(path, "minReadySeconds"))
+                                                child_path(path, "volumeClaimTemplates"))
+    errs += validate_nonnegative_field(spec.get("replicas"), child_path(path, "replicas"))
+    errs += validate_nonnegative_field(spec.get("minReadySeconds"), child_path(path, "minReadySeconds"))
     if not opts.allow_negative_revision_history_limit:
         errs += validate_nonnegative_field(spec.get("revisionHistoryLimit"),
-                                           _child(path, "revisionHistoryLimit"))
+                                           child_path(path, "revisionHistoryLimit"))
     if spec.get("ordinals") is not None:
         errs += validate_nonnegative_field(spec["ordinals"].get("start") or 0,
-                                           _child(path, "ordinals.start"))
+                                           child_path(path, "ordinals.start"))
     service = spec.get("serviceName") or ""
     if service and not opts.allow_invalid_service_name:
-        errs += [invalid(_child(path, "serviceName"), service, m) for m in name_is_dns_label(service)]
+        errs += [invalid(child_path(path, "serviceName"), service, m) for m in name_is_dns_label(service)]
     errs += _validate_selector_and_template(spec, path, opts)
     pod_spec = (spec.get("template") or {}).get("spec") or {}
     restart = pod_spec.get("restartPolicy") or "Always"
     if restart != "Always":
-        errs.append(not_supported(_child(path, "template", "spec", "restartPolicy"), restart,
+        errs.append(not_supported(child_path(path, "template", "spec", "restartPolicy"), restart,
                                   ("Always",)))
     if pod_spec.get("activeDeadlineSeconds") is not None:
-        errs.append(forbidden(_child(path, "template", "spec", "activeDeadlineSeconds"),
+        errs.append(forbidden(child_path(path, "template", "spec", "activeDeadlineSeconds"),
                               "activeDeadlineSeconds in StatefulSet is not Supported"))
     return errs
 
@@ -262,7 +262,7 @@ def validate_statefulset(sts: dict) -> list[Error]:
         return errs
     errs = validate_object_meta(sts.get("metadata") or {}, name_is_dns_label)
     errs += validate_stateful_set_spec(sts.get("spec") or {}, "spec")
-    return _dedupe(errs)
+    return dedupe(errs)
 
 
 MUTABLE_SPEC_FIELDS = ("replicas", "ordinals", "template", "updateStrategy",
@@ -299,17 +299,17 @@ def _semantic(value: Any, key: str = "") -> Any:
 
 
 def _immutable_part(spec: dict) -> Any:
-    pruned = _prune(spec, STATEFUL_SET_SPEC)
+    pruned = prune(spec, STATEFUL_SET_SPEC)
     return _semantic({k: v for k, v in pruned.items() if k not in MUTABLE_SPEC_FIELDS})
 
 
 def _update_options(old: dict) -> StatefulSetValidationOptions:
     spec = old.get("spec") or {}
-    template_errs = validate_pod_template_spec(spec.get("template") or {}, _claim_names(spec),
+    template_errs = validate_pod_template_spec(spec.get("template") or {}, volume_claim_names(spec),
                                                "spec.template")
     claim_errs = validate_volume_claim_templates(spec.get("volumeClaimTemplates") or [],
                                                  "spec.volumeClaimTemplates")
-    history = _as_int(spec.get("revisionHistoryLimit"))
+    history = as_int(spec.get("revisionHistoryLimit"))
     return StatefulSetValidationOptions(
         allow_invalid_service_name=True,
         skip_validate_pod_template_spec=bool(template_errs),
@@ -335,4 +335,4 @@ def validate_statefulset_update(new: dict, old: dict) -> list[Error]:
     errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old))
     if _immutable_part(new.get("spec") or {}) != _immutable_part(old.get("spec") or {}):
         errs.append(forbidden("spec", FORBIDDEN_UPDATE_MSG))
-    return _dedupe(errs)
+    return dedupe(errs)

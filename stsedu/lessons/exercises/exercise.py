@@ -212,9 +212,9 @@ class Exercise:
         notebooks never call it, and in assessed mode it is off.
         """
         _mode.refuse("Exercise.expected()")
-        return self._expected()
+        return self.expected_answer()
 
-    def _expected(self) -> Any:
+    def expected_answer(self) -> Any:
         if "answer" not in self._cache:
             result = self._run(None)
             try:
@@ -300,9 +300,9 @@ class Exercise:
     def judge(self, given: Any) -> Feedback:
         """Feedback for an answer already in canonical form."""
         _mode.refuse("Checking an answer")
-        return self._judge(given)
+        return self.judge_answer(given)
 
-    def _judge(self, given: Any) -> Feedback:
+    def judge_answer(self, given: Any) -> Feedback:
         got = self.score(given)
         if got == self.points:
             return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
@@ -313,7 +313,7 @@ class Exercise:
     def score(self, given: Any) -> float:
         """Points for an answer in canonical form: all or nothing, or (a sequence) the share of the
         right sequence that the answer's correct prefix covers."""
-        expected = self._expected()
+        expected = self.expected_answer()
         if given == expected:
             return self.points
         if self.answer_spec.get("from") == "sequence":
@@ -326,13 +326,13 @@ class Exercise:
             if wrong == given:
                 return hint
         if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
-            right = self._expected()
+            right = self.expected_answer()
             k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
             if k == len(right):
                 return f"Your first {k} steps are the whole sequence; the set is stable after them."
             return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
                     f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
-        return K.generic_hint(self.kind, given, self._expected())
+        return K.generic_hint(self.kind, given, self.expected_answer())
 
     def assert_correct(self, answer: Any) -> None:
         """Raise AssertionError (with the feedback) unless *answer* is right (a grader's check)."""
@@ -340,7 +340,7 @@ class Exercise:
             given = self.read(answer)
         except K.AnswerFormatError as e:
             raise AssertionError(f"Exercise {self.id}: cannot read that answer: {e}.") from None
-        fb = self._judge(given)
+        fb = self.judge_answer(given)
         assert fb.ok, fb.message
 
 
@@ -661,14 +661,14 @@ def _parse_scenario(sc: Any, reveal: Any, L: _Lines, base: Path):
 def _scenario_path(sc: str, base: Path, L: _Lines) -> Path:
     """The file ``scenario: NAME`` names, by the scenario files' rules: a relative path below
     the exercise's folder (no absolute path, no ``..``), or the name of a shipped scenario."""
-    from ..scenarios.format import _Bad, confined_path
+    from ..scenarios.format import BadValue, confined_path
     shipped = "/" not in sc and "\\" not in sc and not sc.endswith((".yaml", ".yml")) \
         and not (base / sc).is_file()
     try:
         return _scenarios.library_path(sc) if shipped else confined_path(sc, base)
     except _scenarios.ScenarioError as e:
         raise L.error(str(e), "scenario") from None
-    except _Bad as b:
+    except BadValue as b:
         raise L.error(b.problem.replace("the scenario's folder", "the exercise's folder")
                       .replace("the scenario folder", "the exercise's folder"), "scenario") from None
 

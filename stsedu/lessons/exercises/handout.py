@@ -150,7 +150,7 @@ def write_key(exercises: list, course: Path, assignment: str) -> Path:
         path.write_text(e.text, encoding="utf-8")
         try:
             copy = load_file(path)
-            if copy._expected() != e._expected():
+            if copy.expected_answer() != e.expected_answer():
                 raise ExerciseError("gives another answer from the key folder", str(path))
         except ExerciseError as err:
             raise ExerciseError(f"exercise {e.id} cannot be replayed from the key folder ({err}); write its "
@@ -180,6 +180,6 @@ def autograde(exercise_id: str, answer: Any, key: str) -> float:
         print(f"✗ Exercise {exercise_id}: cannot read that answer: {err}.")
         return 0.0
     got = float(ex.score(given))
-    fb = ex._judge(given)
+    fb = ex.judge_answer(given)
     print(fb.message if fb.ok else f"{fb.message} Rule: {ex.why}")
     return got

@@ -61,7 +61,7 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
         cells.append(nbformat.v4.new_markdown_cell(question_markdown(public(e)),
                                                    metadata=_meta(f"question_{s}", locked=True)))
         solution = (f"# {var} = {K.placeholder(e.kind, e.choices)}\n"
-                    f"### BEGIN SOLUTION\n{var} = {K.jsonable(e._expected())!r}\n### END SOLUTION")
+                    f"### BEGIN SOLUTION\n{var} = {K.jsonable(e.expected_answer())!r}\n### END SOLUTION")
         cells.append(nbformat.v4.new_code_cell(solution, metadata=_meta(f"answer_{s}", solution=True)))
         test = (f"# Checked when your notebook is graded: is {var} what the simulator does?\n"
                 f"### BEGIN HIDDEN TESTS\nstsedu.exercises.autograde({e.id!r}, {var}, key={key!r})\n"
@@ -76,8 +76,8 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
 
 
 def _entries(exercises: list) -> list[dict]:
-    return [{"id": e.id, "points": e.points, "question": e.question, "answer": K.show(e._expected()),
-             "python": repr(K.jsonable(e._expected())), "why": e.why, "source": e.source,
+    return [{"id": e.id, "points": e.points, "question": e.question, "answer": K.show(e.expected_answer()),
+             "python": repr(K.jsonable(e.expected_answer())), "why": e.why, "source": e.source,
              "hints": [(K.show(w), h) for w, h in e.hints], "kind": e.kind} for e in exercises]
 
 

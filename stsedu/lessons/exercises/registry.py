@@ -38,7 +38,7 @@ def _library() -> list[Exercise]:
     return [_load_file(p) for p in sorted(LIBRARY_DIR.glob("*.yaml"))]
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     try:
         return Path(a).resolve() == Path(b).resolve()
     except OSError:  # pragma: no cover
@@ -48,7 +48,7 @@ def _same_file(a: str, b: str) -> bool:
 def _read(path: Path) -> Exercise:
     """One file; a shipped exercise's file gives the shipped exercise itself."""
     for e in EXERCISES:
-        if _same_file(e.source, str(path)):
+        if same_file(e.source, str(path)):
             return e
     return _load_file(path)
 
@@ -66,7 +66,7 @@ def register(exercise: Exercise, replace: bool = False) -> Exercise:
     *replace*; loading the same file again (re-running a cell) replaces it.
     """
     old = _REGISTRY.get(exercise.id)
-    if old is not None and not replace and not _same_file(old.source, exercise.source):
+    if old is not None and not replace and not same_file(old.source, exercise.source):
         raise ExerciseError(f"id {exercise.id!r} is already used by {old.source}; choose another id",
                             exercise.source, field="id")
     _REGISTRY[exercise.id] = exercise
@@ -113,7 +113,7 @@ def refuse_duplicates(exercises: list[Exercise]) -> None:
     first: dict[str, Exercise] = {}
     for e in exercises:
         old = first.setdefault(e.id, e)
-        if old is not e and not _same_file(old.source, e.source):
+        if old is not e and not same_file(old.source, e.source):
             raise ExerciseError(f"id {e.id!r} is already used by {old.source} (line {old.line_of('id')}); "
                                 "give each exercise its own id", e.source, e.line_of("id"), "id")
 
@@ -121,7 +121,7 @@ def refuse_duplicates(exercises: list[Exercise]) -> None:
 def shipped_clash(e: Exercise) -> Exercise | None:
     """The shipped exercise whose id a teacher's *e* takes (None if *e* is shipped or its id is free)."""
     for s in EXERCISES:
-        if s.id == e.id and s is not e and not _same_file(s.source, e.source):
+        if s.id == e.id and s is not e and not same_file(s.source, e.source):
             return s
     return None
 
@@ -183,7 +183,7 @@ def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None 
     mine: list[Exercise] = []
     for p in paths or []:
         for e in load(p, register_them=False):
-            if not any(e is m or _same_file(e.source, m.source) for m in mine):
+            if not any(e is m or same_file(e.source, m.source) for m in mine):
                 mine.append(e)
     refuse_duplicates(mine)
     for e in mine:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from .format import (DATA_DIR, LIBRARY_DIR, ExpectationFailed, Failure, RunResult, ScenarioError, Step,
                      StepRecord)
-from .describe import _fmt  # noqa: F401  (the CLI prints values as failures do)
+from .describe import format_value  # noqa: F401  (the CLI prints values as failures do)
 from .runner import Scenario, from_dict, library, library_path, load, loads
 
 __all__ = ["Scenario", "Step", "StepRecord", "RunResult", "Failure", "ScenarioError",

@@ -8,16 +8,16 @@ Step = Any
 """A :class:`stsedu.scenarios.format.Step` (not imported: format imports this module)."""
 
 
-def _fmt(v: Any) -> str:
+def format_value(v: Any) -> str:
     """A value as a scenario file would spell it (flow-style YAML)."""
     if v is None:
         return "null"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+        return "[" + ", ".join(format_value(x) for x in v) + "]"
     if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k}: {format_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
@@ -36,26 +36,26 @@ def _verb(s: Step, singular: str, plural: str | None = None) -> str:
     return singular[:-2] if singular.endswith("shes") else singular[:-1]
 
 
-_DESCRIBE: dict[str, Callable[[Step], str]] = {
+DESCRIBE: dict[str, Callable[[Step], str]] = {
     "objects": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
     "sync": lambda s: f"sync {s.set_name}" + (f" {s.args['count']} times" if s.args["count"] > 1 else ""),
     "run": lambda s: f"run {s.set_name} until stable"
-                     + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+                     + "".join(f", {k} {format_value(v)}" for k, v in s.args.items()),
     "run_all": lambda s: "run the whole controller (every set, one work queue) until nothing is queued"
-                         + "".join(f", {k} {_fmt(v)}" for k, v in s.args.items()),
+                         + "".join(f", {k} {format_value(v)}" for k, v in s.args.items()),
     "settle": lambda s: f"settle {s.set_name} (sync, then move one pod one stage, until stable)",
     "kubelet_step": lambda s: "move one pod one stage" + (f", {s.args['count']} times"
                                                           if s.args["count"] > 1 else ""),
-    "advance": lambda s: f"let {_fmt(s.args['seconds'])}s pass",
+    "advance": lambda s: f"let {format_value(s.args['seconds'])}s pass",
     "apply": lambda s: "apply " + ", ".join(label for label, _ in s.args["entries"]),
     "scale": lambda s: f"scale {s.set_name} to {s.args['replicas']} "
                        + ("replica" if s.args["replicas"] == 1 else "replicas"),
-    "patch": lambda s: f"patch {s.set_name} {_fmt(s.args['patch'])}",
+    "patch": lambda s: f"patch {s.set_name} {format_value(s.args['patch'])}",
     "set_image": lambda s: f"set image of {s.set_name}"
                            + (f" container {s.args['container']}" if s.args["container"] else "")
                            + f" to {s.args['image']}",
     "delete_pod": lambda s: f"delete pod {_pods_text(s)}" + ("" if s.args.get("wait", True) else " --wait=false"),
-    "patch_pod": lambda s: f"patch pod {s.args['pod']} {_fmt(s.args['patch'])}",
+    "patch_pod": lambda s: f"patch pod {s.args['pod']} {format_value(s.args['patch'])}",
     "start": lambda s: f"kubelet starts {_pods_text(s)}",
     "set_ready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} Ready",
     "set_unready": lambda s: f"{_pods_text(s)} {_verb(s, 'turns')} not Ready",
@@ -71,10 +71,10 @@ _DESCRIBE: dict[str, Callable[[Step], str]] = {
                                         else s.args["pod"]) + " never become Ready",
     "crash_loop": lambda s: "the containers of pods " + (f"running {s.args['image']}" if "image" in s.args
                                                           else s.args["pod"])
-                            + f" exit with an error {_fmt(s.args['seconds'])}s after each start (a crash loop)",
+                            + f" exit with an error {format_value(s.args['seconds'])}s after each start (a crash loop)",
     "fail_after": lambda s: "the containers of pods " + (f"running {s.args['image']}" if "image" in s.args
                                                           else s.args["pod"])
-                            + f" exit with an error {_fmt(s.args['seconds'])}s after each start (a crash loop)",
+                            + f" exit with an error {format_value(s.args['seconds'])}s after each start (a crash loop)",
     "clear_behaviours": lambda s: "forget never_ready / crash_loop",
     "inject_error": lambda s: f"the API server fails the next {s.args['count']} "
                               f"{s.args['verb']} {s.args['kind']} request(s)",

@@ -10,7 +10,7 @@ from ...controller.decisions import POD_ACTIONS, SyncResult
 from .format import Failure, Step, StepRecord
 
 @dataclass
-class _RunState:
+class RunState:
     """What expectations need beyond the cluster: the last sync of each set."""
 
     cluster: Cluster
@@ -37,7 +37,7 @@ def _revision_matches(cluster: Cluster, want: int | str, rev_name: str,
     return want in images, shown
 
 
-def _check(step: Step, expect: Mapping, cluster: Cluster, state: _RunState, rec: StepRecord,
+def check_expectations(step: Step, expect: Mapping, cluster: Cluster, state: RunState, rec: StepRecord,
            source: str) -> list[Failure]:
     fails: list[Failure] = []
 

@@ -23,7 +23,7 @@ from ...api.merge_patch import merge_patch
 from ...cluster import CASCADES, Cluster
 from ...controller.decisions import POD_ACTIONS, SyncResult
 from ...trace import Trace
-from .describe import _DESCRIBE, _fmt
+from .describe import DESCRIBE, format_value
 
 LIBRARY_DIR = Path(__file__).parent / "library"
 """Where the shipped scenarios live (``stsedu/lessons/scenarios/library/*.yaml``)."""
@@ -101,7 +101,7 @@ def _where(source: str, step: int | None, action: str | None) -> str:
     return out
 
 
-class _Bad(Exception):
+class BadValue(Exception):
     """Internal: a field of a scenario is wrong (turned into a ScenarioError with its place)."""
 
     def __init__(self, field: str | None, problem: str) -> None:
@@ -122,7 +122,7 @@ class Failure:
     detail: str = ""
 
     def __str__(self) -> str:
-        text = f"expected {_fmt(self.expected)}, got {_fmt(self.actual)}"
+        text = f"expected {format_value(self.expected)}, got {format_value(self.actual)}"
         if self.detail:
             text += f" ({self.detail})"
         return _where(self.source, self.step, self.action) + f"{self.field}: {text}"
@@ -155,7 +155,7 @@ class Step:
 
     def describe(self) -> str:
         """A short line saying what the step does (``scale web to 5 replicas``)."""
-        return _DESCRIBE.get(self.action, lambda s: s.action)(self)
+        return DESCRIBE.get(self.action, lambda s: s.action)(self)
 
 
 @dataclass
@@ -209,14 +209,14 @@ class RunResult:
         return iter((self.cluster, self.trace))
 
 
-def _kind(v: Any) -> str:
+def kind_name(v: Any) -> str:
     if v is None:
         return "null"
     return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
             list: "a list", dict: "a mapping"}.get(type(v), type(v).__name__)
 
 
-def _no_unknown(d: Mapping, known: tuple[str, ...], source: str, step: int | None = None,
+def no_unknown(d: Mapping, known: tuple[str, ...], source: str, step: int | None = None,
                 action: str | None = None, prefix: str = "") -> None:
     for k in d:
         if k not in known:
@@ -226,10 +226,10 @@ def _no_unknown(d: Mapping, known: tuple[str, ...], source: str, step: int | Non
                                 f"{prefix}{k}")
 
 
-def _cluster_options(d: Any, source: str) -> dict:
+def parse_cluster_options(d: Any, source: str) -> dict:
     if not isinstance(d, Mapping):
-        raise ScenarioError(f"must be a mapping, not {_kind(d)}", source, field="cluster")
-    _no_unknown(d, CLUSTER_KEYS, source, prefix="cluster.")
+        raise ScenarioError(f"must be a mapping, not {kind_name(d)}", source, field="cluster")
+    no_unknown(d, CLUSTER_KEYS, source, prefix="cluster.")
     out: dict[str, Any] = {}
     kubelet = d.get("kubelet", "auto")
     if kubelet not in ("auto", "manual"):
@@ -237,7 +237,7 @@ def _cluster_options(d: Any, source: str) -> dict:
     out["kubelet"] = kubelet
     seed = d.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ScenarioError(f"must be an integer, not {_kind(seed)}", source, field="cluster.seed")
+        raise ScenarioError(f"must be an integer, not {kind_name(seed)}", source, field="cluster.seed")
     out["seed"] = seed
     profile = d.get("profile", "current")
     from ...api.profiles import PROFILES
@@ -248,22 +248,22 @@ def _cluster_options(d: Any, source: str) -> dict:
     gates = d.get("feature_gates") or {}
     from ...api.profiles import KNOWN_GATES
     if not isinstance(gates, Mapping):
-        raise ScenarioError(f"must be a mapping of gate: true/false, not {_kind(gates)}", source,
+        raise ScenarioError(f"must be a mapping of gate: true/false, not {kind_name(gates)}", source,
                             field="cluster.feature_gates")
     for g, v in gates.items():
         if g not in KNOWN_GATES:
             raise ScenarioError(f"unknown feature gate; known: {', '.join(KNOWN_GATES)}", source,
                                 field=f"cluster.feature_gates.{g}")
         if not isinstance(v, bool):
-            raise ScenarioError(f"must be true or false, not {_kind(v)}", source,
+            raise ScenarioError(f"must be true or false, not {kind_name(v)}", source,
                                 field=f"cluster.feature_gates.{g}")
     if gates:
         out["feature_gates"] = dict(gates)
     stages = d.get("stages")
     if stages is not None:
         if not isinstance(stages, Mapping):
-            raise ScenarioError(f"must be a mapping, not {_kind(stages)}", source, field="cluster.stages")
-        _no_unknown(stages, ("start", "ready", "terminate", "jitter"), source, prefix="cluster.stages.")
+            raise ScenarioError(f"must be a mapping, not {kind_name(stages)}", source, field="cluster.stages")
+        no_unknown(stages, ("start", "ready", "terminate", "jitter"), source, prefix="cluster.stages.")
         for k, v in stages.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
                 raise ScenarioError(f"must be a number of seconds >= 0, not {v!r}", source,
@@ -288,7 +288,7 @@ def _cluster_options(d: Any, source: str) -> dict:
     return out
 
 
-def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
+def object_entry(e: Any, label: str, base: Path, source: str, step: int,
                   action: str) -> tuple[str, tuple[dict, ...]]:
     """One entry of ``objects:`` (or an ``apply`` step): a path, ``{file, patch}``, ``{yaml}`` or a manifest."""
     from ...api.load import load_documents
@@ -296,15 +296,15 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
     if isinstance(e, str):
         e = {"file": e}
     if not isinstance(e, Mapping):
-        raise ScenarioError(f"must be a path, a manifest or {{file: path}}, not {_kind(e)}", source, step,
+        raise ScenarioError(f"must be a path, a manifest or {{file: path}}, not {kind_name(e)}", source, step,
                             action, label)
     if "kind" in e or "apiVersion" in e:
         text, what = dict(e), label
     else:
-        _no_unknown(e, ("file", "yaml", "patch"), source, step, action, prefix=label + ".")
+        no_unknown(e, ("file", "yaml", "patch"), source, step, action, prefix=label + ".")
         patch = e.get("patch")
         if patch is not None and not isinstance(patch, Mapping):
-            raise ScenarioError(f"must be a mapping (a JSON merge patch), not {_kind(patch)}", source, step,
+            raise ScenarioError(f"must be a mapping (a JSON merge patch), not {kind_name(patch)}", source, step,
                                 action, label + ".patch")
         if ("file" in e) == ("yaml" in e):
             raise ScenarioError("give exactly one of file (a path) or yaml (manifest text)", source, step,
@@ -312,17 +312,17 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
         if "file" in e:
             f = e["file"]
             if not isinstance(f, str):
-                raise ScenarioError(f"must be a path, not {_kind(f)}", source, step, action, label + ".file")
+                raise ScenarioError(f"must be a path, not {kind_name(f)}", source, step, action, label + ".file")
             try:
                 p = confined_path(f, base)
                 text = read_text(p, MAX_SCENARIO_BYTES, "manifest")
-            except _Bad as b:
+            except BadValue as b:
                 raise ScenarioError(b.problem, source, step, action, label + ".file") from None
             what = f
         else:
             text, what = e["yaml"], label
             if not isinstance(text, str):
-                raise ScenarioError(f"must be manifest text, not {_kind(text)}", source, step, action,
+                raise ScenarioError(f"must be manifest text, not {kind_name(text)}", source, step, action,
                                     label + ".yaml")
     try:
         docs = load_documents(text)
@@ -336,48 +336,48 @@ def _object_entry(e: Any, label: str, base: Path, source: str, step: int,
 def confined_path(f: str, base: Path) -> Path:
     """The file a scenario's ``file:`` names: a relative path below the scenario's folder
     (no absolute path, no ``..``), or ``stsedu:NAME`` for a manifest shipped in
-    ``stsedu/data``.  Raise _Bad otherwise, or if there is no such file."""
+    ``stsedu/data``.  Raise BadValue otherwise, or if there is no such file."""
     package = f.startswith(PACKAGE_PREFIX)
     rel = f[len(PACKAGE_PREFIX):] if package else f
     root = DATA_DIR if package else base
     pure = PurePosixPath(rel.replace("\\", "/"))
     if not rel or "\0" in rel or pure.is_absolute() or PureWindowsPath(rel).drive:
-        raise _Bad(None, f"must be a relative path (below the scenario's folder{' or stsedu/data' if package else ''}),"
+        raise BadValue(None, f"must be a relative path (below the scenario's folder{' or stsedu/data' if package else ''}),"
                          f" not {rel!r}")
     if ".." in pure.parts:
-        raise _Bad(None, f"must not leave the scenario's folder: '..' in {rel!r}")
+        raise BadValue(None, f"must not leave the scenario's folder: '..' in {rel!r}")
     p = root / pure
     try:
         inside = p.resolve().is_relative_to(root.resolve())
     except (OSError, RuntimeError):
         inside = False
     if not inside:
-        raise _Bad(None, f"{rel!r} leads outside {'stsedu/data' if package else 'the scenario folder'}")
+        raise BadValue(None, f"{rel!r} leads outside {'stsedu/data' if package else 'the scenario folder'}")
     if not p.is_file():
         shipped = ""
         if package:
             shipped = " (shipped: " + ", ".join(q.name for q in sorted(DATA_DIR.glob("*.yaml"))) + ")"
-        raise _Bad(None, f"no such file: {p}{shipped}")
+        raise BadValue(None, f"no such file: {p}{shipped}")
     return p
 
 
 def read_text(p: Path, limit: int, kind: str = "scenario file") -> str:
     """The UTF-8 text of the regular file *p*, refusing files over *limit* bytes before
-    reading them (:func:`stsedu.files.read_text`); raise _Bad with a clear problem otherwise."""
+    reading them (:func:`stsedu.files.read_text`); raise BadValue with a clear problem otherwise."""
     try:
         return _files.read_text(p, _files.Limits(kind, limit))
     except _files.FileReadError as exc:
-        raise _Bad(None, f"{p}: {exc}") from None
+        raise BadValue(None, f"{p}: {exc}") from None
 
 
 # ----------------------------------------------------------------- steps
 
 
-def _step(raw: Any, n: int, default_set: str, base: Path, source: str) -> Step:
+def parse_step(raw: Any, n: int, default_set: str, base: Path, source: str) -> Step:
     if isinstance(raw, str):
         raw = {raw: None}
     if not isinstance(raw, Mapping):
-        raise ScenarioError(f"a step must be a mapping like {{scale: {{replicas: 5}}}}, not {_kind(raw)}",
+        raise ScenarioError(f"a step must be a mapping like {{scale: {{replicas: 5}}}}, not {kind_name(raw)}",
                             source, n)
     actions = [k for k in raw if k not in STEP_KEYS]
     if not actions:
@@ -394,18 +394,18 @@ def _step(raw: Any, n: int, default_set: str, base: Path, source: str) -> Step:
         raise ScenarioError(f"unknown action {action!r}{hint}; known: {', '.join(_PARSERS)}", source, n)
     set_name = raw.get("set", default_set)
     if not isinstance(set_name, str):
-        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, n, action, "set")
+        raise ScenarioError(f"must be a StatefulSet name, not {kind_name(set_name)}", source, n, action, "set")
     note = raw.get("note")
     if note is not None and not isinstance(note, str):
-        raise ScenarioError(f"must be a string, not {_kind(note)}", source, n, action, "note")
+        raise ScenarioError(f"must be a string, not {kind_name(note)}", source, n, action, "note")
     try:
         if action == "apply":
-            args = {"entries": tuple(_object_entry(e, f"apply[{i}]", base, source, n, action)
+            args = {"entries": tuple(object_entry(e, f"apply[{i}]", base, source, n, action)
                                      for i, e in enumerate(_as_list(raw["apply"])))}
         else:
             args = _PARSERS[action](raw.get(action) if action != "expect" else None)
         expect = _parse_expect(raw["expect"]) if raw.get("expect") is not None else None
-    except _Bad as b:
+    except BadValue as b:
         raise ScenarioError(b.problem, source, n, action, b.field) from None
     return Step(n, action, args, set_name, expect, note.strip() if note else None)
 
@@ -416,9 +416,9 @@ def _as_list(v: Any) -> list:
 
 def _int(v: Any, fld: str, minimum: int | None = None) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise _Bad(fld, f"must be an integer, not {_kind(v)}")
+        raise BadValue(fld, f"must be an integer, not {kind_name(v)}")
     if minimum is not None and v < minimum:
-        raise _Bad(fld, f"must be an integer >= {minimum}, not {v}")
+        raise BadValue(fld, f"must be an integer >= {minimum}, not {v}")
     return v
 
 
@@ -426,24 +426,24 @@ def _count(v: Any, fld: str) -> int:
     """A number of syncs or kubelet steps: 1 .. MAX_STEP_COUNT."""
     n = _int(v, fld, 1)
     if n > _limits.MAX_STEP_COUNT:
-        raise _Bad(fld, f"must be at most {_limits.MAX_STEP_COUNT} (one step runs at most that many;"
+        raise BadValue(fld, f"must be at most {_limits.MAX_STEP_COUNT} (one step runs at most that many;"
                         f" {_limits.hint('MAX_STEP_COUNT')}), not {n}")
     return n
 
 
 def _seconds(v: Any, fld: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise _Bad(fld, f"must be a number of seconds >= 0, not {v!r}")
+        raise BadValue(fld, f"must be a number of seconds >= 0, not {v!r}")
     if not math.isfinite(v):
-        raise _Bad(fld, f"must be a finite number of seconds, not {v!r}")
+        raise BadValue(fld, f"must be a finite number of seconds, not {v!r}")
     if v > MAX_SECONDS:
-        raise _Bad(fld, f"must be at most {MAX_SECONDS:g} seconds (about 31.7 years), not {v!r}")
+        raise BadValue(fld, f"must be at most {MAX_SECONDS:g} seconds (about 31.7 years), not {v!r}")
     return float(v)
 
 
 def _str(v: Any, fld: str) -> str:
     if not isinstance(v, str) or not v:
-        raise _Bad(fld, f"must be a non-empty string, not {_kind(v)}")
+        raise BadValue(fld, f"must be a non-empty string, not {kind_name(v)}")
     return v
 
 
@@ -452,16 +452,16 @@ def _mapping(v: Any, fld: str | None, known: tuple[str, ...], required: tuple[st
     if v is None:
         v = {}
     if not isinstance(v, Mapping):
-        raise _Bad(fld, f"must be a mapping, not {_kind(v)}")
+        raise BadValue(fld, f"must be a mapping, not {kind_name(v)}")
     for k in v:
         if k not in known:
             close = difflib.get_close_matches(str(k), known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise _Bad(k if fld is None else f"{fld}.{k}",
+            raise BadValue(k if fld is None else f"{fld}.{k}",
                        f"unknown field{hint}; known: {', '.join(shown or known)}")
     for k in required:
         if k not in v:
-            raise _Bad(k if fld is None else f"{fld}.{k}", "required")
+            raise BadValue(k if fld is None else f"{fld}.{k}", "required")
     return v
 
 
@@ -513,7 +513,7 @@ def _p_scale(v):
 
 def _p_patch(v):
     if not isinstance(v, Mapping) or not v:
-        raise _Bad("patch", f"must be a non-empty mapping (a JSON merge patch), not {_kind(v)}")
+        raise BadValue("patch", f"must be a non-empty mapping (a JSON merge patch), not {kind_name(v)}")
     return {"patch": copy.deepcopy(dict(v))}
 
 
@@ -532,7 +532,7 @@ def _p_pods(name):
             v = m["pod"]
         pods = _as_list(v)
         if not pods:
-            raise _Bad(name, "needs a pod name (or a list of them)")
+            raise BadValue(name, "needs a pod name (or a list of them)")
         return {"pods": [_str(p, "pod" if len(pods) == 1 else f"pod[{i}]") for i, p in enumerate(pods)]}
     return parse
 
@@ -540,7 +540,7 @@ def _p_pods(name):
 def _p_patch_pod(v):
     m = _mapping(v, None, ("pod", "patch"), ("pod", "patch"))
     if not isinstance(m["patch"], Mapping):
-        raise _Bad("patch", f"must be a mapping (a JSON merge patch), not {_kind(m['patch'])}")
+        raise BadValue("patch", f"must be a mapping (a JSON merge patch), not {kind_name(m['patch'])}")
     return {"pod": _str(m["pod"], "pod"), "patch": copy.deepcopy(dict(m["patch"]))}
 
 
@@ -562,13 +562,13 @@ def _p_pod_or_image(name, extra=()):
     def parse(v):
         m = _mapping(v, None, ("pod", "image") + extra)
         if "pod" not in m and "image" not in m:
-            raise _Bad(None, f"{name} needs a pod (name) or an image")
+            raise BadValue(None, f"{name} needs a pod (name) or an image")
         out = {k: _str(m[k], k) for k in ("pod", "image") if k in m}
         for k in extra:
             if k in m:
                 out[k] = _seconds(m[k], k)
             else:
-                raise _Bad(k, "required")
+                raise BadValue(k, "required")
         return out
     return parse
 
@@ -584,11 +584,11 @@ def _p_inject_error(v):
     m = _mapping(v, None, ("verb", "kind", "count", "reason"), ("verb",))
     verb = m["verb"]
     if verb not in ("create", "update", "delete"):
-        raise _Bad("verb", f"must be create, update or delete, not {verb!r}")
+        raise BadValue("verb", f"must be create, update or delete, not {verb!r}")
     kinds = ("Pod", "PersistentVolumeClaim", "ControllerRevision", "StatefulSet")
     kind = m.get("kind", "Pod")
     if kind not in kinds:
-        raise _Bad("kind", f"must be one of {', '.join(kinds)}, not {kind!r}")
+        raise BadValue("kind", f"must be one of {', '.join(kinds)}, not {kind!r}")
     out = {"verb": verb, "kind": kind, "count": _int(m.get("count", 1), "count", 1)}
     if "reason" in m:
         out["reason"] = _str(m["reason"], "reason")
@@ -611,7 +611,7 @@ def _p_delete(v):
     m = _mapping(v, None, ("cascade",))
     cascade = m.get("cascade", "background")
     if cascade not in CASCADES:
-        raise _Bad("cascade", f"must be one of {', '.join(CASCADES)}, not {cascade!r}")
+        raise BadValue("cascade", f"must be one of {', '.join(CASCADES)}, not {cascade!r}")
     return {"cascade": cascade}
 
 
@@ -638,13 +638,13 @@ _PARSERS: dict[str, Callable[[Any], dict]] = {
 
 def _revision_spec(v: Any, fld: str) -> int | str:
     if isinstance(v, bool) or not isinstance(v, (int, str)) or v == "":
-        raise _Bad(fld, f"must be a revision number or a template image, not {_kind(v)}")
+        raise BadValue(fld, f"must be a revision number or a template image, not {kind_name(v)}")
     return v
 
 
 def _bool(v: Any, fld: str) -> bool:
     if not isinstance(v, bool):
-        raise _Bad(fld, f"must be true or false, not {_kind(v)}")
+        raise BadValue(fld, f"must be true or false, not {kind_name(v)}")
     return v
 
 
@@ -667,18 +667,18 @@ def _parse_expect(v: Any) -> dict:
     if "decisions" in m:
         ds = m["decisions"]
         if not isinstance(ds, list):
-            raise _Bad("expect.decisions", f"must be a list of [action, pod, reason], not {_kind(ds)}")
+            raise BadValue("expect.decisions", f"must be a list of [action, pod, reason], not {kind_name(ds)}")
         triples = []
         for i, d in enumerate(ds):
             fld = f"expect.decisions[{i}]"
             if not isinstance(d, list) or len(d) != 3:
-                raise _Bad(fld, "must be [action, pod, reason] (pod may be null)")
+                raise BadValue(fld, "must be [action, pod, reason] (pod may be null)")
             action, pod, reason = d
             if action not in EXPECTED_DECISION_ACTIONS:
-                raise _Bad(fld, f"action must be one of {', '.join(EXPECTED_DECISION_ACTIONS)}, "
+                raise BadValue(fld, f"action must be one of {', '.join(EXPECTED_DECISION_ACTIONS)}, "
                                 f"not {action!r}")
             if pod is not None and not isinstance(pod, str):
-                raise _Bad(fld, f"pod must be a pod name or null, not {_kind(pod)}")
+                raise BadValue(fld, f"pod must be a pod name or null, not {kind_name(pod)}")
             triples.append((action, pod, _str(reason, fld + " reason")))
         out["decisions"] = triples
     if "rollout_status" in m:
@@ -688,7 +688,7 @@ def _parse_expect(v: Any) -> dict:
     if "revisions" in m:
         rs = m["revisions"]
         if not isinstance(rs, list):
-            raise _Bad("expect.revisions", f"must be a list of revision numbers, not {_kind(rs)}")
+            raise BadValue("expect.revisions", f"must be a list of revision numbers, not {kind_name(rs)}")
         out["revisions"] = [_int(r, f"expect.revisions[{i}]", 1) for i, r in enumerate(rs)]
     if "exists" in m:
         out["exists"] = _bool(m["exists"], "expect.exists")
@@ -700,7 +700,7 @@ def _parse_expect(v: Any) -> dict:
 def _named_items(v: Any, field: str, known: tuple[str, ...], what: str) -> list[tuple[str, dict]]:
     """(field path, mapping) for each item of a list of names or ``{name: ..., ...}`` mappings."""
     if not isinstance(v, list):
-        raise _Bad(field, f"must be a list of {what}, not {_kind(v)}")
+        raise BadValue(field, f"must be a list of {what}, not {kind_name(v)}")
     out = []
     for i, item in enumerate(v):
         fld = f"{field}[{i}]"
@@ -716,7 +716,7 @@ def _parse_pods(v: Any) -> list[dict]:
         if "revision" in p:
             _revision_spec(p["revision"], fld + ".revision")
         if "phase" in p and p["phase"] not in PHASES:
-            raise _Bad(fld + ".phase", f"must be one of {', '.join(PHASES)}, not {p['phase']!r}")
+            raise BadValue(fld + ".phase", f"must be one of {', '.join(PHASES)}, not {p['phase']!r}")
         for k in ("ready", "available", "terminating"):
             if k in p:
                 _bool(p[k], f"{fld}.{k}")
@@ -731,7 +731,7 @@ def _parse_pods(v: Any) -> list[dict]:
     names = [p["name"] for p in out]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise _Bad("expect.pods", f"pod {sorted(dup)[0]} is listed twice")
+        raise BadValue("expect.pods", f"pod {sorted(dup)[0]} is listed twice")
     return out
 
 
@@ -742,7 +742,7 @@ def _parse_pvcs(v: Any) -> list[dict]:
             _bool(c["deleting"], fld + ".deleting")
         if "owners" in c:
             if not isinstance(c["owners"], list):
-                raise _Bad(fld + ".owners", f"must be a list of owner names, not {_kind(c['owners'])}")
+                raise BadValue(fld + ".owners", f"must be a list of owner names, not {kind_name(c['owners'])}")
             c["owners"] = [_str(o, f"{fld}.owners[{j}]") for j, o in enumerate(c["owners"])]
         out.append(c)
     return out

@@ -12,13 +12,13 @@ from typing import Any, Callable, Mapping
 from ...api.errors import APIError, ValidationError
 from ...cluster import Cluster
 from ...trace import Trace
-from .expectations import _RunState, _check
+from .expectations import RunState, check_expectations
 from ... import files as _files
 from ... import limits as _limits
 from ...api.load import to_json_data
 from .format import (DEFAULT_MAX_SYNCS, ExpectationFailed, LIBRARY_DIR, MAX_SCENARIO_BYTES, MAX_SCENARIO_NODES, RunResult,
-                     ScenarioError, Step, StepRecord, TOP_KEYS, _Bad, _cluster_options, _kind, _no_unknown,
-                     _object_entry, _step, read_text, step_work)
+                     ScenarioError, Step, StepRecord, TOP_KEYS, BadValue, parse_cluster_options, kind_name, no_unknown,
+                     object_entry, parse_step, read_text, step_work)
 
 # ================================================================ scenario
 
@@ -63,7 +63,7 @@ class Scenario:
         """
         cluster = self.make_cluster()
         result = RunResult(self, cluster)
-        state = _RunState(cluster)
+        state = RunState(cluster)
         objects_step = Step(0, "objects", {"entries": self.objects}, self.set_name)
         rec = self._record(objects_step, cluster)
         for label, docs in self.objects:
@@ -81,7 +81,7 @@ class Scenario:
             rec = self._record(step, cluster)
             expected_error = (step.expect or {}).get("error")
             try:
-                rec.syncs = list(_ACTIONS[step.action](cluster, step, self) or [])
+                rec.syncs = list(ACTIONS[step.action](cluster, step, self) or [])
             except (ValidationError, KeyError, ValueError, APIError) as e:
                 if isinstance(e, ScenarioError):
                     raise
@@ -93,7 +93,7 @@ class Scenario:
             for s in rec.syncs:
                 state.last_sync[s.set_name] = s
             if step.expect:
-                rec.failures = _check(step, step.expect, cluster, state, rec, self.source)
+                rec.failures = check_expectations(step, step.expect, cluster, state, rec, self.source)
                 rec.checked = tuple(step.expect)
             self._close(rec, cluster)
             result.steps.append(rec)
@@ -165,7 +165,7 @@ def load(what: str | Path) -> Scenario:
         source = f"stsedu/lessons/scenarios/library/{p.name}"
     try:
         text = read_text(p, MAX_SCENARIO_BYTES)
-    except _Bad as b:
+    except BadValue as b:
         raise ScenarioError(b.problem, source) from None
     sc = loads(text, source=source, base=p.parent, default_name=p.stem)
     return replace(sc, path=p)
@@ -201,22 +201,22 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
         raise ScenarioError(message, source, field=path or None) from None
     if not isinstance(data, Mapping):
         raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(TOP_KEYS)}, "
-                            f"not {_kind(data)}", source)
-    _no_unknown(data, TOP_KEYS, source)
+                            f"not {kind_name(data)}", source)
+    no_unknown(data, TOP_KEYS, source)
     name = data.get("name", default_name)
     title = data.get("title", name)
     description = data.get("description", "")
     for key, val in (("name", name), ("title", title), ("description", description)):
         if not isinstance(val, str):
-            raise ScenarioError(f"must be a string, not {_kind(val)}", source, field=key)
-    options = _cluster_options(data.get("cluster") or {}, source)
+            raise ScenarioError(f"must be a string, not {kind_name(val)}", source, field=key)
+    options = parse_cluster_options(data.get("cluster") or {}, source)
     if "objects" not in data:
         raise ScenarioError("required: the objects to apply first (paths or manifests)", source,
                             field="objects")
     entries = data["objects"]
     if not isinstance(entries, list) or not entries:
         raise ScenarioError("must be a non-empty list of paths or manifests", source, field="objects")
-    objects = tuple(_object_entry(e, f"objects[{i}]", base, source, 0, "objects")
+    objects = tuple(object_entry(e, f"objects[{i}]", base, source, 0, "objects")
                     for i, e in enumerate(entries))
     sets = [d["metadata"]["name"] for _, docs in objects for d in docs
             if d.get("kind") == "StatefulSet" and isinstance(d.get("metadata"), Mapping)
@@ -228,13 +228,13 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
                                 source, field="objects")
         set_name = sets[-1]
     elif not isinstance(set_name, str):
-        raise ScenarioError(f"must be a StatefulSet name, not {_kind(set_name)}", source, field="set")
+        raise ScenarioError(f"must be a StatefulSet name, not {kind_name(set_name)}", source, field="set")
     raw_steps = data.get("steps") or []
     if not isinstance(raw_steps, list):
-        raise ScenarioError(f"must be a list of steps, not {_kind(raw_steps)}", source, field="steps")
+        raise ScenarioError(f"must be a list of steps, not {kind_name(raw_steps)}", source, field="steps")
     steps, work = [], 0
     for i, raw in enumerate(raw_steps):   # the budget on total work, before anything runs
-        s = _step(raw, i + 1, set_name, base, source)
+        s = parse_step(raw, i + 1, set_name, base, source)
         steps.append(s)
         work += step_work(s.action, s.args)
         if work > _limits.MAX_SCENARIO_WORK:
@@ -298,7 +298,7 @@ def _evict(c: Cluster, s: Step, sc: Scenario):
     return []
 
 
-_ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
+ACTIONS: dict[str, Callable[[Cluster, Step, Scenario], list | None]] = {
     "sync": lambda c, s, sc: [c.sync(s.set_name) for _ in range(s.args["count"])],
     "run": lambda c, s, sc: c.run(s.set_name, **s.args),
     "run_all": lambda c, s, sc: c.run(None, **s.args),

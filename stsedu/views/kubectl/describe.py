@@ -40,7 +40,7 @@ __all__ = ["describe_pod_template", "quantity_string", "format_label_selector"]
 # ----------------------------------------------------------------------------- writer
 
 
-class _PrefixWriter:
+class PrefixWriter:
     """kubectl's ``prefixWriter``: ``write`` indents by two spaces per level; ``write_line`` ends a line."""
 
     def __init__(self) -> None:
@@ -179,7 +179,7 @@ def _print_pairs(w, level: int, pairs: Any, max_len: int | None = None) -> None:
         w.write(level, f"{line}\n")
 
 
-def _print_labels(w, title: str, labels: Any) -> None:
+def print_labels(w, title: str, labels: Any) -> None:
     """``printLabelsMultiline``: ``title:\\tk=v``, further labels on lines starting with a tab."""
     w.write(0, f"{title}:\t")
     _print_pairs(w, 0, labels)
@@ -192,7 +192,7 @@ def _shorten(s: str, n: int) -> str:
     return s
 
 
-def _print_annotations(w, title: str, annotations: Any) -> None:
+def print_annotations(w, title: str, annotations: Any) -> None:
     """``printAnnotationsMultiline``: ``key: value``; a value longer than the 140-byte limit (with
     its key) or spread over lines gets ``key:`` and then its lines, each cut at 138 bytes."""
     w.write(0, f"{title}:\t")
@@ -617,8 +617,8 @@ def _print_ephemeral_volume_source(source: dict, w) -> None:
                                     spec.get("storageClassName") or "")
     n.write(0, f"StorageClass:\t{_v(storage_class)}\n")
     n.write(0, f"Volume:\t{_v(spec.get('volumeName'))}\n")
-    _print_labels(n, "Labels", meta.get("labels"))
-    _print_annotations(n, "Annotations", annotations)
+    print_labels(n, "Labels", meta.get("labels"))
+    print_annotations(n, "Annotations", annotations)
     bound = bool(spec.get("volumeName"))
     n.write(0, f"Capacity:\t{'0' if bound else ''}\n")  # a template has no status capacity
     n.write(0, "Access Modes:\t\n")
@@ -649,15 +649,15 @@ def describe_pod_template(template: Mapping | None) -> str:
     (Container ID, Image ID, State, Ready, Restart Count) are a pod's, so a template has none.
     A volume type this module does not print (see the module docstring) gets a line saying so.
     """
-    w = _PrefixWriter()
+    w = PrefixWriter()
     w.write(0, "Pod Template:\n")
     if template is None:
         w.write(1, "<unset>")
         return w.text()
     meta, spec = _dict(template.get("metadata")), _dict(template.get("spec"))
-    _print_labels(w, "  Labels", meta.get("labels"))
+    print_labels(w, "  Labels", meta.get("labels"))
     if _dict(meta.get("annotations")):
-        _print_annotations(w, "  Annotations", meta["annotations"])
+        print_annotations(w, "  Annotations", meta["annotations"])
     # the API server fills serviceAccountName from the deprecated serviceAccount
     account = spec.get("serviceAccountName") or spec.get("serviceAccount")
     if account:
@@ -669,6 +669,6 @@ def describe_pod_template(template: Mapping | None) -> str:
     _describe_topology_spread_constraints(spec.get("topologySpreadConstraints"), w, "  ")
     if spec.get("priorityClassName"):
         w.write(1, f"Priority Class Name:\t{_v(spec['priorityClassName'])}\n")
-    _print_labels(w, "  Node-Selectors", spec.get("nodeSelector"))
+    print_labels(w, "  Node-Selectors", spec.get("nodeSelector"))
     _print_tolerations(w, "  Tolerations", spec.get("tolerations"))
     return w.text()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from . import get as G
-from .describe import _print_annotations, _print_labels, _PrefixWriter, describe_pod_template, format_label_selector
+from .describe import print_annotations, print_labels, PrefixWriter, describe_pod_template, format_label_selector
 from .printers import EPOCH
 
 __all__ = ["describe_object", "go_tabwriter"]
@@ -96,14 +96,14 @@ def events_text(cluster, obj_ref: str, source: str) -> str:
 
 
 def _sts(cluster, sts) -> str:
-    w = _PrefixWriter()
+    w = PrefixWriter()
     spec = sts.to_manifest()["spec"]
     w.write(0, f"Name:\t{sts.name}\n")
     w.write(0, f"Namespace:\t{sts.namespace}\n")
     w.write(0, f"CreationTimestamp:\t{rfc1123z(sts.creation_timestamp)}\n")
     w.write(0, f"Selector:\t{format_label_selector(spec.get('selector'))}\n")
-    _print_labels(w, "Labels", sts.labels)
-    _print_annotations(w, "Annotations", sts.annotations)
+    print_labels(w, "Labels", sts.labels)
+    print_annotations(w, "Annotations", sts.annotations)
     if spec.get("serviceName"):
         w.write(0, f"Service Name:\t{spec['serviceName']}\n")
     if spec.get("podManagementPolicy"):
@@ -155,7 +155,7 @@ def _pod(cluster, pod) -> str:
     from .printers import ip_table
     m = pod.to_manifest()
     spec = m["spec"]
-    w = _PrefixWriter()
+    w = PrefixWriter()
     w.write(0, f"Name:\t{pod.name}\n")
     w.write(0, f"Namespace:\t{pod.namespace}\n")
     w.write(0, "Priority:\t0\n")
@@ -163,8 +163,8 @@ def _pod(cluster, pod) -> str:
     w.write(0, f"Node:\t{G.SIM_NODE}/172.18.0.2\n")
     if pod.started_at is not None:
         w.write(0, f"Start Time:\t{rfc1123z(pod.started_at)}\n")
-    _print_labels(w, "Labels", pod.labels)
-    _print_annotations(w, "Annotations", pod.annotations)
+    print_labels(w, "Labels", pod.labels)
+    print_annotations(w, "Annotations", pod.annotations)
     if pod.terminating:
         w.write(0, f"Status:\tTerminating (lasts {G.human_duration(cluster.now - pod.deletion_timestamp)})\n")
         w.write(0, f"Termination Grace Period:\t{int(pod.grace_period_seconds)}s\n")
@@ -226,18 +226,18 @@ def _pod(cluster, pod) -> str:
 
 
 def _pvc(cluster, c) -> str:
-    w = _PrefixWriter()
+    w = PrefixWriter()
     spec = c.spec
     w.write(0, f"Name:\t{c.name}\n")
     w.write(0, f"Namespace:\t{c.namespace}\n")
     w.write(0, f"StorageClass:\t{spec.get('storageClassName') or ''}\n")
     w.write(0, f"Status:\t{'Terminating (lasts ' + G.human_duration(cluster.now - c.deletion_timestamp) + ')' if c.deleting else c.phase}\n")
     w.write(0, f"Volume:\tpvc-{c.uid}\n")
-    _print_labels(w, "Labels", c.labels)
-    _print_annotations(w, "Annotations", c.annotations)
+    print_labels(w, "Labels", c.labels)
+    print_annotations(w, "Annotations", c.annotations)
     w.write(0, "Finalizers:\t[kubernetes.io/pvc-protection]\n")
     w.write(0, f"Capacity:\t{c.storage}\n")
-    w.write(0, f"Access Modes:\t{G._access_modes(spec.get('accessModes'))}\n")
+    w.write(0, f"Access Modes:\t{G.access_modes(spec.get('accessModes'))}\n")
     w.write(0, f"VolumeMode:\t{spec.get('volumeMode') or 'Filesystem'}\n")
     users = [p.name for p in cluster.pods(namespace=c.namespace)
              if any((v.get("persistentVolumeClaim") or {}).get("claimName") == c.name
@@ -249,12 +249,12 @@ def _pvc(cluster, c) -> str:
 
 
 def _svc(cluster, s) -> str:
-    w = _PrefixWriter()
+    w = PrefixWriter()
     spec = s.spec
     w.write(0, f"Name:\t{s.name}\n")
     w.write(0, f"Namespace:\t{s.namespace}\n")
-    _print_labels(w, "Labels", s.labels)
-    _print_annotations(w, "Annotations", {})
+    print_labels(w, "Labels", s.labels)
+    print_annotations(w, "Annotations", {})
     sel = ",".join(f"{k}={v}" for k, v in sorted((spec.get("selector") or {}).items())) or "<none>"
     w.write(0, f"Selector:\t{sel}\n")
     w.write(0, f"Type:\t{spec.get('type', 'ClusterIP')}\n")
@@ -282,11 +282,11 @@ def _svc(cluster, s) -> str:
 def _revision(cluster, r) -> str:
     from .printers import api_object, to_yaml
     m = api_object(r)
-    w = _PrefixWriter()
+    w = PrefixWriter()
     w.write(0, f"Name:\t{r.name}\n")
     w.write(0, f"Namespace:\t{r.namespace}\n")
-    _print_labels(w, "Labels", r.labels)
-    _print_annotations(w, "Annotations", r.annotations)
+    print_labels(w, "Labels", r.labels)
+    print_annotations(w, "Annotations", r.annotations)
     w.write(0, "API Version:\tapps/v1\n")
     body = to_yaml({"Data": m["data"], "Revision": m["revision"]})
     return go_tabwriter(w.text().rstrip("\n")) + "\nKind:         ControllerRevision\n" + body + "Events:       <none>\n"

@@ -116,7 +116,7 @@ def _restarts_text(restarts: int, last_restart: float | None, now: float) -> str
     return str(restarts)
 
 
-def _access_modes(modes) -> str:
+def access_modes(modes) -> str:
     """``helper.GetAccessModesAsString``: short names in a fixed order."""
     short = [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
              ("ReadWriteOncePod", "RWOP")]
@@ -128,7 +128,7 @@ SIM_NODE = "node-1"
 """The one node stsedu's kubelet runs every pod on (``kubectl get pods -o wide``'s NODE)."""
 
 
-def _pod_incarnations(pods_df):
+def pod_incarnations(pods_df):
     """Add ``incarnation`` (0, 1, ... per pod name: each create starts a new pod) and ``ip``.
 
     The IP is simulated as a node's IPAM would hand them out: the n-th pod
@@ -186,7 +186,7 @@ def watch_frame(trace, set_name: str | None = None):
     cols = ["sync", "time", "pod", "ready", "status", "restarts", "age", "revision", "ip", "node", "cause"]
     if pods.empty:
         return pd.DataFrame(columns=cols)
-    df = _pod_incarnations(pods.reset_index(drop=True))
+    df = pod_incarnations(pods.reset_index(drop=True))
     # traces saved before these columns existed load them as None
     df["containers"] = df["containers"].fillna(1).astype(int)
     df["restarts"] = df["restarts"].fillna(0).astype(int)
@@ -292,7 +292,7 @@ def pod_rows(cluster, pods, wide: bool = False) -> list[list[str]]:
     ips = {}
     tp = cluster.trace.pods()
     if not tp.empty:
-        inc = _pod_incarnations(tp)
+        inc = pod_incarnations(tp)
         last = inc.drop_duplicates("pod", keep="last")
         ips = dict(zip(last["pod"], last["ip"]))
     rows = []
@@ -365,7 +365,7 @@ def get_pvc_text(cluster, set_name: str | None = None, wide: bool = False) -> st
         bound = c.phase == "Bound"
         row = [c.name, "Terminating" if c.deleting else c.phase,
                f"pvc-{c.uid}" if bound else "", c.storage if bound else "",
-               _access_modes(spec.get("accessModes")) if bound else "",
+               access_modes(spec.get("accessModes")) if bound else "",
                c.annotations.get("volume.beta.kubernetes.io/storage-class", spec.get("storageClassName") or ""),
                spec.get("volumeAttributesClassName") or "<unset>",
                human_duration(now - c.creation_timestamp)]

@@ -104,11 +104,11 @@ def read_files(names: list[str], stdin: str | None, recursive: bool = False,
 
 def load_patch(text: str):
     """A ``-p`` patch as kubectl reads it (``yaml.ToJSON``): YAML or JSON; kubectl's error if neither."""
-    from ...api.load import _parse_yaml, to_json_data
+    from ...api.load import parse_yaml, to_json_data
     if len(text) > MAX_FILE:
         raise KubectlError(f"error: the patch is longer than {MAX_FILE} characters")
     try:
-        docs = _parse_yaml(text)
+        docs = parse_yaml(text)
         data = to_json_data(docs[0] if docs else None)
     except ValidationError as e:
         msg = e.errors[0][1] if e.errors else str(e)

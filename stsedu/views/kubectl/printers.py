@@ -136,7 +136,7 @@ def ip_table(cluster) -> dict[str, str]:
     tp = cluster.trace.pods()
     if tp.empty:
         return {}
-    inc = G._pod_incarnations(tp)
+    inc = G.pod_incarnations(tp)
     last = inc.drop_duplicates("pod", keep="last")
     return {p: ip for p, ip in zip(last["pod"], last["ip"]) if ip != "<none>"}
 
@@ -187,7 +187,7 @@ def table(cluster, rtype: RType, objs: list, wide: bool = False, label_columns=(
             bound = c.phase == "Bound"
             spec = c.spec
             row = [c.name, "Terminating" if c.deleting else c.phase, f"pvc-{c.uid}" if bound else "",
-                   c.storage if bound else "", G._access_modes(spec.get("accessModes")) if bound else "",
+                   c.storage if bound else "", G.access_modes(spec.get("accessModes")) if bound else "",
                    c.annotations.get("volume.beta.kubernetes.io/storage-class", spec.get("storageClassName") or ""),
                    spec.get("volumeAttributesClassName") or "<unset>", G.human_duration(now - c.creation_timestamp)]
             if wide:

@@ -144,12 +144,12 @@ def test_a_pod_becoming_available_later_is_seen():
 
 
 def test_overview_sync_summary_matches_a_groupby_per_sync():
-    """charts._sync_summary (one pass over the decision columns) words each sync as a groupby would."""
+    """linked.sync_summary (one pass over the decision columns) words each sync as a groupby would."""
     import math
 
     import pandas as pd
 
-    charts = pytest.importorskip("stsedu.views.charts")
+    linked = pytest.importorskip("stsedu.views.charts.linked")
     from stsedu import tables
 
     c = stsedu.Cluster(seed=1)
@@ -169,7 +169,7 @@ def test_overview_sync_summary_matches_a_groupby_per_sync():
     want = syncs.assign(decided=[words.get(int(s), "nothing about pods") for s in syncs["sync"]])
     assert any(w.endswith("more") for w in words.values())
     for max_points in (400, 10):
-        got = charts._sync_summary(c.trace, "web", max_points=max_points)
+        got = linked.sync_summary(c.trace, "web", max_points=max_points)
         thinned = want.iloc[:: math.ceil(len(want) / max_points)] if len(want) > max_points else want
         pd.testing.assert_frame_equal(got, thinned.reset_index(drop=True))
 

@@ -42,7 +42,7 @@ def test_wheel_is_pure_python_and_ships_the_vega_bundle(wheel):
     assert wheel.name.endswith("-py3-none-any.whl")  # micropip installs it in Pyodide
     names = set(zipfile.ZipFile(wheel).namelist())
     for f in ("stsedu/data/vega/chart_widget.js", "stsedu/data/vega/VERSIONS.json",
-              "stsedu/data/vega/LICENSES.txt", "stsedu/data/web.yaml", "stsedu/views/charts/plots.py"):
+              "stsedu/data/vega/LICENSES.txt", "stsedu/data/web.yaml", "stsedu/views/charts/timeline.py"):
         assert f in names, f
     shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "stsedu").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}

@@ -18,7 +18,7 @@ import pytest
 
 import stsedu
 from stsedu import charts
-from stsedu.views.charts import plots
+from stsedu.views.charts import common
 from helpers import web
 from test_tables import manifest_rollout
 
@@ -175,7 +175,7 @@ def test_no_chart_holds_more_rows_than_max_rows(monkeypatch):
 
     The bound is lowered to 40 so a 30-replica rollout has to aggregate in every chart."""
     c = _big_run(30)
-    monkeypatch.setattr(plots, "MAX_ROWS", 40)
+    monkeypatch.setattr(common, "MAX_ROWS", 40)
     for name in CHARTS:
         sizes = _datasets(getattr(charts, name)(c.trace).to_dict(validate=False))
         assert sizes and max(sizes.values()) <= 40, (name, sizes)

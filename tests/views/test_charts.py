@@ -9,7 +9,10 @@ import pytest
 
 import stsedu
 from stsedu import charts, tables
-from stsedu.views.charts import plots
+from stsedu.views import palette
+from stsedu.views.charts import common
+from stsedu.views.charts import linked as linked_charts, revisions as revision_charts, status as status_charts
+from stsedu.views.charts import strip as strip_charts, timeline as timeline_charts
 from stsedu.views.palette import ACTION_COLORS, COUNTER_COLORS, REVISION_COLORS, STATE_COLORS
 from helpers import web
 from test_tables import delete_syncs, manifest_rollout
@@ -148,7 +151,7 @@ def test_revision_map_draws_the_partition(tmp_path):
     cells = rows(spec, unit_with(spec, "rect", "revision"))
     assert {r["pod"] for r in cells if r["revision"] == new} == {"web-2"}
     line = unit_with(spec, "line")
-    assert "strokeDash" not in line["mark"] and line["mark"]["color"] == plots.PARTITION_COLOR
+    assert "strokeDash" not in line["mark"] and line["mark"]["color"] == palette.PARTITION_COLOR
     assert {r["y"] for r in rows(spec, line)} == {1.5}
     assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "text"]
     assert "partition (now 2)" in subtitle(spec)
@@ -217,9 +220,9 @@ def _overview_by_altair(trace, set_name="web"):
     This is how charts.overview was built before it assembled its parts itself; Altair's own
     combining (data hoisting, view names, lifted params) decides the result here.
     """
-    lo, hi = plots._x_extent(trace, "sync")
-    marks = plots._sync_summary(trace, set_name)
-    xs = alt.X("sync:Q", scale=plots._x_scale(lo, hi))
+    lo, hi = common.x_extent(trace, "sync")
+    marks = linked_charts.sync_summary(trace, set_name)
+    xs = alt.X("sync:Q", scale=common.x_scale(lo, hi))
     params = [alt.selection_point(name=f"sync_hover_{i}", fields=["sync"], on="pointerover", nearest=True,
                                   empty=False, clear="pointerout") for i in range(3 + len(tables.COUNTERS))]
     hovered = alt.LogicalOrPredicate(**{"or": [alt.ParameterPredicate(param=p.name, empty=False) for p in params]})
@@ -238,26 +241,26 @@ def _overview_by_altair(trace, set_name="web"):
             layers.append(alt.Chart(marks).transform_calculate(
                 label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
                 align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold",
-                limit=plots.WIDTH).encode(
+                limit=common.WIDTH).encode(
                 text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0))))
         layers.append(selector)
         props = {k: panel[k] for k in ("data", "width", "height", "title") if panel[k] is not alt.Undefined}
         return alt.LayerChart(layer=layers, **props)
 
-    lanes, lanes_title = plots._status_lanes(trace, set_name, "sync")
+    lanes, lanes_title = status_charts.status_lanes(trace, set_name, "sync")
     status = alt.VConcatChart(vconcat=[linked(lane) for lane in lanes], spacing=6, title=lanes_title)
-    panels = [linked(plots._pod_timeline(trace, set_name, "sync"), with_label=True),
-              linked(plots._revision_map(trace, set_name)),
-              linked(plots._decision_strip(trace, set_name, emphasis=hovered)), status]
+    panels = [linked(timeline_charts.timeline_panel(trace, set_name, "sync"), with_label=True),
+              linked(revision_charts.revision_panel(trace, set_name)),
+              linked(strip_charts.strip_panel(trace, set_name, emphasis=hovered)), status]
     end = tables.trace_now(trace)
     n = int(trace.syncs().query("set == @set_name")["sync"].nunique())
     independent = {c: "independent" for c in ("color", "fill", "shape", "opacity", "size", "stroke")}
     return alt.VConcatChart(
         vconcat=panels, spacing=30,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(**independent), legend=alt.LegendResolveMap(**independent)),
-        title=plots._title(f"{set_name}: {n} syncs in {end:.0f} s",
+        title=common.chart_title(f"{set_name}: {n} syncs in {end:.0f} s",
                             "hover anywhere to pick a sync: a line marks it in every panel"),
-        config=alt.Config(**plots.CONFIG))
+        config=alt.Config(**common.CONFIG))
 
 
 def partition_rollout():
@@ -295,7 +298,7 @@ def test_overview_is_the_spec_altair_composes(case, rollout):
     assert len(panel["layer"]) == (6 if case == "partition" else 5)
     bare = chart.copy(deep=False)  # composable like any Altair chart (once its config is left to the outer one)
     bare.config = alt.Undefined
-    both = alt.vconcat(bare, plots._pod_timeline(trace, "web", "sync")).to_dict()
+    both = alt.vconcat(bare, timeline_charts.timeline_panel(trace, "web", "sync")).to_dict()
     assert both["params"] == spec["params"] and both["vconcat"][0]["vconcat"] == spec["vconcat"]
 
 

@@ -93,7 +93,7 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
 
     *old* is the stored object's manifest when *doc* updates it (a StatefulSet
     is then defaulted from it and validated as an update).  *profile* (a
-    :class:`~stsedu.controller.profiles.Profile`) prunes the fields its release
+    :class:`~stsedu.api.profiles.Profile`) prunes the fields its release
     does not know and adds its release's own errors; None applies the newest
     rules only.  The manifest is None when the apiVersion is not served.
     """

@@ -38,7 +38,7 @@ class FieldIntroduced:
     """The release whose API server first knew the field (as alpha, behind *gate*)."""
     gate: str
     switch: str
-    """The :class:`~stsedu.controller.profiles.Profile` attribute that is False where the field is unknown."""
+    """The :class:`~stsedu.api.profiles.Profile` attribute that is False where the field is unknown."""
 
     @property
     def dotted(self) -> str:

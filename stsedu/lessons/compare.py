@@ -122,7 +122,7 @@ def compare(steps: Steps, manifest: str | Mapping | list | None = None,
             status_fields: Sequence[str] = STATUS_FIELDS, align: str = "repeats") -> "Comparison":
     """Run *manifest* + *steps* once per profile and compare the two traces sync by sync.
 
-    *profiles* holds two profile names (or :class:`~stsedu.controller.profiles.Profile`
+    *profiles* holds two profile names (or :class:`~stsedu.api.profiles.Profile`
     objects, or ``(name, {cluster options})`` pairs for options of one run
     only, such as ``feature_gates``).  *kubelet*, *seed* and *options* (more
     :class:`~stsedu.cluster.Cluster` keyword arguments, e.g. ``stages``) apply

@@ -1,6 +1,6 @@
 """Tables made from a cluster's trace (pandas DataFrames), and kubectl's text by its public names.
 
-The kubectl text itself is written in :mod:`stsedu.kubectl`; ``stsedu.tables``
+The kubectl text itself is written in :mod:`stsedu.views.kubectl`; ``stsedu.tables``
 re-exports it (``get_pods_text``, ``watch_lines``, ``rollout_status_text`` ...).
 """
 

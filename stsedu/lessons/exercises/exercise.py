@@ -274,7 +274,7 @@ class Exercise:
         return "\n".join(lines)
 
     def read(self, answer: Any) -> Any:
-        """*answer* in canonical form; raise :class:`~stsedu.exercises.kinds.AnswerFormatError` if unreadable."""
+        """*answer* in canonical form; raise :class:`~stsedu.lessons.exercises.kinds.AnswerFormatError` if unreadable."""
         return K.normalise(self.kind, answer, self.choices)
 
     def check(self, answer: Any, record: bool = True) -> Feedback:

@@ -5,7 +5,7 @@
   an answer cell (``solution: true``; the solution, computed by the simulator, sits between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION`` so that ``nbgrader generate_assignment``
   strips it); and a locked autograded test cell (``grade: true`` with the exercise's points)
-  whose hidden test calls :func:`~stsedu.exercises.handout.autograde` with the teacher's copy
+  whose hidden test calls :func:`~stsedu.lessons.exercises.handout.autograde` with the teacher's copy
   of the exercise (``<course>/stsedu-key/<assignment>/``, never released).  The release carries
   no exercise file, no rule and no hint.
 * :func:`answer_key` / :func:`answer_key_html` - every answer with its rule and

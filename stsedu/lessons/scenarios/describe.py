@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 Step = Any
-"""A :class:`stsedu.scenarios.format.Step` (not imported: format imports this module)."""
+"""A :class:`stsedu.lessons.scenarios.format.Step` (not imported: format imports this module)."""
 
 
 def format_value(v: Any) -> str:

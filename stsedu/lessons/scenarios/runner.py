@@ -177,7 +177,7 @@ def loads(text: str, source: str = "<scenario>", base: str | Path | None = None,
 
     Raise :class:`ScenarioError` for text over 1 MiB, YAML that cannot be read
     (with its line), nesting deeper than 100 levels, an alias bomb (more than
-    :data:`~stsedu.scenarios.format.MAX_SCENARIO_NODES` values once aliases are
+    :data:`~stsedu.lessons.scenarios.format.MAX_SCENARIO_NODES` values once aliases are
     followed), NaN or infinite numbers, and every problem :func:`from_dict` finds.
     """
     if not isinstance(text, str):

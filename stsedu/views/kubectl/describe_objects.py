@@ -5,7 +5,7 @@ Follows kubectl's ``pkg/describe`` (``describeStatefulSet``, ``describePod``,
 ``Title:\\tvalue`` lines that Go's ``text/tabwriter`` (minwidth 0, tabwidth 8, padding 2, space
 padding: ``tabbedString``) aligns; :func:`go_tabwriter` is that algorithm (column blocks of
 consecutive lines that have a cell in the column).  The StatefulSet's pod template is
-:func:`~stsedu.kubectl.describe.describe_pod_template`.  Events are the controller's events of the
+:func:`~stsedu.views.kubectl.describe.describe_pod_template`.  Events are the controller's events of the
 trace (``SuccessfulCreate``, ``SuccessfulDelete``, ``Failed...``, ``Recreating...``), aggregated by
 reason and message as the API server counts them.
 

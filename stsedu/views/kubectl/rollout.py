@@ -45,7 +45,7 @@ def rollout_history_text(cluster, name: str, namespace: str = "default", revisio
     With *revision* N > 0 the first line is ``statefulset.apps/<name> with
     revision #N`` and the rest is that revision's pod template as kubectl's
     ``printTemplate`` / ``DescribePodTemplate`` write it (see
-    :func:`stsedu.kubectl.describe.describe_pod_template`: tab characters kept, no
+    :func:`stsedu.views.kubectl.describe.describe_pod_template`: tab characters kept, no
     tabwriter), then an empty line.  *revision* 0 is the table, as
     ``--revision=0`` is.  Raise :class:`~stsedu.api.errors.RolloutError` with
     kubectl's message: ``revision must be a positive integer: N`` for a

@@ -14,7 +14,7 @@ or ``||``, ``$(hostname)`` substitution, ``echo`` with ``>``/``>>`` redirection,
 ``hostname``, ``ls``, ``curl`` (``http://localhost/`` is the container's nginx, serving
 ``/usr/share/nginx/html``).  Anything else fails as a container would: ``executable file not found``.
 
-**DNS.**  ``nslookup`` answers from the kit's DNS model (:func:`stsedu.identity.resolves`): a pod's
+**DNS.**  ``nslookup`` answers from the kit's DNS model (:func:`stsedu.views.identity_tables.resolves`): a pod's
 name ``<pod>.<service>`` (with the search domains of a pod in the namespace) resolves while the
 pod is Running and Ready behind its headless Service, to the IP ``get pods -o wide`` shows; the
 Service's name resolves to all of them.  The output is busybox 1.28's.

@@ -478,7 +478,7 @@ _CHART_CELLS = [
     """import json, time, resource
 import stsedu
 from stsedu import charts
-from stsedu.examples import web
+from stsedu.lessons.examples import web
 c = stsedu.Cluster(seed=0)
 c.apply(web(3)); c.run("web"); c.set_image("web", "nginx:2"); c.run("web")
 FIG = {}""",

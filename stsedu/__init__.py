@@ -1,7 +1,11 @@
 """stsedu: watch the Kubernetes StatefulSet controller decide, one sync at a time.
 
 The public names below are those of ``docs/api.md``; ``__all__`` is built from
-the one list :data:`PUBLIC`.
+the one list :data:`PUBLIC`.  The package is laid out in rooms that follow a
+request: ``api/`` -> ``sim/`` -> ``client/`` -> ``controller/`` -> ``trace.py``
+-> ``views/`` -> ``widgets/`` -> ``lessons/``; :data:`MODULES` is the one place
+that maps the modules learners type (``stsedu.tables``, ``stsedu.charts`` ...)
+onto those rooms.
 """
 
 from .version import __version__
@@ -9,17 +13,23 @@ from .version import __version__
 from .cluster import Cluster
 from .controller.decisions import Decision, SyncPlan, SyncResult
 from .api.errors import APIError, RolloutError, ValidationError
-from .identity import claim_table, dns_table, pod_identity_table
+from .views.identity_tables import claim_table, dns_table, pod_identity_table
 from .sim.kubelet import StageProfile
 from .api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet,
                     StatefulSetStatus)
-from .controller.profiles import PROFILES, Profile
+from .api.profiles import PROFILES, Profile
 from .trace import Trace
-from . import examples, tables  # noqa: E402  (submodules used as stsedu.examples, stsedu.tables)
-from . import scenarios  # noqa: E402  (stsedu.scenarios.load / .library)
-from . import compare  # noqa: E402  (stsedu.compare.compare: one scenario under two profiles)
-from . import exercises  # noqa: E402  (stsedu.exercises.get(id).check(answer))
-from .projector import display  # noqa: E402  (projector mode: stsedu.display(scale=1.6))
+# The public modules, as learners type them (stsedu.tables.decisions_frame(...)), and the room each
+# lives in.  charts, widgets and labs load on first use (Altair, ipywidgets); the rest load now.
+MODULES = {
+    "tables": "views.tables", "charts": "views.charts",
+    "widgets": "widgets", "labs": "widgets.labs",
+    "examples": "lessons.examples", "scenarios": "lessons.scenarios",
+    "exercises": "lessons.exercises", "compare": "lessons.compare",
+}
+from .views import tables  # noqa: E402
+from .lessons import compare, examples, exercises, scenarios  # noqa: E402
+from .views.projector import display  # noqa: E402  (projector mode: stsedu.display(scale=1.6))
 
 PUBLIC = (
     "Cluster", "Decision", "SyncPlan", "SyncResult", "ValidationError", "APIError",
@@ -35,17 +45,27 @@ def last():
     """The decisions of the syncs that the last ``%kubectl`` command that changed something caused
     (a DataFrame: sync, time, action, pod, reason, rule, message); its ``attrs["command"]`` is that
     command line.  The cluster first catches up, as it would before your next command."""
-    from .kubectl.magic import session
+    from .console.magic import session
     return session().last()
 
 
 def load_ipython_extension(ip):
-    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.kubectl.magic), and shows
-    the kit's tables with whole sentences (stsedu.frames; the user's pandas options are untouched)."""
-    from .kubectl.magic import load_ipython_extension as load
+    """``%load_ext stsedu``: registers ``%kubectl`` and ``%%kubectl`` (stsedu.console.magic), shows
+    the kit's tables with whole sentences (stsedu.frames; the user's pandas options are untouched)
+    and a SyncResult as its decisions table."""
+    from .console.magic import load_ipython_extension as load
     from .frames import register
     load(ip)
     register(ip)
+    _register_formatters(ip)
+
+
+def _register_formatters(ip) -> None:
+    """A SyncResult shows its decisions as a table (IPython's HTML formatter for the type)."""
+    from .views.tables import sync_result_html
+    formatters = getattr(getattr(ip, "display_formatter", None), "formatters", {})
+    if "text/html" in formatters:
+        formatters["text/html"].for_type(SyncResult, sync_result_html)
 
 
 def _register_magics() -> None:
@@ -62,7 +82,9 @@ _register_magics()
 
 
 def __getattr__(name):  # stsedu.charts, stsedu.widgets and stsedu.labs load on first use (Altair, ipywidgets)
-    if name in ("charts", "widgets", "labs"):
+    if name in MODULES:
         import importlib
-        return importlib.import_module(".widgets.labs" if name == "labs" else f".{name}", __name__)
+        module = importlib.import_module(f".{MODULES[name]}", __name__)
+        globals()[name] = module
+        return module
     raise AttributeError(f"module 'stsedu' has no attribute {name!r}")

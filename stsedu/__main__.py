@@ -6,7 +6,7 @@
   (or a shipped scenario by name), print it, check its expectations;
 * ``stsedu list``: the shipped scenarios; ``stsedu show NAME``: one's YAML;
 * ``stsedu kubectl COMMAND...``: kubectl against an embedded cluster kept between calls
-  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.kubectl.cli`);
+  (``stsedu kubectl reset`` starts a new one; see :mod:`stsedu.console.cli`);
 * ``stsedu live build|up|down|status|run``: a real control plane beside the kit (docs/live.md).
 
 Exit status (:data:`EXIT_OK` ...): 0 every expectation held; 1 an expectation
@@ -46,7 +46,7 @@ import textwrap
 from typing import TextIO
 
 from . import __version__
-from . import scenarios as _scenarios
+from .lessons import scenarios as _scenarios
 from .files import OutputError, check_output, write_output
 from .trace import POD_COLUMNS
 
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
 def _main(argv: list[str] | None, out: TextIO) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["kubectl"]:  # kubectl's own flags: not argparse's business
-        from .kubectl.cli import main as kubectl_main
+        from .console.cli import main as kubectl_main
         return kubectl_main(argv[1:], out)
     parser = argparse.ArgumentParser(
         prog="stsedu", description="Watch the Kubernetes StatefulSet controller decide, one sync at a time. "
@@ -173,9 +173,9 @@ def _teacher_commands(sub) -> None:
 
 def _nbgrader(exs: list, args, out: TextIO) -> int:
     """An assessed nbgrader source notebook at source/<assignment>/, its key beside source/."""
-    from .exercises import handout as H
-    from .exercises import notebooks as N
-    from .exercises.exercise import ExerciseError
+    from .lessons.exercises import handout as H
+    from .lessons.exercises import notebooks as N
+    from .lessons.exercises.exercise import ExerciseError
     p = Path(args.out)
     if p.suffix != ".ipynb" or p.parent.parent.name != "source":
         raise ExerciseError("give the notebook's place in an nbgrader course: source/<assignment>/<name>.ipynb",
@@ -198,8 +198,8 @@ def _nbgrader(exs: list, args, out: TextIO) -> int:
 
 
 def _teacher(args, out: TextIO, parser) -> int:
-    from . import exercises as E
-    from .exercises import notebooks as N
+    from .lessons import exercises as E
+    from .lessons.exercises import notebooks as N
     try:
         if args.command == "exercise" and args.exercise_command == "check":
             return _check_files(args.files, out, args.override)
@@ -220,7 +220,7 @@ def _teacher(args, out: TextIO, parser) -> int:
             return 0
         if args.command == "exercise" and args.exercise_command == "release":
             import nbformat
-            from .exercises import handout as H
+            from .lessons.exercises import handout as H
             p = Path(args.out)
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
@@ -258,9 +258,9 @@ def _teacher(args, out: TextIO, parser) -> int:
 def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
     """Validate each file, run it, and check its hints and choices against the computed answer; refuse
     an id used by two files, or by a shipped exercise (unless *override*)."""
-    from . import exercises as E
-    from .exercises import kinds as K
-    from .exercises import registry as R
+    from .lessons import exercises as E
+    from .lessons.exercises import kinds as K
+    from .lessons.exercises import registry as R
     bad = 0
     seen: dict[str, object] = {}
     for path in paths:
@@ -274,13 +274,13 @@ def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
                 e = E.load(f, register_them=False)[0]
                 problems = []
                 first = seen.setdefault(e.id, e)
-                if first is not e and not R._same_file(first.source, e.source):
+                if first is not e and not R.same_file(first.source, e.source):
                     problems.append(f"{f}: line {e.line_of('id')}: id: {e.id!r} is already used by "
                                     f"{first.source} (line {first.line_of('id')}); give each exercise its own id")
                 clash = R.shipped_clash(e)
                 if clash is not None and not override:
                     problems.append(str(R.clash_error(e, clash)))
-                answer = e._expected()
+                answer = e.expected_answer()
                 problems += [f"{f}: line {line}: hints[{i}].answer: the hint for {K.show(w)} is given for the "
                              "RIGHT answer" for i, ((w, _), line) in enumerate(zip(e.hints, e.hint_lines))
                              if w == answer]
@@ -421,8 +421,8 @@ class Printer:
         if rec.checked:
             if rec.failures:
                 for f in rec.failures:
-                    self.w(f"   expect FAILED {f.field}: expected {_scenarios._fmt(f.expected)}, "
-                           f"got {_scenarios._fmt(f.actual)}" + (f" ({f.detail})" if f.detail else ""))
+                    self.w(f"   expect FAILED {f.field}: expected {_scenarios.format_value(f.expected)}, "
+                           f"got {_scenarios.format_value(f.actual)}" + (f" ({f.detail})" if f.detail else ""))
             else:
                 self.w(f"   expect ok: {', '.join(rec.checked)}")
         self.w()
@@ -523,7 +523,7 @@ def decision_lines(sync) -> list[str]:
 
 def _text(name: str):
     """``stsedu.tables.<name>`` if it exists, else the private fallback of the same name."""
-    from . import tables
+    from .views import tables
     return getattr(tables, name, None) or _FALLBACKS[name]
 
 

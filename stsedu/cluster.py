@@ -21,8 +21,8 @@ from .api.load import load_documents
 from .api.merge_patch import merge_patch
 from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service, StatefulSet, detached
 from .controller.decisions import SyncResult
-from .controller.profiles import Profile, get_profile
-from .controller.informers import Informers
+from .api.profiles import Profile, get_profile
+from .client.informers import Informers
 from .controller.loop import ControllerLoop
 from .controller.stateful_set import StatefulSetController, planner_for, set_revisions
 from .sim.clock import Clock
@@ -711,7 +711,7 @@ class Cluster:
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def rollout_status(self, name: str, namespace: str = "default") -> str:
         """What ``kubectl rollout status statefulset/<name>`` prints now (one line)."""
-        from .kubectl.rollout import rollout_status_text
+        from .views.kubectl.rollout import rollout_status_text
         return rollout_status_text(self.statefulset(name, namespace))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)

@@ -80,7 +80,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     _CParser = None
 
 if _CParser is not None:
-    class _FastLoader(_ComposeBounds, yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,
+    class FastLoader(_ComposeBounds, yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor,
                       yaml.resolver.Resolver):
         """:class:`BoundedLoader`'s rules on libyaml's parser (events from C, about four
         times faster); composing stays in Python, where the bounds are."""
@@ -91,11 +91,11 @@ if _CParser is not None:
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
 else:  # pragma: no cover
-    _FastLoader = None
+    FastLoader = None
 
 
 def _loader(text: str, limits: "Limits", loader: type):
-    ldr = (_FastLoader if loader is BoundedLoader and _FastLoader is not None else loader)(text)
+    ldr = (FastLoader if loader is BoundedLoader and FastLoader is not None else loader)(text)
     ldr.max_nodes, ldr.kind = limits.max_nodes, limits.kind
     return ldr
 

@@ -6,7 +6,7 @@
 Writes ``stsedu/data/vega/chart_widget.js`` (one self-contained, minified ES module, loaded by
 :class:`stsedu.charts.ChartWidget`) and ``stsedu/data/vega/VERSIONS.json`` (what is inside it).
 Run it again when vl-convert-python moves to a newer Vega-Lite, or when chart_widget.js changes;
-tests/test_chart_widget.py checks the shipped file is what this script makes.
+tests/views/test_chart_widget.py checks the shipped file is what this script makes.
 
 Why this way: the kit needs Vega in the browser with no network, and the kernel should not
 carry vl-convert (84 MB, no Pyodide build) just to produce the same 0.9 MB of JavaScript on

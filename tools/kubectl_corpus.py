@@ -3,7 +3,7 @@
     python tools/kubectl_corpus.py          # run every scenario, store stdout/stderr/status
 
 Review the diff: the stored outputs are what kubectl prints, checked against kubectl's sources
-and (where the live control plane is built) the real kubectl by tests/test_kubectl_corpus.py.
+and (where the live control plane is built) the real kubectl by tests/views/test_kubectl_corpus.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 def run_scenario(lines: list[dict]) -> list[dict]:
     """Each line's ``stdout``, ``stderr`` and ``status`` on a new cluster (seed 0), in order."""
-    from stsedu.kubectl.session import Session
+    from stsedu.console.session import Session
     s = Session(seed=0)
     out = []
     for entry in lines:

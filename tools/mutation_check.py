@@ -14,7 +14,7 @@ non-upstream test checks, and gets a test.
     python tools/mutation_check.py --list       # their names
     python tools/mutation_check.py cap-400 ...  # only these
 
-``tests/test_mutation_check.py`` (marked ``slow``) runs a few of them in CI.
+``tests/controller/test_mutation_check.py`` (marked ``slow``) runs a few of them in CI.
 Exit status 0 when every mutation run was caught, 1 otherwise.
 """
 
@@ -34,13 +34,13 @@ ROOT = Path(__file__).resolve().parent.parent
 CONTROLLER = "stsedu/controller"
 
 TESTS = (
-    "tests/test_api_errors.py",
-    "tests/test_perf_equivalence.py",   # the recorded walks: every decision of every sync
-    "tests/test_scaling.py",
-    "tests/test_updates.py",
-    "tests/test_max_unavailable.py",
-    "tests/test_upstream_rules.py",
-    "tests/test_storage.py",
+    "tests/controller/test_api_errors.py",
+    "tests/controller/test_perf_equivalence.py",   # the recorded walks: every decision of every sync
+    "tests/controller/test_scaling.py",
+    "tests/controller/test_updates.py",
+    "tests/controller/test_max_unavailable.py",
+    "tests/controller/test_upstream_rules.py",
+    "tests/controller/test_storage.py",
 )
 """The controller's tests of the quick suite (none needs Go)."""
 

@@ -27,7 +27,7 @@ from .defaults import default_service, default_statefulset
 from .field_errors import Error
 from .load import load_documents
 from .profile_rules import prune_fields, release_of
-from .schema import SCHEMAS, _prune, unknown_fields
+from .schema import SCHEMAS, prune, unknown_fields
 from .validation.pod import pod_template_warnings
 from .validation.service import keep_allocated_values, validate_service, validate_service_update
 from .validation.statefulset import statefulset_warnings, validate_statefulset, validate_statefulset_update
@@ -93,7 +93,7 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
 
     *old* is the stored object's manifest when *doc* updates it (a StatefulSet
     is then defaulted from it and validated as an update).  *profile* (a
-    :class:`~stsedu.controller.profiles.Profile`) prunes the fields its release
+    :class:`~stsedu.api.profiles.Profile`) prunes the fields its release
     does not know and adds its release's own errors; None applies the newest
     rules only.  The manifest is None when the apiVersion is not served.
     """
@@ -102,7 +102,7 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     errs = _api_version_errors(doc)
     release = release_of(profile)
     if kind == "Service":
-        new = _prune(default_service(doc), SCHEMAS[kind])
+        new = prune(default_service(doc), SCHEMAS[kind])
         if old is not None:  # patchAllocatedValues, then ValidateServiceUpdate
             new = keep_allocated_values(new, old)
             return new, errs + validate_service_update(new, old, release.relaxed_service_names), warnings
@@ -110,7 +110,7 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     if errs:  # the API server has no such resource: nothing else is looked at
         return None, errs, warnings
     new = default_statefulset(doc, max_unavailable_gate=max_unavailable_gate, old=old)
-    new = _prune(new, SCHEMAS[kind])  # unknown fields: warned above, dropped here
+    new = prune(new, SCHEMAS[kind])  # unknown fields: warned above, dropped here
     if profile is not None:
         new, dropped = prune_fields(doc, new, profile)
         warnings += dropped

@@ -9,7 +9,7 @@ than or equal to 0``), so the cluster can raise them all at once, as one
 
 Pure functions; nothing here touches a cluster.  docs/validation.md lists every
 rejected input with its message (its "calls" table is checked by
-``tests/test_robustness.py``).
+``tests/kit/test_robustness.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 from .errors import ValidationError
 from .field_errors import invalid as field_invalid, not_supported as field_not_supported
-from .load import _MAX_YAML_NODES, MAX_MANIFEST_BYTES, _parse_yaml, _size_error, _to_json_value
+from .load import MAX_YAML_NODES, MAX_MANIFEST_BYTES, parse_yaml, size_error, to_json_value
 from .merge_patch import merge_patch
 from .schema import decode_errors
 from .validation.meta import validate_annotations, validate_labels
@@ -279,7 +279,7 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
                     cluster_domain: Any, gc_delay: Any) -> list[Error]:
     """Problems with the arguments of ``Cluster(...)``, in argument order."""
     from .formats import is_dns1123_subdomain
-    from ..controller.profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
+    from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
     if isinstance(seed, bool) or as_integer(seed) is None:
@@ -364,8 +364,8 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
         text = patch.decode("utf-8", "replace") if isinstance(patch, bytes) else patch
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
-            raise _size_error(size)
-        docs = [d for d in _parse_yaml(text) if d is not None]
+            raise size_error(size)
+        docs = [d for d in parse_yaml(text) if d is not None]
         if len(docs) > 1:
             raise ValidationError([("", f"patch must be one JSON object, not {len(docs)} documents")],
                                   kind=kind, name=name)
@@ -373,7 +373,7 @@ def load_patch(patch: Any, *, kind: str, name: str) -> dict:
     if not isinstance(patch, Mapping):
         raise ValidationError([("", f"patch must be a JSON object, not {_type_name(patch)}")],
                               kind=kind, name=name)
-    return _to_json_value(dict(patch), [_MAX_YAML_NODES])
+    return to_json_value(dict(patch), [MAX_YAML_NODES])
 
 
 def pod_metadata_patch(patch: dict, labels: Mapping[str, str], annotations: Mapping[str, str]

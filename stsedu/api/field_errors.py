@@ -142,17 +142,17 @@ def too_long(path: str, max_bytes: int) -> Error:
     return (path, _body("Too long", detail=f"must have at most {max_bytes} bytes", show_value=False))
 
 
-def _child(path: str, *names: str) -> str:
+def child_path(path: str, *names: str) -> str:
     for name in names:
         path = f"{path}.{name}" if path else name
     return path
 
 
-def _index(path: str, i: int) -> str:
+def index_path(path: str, i: int) -> str:
     return f"{path}[{i}]"
 
 
-def _dedupe(errors: Iterable[Error]) -> list[Error]:
+def dedupe(errors: Iterable[Error]) -> list[Error]:
     """Drop repeated messages, as ``field.ErrorList.ToAggregate`` does."""
     seen: set[Error] = set()
     out = []

@@ -13,7 +13,7 @@ import yaml
 
 from .errors import ValidationError
 from .field_errors import Error, required
-from ..files import MAX_NESTING_DEPTH, BoundedLoader, FileReadError, Limits, _FastLoader, load_yaml_all  # noqa: F401
+from ..files import MAX_NESTING_DEPTH, BoundedLoader, FileReadError, Limits, FastLoader, load_yaml_all  # noqa: F401
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -24,7 +24,7 @@ no use for anything near that, so stsedu stops at 1 MiB."""
 API_SERVER_REQUEST_LIMIT_BYTES = 3 << 20
 """The real API server's request-body limit (3 MiB), quoted in the size error."""
 
-_MAX_YAML_NODES = 1_000_000
+MAX_YAML_NODES = 1_000_000
 """Values a loaded document may expand to once YAML aliases are followed; more is
 reported as go-yaml does ("document contains excessive aliasing")."""
 
@@ -79,7 +79,7 @@ class _KubeLoader(_KubeRules, BoundedLoader):
     ones docs/validation.md quotes)."""
 
 
-_FastKubeLoader = type("_FastKubeLoader", (_KubeRules, _FastLoader), {}) if _FastLoader is not None else None
+_FastKubeLoader = type("_FastKubeLoader", (_KubeRules, FastLoader), {}) if FastLoader is not None else None
 """The same rules on libyaml's parser: a 1 MiB manifest in about a second, not forty."""
 
 _NO_TIMESTAMPS = {
@@ -107,7 +107,7 @@ def _manifest_error(message: str) -> ValidationError:
     return ValidationError([("", message)], kind="manifest")
 
 
-def _size_error(size: int) -> ValidationError:
+def size_error(size: int) -> ValidationError:
     return _manifest_error(
         f"manifest is {size} bytes, over stsedu's limit of {MAX_MANIFEST_BYTES} bytes (1 MiB);"
         f" the real API server refuses request bodies over {API_SERVER_REQUEST_LIMIT_BYTES}"
@@ -134,7 +134,7 @@ def _go_key(key: Any) -> str:
     return str(key)
 
 
-def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0) -> Any:
+def to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0) -> Any:
     """Plain JSON data from what YAML built (or a caller passed): string keys, no dates,
     aliases expanded -- within the node *budget*, :data:`MAX_NESTING_DEPTH` levels, and
     finite numbers only."""
@@ -148,10 +148,10 @@ def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0
         out = {}
         for k, v in value.items():
             key = _go_key(k)
-            out[key] = _to_json_value(v, budget, f"{path}.{key}" if path else key, depth + 1)
+            out[key] = to_json_value(v, budget, f"{path}.{key}" if path else key, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
-        return [_to_json_value(v, budget, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+        return [to_json_value(v, budget, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, set):
         return {_go_key(k): None for k in value}
     if isinstance(value, (datetime.date, datetime.datetime)):
@@ -168,13 +168,13 @@ def _to_json_value(value: Any, budget: list[int], path: str = "", depth: int = 0
     return value
 
 
-def to_json_data(value: Any, path: str = "", max_nodes: int = _MAX_YAML_NODES) -> Any:
-    """*value* as plain JSON data (see :func:`_to_json_value`), with a fresh node budget.
+def to_json_data(value: Any, path: str = "", max_nodes: int = MAX_YAML_NODES) -> Any:
+    """*value* as plain JSON data (see :func:`to_json_value`), with a fresh node budget.
 
     Raises ValidationError for excessive aliasing, nesting deeper than
     :data:`MAX_NESTING_DEPTH`, and NaN or infinite numbers (each naming its field).
     """
-    return _to_json_value(value, [max_nodes], path)
+    return to_json_value(value, [max_nodes], path)
 
 
 def _yaml_error(exc: yaml.YAMLError) -> ValidationError:
@@ -187,7 +187,7 @@ def _yaml_error(exc: yaml.YAMLError) -> ValidationError:
     return _manifest_error(f"error converting YAML to JSON: yaml: {where}{problem}")
 
 
-def _parse_yaml(text: str) -> list[Any]:
+def parse_yaml(text: str) -> list[Any]:
     try:
         # safe_load_all, within the manifest's limits (values counted before aliases expand)
         return load_yaml_all(text, _MANIFEST_LIMITS, _FastKubeLoader or _KubeLoader, yaml_errors=True)
@@ -241,7 +241,7 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
     """
     if isinstance(source, bytes):
         if len(source) > MAX_MANIFEST_BYTES:
-            raise _size_error(len(source))
+            raise size_error(len(source))
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -249,8 +249,8 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
     if isinstance(source, str):
         size = len(source.encode("utf-8", "surrogatepass"))
         if size > MAX_MANIFEST_BYTES:
-            raise _size_error(size)
-        raw = _parse_yaml(source)
+            raise size_error(size)
+        raw = parse_yaml(source)
     elif isinstance(source, dict):
         raw = [source]
     elif isinstance(source, list):
@@ -261,12 +261,12 @@ def load_documents(source: str | bytes | dict | list) -> list[dict]:
     else:
         raise TypeError(f"load_documents: expected YAML text, a dict or a list of dicts,"
                         f" not {type(source).__name__}")
-    budget = [_MAX_YAML_NODES]
-    docs = _flatten([_to_json_value(d, budget) for d in raw])
+    budget = [MAX_YAML_NODES]
+    docs = _flatten([to_json_value(d, budget) for d in raw])
     if not isinstance(source, str):
         size = len(json.dumps(docs, default=str).encode("utf-8"))
         if size > MAX_MANIFEST_BYTES:
-            raise _size_error(size)
+            raise size_error(size)
     errs = _missing_type_errors(docs)
     if errs:
         raise ValidationError(errs, kind="manifest")

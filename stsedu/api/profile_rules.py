@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..controller.profiles import Profile
+from .profiles import Profile
 from .validation.statefulset import RELEASES, V1_16, V1_37, Release
 
 __all__ = ["NEWER_FIELDS", "FieldIntroduced", "prune_fields", "release_of",
@@ -37,7 +37,7 @@ class FieldIntroduced:
     """The release whose API server first knew the field (as alpha, behind *gate*)."""
     gate: str
     switch: str
-    """The :class:`~stsedu.controller.profiles.Profile` attribute that is False where the field is unknown."""
+    """The :class:`~stsedu.api.profiles.Profile` attribute that is False where the field is unknown."""
 
     @property
     def dotted(self) -> str:

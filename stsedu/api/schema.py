@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
-from .field_errors import Error, _child, _dedupe, _index
+from .field_errors import Error, child_path, dedupe, index_path
 from .quantities import QUANTITY_FORMAT_ERROR, parse_quantity
 
 
@@ -256,7 +256,7 @@ def _number_literal(value: Any) -> str:
     return json.dumps(value)
 
 
-def _as_int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
     """The integer a JSON number decodes to (``3.0`` becomes 3, as YAMLToJSON makes it)."""
     if isinstance(value, bool):
         return None
@@ -295,9 +295,9 @@ class _Walk:
                 return
             for i, item in enumerate(value):
                 if isinstance(schema.item, Struct) and item is not None and not isinstance(item, dict):
-                    self.type_error(_index(path, i), item, struct, gopath, schema.item.go)
+                    self.type_error(index_path(path, i), item, struct, gopath, schema.item.go)
                     continue
-                self.walk(item, schema.item, _index(path, i), struct, gopath)
+                self.walk(item, schema.item, index_path(path, i), struct, gopath)
         elif isinstance(schema, MapOf):
             if not isinstance(value, dict):
                 self.type_error(path, value, struct, gopath, schema.go)
@@ -315,10 +315,10 @@ class _Walk:
             sub = schema.fields.get(key)
             if sub is None:
                 if not schema.open:
-                    self.unknown.append(f'unknown field "{_child(path, key)}"')
+                    self.unknown.append(f'unknown field "{child_path(path, key)}"')
                 continue
-            self.walk(item, sub, _child(path, key), schema.name,
-                      _child(gopath, *([schema.embedded[key]] if key in schema.embedded else []), key))
+            self.walk(item, sub, child_path(path, key), schema.name,
+                      child_path(gopath, *([schema.embedded[key]] if key in schema.embedded else []), key))
 
     def walk_leaf(self, value: Any, leaf: str, path: str, struct: str, gopath: str) -> None:
         if value is None or leaf == ANY:
@@ -330,14 +330,14 @@ class _Walk:
             if not isinstance(value, bool):
                 self.type_error(path, value, struct, gopath, "bool")
         elif leaf in _INT_RANGE:
-            number = _as_int(value)
+            number = as_int(value)
             lo, hi = _INT_RANGE[leaf]
             if number is None or not lo <= number <= hi:
                 self.type_error(path, value, struct, gopath, leaf)
         elif leaf == INTSTR:
             if isinstance(value, str):
                 return
-            number = _as_int(value)
+            number = as_int(value)
             if number is None or not -(1 << 31) <= number < (1 << 31):  # IntOrString.UnmarshalJSON, as Go 1.26 words it
                 self.type_error(path, value, struct, gopath, INT32)
         elif leaf == QUANTITY:
@@ -364,7 +364,7 @@ def decode_errors(doc: dict) -> list[Error]:
     StatefulSet and Service give no errors.
     """
     walker = _walk(doc)
-    return [] if walker is None else _dedupe(walker.errors)
+    return [] if walker is None else dedupe(walker.errors)
 
 
 def unknown_fields(doc: dict) -> list[str]:
@@ -380,7 +380,7 @@ def unknown_fields(doc: dict) -> list[str]:
     return [] if walker is None else list(dict.fromkeys(walker.unknown))
 
 
-def _prune(value: Any, schema: Any) -> Any:
+def prune(value: Any, schema: Any) -> Any:
     """Drop the fields a decode would drop (unknown keys), keeping everything else.
 
     Like Go's decoder, a ``null`` value in a string map (``labels: {app: null}``)
@@ -391,9 +391,9 @@ def _prune(value: Any, schema: Any) -> Any:
     if isinstance(schema, Struct) and isinstance(value, dict):
         if schema.open:
             return value
-        return {k: _prune(v, schema.fields[k]) for k, v in value.items() if k in schema.fields}
+        return {k: prune(v, schema.fields[k]) for k, v in value.items() if k in schema.fields}
     if isinstance(schema, ListOf) and isinstance(value, list):
-        return [_prune(v, schema.item) for v in value]
+        return [prune(v, schema.item) for v in value]
     if isinstance(schema, MapOf) and schema.value == STRING and isinstance(value, dict):
         return {k: "" if v is None else v for k, v in value.items()}
     return value

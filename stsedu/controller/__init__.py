@@ -5,6 +5,7 @@
 * :mod:`.stateful_pod_control` -- carrying the plan out, with events (``stateful_pod_control.go``);
 * :mod:`.stateful_set_utils` -- the named predicates (``stateful_set_utils.go``);
 * :mod:`.history` -- ControllerRevisions (``controller_history.go``, hashing, truncation);
-* :mod:`.decisions` -- the record of each decision; :mod:`.profiles` -- releases and feature gates;
+* :mod:`.decisions` -- the record of each decision;
+* :mod:`.loop` -- the controller's loop: workers taking keys from the work queue (``stateful_set.go``'s ``worker``);
 * :mod:`.stateful_set_control_v116` -- the v1.16 algorithm, for the ``v1.16`` profile.
 """

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..api.objects import controller_of, selector_matches
 from . import stateful_set_utils as P
-from .informers import Informers, Tombstone
-from .workqueue import WorkQueue
+from ..client.informers import Informers, Tombstone
+from ..client.workqueue import WorkQueue
 
 
 def key_of(obj) -> str:

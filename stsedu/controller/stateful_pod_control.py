@@ -29,7 +29,7 @@ from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, ST
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
-from .profiles import Profile
+from ..api.profiles import Profile
 from .stateful_set_status_updater import retry_on_conflict, update_stateful_set_status
 
 if TYPE_CHECKING:  # pragma: no cover

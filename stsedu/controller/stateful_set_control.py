@@ -27,7 +27,7 @@ from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, ST
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
-from .profiles import CURRENT, Profile
+from ..api.profiles import CURRENT, Profile
 from .stateful_pod_control import claims_match_retention_policy
 from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 

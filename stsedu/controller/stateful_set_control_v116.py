@@ -45,7 +45,7 @@ from .stateful_set_control import Snapshot, over_create_budget, plan_revisions
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
-from .profiles import V1_16, Profile
+from ..api.profiles import V1_16, Profile
 
 __all__ = ["RULES_V116", "plan_sync", "complete_rolling_update"]
 

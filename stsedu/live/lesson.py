@@ -74,7 +74,7 @@ def _same(a, b) -> bool:
 
 def run_both(scenario, session) -> Lesson:
     """Play *scenario* (a name or a Scenario) on the kit and on *session* (a LiveSession)."""
-    from .. import scenarios
+    from ..lessons import scenarios
     from .runner import play, play_kit
     sc = scenarios.load(scenario) if isinstance(scenario, str) else scenario
     kit = play_kit(sc, texts=False)
@@ -84,7 +84,7 @@ def run_both(scenario, session) -> Lesson:
 
 def stored(name: str = "first-statefulset") -> Lesson:
     """The lesson recorded on a real control plane that ships with the kit; the kit side is run now."""
-    from .. import scenarios
+    from ..lessons import scenarios
     from .runner import play_kit
     path = STORED / f"{name}.json"
     if not path.is_file():

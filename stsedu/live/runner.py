@@ -115,7 +115,7 @@ def _chunks(scenario):
 
 def play_kit(scenario, texts: bool = True) -> Run:
     """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
-    from ..scenarios.runner import _ACTIONS
+    from ..lessons.scenarios.runner import ACTIONS
     c = scenario.make_cluster()
     run = Run()
     seen = 0
@@ -132,7 +132,7 @@ def play_kit(scenario, texts: bool = True) -> Run:
     point(0, ["objects"])
     for chunk in _chunks(scenario):
         for step in chunk:
-            _ACTIONS[step.action](c, step, scenario)
+            ACTIONS[step.action](c, step, scenario)
         _kit_settle(c)
         point(chunk[-1].number, [s.action for s in chunk])
     run.pod_changes = pod_changes_kit(c.trace)
@@ -409,7 +409,7 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
 
 def run_cli(args, out) -> int:
     """``stsedu live run SCENARIO``."""
-    from .. import scenarios
+    from ..lessons import scenarios
     from . import daemon
     try:
         sc = scenarios.load(args.scenario)
@@ -470,9 +470,9 @@ def normalise(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
 
 
 def kit_texts(cluster, set_name: str) -> dict[str, str]:
-    from ..kubectl import get as g
-    from ..kubectl.describe import describe_pod_template
-    from ..kubectl.rollout import rollout_history_text, rollout_status_text
+    from ..views.kubectl import get as g
+    from ..views.kubectl.describe import describe_pod_template
+    from ..views.kubectl.rollout import rollout_history_text, rollout_status_text
     out = {"get pods": g.get_pods_text(cluster), "get sts": g.get_sts_text(cluster),
            "get controllerrevisions": g.get_controllerrevisions_text(cluster), "get pvc": g.get_pvc_text(cluster)}
     try:

@@ -21,7 +21,7 @@ from ..api.defaults import default_pod
 from ..api.errors import APIError, ValidationError
 from ..api.validation.pod import validate_pod_only
 from ..api.objects import Pod, StatefulSet
-from ..controller.stateful_set_utils import is_running_and_available
+from ..api.pod_util import is_pod_available
 from .clock import LATE
 
 
@@ -66,7 +66,7 @@ class Writes:
             sts = self.store.get("StatefulSet", pod.namespace, owner)
             if sts is not None:
                 mrs = sts.spec.min_ready_seconds
-        avail = pod.phase == "Running" and is_running_and_available(pod, mrs, self.now)
+        avail = pod.phase == "Running" and is_pod_available(pod, mrs, self.now)
         return pod if avail == pod.available else replace(pod, available=avail)
 
     def pod(self, name: str, namespace: str = "default") -> Pod:
@@ -170,7 +170,7 @@ class Writes:
     def requeue_for_availability(self, sts: StatefulSet, at: float) -> None:
         """Wake the set at *at*, when ``syncStatefulSet`` planned its next availability check
         (``enqueueSSAfter``; the delay comes from ``next_sync_duration``, checked against the
-        real controller's ``requeue_after`` by tests/test_upstream.py)."""
+        real controller's ``requeue_after`` by tests/controller/test_upstream.py)."""
         key = (sts.namespace, sts.name, at)
         if key in self._requeues:
             return

@@ -31,7 +31,7 @@ from .playground import Playground
 from .labs import (AvailabilityLab, FaultLab, HistoryLab, IdentityLab, Lab, OnDeleteLab, OwnershipLab,
                    PartitionLab, PolicyLab, ProfileLab, ScalingLab, StepLab, StorageLab, UpdateLab)
 from .stepper import SyncStepper
-from .views import (ACTIONS, CONTROLS, DEFAULT_VIEWS, VIEWS, ChartView, DecisionsView, LogView, PodsView,
+from .panels import (ACTIONS, CONTROLS, DEFAULT_VIEWS, VIEWS, ChartView, DecisionsView, LogView, PodsView,
                     StatusView, View, default_manifest)
 
 __all__ = ["LoopLab", "Playground", "SyncStepper", "View", "DecisionsView", "PodsView", "StatusView",

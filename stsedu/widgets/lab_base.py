@@ -10,13 +10,14 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as W
 
-from .. import examples, tables
+from ..lessons import examples
+from ..views import tables
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .settled import describe_stop, unsettled
-from .views import ChartView, DisplayedAsWidget, _error_html
+from .panels import ChartView, DisplayedAsWidget, error_html, esc
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
 
@@ -35,9 +36,9 @@ CHARTS = {"timeline": ("pod_timeline", "Pods over time"),
           "strip": ("decision_strip", "Decisions, sync by sync")}
 """Chart kinds a lab can show: kind -> (function in stsedu.charts, title)."""
 
-_ERRORS = (APIError, ValidationError, ValueError, KeyError)
+LAB_ERRORS = (APIError, ValidationError, ValueError, KeyError)
 
-_CSS = """
+LAB_CSS = """
 <style>
 .stsedu-lab { font-size: 13px; }
 .stsedu-lab .lab-title { font-size: 15px; font-weight: 600; margin: 2px 0; }
@@ -66,10 +67,6 @@ _CSS = """
 """
 
 
-def _esc(x: Any) -> str:
-    return "" if x is None else html.escape(str(x))
-
-
 class LabChart:
     """One chart of a lab's run, redrawn in place after every change.
 
@@ -79,7 +76,7 @@ class LabChart:
     """
 
     def __init__(self, kind: str) -> None:
-        from .. import charts
+        from ..views import charts
         fn, self.title = CHARTS[kind]
         self.fn = getattr(charts, fn)
         self.chart = None
@@ -127,10 +124,10 @@ def _with_boxes(widget: W.Widget) -> W.Widget:
     return widget
 
 
-def _show_chart(chart):
+def show_chart(chart):
     """A displayable form of an Altair chart: a ChartWidget when there is one, else the chart
     (with the kit's offline renderer)."""
-    from .. import charts
+    from ..views import charts
     widget_cls = getattr(charts, "ChartWidget", None)
     if widget_cls is not None:
         return widget_cls(chart)
@@ -159,15 +156,15 @@ def decisions_html(results: Sequence[SyncResult], empty: str = "No sync decided 
                 continue
             rows.append([key, r.sync, r.sync, r.time, d])
     if not rows:
-        return f"<p class='lab-note'>{_esc(empty)}</p>"
+        return f"<p class='lab-note'>{esc(empty)}</p>"
     out = ["<table class='lab-decisions'><thead><tr><th>at</th><th>sync</th><th>decision</th><th>pod</th>"
            "<th>why</th></tr></thead><tbody>"]
     for (action, pod, reason), first, last, t, d in rows:
         syncs = f"{first}" if first == last else f"{first}–{last}"
         tip = f"reason: {reason} · upstream: {d.rule}"
-        out.append(f"<tr title='{_esc(tip)}'><td class='mono'>{t:g}s</td><td class='mono'>{syncs}</td>"
-                   f"<td class='mono a-{_esc(action)}'>{_esc(action)}</td><td class='mono'>{_esc(pod)}</td>"
-                   f"<td>{_esc(d.message)}</td></tr>")
+        out.append(f"<tr title='{esc(tip)}'><td class='mono'>{t:g}s</td><td class='mono'>{syncs}</td>"
+                   f"<td class='mono a-{esc(action)}'>{esc(action)}</td><td class='mono'>{esc(pod)}</td>"
+                   f"<td>{esc(d.message)}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
@@ -310,8 +307,8 @@ class Lab(DisplayedAsWidget):
     def _in_background(self) -> bool:
         if not self._exists() or self._sts().spec.replicas < self.background_from:
             return False
-        from .playground import _kernel_loop
-        return _kernel_loop() is not None
+        from .playground import kernel_loop
+        return kernel_loop() is not None
 
     async def _run_async(self, finish: Callable[[list[SyncResult]], None], until: float | None = None,
                          redraw_every: float = 0.25) -> list[SyncResult]:
@@ -396,7 +393,7 @@ class Lab(DisplayedAsWidget):
         if self._running:  # a run is going on in the background: one change at a time
             self._sync_controls()
             busy = ValueError("a change is still running: wait for it, or press Stop")
-            self.did_area.value = _error_html(busy).replace("stsedu-error", "lab-error")
+            self.did_area.value = error_html(busy).replace("stsedu-error", "lab-error")
             return
         fn(value)
 
@@ -439,7 +436,7 @@ class Lab(DisplayedAsWidget):
         self.last_error = None
         try:
             fn(self.cluster)
-        except _ERRORS as e:
+        except LAB_ERRORS as e:
             self.last_error = e
             self._sync_controls()
             self._redraw()
@@ -454,9 +451,9 @@ class Lab(DisplayedAsWidget):
             self.did = f"{what} at t={t0:g}s"
             self._redraw()
         if self._ran and self._in_background():
-            from .playground import _kernel_loop
+            from .playground import kernel_loop
             self.did_area.value = f"<div class='lab-did'>You ran {what} at t={t0:g}s: running…</div>"
-            self._task = _kernel_loop().create_task(self._run_async(finish))
+            self._task = kernel_loop().create_task(self._run_async(finish))
             return []
         if self._ran:
             results = self._run()
@@ -490,15 +487,15 @@ class Lab(DisplayedAsWidget):
 
     def patch(self, patch: dict, what: str) -> list[SyncResult]:
         import json
-        return self.change(f"<code>kubectl patch sts {self.name} -p '{_esc(json.dumps(patch))}'</code>"
-                           f" ({_esc(what)})", lambda c: c.patch(self.name, patch))
+        return self.change(f"<code>kubectl patch sts {self.name} -p '{esc(json.dumps(patch))}'</code>"
+                           f" ({esc(what)})", lambda c: c.patch(self.name, patch))
 
     def delete_pod(self, pod: str) -> list[SyncResult]:
         return self.change(f"<code>kubectl delete pod {pod}</code>", lambda c: c.delete_pod(pod))
 
     # ----------------------------------------------------------- drawing
     def _build(self) -> None:
-        self.header = W.HTML(f"{_CSS}<div class='lab-title'>{_esc(self.title)}</div>"
+        self.header = W.HTML(f"{LAB_CSS}<div class='lab-title'>{esc(self.title)}</div>"
                              + (f"<div class='lab-note'>{self.intro}</div>" if self.intro else ""))
         self.did_area = W.HTML()
         self.decisions = W.HTML()
@@ -532,12 +529,12 @@ class Lab(DisplayedAsWidget):
     def _redraw(self) -> None:
         c = self.cluster
         if self.last_error is not None:
-            self.did_area.value = _error_html(self.last_error).replace("stsedu-error", "lab-error")
+            self.did_area.value = error_html(self.last_error).replace("stsedu-error", "lab-error")
         else:
             n = len(self.last_results)
             syncs = f"{n} sync{'s' * (n != 1)}"
             if self._ran and self.stopped:
-                what = f": {syncs}, then at t={self._end:g}s {_esc(self.stopped)}"
+                what = f": {syncs}, then at t={self._end:g}s {esc(self.stopped)}"
             elif self._ran:
                 what = f": {syncs}, stable at t={self._end:g}s"
             else:
@@ -571,14 +568,14 @@ class Lab(DisplayedAsWidget):
                     for p in sorted(c.pods(), key=lambda p: p.ordinal)]
             text = "\n".join(["NAME     OWNER"] + rows) if rows else "No pods."
         elif kind == "identity":
-            from ..identity import pod_identity_table
+            from ..views.identity_tables import pod_identity_table
             df = pod_identity_table(c, name) if self._exists() else None
             head = "each pod's identity"
             text = ("No pods." if df is None or df.empty else
                     df[["pod", "hostname", "dns_name", "pod_index_label"]].to_string(index=False))
         else:
             raise ValueError(f"unknown view {kind!r}")
-        return f"<div class='lab-h'><code>{_esc(head)}</code></div><pre class='lab-pre lab-scroll'>{_esc(text)}</pre>"
+        return f"<div class='lab-h'><code>{esc(head)}</code></div><pre class='lab-pre lab-scroll'>{esc(text)}</pre>"
 
     # -------------------------------------------------------- display
     def summary(self) -> str:

@@ -34,10 +34,11 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from .. import examples
+from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import SyncResult
-from .lab_base import _ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, _esc, decisions_html
+from .lab_base import LAB_ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, decisions_html
+from .panels import esc
 from .predict import QUESTIONS, Question, Reveal, question, reveal
 
 __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
@@ -185,14 +186,14 @@ class PolicyLab(ScalingLab):
         m["spec"]["podManagementPolicy"] = policy
         try:
             Cluster(kubelet="manual", profile=self.cluster.profile).apply(copy.deepcopy(m))
-        except _ERRORS as e:
+        except LAB_ERRORS as e:
             return self.refuse(e)
 
         def go(c):
             c.delete(self.name, cascade="orphan")  # waits, like kubectl, until the set is gone
             c.apply(m)
         return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
-                           f"<code>kubectl apply</code> with podManagementPolicy={_esc(policy)}", go)
+                           f"<code>kubectl apply</code> with podManagementPolicy={esc(policy)}", go)
 
 
 class UpdateLab(Lab):
@@ -466,14 +467,14 @@ class ProfileLab(Lab):
             for _what, fn in self._log:
                 fn(cluster)
                 results = cluster.run(self.name, max_syncs=self.budget())
-        except _ERRORS as e:
+        except LAB_ERRORS as e:
             self.profile = old
             return self.refuse(e)
         self.cluster = cluster
         self.last_error = None
         results = results + self._run()  # to the end, and says why if the set is not stable
         self.last_results = results
-        self.did = f"everything again under profile <b>{_esc(profile)}</b>; the last change"
+        self.did = f"everything again under profile <b>{esc(profile)}</b>; the last change"
         self.chart.reset()
         self._redraw()
         return results
@@ -525,6 +526,6 @@ class StepLab(Lab):
 
         self.cluster.advance(self.step_seconds)
         self.change("one kubelet step", lambda c: moved.append(c.kubelet.step()), run=False)
-        self.did = f"one kubelet step ({_esc(moved[0]) if moved and moved[0] else 'no pod could move'})"
+        self.did = f"one kubelet step ({esc(moved[0]) if moved and moved[0] else 'no pod could move'})"
         self._redraw()
         return []

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import ipywidgets as W
 
-from .views import ADVANCE_STEPS, SPEEDS, View, _CSS, _POLICY_NOTE
+from .panels import ADVANCE_STEPS, SPEEDS, View, PLAYGROUND_CSS, POLICY_NOTE
 
 
 MAX_REPLICAS = 500
@@ -51,7 +51,7 @@ class PlaygroundLayout:
                                    style=d110, layout=lay("260px"))
         self.policy = W.Dropdown(description="podManagementPolicy", options=["OrderedReady", "Parallel"],
                                  style={"description_width": "160px"}, layout=lay("310px"))
-        self.policy_note = W.HTML(f"<div class='stsedu-note'>{_POLICY_NOTE}</div>", layout=lay("520px"))
+        self.policy_note = W.HTML(f"<div class='stsedu-note'>{POLICY_NOTE}</div>", layout=lay("520px"))
         self.image = W.Combobox(description="image", options=list(self._image_choices), ensure_option=False,
                                 continuous_update=False, placeholder="an image; Enter to roll out",
                                 style=d110, layout=lay("440px"))
@@ -152,7 +152,7 @@ class PlaygroundLayout:
         if kub:
             rows.append(row("Kubelet", kub))
 
-        parts: list[W.Widget] = [W.HTML(_CSS), self.title, self.error, self.info] + rows
+        parts: list[W.Widget] = [W.HTML(PLAYGROUND_CSS), self.title, self.error, self.info] + rows
         pending_main: list[W.Widget] = []
 
         def flush() -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..cluster import Cluster
-from .lab_base import _CSS, decisions_html
+from .lab_base import LAB_CSS, decisions_html
 from .settled import unsettled
 
 __all__ = ["LoopLab", "two_sets", "set_manifest", "loop_summary"]
@@ -86,7 +86,7 @@ class LoopLab(w.VBox):
     title = "Loop lab: late news, a broken API, and workers"
 
     def __init__(self, seed: int = 1, limit: int = 80) -> None:
-        from ..charts import ChartWidget
+        from ..views.charts import ChartWidget
         self.seed, self.limit = seed, limit
         style = {"description_width": "initial"}
         self.delay = w.FloatSlider(value=0.0, min=0.0, max=2.0, step=0.25, description="informer delay (s)",
@@ -98,7 +98,7 @@ class LoopLab(w.VBox):
         self.start = w.IntSlider(value=0, min=0, max=0, step=10, description="first step",
                                  continuous_update=False, style=style)
         self.header = w.HTML(
-            f"{_CSS}<div class='lab-title'>{html.escape(self.title)}</div><div class='lab-note'>Two sets, "
+            f"{LAB_CSS}<div class='lab-title'>{html.escape(self.title)}</div><div class='lab-note'>Two sets, "
             "<code>web</code> (3 pods) and <code>db</code> (2), share one queue. A sync takes no simulated "
             "time here, so a second worker does not make the pods Ready sooner: it lets <code>web</code> and "
             "<code>db</code> be synced at the same moment (see <i>most syncs at the same moment</i>).</div>")
@@ -138,7 +138,7 @@ class LoopLab(w.VBox):
         """Run the scenario again with the controls' values, then redraw."""
         self.cluster = c = two_sets(self.seed, self.delay.value, self.error.value, self.workers.value, run=False)
         self.last_results = c.run()
-        from ..loop_chart import queue_flow_data
+        from ..views.charts.queue import queue_flow_data
         steps = len(queue_flow_data(c.trace, limit=None))
         self.start.max = max(0, steps - self.limit)
         self.start.value = min(self.start.value, self.start.max)
@@ -160,7 +160,7 @@ class LoopLab(w.VBox):
                                f"{n} syncs, {html.escape(state)} at t={end:g}s.</div>")
 
     def redraw(self) -> None:
-        from ..charts import queue_flow
+        from ..views.charts import queue_flow
         self.chart.update(queue_flow(self.cluster.trace, limit=self.limit, start=self.start.value))
 
     def __repr__(self) -> str:

@@ -20,15 +20,15 @@ from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .layout import MAX_REPLICAS, PlaygroundLayout
 from .settled import unsettled
-from .views import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
-                    _VIEW_ALIASES, _VIEW_CLASSES, _error_html, _esc, _summary, default_manifest)
+from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
+                    VIEW_ALIASES, VIEW_CLASSES, error_html, esc, decisions_summary, default_manifest)
 
 MANUAL_STEP_SECONDS = 1.0
 """Manual kubelet: simulated seconds each pod button (Start, Ready, ...) takes (``kubelet.step_seconds``)."""
 
 # ========================================================================== Playground
 
-def _kernel_loop() -> asyncio.AbstractEventLoop | None:
+def kernel_loop() -> asyncio.AbstractEventLoop | None:
     """The running event loop if we run inside a Jupyter kernel (comm handlers run on it), else None."""
     try:
         from IPython import get_ipython
@@ -102,13 +102,13 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self.actions_shown = _choose(actions, ACTIONS, "actions")
         view_list = list(DEFAULT_VIEWS) if views is None else (
             [views] if isinstance(views, (str, View)) else list(views))
-        view_list = [a for v in view_list for a in (_VIEW_ALIASES.get(v, (v,)) if isinstance(v, str) else (v,))]
+        view_list = [a for v in view_list for a in (VIEW_ALIASES.get(v, (v,)) if isinstance(v, str) else (v,))]
         self.views: list[View] = []
         for v in view_list:
             if isinstance(v, View):
                 self.views.append(v)
-            elif isinstance(v, str) and v in _VIEW_CLASSES:
-                self.views.append(_VIEW_CLASSES[v]())
+            elif isinstance(v, str) and v in VIEW_CLASSES:
+                self.views.append(VIEW_CLASSES[v]())
             else:
                 raise ValueError(f"unknown view {v!r}; known: {', '.join(VIEWS)}, charts, or a View instance")
         self.last_result: SyncResult | None = None
@@ -194,7 +194,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
 
     def _show_error(self, e: BaseException) -> None:
         self.last_error = e
-        self.error.value = _error_html(e)
+        self.error.value = error_html(e)
         self.error.layout.display = None
 
     def _clear_error(self) -> None:
@@ -279,7 +279,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         st = c.kubelet.stages
         kub = (f"kubelet {c.kubelet.mode}" if c.kubelet.mode == "manual" else
                f"kubelet auto (start {st.start:g}s, ready {st.ready:g}s, terminate {st.terminate:g}s)")
-        self.title.value = (f"<div class='stsedu-title'>StatefulSet <code>{_esc(self.name)}</code> "
+        self.title.value = (f"<div class='stsedu-title'>StatefulSet <code>{esc(self.name)}</code> "
                             f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · {kub} "
                             f"· controller {c.profile.name} ({c.profile.version}) · {len(c.trace)} syncs"
                             "</span></div>")
@@ -340,7 +340,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def set_image(self, image: str):
         """``kubectl set image`` on every container: a new revision, so a rollout."""
         return self._act(lambda: self.cluster.set_image(self.name, image),
-                         lambda s: f"Image set to <code>{_esc(image)}</code> (generation {s.generation}): "
+                         lambda s: f"Image set to <code>{esc(image)}</code> (generation {s.generation}): "
                                    "the next sync makes a new revision and starts the rollout.")
 
     def set_policy(self, policy: str):
@@ -490,7 +490,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self.cluster.kubelet.never_ready(image=img)
             self.never_ready_images.add(img)
             return img
-        return self._act(go, lambda i: f"Pods running <code>{_esc(i)}</code> will never be Ready. "
+        return self._act(go, lambda i: f"Pods running <code>{esc(i)}</code> will never be Ready. "
                                        "Set it as the image to start a rollout that gets stuck.")
 
     # ---------------------------------------------------------- controller
@@ -506,7 +506,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def _sync_message(self, r: SyncResult) -> str:
         acts = [d for d in r.decisions if d.action in POD_ACTIONS]
         if r.error:
-            return f"Sync {r.sync} stopped on an API error: {_esc(r.error)}"
+            return f"Sync {r.sync} stopped on an API error: {esc(r.error)}"
         if not acts:
             return f"Sync {r.sync}: nothing to do."
         waits = [d for d in acts if d.action == "wait"]
@@ -515,7 +515,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             tail = " Advance time so the kubelet can move the pods, then sync again."
         elif waits:
             tail = " Move the pod with the Pod row (manual kubelet), then sync again."
-        return f"Sync {r.sync}: {_summary(r.decisions)}.{tail}"
+        return f"Sync {r.sync}: {decisions_summary(r.decisions)}.{tail}"
 
     def advance(self, seconds: float | None = None):
         """Move the clock by *seconds* (default: the panel's choice); the kubelet acts, the
@@ -579,11 +579,11 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         n = f"{len(results)} sync{'s' if len(results) != 1 else ''}"
         if self._outcome == "stable" and waits:
             msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, "
-                   f"and the controller is still waiting ({_esc(waits[0].message)}). "
+                   f"and the controller is still waiting ({esc(waits[0].message)}). "
                    "It is stuck until you act.")
         elif self._outcome == "stable" and unsettled(self.cluster, self.name):
             msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, and the "
-                   f"set is not stable: {_esc('; '.join(unsettled(self.cluster, self.name)))}.")
+                   f"set is not stable: {esc('; '.join(unsettled(self.cluster, self.name)))}.")
         elif self._outcome == "stable":
             msg = f"Stable after {n} (t={self.cluster.now:g}s)."
         elif self._outcome == "stopped":
@@ -639,7 +639,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def _on_run_clicked(self) -> None:
         if self._running:
             return
-        loop = _kernel_loop()
+        loop = kernel_loop()
         if loop is None:
             self.run_until_stable()
         else:
@@ -653,7 +653,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def undo_rollout(self):
         """``kubectl rollout undo``: put back the previous revision's template."""
         return self._act(lambda: self.cluster.rollout_undo(self.name),
-                         lambda msg: f"<code>{_esc(msg)}</code>. A pod the broken rollout already "
+                         lambda msg: f"<code>{esc(msg)}</code>. A pod the broken rollout already "
                                      "replaced may still block an OrderedReady set: delete it.")
 
     def reset(self):

@@ -13,10 +13,11 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from .. import examples
+from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
-from .lab_base import _CSS, BROKEN_IMAGE, CHARTS, _esc, _show_chart, decisions_html
+from .lab_base import LAB_CSS, BROKEN_IMAGE, CHARTS, show_chart, decisions_html
+from .panels import esc
 from .loop_lab import set_manifest, two_sets
 
 __all__ = ["Question", "QUESTIONS", "question", "reveal", "Reveal"]
@@ -467,7 +468,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
 def question(qid: str) -> Question:
     """The question *qid*; KeyError naming the known ones otherwise.  Off in assessed mode
     (its ``act`` computes the answer): :class:`~stsedu.exercises.AssessedModeError`."""
-    from ..exercises.modes import refuse
+    from ..lessons.exercises.modes import refuse
     refuse("stsedu.labs.question()")
     try:
         return QUESTIONS[qid]
@@ -572,13 +573,13 @@ class Reveal:
         return self.text
 
     def _repr_html_(self) -> str:
-        return self.html or f"<pre>{_esc(self.text)}</pre>"
+        return self.html or f"<pre>{esc(self.text)}</pre>"
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
         display({"text/plain": self.text, "text/html": self._repr_html_()}, raw=True)
         if self.chart is not None:
-            display(_show_chart(self.chart))
+            display(show_chart(self.chart))
 
 
 NO_ANSWER = None
@@ -590,7 +591,7 @@ LINGER_SECONDS = 5.0
 def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
     the simulator, show what happened and say ✓ or ✗ with the rule."""
-    from ..exercises.modes import is_assessed
+    from ..lessons.exercises.modes import is_assessed
     if is_assessed():
         return Reveal(f"Question {qid}: predictions are not revealed in assessed mode; your teacher's "
                       "grader checks your answers after you hand in.")
@@ -598,14 +599,14 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     head = f"Question {q.id}: {q.text}"
     if answer is NO_ANSWER or answer is ...:
         ask = f"No prediction recorded yet: write it as answer = {q.form}, then run this cell."
-        return Reveal(f"{head}\n{ask}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {_esc(q.id)}:</b> "
-                                          f"{_esc(q.text)}<br><span class='lab-note'>{_esc(ask)}</span></div>")
+        return Reveal(f"{head}\n{ask}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {esc(q.id)}:</b> "
+                                          f"{esc(q.text)}<br><span class='lab-note'>{esc(ask)}</span></div>")
     try:
         given = _norm(q.kind, answer, q.choices)
     except WrongForm as e:
         msg = f"Wrong form, not a wrong answer: {e}. Write it as {q.form}."
-        return Reveal(f"{head}\n{msg}", f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}"
-                                         f"</div><div class='lab-error'>{_esc(msg)}</div></div>")
+        return Reveal(f"{head}\n{msg}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}"
+                                         f"</div><div class='lab-error'>{esc(msg)}</div></div>")
     c = q.setup()
     n0 = len(c.trace.rows()["syncs"])
     got = _norm(q.kind, q.act(c), q.choices)
@@ -625,10 +626,10 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     results = [r for r in _results(c) if r.sync > n0]
     body = decisions_html(results)
     cls = "lab-ok" if ok else "lab-no"
-    page = (f"{_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{_esc(head)}</div>"
-            f"<div>You predicted: <b>{_esc(shown(given))}</b></div>"
-            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {_esc(shown(got))}</div>"
-            f"<div class='lab-did'>The rule: {_esc(q.why)}</div>"
+    page = (f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}</div>"
+            f"<div>You predicted: <b>{esc(shown(given))}</b></div>"
+            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {esc(shown(got))}</div>"
+            f"<div class='lab-did'>The rule: {esc(q.why)}</div>"
             f"<div class='lab-h'>What the controller decided</div>{body}</div>")
     chart = None
     try:
@@ -642,7 +643,7 @@ def _chart(q: Question, c: Cluster):
     """The question's chart of the run.  A pod timeline is drawn over syncs when the simulated clock
     did not move while the pods changed (a manual kubelet, or one sync at t=0): over time every bar
     would have zero width and the chart no rows."""
-    from .. import charts
+    from ..views import charts
     if c.clock.peek() is None and c.now > 0:
         # nothing more will happen: let a few seconds pass, as a lab does, so that the state the last
         # change began shows as a bar rather than a zero-width sliver at the axis's end

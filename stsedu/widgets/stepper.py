@@ -7,12 +7,12 @@ from typing import Sequence
 
 import ipywidgets as W
 
-from .. import tables
+from ..views import tables
 from ..api.arguments import int_argument
 from ..cluster import Cluster
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
-from .views import STEP_ORDER, _CSS, DisplayedAsWidget, _action_class, _esc
+from .panels import STEP_ORDER, PLAYGROUND_CSS, DisplayedAsWidget, action_class, esc
 
 # ========================================================================= SyncStepper
 
@@ -86,7 +86,7 @@ class SyncStepper(DisplayedAsWidget):
         self.next_button.on_click(lambda _b: self.next())
         self.sync_button.on_click(lambda _b: self.sync())
         self.widget = W.VBox([
-            W.HTML(_CSS),
+            W.HTML(PLAYGROUND_CSS),
             W.HBox([self.sync_button, self.prev_button, self.next_button, self.position],
                    layout=W.Layout(align_items="center")),
             W.HBox([self.steps, self.card], layout=W.Layout(grid_gap="12px", align_items="flex-start")),
@@ -150,21 +150,21 @@ class SyncStepper(DisplayedAsWidget):
             self.card.value = ""
             self.table.value = ""
             return
-        self.position.value = (f"<b>sync {r.sync}</b> of {_esc(r.set_name)} at t={r.time:g}s · "
+        self.position.value = (f"<b>sync {r.sync}</b> of {esc(r.set_name)} at t={r.time:g}s · "
                                + (f"decision {self.index + 1} of {n}" if n else "no decisions"))
         d = self.decision
         self.steps.value = self._steps_html(d, r.decisions)
         if d is None:
             self.card.value = "<div class='stsedu-card'>This sync decided nothing.</div>"
         else:
-            done = {True: "done", False: f"not done ({_esc(d.error or 'not reached')})", None: "a wait"}[d.applied]
+            done = {True: "done", False: f"not done ({esc(d.error or 'not reached')})", None: "a wait"}[d.applied]
             obj = d.pod or d.target or ""
             self.card.value = (
-                f"<div class='stsedu-card'><div><span class='mono {_action_class(d.action)}'>"
-                f"{_esc(d.action)}</span> <code>{_esc(obj)}</code> "
-                f"<span class='stsedu-note'>reason <code>{_esc(d.reason)}</code> · {done}</span></div>"
-                f"<div style='margin:4px 0'>{_esc(d.message)}</div>"
-                f"<div class='stsedu-note'>upstream: {_esc(d.rule)}</div></div>")
+                f"<div class='stsedu-card'><div><span class='mono {action_class(d.action)}'>"
+                f"{esc(d.action)}</span> <code>{esc(obj)}</code> "
+                f"<span class='stsedu-note'>reason <code>{esc(d.reason)}</code> · {done}</span></div>"
+                f"<div style='margin:4px 0'>{esc(d.message)}</div>"
+                f"<div class='stsedu-note'>upstream: {esc(d.rule)}</div></div>")
         if not n:
             self.table.value = ""
             return
@@ -185,6 +185,6 @@ class SyncStepper(DisplayedAsWidget):
             k = counts.get(key, 0)
             cls = "current" if current is not None and current.step == key else ("" if k else "empty")
             rows.append(f"<tr class='{cls}' data-step='{key}'><td class='step'>{label}</td>"
-                        f"<td class='count'>{k if k else '·'}</td><td class='fn'>{_esc(fn)}</td></tr>")
+                        f"<td class='count'>{k if k else '·'}</td><td class='fn'>{esc(fn)}</td></tr>")
         return ("<table class='stsedu-steps'><thead><tr><th>step</th><th>#</th><th>upstream</th></tr></thead>"
                 "<tbody>" + "".join(rows) + "</tbody></table>")

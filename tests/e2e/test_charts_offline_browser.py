@@ -26,7 +26,7 @@ CELLS = [
 import ipywidgets as W
 import stsedu
 from stsedu import charts
-from stsedu.examples import web
+from stsedu.lessons.examples import web
 try:
     import vl_convert
     print("vl_convert: importable")

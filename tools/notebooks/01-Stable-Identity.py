@@ -34,7 +34,7 @@ print(stsedu.tables.get_pods_text(cluster, "web"))
 # `subdomain` to the Service's name, and labels it with its name and its ordinal:
 
 # %%
-stsedu.identity.pod_identity_table(cluster, "web")[["pod", "hostname", "subdomain", "pod_name_label", "pod_index_label"]]
+stsedu.pod_identity_table(cluster, "web")[["pod", "hostname", "subdomain", "pod_name_label", "pod_index_label"]]
 
 # %% [markdown]
 # ## Stable DNS names
@@ -44,7 +44,7 @@ stsedu.identity.pod_identity_table(cluster, "web")[["pod", "hostname", "subdomai
 # The concept page shows it as a table; so does stsedu:
 
 # %%
-stsedu.identity.dns_table(cluster, "web")
+stsedu.dns_table(cluster, "web")
 
 # %% [markdown]
 # Each volume claim template gives every pod its own claim, named `<template>-<set>-<ordinal>`
@@ -111,7 +111,7 @@ run -i --tty --image busybox:1.28 dns-test --restart=Never --rm -- nslookup ngin
 # *condemned*: the controller deletes them after it has handled the pods in range.
 
 # %%
-stsedu.identity.pod_identity_table(cluster, "web")[["pod", "identity_matches", "storage_matches", "claims"]]
+stsedu.pod_identity_table(cluster, "web")[["pod", "identity_matches", "storage_matches", "claims"]]
 
 # %% [markdown]
 # ## Summary

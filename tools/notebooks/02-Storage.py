@@ -45,7 +45,7 @@ print(stsedu.tables.get_pods_text(cluster, "web"))
 # %%
 cluster.delete_pod("web-1")
 cluster.run("web")
-stsedu.identity.pod_identity_table(cluster, "web")[["pod", "claims"]]
+stsedu.pod_identity_table(cluster, "web")[["pod", "claims"]]
 
 # %% [markdown]
 # ## Predict, then see
@@ -96,7 +96,7 @@ exec -i -t web-0 -- curl http://localhost/
 # and what will happen to it:
 
 # %%
-stsedu.identity.claim_table(cluster, "web")[["claim", "pod", "owners", "fate"]]
+stsedu.claim_table(cluster, "web")[["claim", "pod", "owners", "fate"]]
 
 # %% [markdown]
 # ## Summary

@@ -146,7 +146,7 @@ stsedu.widgets.LoopLab()
 # workers (default 1 here). The per-key pauses:
 
 # %%
-from stsedu.controller.workqueue import default_controller_rate_limiter
+from stsedu.client.workqueue import default_controller_rate_limiter
 
 limiter = default_controller_rate_limiter()
 [limiter.when("default/web", 0.0) for _ in range(8)]

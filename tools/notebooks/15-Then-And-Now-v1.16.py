@@ -25,11 +25,10 @@
 # %%
 import pandas as pd
 import stsedu
-from stsedu.compare import compare
 
 pd.set_option("display.max_colwidth", None)  # show decisions and messages in full
 settle = lambda c: c.settle("web")
-cmp = compare(settle, stsedu.examples.web(3), kubelet="manual")
+cmp = stsedu.compare.compare(settle, stsedu.examples.web(3), kubelet="manual")
 print(cmp.summary())
 
 # %% [markdown]
@@ -55,7 +54,7 @@ cmp.table()[["sync", "current decisions", "current status", "v1.16 status"]]
 
 # %%
 steps = [settle, lambda c: c.kubelet.fail("web-1"), settle]
-cmp = compare(steps, stsedu.examples.web(3), kubelet="manual")
+cmp = stsedu.compare.compare(steps, stsedu.examples.web(3), kubelet="manual")
 print(cmp.first_divergence)
 
 # %% [markdown]
@@ -120,7 +119,7 @@ for warning in old.last_warnings:
 # under both profiles, with `minReadySeconds: 10`; where they part ways:
 
 # %%
-cmp = compare(lambda c: c.run("web"), stsedu.examples.web(3, minReadySeconds=10))
+cmp = stsedu.compare.compare(lambda c: c.run("web"), stsedu.examples.web(3, minReadySeconds=10))
 print(cmp.first_divergence)
 
 # %% [markdown]
@@ -134,7 +133,7 @@ print(cmp.first_divergence)
 # %%
 strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 2}}
 steps = [settle, lambda c: c.set_image("web", "nginx:2"), settle]
-cmp = compare(steps, stsedu.examples.web(3, updateStrategy=strategy), kubelet="manual")
+cmp = stsedu.compare.compare(steps, stsedu.examples.web(3, updateStrategy=strategy), kubelet="manual")
 print(cmp.first_divergence)
 
 # %% [markdown]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..field_errors import Error, _child, _index, forbidden, invalid, required, too_long
+from ..field_errors import Error, child_path, index_path, forbidden, invalid, required, too_long
 from ..formats import NEGATIVE_MSG, is_qualified_name, is_valid_label_value, name_is_dns_label
-from ..schema import _as_int
+from ..schema import as_int
 
 
 # ---------------------------------------------------------------------------
@@ -40,7 +40,7 @@ def validate_annotations(annotations: dict | None, path: str) -> list[Error]:
 
 def validate_nonnegative_field(value: Any, path: str) -> list[Error]:
     """Mirror of ``ValidateNonnegativeField``."""
-    number = _as_int(value)
+    number = as_int(value)
     return [invalid(path, number, NEGATIVE_MSG)] if number is not None and number < 0 else []
 
 
@@ -51,24 +51,24 @@ def validate_object_meta(meta: dict, name_fn, path: str = "metadata",
     errs = []
     name, generate_name = meta.get("name") or "", meta.get("generateName") or ""
     if generate_name:
-        errs += [invalid(_child(path, "generateName"), generate_name, m)
+        errs += [invalid(child_path(path, "generateName"), generate_name, m)
                  for m in name_fn(generate_name, True)]
     if not name:
-        errs.append(required(_child(path, "name"), "name or generateName is required"))
+        errs.append(required(child_path(path, "name"), "name or generateName is required"))
     else:
-        errs += [invalid(_child(path, "name"), name, m) for m in name_fn(name, False)]
+        errs += [invalid(child_path(path, "name"), name, m) for m in name_fn(name, False)]
     namespace = meta.get("namespace") or ""
     if requires_namespace:
         if not namespace:
-            errs.append(required(_child(path, "namespace")))
+            errs.append(required(child_path(path, "namespace")))
         else:
-            errs += [invalid(_child(path, "namespace"), namespace, m)
+            errs += [invalid(child_path(path, "namespace"), namespace, m)
                      for m in name_is_dns_label(namespace)]
-    errs += validate_nonnegative_field(meta.get("generation"), _child(path, "generation"))
-    errs += validate_labels(meta.get("labels"), _child(path, "labels"))
-    errs += validate_annotations(meta.get("annotations"), _child(path, "annotations"))
+    errs += validate_nonnegative_field(meta.get("generation"), child_path(path, "generation"))
+    errs += validate_labels(meta.get("labels"), child_path(path, "labels"))
+    errs += validate_annotations(meta.get("annotations"), child_path(path, "annotations"))
     for finalizer in meta.get("finalizers") or ():
-        errs += [invalid(_child(path, "finalizers"), finalizer, m)
+        errs += [invalid(child_path(path, "finalizers"), finalizer, m)
                  for m in is_qualified_name(finalizer)]
     return errs
 
@@ -79,31 +79,31 @@ def validate_object_meta_update(new: dict, old: dict, path: str = "metadata") ->
     errs = []
     for key in ("name", "namespace"):
         if (new.get(key) or "") != (old.get(key) or ""):
-            errs.append(invalid(_child(path, key), new.get(key) or "", "field is immutable"))
-    errs += validate_labels(new.get("labels"), _child(path, "labels"))
-    errs += validate_annotations(new.get("annotations"), _child(path, "annotations"))
+            errs.append(invalid(child_path(path, key), new.get(key) or "", "field is immutable"))
+    errs += validate_labels(new.get("labels"), child_path(path, "labels"))
+    errs += validate_annotations(new.get("annotations"), child_path(path, "annotations"))
     return errs
 
 
 def validate_label_selector(selector: dict, path: str) -> list[Error]:
     """Mirror of ``ValidateLabelSelector`` (strict: label values in selectors checked)."""
-    errs = validate_labels(selector.get("matchLabels"), _child(path, "matchLabels"))
+    errs = validate_labels(selector.get("matchLabels"), child_path(path, "matchLabels"))
     for i, expr in enumerate(selector.get("matchExpressions") or ()):
-        at = _index(_child(path, "matchExpressions"), i)
+        at = index_path(child_path(path, "matchExpressions"), i)
         op, values = expr.get("operator") or "", expr.get("values") or []
         if op in ("In", "NotIn"):
             if not values:
-                errs.append(required(_child(at, "values"),
+                errs.append(required(child_path(at, "values"),
                                      "must be specified when `operator` is 'In' or 'NotIn'"))
         elif op in ("Exists", "DoesNotExist"):
             if values:
-                errs.append(forbidden(_child(at, "values"), "may not be specified when"
+                errs.append(forbidden(child_path(at, "values"), "may not be specified when"
                                       " `operator` is 'Exists' or 'DoesNotExist'"))
         else:
-            errs.append(invalid(_child(at, "operator"), op, "not a valid selector operator"))
+            errs.append(invalid(child_path(at, "operator"), op, "not a valid selector operator"))
         key = expr.get("key") or ""
-        errs += [invalid(_child(at, "key"), key, m) for m in is_qualified_name(key)]
+        errs += [invalid(child_path(at, "key"), key, m) for m in is_qualified_name(key)]
         for j, value in enumerate(values):
-            errs += [invalid(_index(_child(at, "values"), j), value, m)
+            errs += [invalid(index_path(child_path(at, "values"), j), value, m)
                      for m in is_valid_label_value(value)]
     return errs

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..field_errors import (Error, _child, _index, duplicate, forbidden, invalid, not_found, not_supported,
+from ..field_errors import (Error, child_path, index_path, duplicate, forbidden, invalid, not_found, not_supported,
                             required)
 from ..formats import (inclusive_range_error, is_dns1123_label, is_valid_port_name, is_valid_port_num,
                        name_is_dns_subdomain)
 from ..quantities import parse_quantity, quantity_string
-from ..schema import VOLUME_SOURCES, _as_int
+from ..schema import VOLUME_SOURCES, as_int
 from ..validation.meta import validate_annotations, validate_labels, validate_nonnegative_field
 
 
@@ -26,24 +26,24 @@ def validate_volumes(volumes: list, path: str) -> tuple[set[str], list[Error]]:
     names: set[str] = set()
     errs = []
     for i, volume in enumerate(volumes):
-        at = _index(path, i)
+        at = index_path(path, i)
         volume = volume or {}
         own = []
         sources = [s for s in VOLUME_SOURCES if volume.get(s) is not None]
         if not sources:
             own.append(required(at, "must specify a volume type"))
-        own += [forbidden(_child(at, s), "may not specify more than 1 volume type")
+        own += [forbidden(child_path(at, s), "may not specify more than 1 volume type")
                 for s in sources[1:]]
         claim = volume.get("persistentVolumeClaim")
         if sources == ["persistentVolumeClaim"] and isinstance(claim, dict) and not claim.get("claimName"):
-            own.append(required(_child(at, "persistentVolumeClaim", "claimName")))  # validatePersistentClaimVolumeSource
+            own.append(required(child_path(at, "persistentVolumeClaim", "claimName")))  # validatePersistentClaimVolumeSource
         name = volume.get("name") or ""
         if not name:
-            own.append(required(_child(at, "name")))
+            own.append(required(child_path(at, "name")))
         else:
-            own += [invalid(_child(at, "name"), name, m) for m in is_dns1123_label(name)]
+            own += [invalid(child_path(at, "name"), name, m) for m in is_dns1123_label(name)]
         if name in names:
-            own.append(duplicate(_child(at, "name"), name))
+            own.append(duplicate(child_path(at, "name"), name))
         if own:
             errs += own
         else:
@@ -56,28 +56,28 @@ def validate_container_ports(ports: list, path: str) -> list[Error]:
     errs = []
     seen: set[str] = set()
     for i, port in enumerate(ports):
-        at = _index(path, i)
+        at = index_path(path, i)
         port = port or {}
         name = port.get("name") or ""
         if name:
             msgs = is_valid_port_name(name)
             if msgs:
-                errs += [invalid(_child(at, "name"), name, m) for m in msgs]
+                errs += [invalid(child_path(at, "name"), name, m) for m in msgs]
             elif name in seen:
-                errs.append(duplicate(_child(at, "name"), name))
+                errs.append(duplicate(child_path(at, "name"), name))
             else:
                 seen.add(name)
-        number = _as_int(port.get("containerPort")) or 0
+        number = as_int(port.get("containerPort")) or 0
         if number == 0:
-            errs.append(required(_child(at, "containerPort")))
+            errs.append(required(child_path(at, "containerPort")))
         else:
-            errs += [invalid(_child(at, "containerPort"), number, m) for m in is_valid_port_num(number)]
-        host = _as_int(port.get("hostPort")) or 0
+            errs += [invalid(child_path(at, "containerPort"), number, m) for m in is_valid_port_num(number)]
+        host = as_int(port.get("hostPort")) or 0
         if host:
-            errs += [invalid(_child(at, "hostPort"), host, m) for m in is_valid_port_num(host)]
+            errs += [invalid(child_path(at, "hostPort"), host, m) for m in is_valid_port_num(host)]
         protocol = port.get("protocol")
         if protocol and protocol not in ("SCTP", "TCP", "UDP"):
-            errs.append(not_supported(_child(at, "protocol"), protocol, ("SCTP", "TCP", "UDP")))
+            errs.append(not_supported(child_path(at, "protocol"), protocol, ("SCTP", "TCP", "UDP")))
     return errs
 
 
@@ -85,7 +85,7 @@ def validate_env(env: list, path: str) -> list[Error]:
     """Mirror of ``ValidateEnv`` with relaxed environment variable names."""
     errs = []
     for i, var in enumerate(env):
-        at = _child(_index(path, i), "name")
+        at = child_path(index_path(path, i), "name")
         name = (var or {}).get("name") or ""
         if not name:
             errs.append(required(at))
@@ -102,17 +102,17 @@ def validate_volume_mounts(mounts: list, volumes: set[str], path: str) -> list[E
     errs = []
     mount_paths: set[str] = set()
     for i, mount in enumerate(mounts):
-        at = _index(path, i)
+        at = index_path(path, i)
         mount = mount or {}
         name, mount_path = mount.get("name") or "", mount.get("mountPath") or ""
         if not name:
-            errs.append(required(_child(at, "name")))
+            errs.append(required(child_path(at, "name")))
         if name not in volumes:
-            errs.append(not_found(_child(at, "name"), name))
+            errs.append(not_found(child_path(at, "name"), name))
         if not mount_path:
-            errs.append(required(_child(at, "mountPath")))
+            errs.append(required(child_path(at, "mountPath")))
         if mount_path in mount_paths:
-            errs.append(invalid(_child(at, "mountPath"), mount_path, "must be unique"))
+            errs.append(invalid(child_path(at, "mountPath"), mount_path, "must be unique"))
         mount_paths.add(mount_path)
     return errs
 
@@ -123,24 +123,24 @@ def validate_container_common(container: dict, volumes: set[str], path: str) -> 
     errs = []
     name = container.get("name") or ""
     if not name:
-        errs.append(required(_child(path, "name")))
+        errs.append(required(child_path(path, "name")))
     else:
-        errs += [invalid(_child(path, "name"), name, m) for m in is_dns1123_label(name)]
+        errs += [invalid(child_path(path, "name"), name, m) for m in is_dns1123_label(name)]
     if not container.get("image"):
-        errs.append(required(_child(path, "image")))
+        errs.append(required(child_path(path, "image")))
     policy = container.get("terminationMessagePolicy")
     if policy and policy not in ("File", "FallbackToLogsOnError"):
-        errs.append(not_supported(_child(path, "terminationMessagePolicy"), policy,
+        errs.append(not_supported(child_path(path, "terminationMessagePolicy"), policy,
                                   ("File", "FallbackToLogsOnError")))
-    errs += validate_container_ports(container.get("ports") or [], _child(path, "ports"))
-    errs += validate_env(container.get("env") or [], _child(path, "env"))
+    errs += validate_container_ports(container.get("ports") or [], child_path(path, "ports"))
+    errs += validate_env(container.get("env") or [], child_path(path, "env"))
     errs += validate_volume_mounts(container.get("volumeMounts") or [], volumes,
-                                   _child(path, "volumeMounts"))
+                                   child_path(path, "volumeMounts"))
     pull = container.get("imagePullPolicy")
     if pull and pull not in ("Always", "IfNotPresent", "Never"):
-        errs.append(not_supported(_child(path, "imagePullPolicy"), pull,
+        errs.append(not_supported(child_path(path, "imagePullPolicy"), pull,
                                   ("Always", "IfNotPresent", "Never")))
-    errs += validate_resource_requirements(container.get("resources") or {}, _child(path, "resources"))
+    errs += validate_resource_requirements(container.get("resources") or {}, child_path(path, "resources"))
     return errs
 
 
@@ -151,7 +151,7 @@ def _port_num_or_name(port, path: str) -> list[Error]:
     """Mirror of ``ValidatePortNumOrName``."""
     if isinstance(port, str):
         return [invalid(path, port, m) for m in is_valid_port_name(port)]
-    number = _as_int(port)
+    number = as_int(port)
     number = 0 if number is None else number
     return [invalid(path, number, m) for m in is_valid_port_num(number)]
 
@@ -167,37 +167,37 @@ def validate_probe(probe, kind: str, path: str) -> list[Error]:
     errs: list[Error] = []
     handlers = [h for h in _PROBE_HANDLERS if probe.get(h) is not None]
     for extra in handlers[1:]:
-        errs.append(forbidden(_child(path, extra), "may not specify more than 1 handler type"))
+        errs.append(forbidden(child_path(path, extra), "may not specify more than 1 handler type"))
     handler = handlers[0] if handlers else None
     action = probe.get(handler) if handler else None
     action = action if isinstance(action, dict) else {}
-    at = _child(path, handler) if handler else path
+    at = child_path(path, handler) if handler else path
     if handler is None:
         errs.append(required(path, "must specify a handler type"))
     elif handler == "exec":
         if not action.get("command"):
-            errs.append(required(_child(at, "command")))
+            errs.append(required(child_path(at, "command")))
     elif handler == "httpGet":
         if not action.get("path"):
-            errs.append(required(_child(at, "path")))
-        errs += _port_num_or_name(action.get("port"), _child(at, "port"))
+            errs.append(required(child_path(at, "path")))
+        errs += _port_num_or_name(action.get("port"), child_path(at, "port"))
         scheme = action.get("scheme") or ""
         if scheme not in ("HTTP", "HTTPS"):
-            errs.append(not_supported(_child(at, "scheme"), scheme, ("HTTP", "HTTPS")))
+            errs.append(not_supported(child_path(at, "scheme"), scheme, ("HTTP", "HTTPS")))
     else:   # tcpSocket, grpc
-        errs += _port_num_or_name(action.get("port") if handler == "tcpSocket" else _as_int(action.get("port")),
-                                  _child(at, "port"))
+        errs += _port_num_or_name(action.get("port") if handler == "tcpSocket" else as_int(action.get("port")),
+                                  child_path(at, "port"))
     for key in ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold"):
-        errs += validate_nonnegative_field(probe.get(key), _child(path, key))
-    grace = _as_int(probe.get("terminationGracePeriodSeconds"))
+        errs += validate_nonnegative_field(probe.get(key), child_path(path, key))
+    grace = as_int(probe.get("terminationGracePeriodSeconds"))
     if grace is not None and grace <= 0:
-        errs.append(invalid(_child(path, "terminationGracePeriodSeconds"), grace, "must be greater than 0"))
+        errs.append(invalid(child_path(path, "terminationGracePeriodSeconds"), grace, "must be greater than 0"))
     if kind in ("livenessProbe", "startupProbe"):
-        success = _as_int(probe.get("successThreshold"))
+        success = as_int(probe.get("successThreshold"))
         if success is not None and success != 1:
-            errs.append(invalid(_child(path, "successThreshold"), success, "must be 1"))
+            errs.append(invalid(child_path(path, "successThreshold"), success, "must be 1"))
     elif grace is not None:
-        errs.append(invalid(_child(path, "terminationGracePeriodSeconds"), grace,
+        errs.append(invalid(child_path(path, "terminationGracePeriodSeconds"), grace,
                             "must not be set for readinessProbes"))
     return errs
 
@@ -217,17 +217,17 @@ def validate_resource_requirements(resources: dict, path: str) -> list[Error]:
             continue  # a decode error already
         parsed_limits[name] = (amount, value)
         if amount < 0:
-            errs.append(invalid(f"{_child(path, 'limits')}[{name}]", quantity_string(value),
+            errs.append(invalid(f"{child_path(path, 'limits')}[{name}]", quantity_string(value),
                                 "must be greater than or equal to 0"))
     for name, value in requests.items():
         amount = parse_quantity(value)
         if amount is None:
             continue
         if amount < 0:
-            errs.append(invalid(f"{_child(path, 'requests')}[{name}]", quantity_string(value),
+            errs.append(invalid(f"{child_path(path, 'requests')}[{name}]", quantity_string(value),
                                 "must be greater than or equal to 0"))
         if name in parsed_limits and amount > parsed_limits[name][0]:
-            errs.append(invalid(_child(path, "requests"), quantity_string(value),
+            errs.append(invalid(child_path(path, "requests"), quantity_string(value),
                                 f"must be less than or equal to {name} limit of "
                                 f"{quantity_string(parsed_limits[name][1])}"))
     return errs
@@ -242,7 +242,7 @@ def validate_pod_only(spec: dict, path: str = "spec") -> list[Error]:
         for i, container in enumerate(spec.get(key) or []):
             image = (container or {}).get("image")
             if isinstance(image, str) and image != image.strip():
-                errs.append(invalid(_child(_index(_child(path, key), i), "image"), image,
+                errs.append(invalid(child_path(index_path(child_path(path, key), i), "image"), image,
                                     "must not have leading or trailing whitespace"))
     return errs
 
@@ -252,9 +252,9 @@ def pod_template_warnings(template: dict, path: str) -> list[str]:
     part stsedu models): a negative ``terminationGracePeriodSeconds`` is accepted, and
     treated as 1 when a pod is deleted."""
     spec = (template or {}).get("spec") or {}
-    grace = _as_int(spec.get("terminationGracePeriodSeconds"))
+    grace = as_int(spec.get("terminationGracePeriodSeconds"))
     if grace is not None and grace < 0:
-        return [f"{_child(path, 'spec', 'terminationGracePeriodSeconds')}: must be >= 0; negative values"
+        return [f"{child_path(path, 'spec', 'terminationGracePeriodSeconds')}: must be >= 0; negative values"
                 " are invalid and will be treated as 1"]
     return []
 
@@ -265,15 +265,15 @@ def _validate_each_container(containers: list, names: set[str], volumes: set[str
     (which collects the names seen)."""
     errs = []
     for i, container in enumerate(containers):
-        at = _index(path, i)
+        at = index_path(path, i)
         container = container or {}
         errs += validate_container_common(container, volumes, at)
         if probes:
             for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
-                errs += validate_probe(container.get(kind), kind, _child(at, kind))
+                errs += validate_probe(container.get(kind), kind, child_path(at, kind))
         name = container.get("name") or ""
         if name in names:
-            errs.append(duplicate(_child(at, "name"), name))
+            errs.append(duplicate(child_path(at, "name"), name))
         else:
             names.add(name)
     return errs
@@ -301,36 +301,36 @@ def validate_pod_spec(spec: dict, claim_names: Iterable[str], path: str) -> list
     claims = list(dict.fromkeys(claim_names))   # upstream keys them by name (a Go map)
     volumes = [{"name": c, "persistentVolumeClaim": {"claimName": c}} for c in claims]
     volumes += [v for v in spec.get("volumes") or [] if (v or {}).get("name") not in claims]
-    names, errs = validate_volumes(volumes, _child(path, "volumes"))
+    names, errs = validate_volumes(volumes, child_path(path, "volumes"))
     containers = spec.get("containers") or []
-    errs += validate_containers(containers, names, _child(path, "containers"))
+    errs += validate_containers(containers, names, child_path(path, "containers"))
     errs += validate_init_containers(spec.get("initContainers") or [], containers, names,
-                                     _child(path, "initContainers"))
+                                     child_path(path, "initContainers"))
     restart = spec.get("restartPolicy")
     if restart and restart not in ("Always", "OnFailure", "Never"):
-        errs.append(not_supported(_child(path, "restartPolicy"), restart,
+        errs.append(not_supported(child_path(path, "restartPolicy"), restart,
                                   ("Always", "OnFailure", "Never")))
     dns = spec.get("dnsPolicy")
     if dns and dns not in ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"):
-        errs.append(not_supported(_child(path, "dnsPolicy"), dns,
+        errs.append(not_supported(child_path(path, "dnsPolicy"), dns,
                                   ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")))
-    errs += validate_labels(spec.get("nodeSelector"), _child(path, "nodeSelector"))
+    errs += validate_labels(spec.get("nodeSelector"), child_path(path, "nodeSelector"))
     account = spec.get("serviceAccountName") or ""
     if account:
-        errs += [invalid(_child(path, "serviceAccountName"), account, m)
+        errs += [invalid(child_path(path, "serviceAccountName"), account, m)
                  for m in name_is_dns_subdomain(account)]
     for key in ("hostname", "subdomain"):     # ValidateDNS1123Label
         value = spec.get(key) or ""
         if isinstance(value, str) and value:
-            errs += [invalid(_child(path, key), value, m) for m in is_dns1123_label(value)]
+            errs += [invalid(child_path(path, key), value, m) for m in is_dns1123_label(value)]
     priority_class = spec.get("priorityClassName") or ""   # ValidatePriorityClassName
     if isinstance(priority_class, str) and priority_class:
-        errs += [invalid(_child(path, "priorityClassName"), priority_class, m)
+        errs += [invalid(child_path(path, "priorityClassName"), priority_class, m)
                  for m in name_is_dns_subdomain(priority_class)]
     # schedulerName: ValidatePodSpec does not check it (any string; default-scheduler if empty)
-    deadline = _as_int(spec.get("activeDeadlineSeconds"))
+    deadline = as_int(spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= (1 << 31) - 1:
-        errs.append(invalid(_child(path, "activeDeadlineSeconds"), deadline,
+        errs.append(invalid(child_path(path, "activeDeadlineSeconds"), deadline,
                             inclusive_range_error(1, (1 << 31) - 1)))
     return errs
 
@@ -339,11 +339,11 @@ def validate_pod_template_spec(template: dict, claim_names: Iterable[str], path:
     """Mirror of ``ValidatePodTemplateSpec`` (labels are reported at ``<path>.labels``,
     upstream's own path, not ``<path>.metadata.labels``)."""
     meta = template.get("metadata") or {}
-    errs = validate_labels(meta.get("labels"), _child(path, "labels"))
-    errs += validate_annotations(meta.get("annotations"), _child(path, "annotations"))
+    errs = validate_labels(meta.get("labels"), child_path(path, "labels"))
+    errs += validate_annotations(meta.get("annotations"), child_path(path, "annotations"))
     spec = template.get("spec") or {}
-    errs += validate_pod_spec(spec, claim_names, _child(path, "spec"))
+    errs += validate_pod_spec(spec, claim_names, child_path(path, "spec"))
     if spec.get("ephemeralContainers"):
-        errs.append(forbidden(_child(path, "spec", "ephemeralContainers"),
+        errs.append(forbidden(child_path(path, "spec", "ephemeralContainers"),
                               "ephemeral containers not allowed in pod template"))
     return errs

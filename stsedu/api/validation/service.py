@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 
-from ..field_errors import (Error, _child, _dedupe, _index, duplicate, forbidden, go_json, invalid,
+from ..field_errors import (Error, child_path, dedupe, index_path, duplicate, forbidden, go_json, invalid,
                             not_supported, required)
 from ..formats import (is_dns1123_label, is_dns1123_subdomain, is_valid_port_name, is_valid_port_num,
                        name_is_dns1035_label, name_is_dns_label)
-from ..schema import _as_int, decode_errors
+from ..schema import as_int, decode_errors
 from ..validation.meta import validate_labels, validate_object_meta
 
 
@@ -23,27 +23,27 @@ def _validate_service_ports(ports: list, path: str) -> list[Error]:
     errs = []
     names: set[str] = set()
     for i, port in enumerate(ports):
-        at = _index(path, i)
+        at = index_path(path, i)
         port = port or {}
         name = port.get("name") or ""
         if len(ports) > 1 and not name:
-            errs.append(required(_child(at, "name")))
+            errs.append(required(child_path(at, "name")))
         elif name:
-            errs += [invalid(_child(at, "name"), name, m) for m in is_dns1123_label(name)]
+            errs += [invalid(child_path(at, "name"), name, m) for m in is_dns1123_label(name)]
             if name in names:
-                errs.append(duplicate(_child(at, "name"), name))
+                errs.append(duplicate(child_path(at, "name"), name))
             names.add(name)
-        number = _as_int(port.get("port")) or 0
-        errs += [invalid(_child(at, "port"), number, m) for m in is_valid_port_num(number)]
+        number = as_int(port.get("port")) or 0
+        errs += [invalid(child_path(at, "port"), number, m) for m in is_valid_port_num(number)]
         protocol = port.get("protocol") or ""
         if protocol not in ("SCTP", "TCP", "UDP"):
-            errs.append(not_supported(_child(at, "protocol"), protocol, ("SCTP", "TCP", "UDP")))
+            errs.append(not_supported(child_path(at, "protocol"), protocol, ("SCTP", "TCP", "UDP")))
         target = port.get("targetPort")
         if isinstance(target, str):
-            errs += [invalid(_child(at, "targetPort"), target, m) for m in is_valid_port_name(target)]
+            errs += [invalid(child_path(at, "targetPort"), target, m) for m in is_valid_port_name(target)]
         elif target is not None:
-            errs += [invalid(_child(at, "targetPort"), _as_int(target), m)
-                     for m in is_valid_port_num(_as_int(target))]
+            errs += [invalid(child_path(at, "targetPort"), as_int(target), m)
+                     for m in is_valid_port_num(as_int(target))]
     return errs
 
 
@@ -91,7 +91,7 @@ def validate_service(svc: dict, relaxed_names: bool = True) -> list[Error]:
         except ValueError:
             errs.append(invalid("spec.clusterIPs[0]", cluster_ip,
                                 "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
-    return _dedupe(errs)
+    return dedupe(errs)
 
 
 def cluster_ips(spec: dict) -> list[str]:
@@ -145,4 +145,4 @@ def validate_service_update(svc: dict, old: dict, relaxed_names: bool = True) ->
                 new_ips = []
         if not headless and new_ips and old_ips and new_ips[0] != old_ips[0]:
             errs.append(invalid("spec.clusterIPs[0]", go_json(new_ips), "may not change once set"))
-    return _dedupe(errs + validate_service(svc, relaxed_names))
+    return dedupe(errs + validate_service(svc, relaxed_names))

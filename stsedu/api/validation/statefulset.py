@@ -6,17 +6,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..field_errors import (Error, GoText, _child, _dedupe, forbidden, go_json, go_quote, invalid,
+from ..field_errors import (Error, GoText, child_path, dedupe, forbidden, go_json, go_quote, invalid,
                             not_supported, required)
 from ..formats import NEGATIVE_MSG, is_valid_percent, name_is_dns_label
 from ..quantities import parse_quantity
-from ..schema import STATEFUL_SET_SPEC, _as_int, _prune, decode_errors
+from ..schema import STATEFUL_SET_SPEC, as_int, prune, decode_errors
 from ..selectors import Selector, label_selector_as_selector
 from ..validation.meta import (validate_annotations, validate_label_selector, validate_labels,
                                validate_nonnegative_field, validate_object_meta,
                                validate_object_meta_update)
 from ..validation.pod import validate_pod_template_spec
-from ..validation.pvc import _claim_names, validate_volume_claim_templates
+from ..validation.pvc import volume_claim_names, validate_volume_claim_templates
 
 
 # ---------------------------------------------------------------------------
@@ -46,7 +46,7 @@ def _go_label_selector(selector: dict) -> GoText:
 
 def _go_int_or_string(value: Any) -> GoText:
     """``(*intstr.IntOrString).String()``: the number, or the string unquoted."""
-    return GoText(str(value) if isinstance(value, str) else str(_as_int(value)))
+    return GoText(str(value) if isinstance(value, str) else str(as_int(value)))
 
 
 _ADDRESS = "0xc000010000"
@@ -55,7 +55,7 @@ _ADDRESS = "0xc000010000"
 
 def _go_rolling_update(rolling: dict) -> GoText:
     """``%#v`` of the internal ``apps.RollingUpdateStatefulSetStrategy``."""
-    partition = _as_int(rolling.get("partition")) or 0
+    partition = as_int(rolling.get("partition")) or 0
     max_unavailable = ("(*intstr.IntOrString)(nil)" if rolling.get("maxUnavailable") is None
                        else f"(*intstr.IntOrString)({_ADDRESS})")
     return GoText(f"apps.RollingUpdateStatefulSetStrategy{{Partition:{partition},"
@@ -98,7 +98,7 @@ def _label_selector_value(selector: dict | None) -> Any:
 
 
 def _json_int_or_string(value: Any) -> Any:
-    return value if isinstance(value, str) else _as_int(value)
+    return value if isinstance(value, str) else as_int(value)
 
 
 def _json_rolling_update(rolling: dict | None) -> Any:
@@ -107,7 +107,7 @@ def _json_rolling_update(rolling: dict | None) -> Any:
     if rolling is None:
         return None
     max_unavailable = rolling.get("maxUnavailable")
-    return {"Partition": _as_int(rolling.get("partition")) or 0,
+    return {"Partition": as_int(rolling.get("partition")) or 0,
             "MaxUnavailable": None if max_unavailable is None else _json_int_or_string(max_unavailable)}
 
 
@@ -223,25 +223,25 @@ def validate_persistent_volume_claim_retention_policy(policy: dict | None, path:
     for half in ("whenDeleted", "whenScaled"):
         value = policy.get(half) or ""
         if value not in _RETENTION:
-            errs.append(not_supported(_child(path, half), value, _RETENTION))
+            errs.append(not_supported(child_path(path, half), value, _RETENTION))
     return errs
 
 
 def validate_rolling_update_stateful_set(rolling: dict, path: str, json_values: bool = True) -> list[Error]:
     """Mirror of ``validateRollingUpdateStatefulSet`` (partition; maxUnavailable a
     positive int or a percentage, not 0, not over 100%)."""
-    errs = validate_nonnegative_field(rolling.get("partition") or 0, _child(path, "partition"))
+    errs = validate_nonnegative_field(rolling.get("partition") or 0, child_path(path, "partition"))
     value = rolling.get("maxUnavailable")
     if value is None:
         return errs
-    at = _child(path, "maxUnavailable")
+    at = child_path(path, "maxUnavailable")
     shown = go_json(_json_int_or_string(value)) if json_values else _go_int_or_string(value)
     percent_errs = is_valid_percent(value) if isinstance(value, str) else []
     if isinstance(value, str):
         errs += [invalid(at, shown, m) for m in percent_errs]
         amount = _atoi(value) if percent_errs else int(value[:-1])
     else:
-        amount = _as_int(value)
+        amount = as_int(value)
         if amount < 0:
             errs.append(invalid(at, shown, NEGATIVE_MSG))
     if amount == 0:
@@ -265,12 +265,12 @@ def validate_update_strategy(strategy: dict, path: str, json_values: bool = True
     if kind == "OnDelete":
         if rolling is not None:
             shown = go_json(_json_rolling_update(rolling)) if json_values else _go_rolling_update(rolling)
-            return [invalid(_child(path, "rollingUpdate"), shown,
+            return [invalid(child_path(path, "rollingUpdate"), shown,
                             "only allowed for updateStrategy 'RollingUpdate'")]
         return []
     if kind == "RollingUpdate":
         return [] if rolling is None else validate_rolling_update_stateful_set(
-            rolling, _child(path, "rollingUpdate"), json_values)
+            rolling, child_path(path, "rollingUpdate"), json_values)
     shown = (go_json({"Type": kind, "RollingUpdate": _json_rolling_update(rolling)}) if json_values
              else _go_update_strategy(strategy))
     return [invalid(path, shown, "must be 'RollingUpdate' or 'OnDelete'")]
@@ -286,13 +286,13 @@ def validate_pod_template_spec_for_stateful_set(template: dict, selector: Select
     labels = (template.get("metadata") or {}).get("labels")
     if not selector.empty and not selector.matches(labels):
         shown = _json_string_map(labels) if opts.json_values else _go_string_map(labels)
-        errs.append(invalid(_child(path, "metadata", "labels"), shown,
+        errs.append(invalid(child_path(path, "metadata", "labels"), shown,
                             "`selector` does not match template `labels`"))
     if not opts.skip_validate_pod_template_spec:
         errs += validate_pod_template_spec(_without_identity(template), claim_names, path)
     meta = template.get("metadata") or {}
-    errs += validate_labels(meta.get("labels"), _child(path, "labels"))
-    errs += validate_annotations(meta.get("annotations"), _child(path, "annotations"))
+    errs += validate_labels(meta.get("labels"), child_path(path, "labels"))
+    errs += validate_annotations(meta.get("annotations"), child_path(path, "annotations"))
     return errs
 
 
@@ -314,18 +314,18 @@ def _validate_selector_and_template(spec: dict, path: str,
     show = _json_label_selector if opts.json_values else _go_label_selector
     selector_doc = spec.get("selector")
     if selector_doc is None:
-        errs.append(required(_child(path, "selector")))
+        errs.append(required(child_path(path, "selector")))
     else:
-        errs += validate_label_selector(selector_doc, _child(path, "selector"))
+        errs += validate_label_selector(selector_doc, child_path(path, "selector"))
         if not selector_doc.get("matchLabels") and not selector_doc.get("matchExpressions"):
-            errs.append(invalid(_child(path, "selector"), show(selector_doc),
+            errs.append(invalid(child_path(path, "selector"), show(selector_doc),
                                 "empty selector is invalid for statefulset"))
     selector = label_selector_as_selector(selector_doc)
     if selector is None:
-        errs.append(invalid(_child(path, "selector"), show(selector_doc)))
+        errs.append(invalid(child_path(path, "selector"), show(selector_doc)))
     else:
         errs += validate_pod_template_spec_for_stateful_set(
-            spec.get("template") or {}, selector, _claim_names(spec), _child(path, "template"), opts)
+            spec.get("template") or {}, selector, volume_claim_names(spec), child_path(path, "template"), opts)
     return errs
 
 
@@ -356,35 +356,35 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
     errs = []
     policy = spec.get("podManagementPolicy") or ""
     if policy == "":
-        errs.append(required(_child(path, "podManagementPolicy")))
+        errs.append(required(child_path(path, "podManagementPolicy")))
     elif policy not in ("OrderedReady", "Parallel"):
-        errs.append(invalid(_child(path, "podManagementPolicy"), policy,
+        errs.append(invalid(child_path(path, "podManagementPolicy"), policy,
                             "must be 'OrderedReady' or 'Parallel'"))
-    errs += validate_update_strategy(spec.get("updateStrategy") or {}, _child(path, "updateStrategy"),
+    errs += validate_update_strategy(spec.get("updateStrategy") or {}, child_path(path, "updateStrategy"),
                                      opts.json_values)
     errs += validate_persistent_volume_claim_retention_policy(
         spec.get("persistentVolumeClaimRetentionPolicy"),
-        _child(path, "persistentVolumeClaimRetentionPolicy"))
+        child_path(path, "persistentVolumeClaimRetentionPolicy"))
     if not opts.skip_validate_volume_claim_templates:
         errs += validate_volume_claim_templates(spec.get("volumeClaimTemplates") or [],
-                                                _child(path, "volumeClaimTemplates"))
-    errs += validate_nonnegative_field(spec.get("replicas"), _child(path, "replicas"))
-    errs += validate_nonnegative_field(spec.get("minReadySeconds"), _child(path, "minReadySeconds"))
+                                                child_path(path, "volumeClaimTemplates"))
+    errs += validate_nonnegative_field(spec.get("replicas"), child_path(path, "replicas"))
+    errs += validate_nonnegative_field(spec.get("minReadySeconds"), child_path(path, "minReadySeconds"))
     # revisionHistoryLimit is not validated (a negative one keeps every revision): Release.history_limit_warning
     if spec.get("ordinals") is not None:
         errs += validate_nonnegative_field(spec["ordinals"].get("start") or 0,
-                                           _child(path, "ordinals.start"))
+                                           child_path(path, "ordinals.start"))
     service = spec.get("serviceName") or ""
     if service and not opts.allow_invalid_service_name:
-        errs += [invalid(_child(path, "serviceName"), service, m) for m in name_is_dns_label(service)]
+        errs += [invalid(child_path(path, "serviceName"), service, m) for m in name_is_dns_label(service)]
     errs += _validate_selector_and_template(spec, path, opts)
     pod_spec = (spec.get("template") or {}).get("spec") or {}
     restart = pod_spec.get("restartPolicy") or "Always"
     if restart != "Always":
-        errs.append(not_supported(_child(path, "template", "spec", "restartPolicy"), restart,
+        errs.append(not_supported(child_path(path, "template", "spec", "restartPolicy"), restart,
                                   ("Always",)))
     if pod_spec.get("activeDeadlineSeconds") is not None:
-        errs.append(forbidden(_child(path, "template", "spec", "activeDeadlineSeconds"),
+        errs.append(forbidden(child_path(path, "template", "spec", "activeDeadlineSeconds"),
                               "activeDeadlineSeconds in StatefulSet is not Supported"))
     return errs
 
@@ -430,7 +430,7 @@ def validate_statefulset(sts: dict, release: Release = V1_37) -> list[Error]:
     errs = validate_object_meta(sts.get("metadata") or {}, name_is_dns_label)
     errs += validate_stateful_set_spec(sts.get("spec") or {}, "spec",
                                        StatefulSetValidationOptions(json_values=release.json_values))
-    return _dedupe(errs)
+    return dedupe(errs)
 
 
 def _semantic(value: Any, key: str = "") -> Any:
@@ -455,7 +455,7 @@ def _semantic(value: Any, key: str = "") -> Any:
 
 
 def _spec_part(spec: dict, keep) -> Any:
-    pruned = _prune(spec, STATEFUL_SET_SPEC)
+    pruned = prune(spec, STATEFUL_SET_SPEC)
     return _semantic({k: v for k, v in pruned.items() if keep(k)})
 
 
@@ -482,7 +482,7 @@ def _immutable_errors(new_spec: dict, old_spec: dict, release: Release) -> list[
                 value = new_spec.get(key)
                 shown = (_json_label_selector(value) if key == "selector" else
                          _json_claim_templates(value) if key == "volumeClaimTemplates" else value or "")
-                errs.append(invalid(_child("spec", key), shown, "field is immutable"))
+                errs.append(invalid(child_path("spec", key), shown, "field is immutable"))
         return errs
     mutable = release.mutable_fields
     if _spec_part(new_spec, lambda k: k not in mutable) != _spec_part(old_spec, lambda k: k not in mutable):
@@ -507,14 +507,14 @@ def validate_statefulset_update(new: dict, old: dict, release: Release = V1_37) 
     errs = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
     errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old, release))
     errs += _immutable_errors(new.get("spec") or {}, old.get("spec") or {}, release)
-    return _dedupe(errs)
+    return dedupe(errs)
 
 
 def statefulset_warnings(sts: dict, release: Release = V1_37) -> list[str]:
     """The StatefulSet part of ``WarningsOnCreate``/``WarningsOnUpdate`` beyond the pod
     template's: a negative revisionHistoryLimit is stored (it keeps every revision), with a
     warning."""
-    limit = _as_int((sts.get("spec") or {}).get("revisionHistoryLimit"))
+    limit = as_int((sts.get("spec") or {}).get("revisionHistoryLimit"))
     if release.history_limit_warning and limit is not None and limit < 0:
         return ["spec.revisionHistoryLimit: a negative value retains all historical revisions;"
                 " a value >= 0 is recommended"]

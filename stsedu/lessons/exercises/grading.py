@@ -1,0 +1,219 @@
+"""Grading a class's answer files: points per exercise under an attempt policy, a CSV and a summary.
+
+The right answers are computed here, on the teacher's side, by the simulator (the students'
+files hold only what they answered).  Every attempt is scored (all or nothing; a ``sequence``
+answer by its correct prefix), and the :class:`Policy` turns an exercise's attempts into its
+points:
+
+* ``first``: the first attempt counts;
+* ``last``: the last attempt counts (the default; what a sheet without attempts holds);
+* ``penalty``: each attempt scores its points minus *penalty* x the exercise's points for every
+  attempt before it (never below 0), and the best of them counts: right the first time is full
+  marks, right on the third try with penalty 0.25 is half.
+
+A file that cannot be read gets one clear line (its path and the reason), never a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from . import kinds as K
+from .answers import AnswerSheet, load_answers
+from ...frames import kit_frame
+
+POLICIES = ("first", "last", "penalty")
+NO_NAME = "(no name)"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Which attempt counts: ``Policy("first")``, ``Policy("last")``, ``Policy("penalty", 0.25)``."""
+
+    name: str = "last"
+    penalty: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.name not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {self.name!r}")
+        if isinstance(self.penalty, bool) or not isinstance(self.penalty, (int, float)) \
+                or not 0 <= self.penalty <= 1:
+            raise ValueError(f"the penalty per retry must be a number from 0 to 1, not {self.penalty!r}")
+
+    def describe(self) -> str:
+        if self.name == "penalty":
+            return f"penalty {self.penalty:g} of the points per retry"
+        return f"{self.name} attempt"
+
+    def points(self, scores: list[float], out_of: int) -> float:
+        """The points for an exercise whose attempts scored *scores* (oldest first)."""
+        if not scores:
+            return 0
+        if self.name == "first":
+            return scores[0]
+        if self.name == "last":
+            return scores[-1]
+        return round(max(max(0.0, s - self.penalty * out_of * i) for i, s in enumerate(scores)), 2)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+@dataclass
+class Result:
+    """One student's grade."""
+
+    file: str
+    student: str
+    status: str                              # "ok", "partial" or "malformed"
+    points: dict[str, float] = field(default_factory=dict)
+    attempts: dict[str, int] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    total: float = 0
+    out_of: int = 0
+    problem: str = ""
+    unknown: list[str] = field(default_factory=list)
+    """Ids in the file that are not exercises of this assignment (their answers are ignored)."""
+
+    def remarks(self) -> str:
+        parts = []
+        missing = [i for i, n in self.notes.items() if n == "no answer"]
+        if missing:
+            parts.append(f"{len(missing)} unanswered: {', '.join(missing)}")
+        if self.unknown:
+            parts.append(f"answers to unknown exercises ignored: {', '.join(self.unknown)}")
+        return "; ".join(parts)
+
+    def line(self) -> str:
+        if self.status == "malformed":
+            return f"{self.file}: cannot grade: {self.problem}"
+        extra = f" ({self.remarks()})" if self.remarks() else ""
+        return f"{self.file}: {self.student}: {_num(self.total)}/{self.out_of}{extra}"
+
+
+@dataclass
+class Grades:
+    """A class's grades: one :class:`Result` per submission.  ``to_csv``, ``summary``, ``frame``."""
+
+    exercises: list
+    results: list[Result]
+    policy: Policy = field(default_factory=Policy)
+
+    def rows(self) -> list[dict]:
+        out = []
+        for r in self.results:
+            bad = r.status == "malformed"
+            row = {"student": r.student, "file": r.file, "status": r.status, "policy": self.policy.describe()}
+            for e in self.exercises:
+                row[e.id] = "" if bad else _num(r.points.get(e.id, 0))
+            row["total"] = "" if bad else _num(r.total)       # the summary's "-": no score
+            row["out_of"] = r.out_of
+            row["attempts"] = "" if bad else " ".join(f"{i}:{n}" for i, n in r.attempts.items() if n)
+            notes = [f"{i}: {n}" for i, n in r.notes.items()]
+            if r.unknown:
+                notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
+            row["misses"] = r.problem if bad else " | ".join(notes)
+            out.append(row)
+        return out
+
+    def columns(self) -> list[str]:
+        return (["student", "file", "status", "policy"] + [e.id for e in self.exercises]
+                + ["total", "out_of", "attempts", "misses"])
+
+    def to_csv(self, path: str | Path) -> Path:
+        import io
+        from ... import files as _files
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=self.columns())
+        w.writeheader()
+        w.writerows(self.rows())
+        return _files.write_output(path, buf.getvalue(), example="scores.csv")   # whole, or nothing
+
+    def frame(self):
+        return kit_frame(self.rows(), columns=self.columns())
+
+    def summary(self) -> str:
+        """A table to print: one line per file (student, file, points), then how each exercise went."""
+        out_of = sum(e.points for e in self.exercises)
+        width = max([len("STUDENT")] + [len(r.student) for r in self.results]) + 2
+        fwidth = max([len("FILE")] + [len(r.file) for r in self.results]) + 2
+        lines = [f"Policy: {self.policy.describe()}.",
+                 f"{'STUDENT':<{width}}{'FILE':<{fwidth}}{'POINTS':<10}STATUS"]
+        for r in self.results:
+            if r.status == "malformed":
+                pts, status = "-", f"malformed: {r.problem}"
+            else:
+                pts = f"{_num(r.total)}/{out_of}"
+                status = r.status + (f" ({r.remarks()})" if r.remarks() else "")
+            lines.append(f"{r.student:<{width}}{r.file:<{fwidth}}{pts:<10}{status}")
+        graded = [r for r in self.results if r.status != "malformed"]
+        lines += ["", f"{'EXERCISE':<10}{'POINTS':<8}{'RIGHT':<8}{'WRONG':<8}{'UNANSWERED':<12}QUESTION"]
+        for e in self.exercises:
+            right = sum(1 for r in graded if r.points.get(e.id, 0) == e.points)
+            blank = sum(1 for r in graded if r.notes.get(e.id) == "no answer")
+            q = e.question if len(e.question) <= 60 else e.question[:57] + "..."
+            lines.append(f"{e.id:<10}{e.points:<8}{right:<8}{len(graded) - right - blank:<8}{blank:<12}{q}")
+        return "\n".join(lines)
+
+
+def _score(e, raw) -> tuple[float, str]:
+    """(points, note) for one attempt's raw answer."""
+    try:
+        given = e.read(raw)
+    except K.AnswerFormatError as err:
+        return 0, ("no answer" if str(err) == "no answer yet" else f"unreadable answer ({err})")
+    got = e.score(given)
+    if got == e.points:
+        return got, ""
+    part = f" ({_num(got)} of {e.points} for the right start)" if got else ""
+    return got, f"said {K.show(given)}{part}; {e.hint_for(given)} Rule: {e.why}"
+
+
+def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "", policy: Policy | None = None) -> Result:
+    """Grade one sheet under *policy* (default: the last attempt); a note for each miss."""
+    policy = policy or Policy()
+    res = Result(file or sheet.student, sheet.student or NO_NAME, "ok", out_of=sum(e.points for e in exercises))
+    for e in exercises:
+        tries = [a.get("answer") for a in sheet.attempts.get(e.id, [])]
+        scored = [_score(e, raw) for raw in tries]
+        scored = [(s, n) for s, n in scored if n != "no answer"]
+        res.attempts[e.id] = len(scored)
+        if not scored:
+            res.points[e.id] = 0
+            res.notes[e.id] = "no answer"
+            continue
+        res.points[e.id] = policy.points([s for s, _ in scored], e.points)
+        if res.points[e.id] != e.points:
+            last = scored[0] if policy.name == "first" else scored[-1]
+            tried = f" ({len(scored)} attempts)" if len(scored) > 1 else ""
+            res.notes[e.id] = (last[1] or "right, less the penalty for retries") + tried
+    res.total = round(sum(res.points.values()), 2)
+    if any(n == "no answer" for n in res.notes.values()):
+        res.status = "partial"
+    res.unknown = sorted(set(sheet.attempts) - {e.id for e in exercises})
+    return res
+
+
+def grade(submissions: Iterable[str | Path], exercises: list | None = None,
+          policy: Policy | str | None = None) -> Grades:
+    """Grade answer files against *exercises* (default: the shipped library) under *policy*
+    (``"first"``, ``"last"`` or ``"penalty"``, or a :class:`Policy`).  Never raises for a bad file."""
+    if exercises is None:
+        from .registry import EXERCISES
+        exercises = list(EXERCISES)
+    policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
+    results = []
+    from ...api.arguments import as_list
+    for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
+        try:
+            sheet = load_answers(path)
+        except ValueError as e:
+            results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
+                                  out_of=sum(x.points for x in exercises)))
+            continue
+        results.append(grade_sheet(sheet, exercises, str(path), policy))
+    return Grades(list(exercises), results, policy)

@@ -1,0 +1,250 @@
+"""What every chart of a trace shares: sizes and the row bound, the teaching configuration, the set a
+chart is about, the ordinal and x axes, pod segments and their aggregation for large runs.
+
+Part of :mod:`stsedu.views.charts` (see there for how the charts are built and shown).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .widget import alt  # first: imports Altair as the kit sets it up
+import numpy as np
+import pandas as pd
+
+from .. import tables
+from ..palette import REVISION_COLORS
+
+
+MAX_ROWS = 2000
+"""Most rows any dataset of any chart holds: larger runs are aggregated first (Altair refuses above 5,000)."""
+
+WIDTH = 640
+"""Width of every chart's plot area, in pixels (readable on a projector at 100%)."""
+
+ROW_PX = 26
+"""Height of one ordinal's row in the pod charts, until the chart reaches :data:`MAX_HEIGHT`."""
+MAX_HEIGHT = 420
+N_BANDS = 40
+"""Ordinal bands when a large run is aggregated."""
+N_BINS = 50
+"""Time or sync bins when a large run is aggregated."""
+
+FONT = "sans-serif"
+
+
+
+
+def pick_set(trace, set_name: str | None) -> str:
+    """The set a chart is about: *set_name*, or the trace's only set (raise ValueError otherwise)."""
+    names = []
+    for frame in (trace.syncs(), trace.pods()):
+        if not frame.empty:
+            for n in frame["set"].dropna().tolist():
+                if n not in names:
+                    names.append(n)
+    if set_name is not None:
+        if set_name not in names:
+            raise ValueError(f"the trace has no StatefulSet {set_name!r}; it has: {', '.join(names) or 'none'}")
+        return set_name
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise ValueError("the trace is empty: apply a StatefulSet and sync it first")
+    raise ValueError(f"the trace has several StatefulSets ({', '.join(names)}): pass set_name=")
+
+
+CONFIG = dict(
+    font=FONT,
+    axis=alt.AxisConfig(labelFontSize=13, titleFontSize=14, titleFontWeight="normal", grid=False),
+    legend=alt.LegendConfig(labelFontSize=13, titleFontSize=14, symbolSize=160),
+    title=alt.TitleConfig(fontSize=18, subtitleFontSize=13, subtitleColor="#444444", anchor="start", offset=8),
+    view=alt.ViewConfig(stroke=None),
+    padding={"left": 12, "right": 28, "top": 6, "bottom": 6},  # browsers' fonts run wider than vl-convert's
+)
+"""Teaching defaults: large fonts, titles on the left, no frame around the plot."""
+
+
+def with_config(chart):
+    """Apply :data:`CONFIG` (one ``configure`` call: each call copies the whole chart)."""
+    return chart.configure(**CONFIG)
+
+
+def chart_title(text: str, *subtitle: str) -> alt.TitleParams:
+    return alt.TitleParams(text=text, subtitle=[s for s in subtitle if s])
+
+
+def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
+    """Revision name -> colour, by order of first appearance (the first grey, the second orange, ...).
+
+    The same trace gives the same colours in every chart.
+    """
+    set_name = pick_set(trace, set_name)
+    order: list[tuple[int, int, str]] = []
+    pods = trace.pods()
+    pods = pods[(pods["set"] == set_name) & (pods["revision"] != "")]
+    for s, r in zip(pods["sync"].tolist(), pods["revision"].tolist()):
+        order.append((int(s), 1, r))
+    st = trace.status()
+    st = st[st["set"] == set_name]
+    for s, cur, upd in zip(st["sync"].tolist(), st["current_revision"].tolist(), st["update_revision"].tolist()):
+        order += [(int(s), 0, cur), (int(s), 0, upd)]
+    names: list[str] = []
+    for _, _, r in sorted(order, key=lambda x: (x[0], x[1])):
+        if r and r not in names:
+            names.append(r)
+    return {r: REVISION_COLORS[i % len(REVISION_COLORS)] for i, r in enumerate(names)}
+
+
+AXIS_ORDINALS = 26
+"""Up to this many ordinals, the ordinal axis labels every one of them (rows stay at least
+16 px apart: :data:`MAX_HEIGHT` / 26), with no label hidden as "overlapping"."""
+
+
+def ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
+                  hi: int | None = None) -> alt.Axis:
+    """A y axis of ordinals labelled like pod names (the top ordinal at the top).
+
+    Labels sit on whole ordinals only (``web-0``, never ``web-0.5``): every
+    ordinal *lo*..*hi* when there are few, else the axis's own ticks with
+    the ones between ordinals left unlabelled.
+    """
+    values = list(range(lo, hi + 1)) if lo is not None and hi is not None and hi - lo < AXIS_ORDINALS \
+        else alt.Undefined
+    return alt.Axis(title=title, tickMinStep=1, format="d", values=values,
+                    labelExpr=f"datum.value % 1 ? '' : '{set_name}-' + datum.value",
+                    labelOverlap=alt.Undefined if values is alt.Undefined else False,
+                    grid=False, domain=False, ticks=False, labelPadding=6)
+
+
+def chart_height(n_rows: int) -> int:
+    return int(min(MAX_HEIGHT, max(90, ROW_PX * n_rows)))
+
+
+def ordinal_range(segments: pd.DataFrame) -> tuple[int, int]:
+    if segments.empty:
+        return 0, 0
+    return int(segments["ordinal"].min()), int(segments["ordinal"].max())
+
+
+def sync_range(trace) -> tuple[int, int]:
+    syncs = trace.syncs()
+    if syncs.empty:
+        return 0, 1
+    return int(syncs["sync"].min()), int(syncs["sync"].max())
+
+
+def merge_segments(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
+    """Merge neighbouring segments of one pod incarnation that agree on every column in *key*."""
+    if seg.empty:
+        return seg
+    seg = seg.sort_values(["ordinal", "incarnation", "x0"], kind="stable").reset_index(drop=True)
+    same = seg["ordinal"].eq(seg["ordinal"].shift()) & seg["incarnation"].eq(seg["incarnation"].shift())
+    for k in key:
+        same &= seg[k].eq(seg[k].shift())
+    same &= seg["x0"].le(seg["x1"].shift())
+    group = (~same).cumsum()
+    how = {c: "first" for c in seg.columns}
+    how.update({c: "last" for c in ("x1", "end", "last_sync", "sync_end", "ongoing")})
+    return seg.groupby(group, sort=False).agg(how).reset_index(drop=True)
+
+
+def pod_segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None,
+              until: float | None = None) -> pd.DataFrame:
+    """Pod segments (:func:`stsedu.tables.pod_intervals`) with their extent ``x0``..``x1`` on the x axis.
+
+    ``x="time"``: clock times; ``x="sync"``: the syncs that ended with the
+    pod in that state, ``first_sync - 0.5 .. last_sync + 0.5``.  Segments
+    empty on that axis are dropped; with *key*, neighbours equal on it are merged.
+    Segments still open are cut at *until* (default: the end of the trace).
+    """
+    seg = tables.pod_intervals(trace, set_name, until)
+    if seg.empty:
+        return seg.assign(x0=[], x1=[])
+    if x == "time":
+        seg = seg.assign(x0=seg["start"], x1=seg["end"])
+        seg = seg[seg["x1"] > seg["x0"]]
+    else:
+        seg = seg[seg["last_sync"] >= seg["first_sync"]]
+        seg = seg.assign(x0=seg["first_sync"] - 0.5, x1=seg["last_sync"] + 0.5)
+    seg = seg.reset_index(drop=True)
+    return merge_segments(seg, key) if key else seg
+
+
+def aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: float) -> tuple[pd.DataFrame, str]:
+    """Sample the segments on a grid of ordinal bands x bins of the x axis; keep the commonest *value*.
+
+    Returns the grid (y0, y1, x0, x1, band, value, pods, of), at most
+    :data:`MAX_ROWS` cells, and a sentence saying how it was aggregated.
+    """
+    n_bins = max(1, min(N_BINS, MAX_ROWS))
+    n_bands = max(1, min(N_BANDS, MAX_ROWS // n_bins))
+    o_lo, o_hi = ordinal_range(seg)
+    n_ord = o_hi - o_lo + 1
+    band = max(1, math.ceil(n_ord / n_bands))
+    edges = np.linspace(lo, hi, n_bins + 1)
+    centers = (edges[:-1] + edges[1:]) / 2
+    rank = {v: i for i, v in enumerate(order)}
+    a0, a1 = seg["x0"].to_numpy(), seg["x1"].to_numpy()
+    bands = ((seg["ordinal"].to_numpy() - o_lo) // band).astype(int)
+    values = seg[value].to_numpy()
+    rows = []
+    for i, c in enumerate(centers):
+        hit = (a0 <= c) & (c < a1)
+        if not hit.any():
+            continue
+        counts: dict[int, dict[str, int]] = {}
+        for b, v in zip(bands[hit], values[hit]):
+            counts.setdefault(int(b), {}).setdefault(v, 0)
+            counts[int(b)][v] += 1
+        for b, cnt in counts.items():
+            best = max(cnt.items(), key=lambda kv: (kv[1], -rank.get(kv[0], 99)))
+            first, last = o_lo + b * band, min(o_hi, o_lo + (b + 1) * band - 1)
+            rows.append({"y0": first - 0.5, "y1": last + 0.5, "x0": float(edges[i]), "x1": float(edges[i + 1]),
+                         "band": f"ordinals {first}–{last}", value: best[0], "pods": best[1],
+                         "of": sum(cnt.values())})
+    width = (hi - lo) / n_bins
+    how = (f"aggregated: {n_ord} ordinals in bands of {band}, x in {n_bins} bins of {width:.3g}; "
+           f"colour = the commonest {value} in each cell")
+    return pd.DataFrame(rows, columns=["y0", "y1", "x0", "x1", "band", value, "pods", "of"]), how
+
+
+def x_scale(lo: float, hi: float) -> alt.Scale:
+    return alt.Scale(domain=[lo, hi], nice=False, zero=False)
+
+
+def x_axis(x: str) -> alt.Axis:
+    if x == "sync":
+        return alt.Axis(title="sync number", tickMinStep=1, format="d")
+    return alt.Axis(title="time (s)")
+
+
+def until_time(trace, until: float | None) -> float:
+    """The right end of a time axis: *until*, or the trace's "now" (:func:`stsedu.tables.trace_now`).
+
+    Charts reach "now", not just the last recorded change, so the state a
+    change left (and the seconds a lab let pass after it) shows with its real width.
+    """
+    if until is None:
+        return tables.trace_now(trace)
+    if isinstance(until, bool) or not isinstance(until, (int, float)) or not until == until:
+        raise ValueError(f"until must be a number of seconds, not {until!r}")
+    return max(float(until), tables.trace_end(trace)[0])
+
+
+def x_extent(trace, x: str, until: float | None = None) -> tuple[float, float]:
+    if x == "sync":
+        lo, hi = sync_range(trace)
+        return lo - 0.5, hi + 0.5
+    return 0.0, max(until_time(trace, until), 1.0)
+
+
+STATE_LABELS = {"Running": "Running, not Ready"}
+"""Pod states as the pod timeline's legend words them (the others as :data:`stsedu.tables.STATES`)."""
+
+STATE_LABEL_EXPR = " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in STATE_LABELS.items()) + " : datum.label"
+
+
+def check_x(x: str) -> None:
+    if x not in ("time", "sync"):
+        raise ValueError(f"x must be 'time' or 'sync', not {x!r}")

@@ -1,0 +1,98 @@
+"""The decision strip: what each sync did, and to which pod.
+
+Part of :mod:`stsedu.views.charts` (see there for how the charts are built and shown).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .widget import alt  # first: imports Altair as the kit sets it up
+import pandas as pd
+
+from .. import tables
+from ..palette import ACTION_COLORS, ACTION_SHAPES
+from . import common
+from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, pick_set, with_config, x_axis, x_extent, x_scale
+
+
+def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
+    dec = trace.decisions()
+    dec = dec[dec["set"] == set_name]
+    df = tables.decisions_frame(dec, pod_actions=not include_other)
+    df = df[df["pod"].notna()].copy()
+    df["ordinal"] = [int(p.rsplit("-", 1)[1]) if p.rsplit("-", 1)[-1].isdigit() else -1
+                     for p in df["pod"].tolist()]
+    df["kind"] = [tables.action_kind(a) for a in df["action"].tolist()]
+    return df[df["ordinal"] >= 0].reset_index(drop=True)
+
+
+def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,
+                    until: float | None = None):
+    check_x(x)
+    df = _decision_data(trace, set_name, include_other)
+    lo, hi = x_extent(trace, x, until)
+    seen = set(df["kind"].tolist())
+    kinds = [k for k in ACTION_COLORS if k in seen] or ["create"]
+    kscale = dict(domain=kinds)
+    stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
+    shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
+    fill = alt.Fill("kind:N", title="decision",
+                    scale=alt.Scale(**kscale, range=["#FFFFFF" if k == "wait" else ACTION_COLORS[k] for k in kinds]),
+                    legend=alt.Legend(orient="right"))
+    o_lo, o_hi = (int(df["ordinal"].min()), int(df["ordinal"].max())) if len(df) else (0, 0)
+    pods = trace.pods()
+    pods = pods[(pods["set"] == set_name) & (pods["ordinal"] >= 0)]
+    if not pods.empty:  # the same rows as the pod charts, so the strip lines up with them
+        o_lo, o_hi = min(o_lo, int(pods["ordinal"].min())), max(o_hi, int(pods["ordinal"].max()))
+    y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
+    subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
+    xfield = "sync" if x == "sync" else "time"
+    if len(df) > common.MAX_ROWS:
+        n_ord = o_hi - o_lo + 1
+        band = max(1, math.ceil(n_ord / N_BANDS))
+        width = max(1.0, (hi - lo) / N_BINS) if x == "sync" else (hi - lo) / N_BINS
+        while True:  # one mark per band, bin and kind of decision: coarser until at most common.MAX_ROWS
+            g = df.assign(b=(df["ordinal"] - o_lo) // band, xb=((df[xfield] - lo) // width).astype(int))
+            grid = g.groupby(["b", "xb", "kind"], as_index=False).size()
+            if len(grid) <= common.MAX_ROWS or (band >= n_ord and width >= hi - lo):
+                break
+            band, width = band * 2, width * 2
+        grid = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
+                           band=[f"ordinals {o_lo + b * band}–{min(o_hi, o_lo + (b + 1) * band - 1)}"
+                                 for b in grid["b"]])
+        chart = alt.Chart(grid).mark_point(filled=True, strokeWidth=2, opacity=0.85).encode(
+            x=alt.X("xc:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
+            y=alt.Y("yc:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
+            fill=fill, stroke=stroke, shape=shape,
+            size=alt.Size("size:Q", title="decisions", scale=alt.Scale(range=[30, 400])),
+            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("kind:N", title="decision"),
+                     alt.Tooltip("size:Q", title="how many")])
+        subtitle = (f"aggregated: {len(df)} decisions counted per band of {band} ordinals and "
+                    f"{x} bin of {width:.3g}; size = how many")
+    else:
+        data = df[["sync", "time", "action", "kind", "pod", "ordinal", "reason", "rule", "message", "outcome"]]
+        size = alt.value(170) if emphasis is None else alt.condition(emphasis, alt.value(480), alt.value(150))
+        chart = alt.Chart(data).mark_point(filled=True, strokeWidth=2, opacity=1).encode(
+            x=alt.X(f"{xfield}:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
+            y=alt.Y("ordinal:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
+            fill=fill, stroke=stroke, shape=shape, size=size,
+            tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f"),
+                     alt.Tooltip("action:N"), alt.Tooltip("pod:N"), alt.Tooltip("reason:N"),
+                     alt.Tooltip("message:N"), alt.Tooltip("rule:N"), alt.Tooltip("outcome:N")])
+    return chart.properties(width=WIDTH, height=chart_height(o_hi - o_lo + 1),
+                            title=chart_title(f"What each sync of {set_name} decided", subtitle))
+
+
+def decision_strip(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync",
+                   until: float | None = None):
+    """One mark per decision about a pod: x = the sync (or its time), y = the pod's ordinal.
+
+    Colour and shape say what the sync did (:data:`ACTION_COLORS`,
+    :data:`ACTION_SHAPES`): create ▲, delete ✕, update ◆, wait ○ (hollow);
+    with *include_other*, also the other decisions that name a pod (claims).
+    The rows line up with :func:`pod_timeline` and :func:`revision_map`.
+    The y axis has a tick at each whole ordinal only; a time axis ends at
+    *until* (default: now, as in :func:`pod_timeline`).
+    """
+    return with_config(strip_panel(trace, pick_set(trace, set_name), include_other, x, until=until))

@@ -1,0 +1,229 @@
+"""Showing and saving charts with no network and no vl-convert: :class:`ChartWidget`, :func:`enable_offline`, :func:`save`.
+
+The chart widget's front end (Vega, Vega-Lite, vega-embed and ``tools/vega/chart_widget.js``)
+is bundled once by ``tools/build_vega_bundle.py`` and shipped in ``stsedu/data/vega/``, so a
+chart draws offline and the kernel never runs vl-convert.  Everything here is re-exported by
+:mod:`stsedu.charts`, which is where to import it from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sys
+
+
+def _import_altair():
+    """Import Altair without jsonschema's optional IRI format check.
+
+    Altair imports jsonschema, which imports every optional format checker it finds.  In
+    an environment with Jupyter's server packages, one of them is rfc3987-syntax
+    (jupyter-events asks for ``jsonschema[format-nongpl]``), which builds a parser for the
+    IRI grammar at import: about 16 MiB of a kernel's memory, for a check neither Altair
+    nor the kit uses.  The module is hidden only while jsonschema first loads (nothing
+    changes if jsonschema is already imported) and is importable again afterwards.
+    """
+    hide = "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules
+    if hide:
+        sys.modules["rfc3987_syntax"] = None  # "import rfc3987_syntax" raises ImportError
+    try:
+        import altair
+    finally:
+        if hide and sys.modules.get("rfc3987_syntax", False) is None:
+            del sys.modules["rfc3987_syntax"]
+    return altair
+
+
+alt = _import_altair()
+from altair.utils.schemapi import debug_mode  # noqa: E402
+import anywidget  # noqa: E402
+import traitlets  # noqa: E402
+
+__all__ = ["ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT"]
+
+_VEGA = Path(__file__).resolve().parents[2] / "data" / "vega"
+_BUNDLE: str | None = None
+
+
+def _bundle() -> str:
+    """The chart widget's JavaScript (Vega, Vega-Lite, vega-embed and the widget), read once.
+
+    Built by tools/build_vega_bundle.py and shipped in the package, so drawing a chart needs
+    neither a network nor vl-convert.
+    """
+    global _BUNDLE
+    if _BUNDLE is None:
+        _BUNDLE = (_VEGA / "chart_widget.js").read_text(encoding="utf-8")
+    return _BUNDLE
+
+
+def to_spec(chart_or_spec) -> dict | None:
+    """The Vega-Lite dict of *chart_or_spec* (an Altair chart, a dict, or None), without schema validation.
+
+    Altair validates a chart against the whole Vega-Lite JSON schema every time it turns
+    it into a dict for display; for the kit's charts, whose form is fixed by this module
+    and checked by its tests, that check is most of the cost of showing a chart.  Data
+    still go through Altair's data transformer (its row limit included).
+    """
+    if chart_or_spec is None or isinstance(chart_or_spec, dict):
+        return chart_or_spec
+    if isinstance(chart_or_spec, alt.TopLevelMixin):
+        with debug_mode(False):  # nor the small parts to_dict makes on the way (datasets, names)
+            return chart_or_spec.to_dict(validate=False)
+    raise TypeError(f"a chart must be an Altair chart, a Vega-Lite dict or None, not {type(chart_or_spec).__name__}")
+
+
+class ChartWidget(anywidget.AnyWidget):
+    """One chart on screen that redraws in place: ``w = ChartWidget(chart)``, then ``w.update(new_chart)``.
+
+    A Jupyter widget (anywidget) whose front end is Vega-Lite and vega-embed, shipped in
+    the package (stsedu/data/vega/): it draws offline, with no CDN and no vl-convert.
+    ``update`` sends only the new spec to the same widget, and the browser swaps the
+    drawing when the new one is ready (no blank frame); a spec equal to the one shown
+    sends nothing.  *chart_or_spec* is an Altair chart, a Vega-Lite dict, or None
+    (nothing shown).  ``spec`` is the dict shown, ``chart`` the last Altair chart given.
+    Other keyword arguments go to the widget (e.g. ``layout=``).  Works without a kernel,
+    so tests can build one and read ``spec``.
+    """
+
+    spec = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    embed_options = traitlets.Dict(default_value={}).tag(sync=True)
+    _css = ".stsedu-chart .vega-embed { overflow: visible; }"
+
+    def __init__(self, chart_or_spec=None, **kwargs) -> None:
+        if "_esm" not in ChartWidget.__dict__:  # read on first use, not at import
+            ChartWidget._esm = _bundle()
+        super().__init__(**kwargs)
+        self.chart = None
+        self.update(chart_or_spec)
+
+    def update(self, chart_or_spec) -> None:
+        """Show *chart_or_spec* in this widget (the same widget: no new output, no new widget)."""
+        spec = to_spec(chart_or_spec)
+        self.chart = chart_or_spec if isinstance(chart_or_spec, alt.TopLevelMixin) else None
+        # traitlets compares dicts by value (no Altair == pitfall): an unchanged spec is not sent again.
+        self.spec = spec
+
+    def __repr__(self) -> str:
+        return f"<stsedu ChartWidget: {'empty' if self.spec is None else 'a Vega-Lite chart'}>"
+
+
+_RENDERER = "stsedu"
+
+
+def _static_svg(spec: dict) -> dict:
+    """``{"image/svg+xml": ...}`` drawn by vl-convert, or ``{}`` where it is not installed."""
+    try:
+        import vl_convert as vlc
+    except ImportError:
+        return {}
+    try:
+        from altair.utils._importers import vl_version_for_vl_convert
+        return {"image/svg+xml": vlc.vegalite_to_svg(spec, vl_version=vl_version_for_vl_convert())}
+    except Exception:  # pragma: no cover - a static copy is a bonus, never a reason to show nothing
+        return {}
+
+
+def _mimebundle(spec: dict | None, static_fallback: bool = False):
+    data, meta = _split(ChartWidget(spec)._repr_mimebundle_())
+    if static_fallback and spec is not None:
+        data = {**data, **_static_svg(spec)}
+    return (data, meta) if meta else data
+
+
+def _split(bundle):
+    return bundle if isinstance(bundle, tuple) else (bundle, {})
+
+
+def _offline_renderer(spec: dict, **metadata):
+    """Altair renderer ``stsedu``: the chart in a :class:`ChartWidget` (for ``chart.display()`` and the like)."""
+    return _mimebundle(spec, metadata.get("static_fallback", False))
+
+
+_SETTINGS = {"static_fallback": False}
+
+
+def _format_chart(chart):
+    """IPython's display of an Altair chart once :func:`enable_offline` ran: a ChartWidget, no validation."""
+    try:
+        spec = to_spec(chart)
+    except Exception as e:  # noqa: BLE001 - show the error as text, like Altair, not a traceback from here
+        return {"text/plain": f"chart failed: {type(e).__name__}: {e}"}
+    return _mimebundle(spec, _SETTINGS["static_fallback"])
+
+
+def enable_offline(static_fallback: bool = False) -> None:
+    """Show Altair charts in JupyterLab 4 with no network and no vl-convert: each chart in a :class:`ChartWidget`.
+
+    After this call a chart at the end of a cell (or passed to ``display``) is drawn by
+    the Vega JavaScript shipped in this package, without Altair's per-display schema
+    validation.  *static_fallback* also attaches an SVG drawn by vl-convert, for HTML
+    exports and untrusted views, when vl-convert-python is installed
+    (``pip install 'stsedu[export]'``); it costs time and memory on every chart, so it is
+    off by default.  Idempotent and silent: call it in every notebook's first cell.
+    """
+    _SETTINGS["static_fallback"] = bool(static_fallback)
+    if _RENDERER not in alt.renderers.names():
+        alt.renderers.register(_RENDERER, _offline_renderer)
+    if alt.renderers.active != _RENDERER or alt.renderers.options.get("static_fallback") != static_fallback:
+        alt.renderers.enable(_RENDERER, static_fallback=bool(static_fallback))
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with every Jupyter kernel
+        return
+    ip = get_ipython()
+    if ip is not None:
+        ip.display_formatter.mimebundle_formatter.for_type(alt.TopLevelMixin, _format_chart)
+
+
+EXPORT_HINT = "pip install 'stsedu[export]'"
+"""What to install for PNG, SVG and PDF export (vl-convert-python, at the version Altair needs)."""
+
+
+def _html_page(spec: dict) -> str:
+    """A self-contained HTML page drawing *spec* with the shipped bundle (no network, no vl-convert)."""
+    import json
+    code = json.dumps(_bundle()).replace("</", "<\\/")
+    data = json.dumps(spec).replace("</", "<\\/")
+    title = spec.get("title", "") if isinstance(spec.get("title"), str) else (spec.get("title") or {}).get("text", "")
+    import html
+    return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + html.escape(str(title or "chart"))
+            + "</title></head><body><div id='chart'></div>\n<script type='module'>\n"
+            f"const code = {code};\nconst spec = {data};\n"
+            "const url = URL.createObjectURL(new Blob([code], {type: 'text/javascript'}));\n"
+            "const widget = (await import(url)).default;\n"
+            "const model = {get: (k) => (k === 'spec' ? spec : {}), on() {}, off() {}};\n"
+            "await widget.render({model, el: document.getElementById('chart')});\n"
+            "</script></body></html>\n")
+
+
+def save(chart, path, scale: float = 2.0) -> Path:
+    """Write *chart* to *path* with no network: ``.png`` (at *scale*), ``.svg``, ``.pdf``, ``.html`` or ``.json``.
+
+    ``.html`` (a page with the Vega JavaScript inlined) and ``.json`` (the Vega-Lite spec)
+    need nothing more than the kit.  PNG, SVG and PDF are drawn by vl-convert-python, an
+    optional extra: without it this raises ImportError saying what to install
+    (``pip install 'stsedu[export]'``).  Returns the path.  Raise ValueError for another
+    extension.
+    """
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    if fmt not in ("png", "svg", "pdf", "html", "json"):
+        raise ValueError(f"cannot save a chart as {path.suffix or 'a file without extension'!r}; "
+                         "use .png, .svg, .pdf, .html or .json")
+    if fmt in ("png", "svg", "pdf"):
+        try:
+            import vl_convert  # noqa: F401
+        except ImportError:
+            raise ImportError(f"saving a chart as .{fmt} needs vl-convert-python, which is not installed here; "
+                              f"install it with: {EXPORT_HINT}  (.html and .json need nothing more)") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "png":
+        chart.save(str(path), format="png", scale_factor=scale)
+    elif fmt in ("svg", "pdf"):
+        chart.save(str(path), format=fmt)
+    elif fmt == "json":
+        import json
+        path.write_text(json.dumps(to_spec(chart), indent=2) + "\n", encoding="utf-8")
+    else:
+        path.write_text(_html_page(to_spec(chart)), encoding="utf-8")
+    return path

@@ -1,0 +1,496 @@
+"""Differential tests: the kit's controller against the real one (marker ``upstream``).
+
+Every sync here runs twice from the same objects: once in stsedu, once in the real
+StatefulSet controller code of ``k8s.io/kubernetes`` (v1.37.2 for the ``current``
+profile, v1.36.3 for ``v1.36``), built from tests/upstream/ (see upstream_oracle.py and
+docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order), every
+object after the sync, the events recorded, the requeue planned and whether the sync failed.
+
+* ``test_random_histories``: hypothesis makes random histories (scaling, image changes,
+  partition, strategy and policy, maxUnavailable, pod phase and readiness changes,
+  failures, deletions, time steps, injected API errors of every reason the controller
+  treats apart (Conflict and Invalid too), claim templates and retention policies,
+  ordinals.start, minReadySeconds, orphaning and re-adoption, delete and re-apply, hand-made
+  pods, a lagging garbage collector).
+  ``STSEDU_UPSTREAM_HISTORIES=N`` sets how many per profile (default 50).
+* ``test_shipped_scenarios``: every scenario of the library, every sync of it.
+* ``test_error_paths_agree``: reviewed error paths and the minimised histories of issue 27.
+
+Without Go, or when the oracle cannot be built, the whole module skips with one line.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+import stsedu
+from stsedu.api.objects import OwnerReference, Pod
+import test_upstream_rules as rules
+import upstream_oracle as uo
+
+pytestmark = pytest.mark.upstream
+
+HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
+PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
+PROFILES = ("current", "v1.36")
+
+_oracles: dict = {}
+
+
+def oracle_for(profile: str) -> uo.Oracle:
+    """The running oracle of *profile* (built into the cache on first use), or skip."""
+    if profile not in _oracles:
+        try:
+            _oracles[profile] = uo.Oracle(uo.build(profile))
+        except uo.OracleUnavailable as e:
+            _oracles[profile] = e
+    got = _oracles[profile]
+    if isinstance(got, Exception):
+        pytest.skip(f"upstream oracle unavailable: {got}")
+    return got
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_oracles():
+    yield
+    for o in _oracles.values():
+        if isinstance(o, uo.Oracle):
+            o.close()
+    _oracles.clear()
+
+
+def test_oracle_runs_the_pinned_release():
+    """The oracle reports the k8s.io/kubernetes version each profile names."""
+    for profile in PROFILES:
+        assert oracle_for(profile).hello["kubernetes"] == uo.PROFILES[profile][0]
+
+
+# ------------------------------------------------------------------ histories
+
+IMAGES = ("nginx:1", "nginx:2", "nginx:3")
+
+
+def manifest(draw) -> dict:
+    replicas = draw(st.integers(0, 5))
+    policy = draw(st.sampled_from(["OrderedReady", "Parallel"]))
+    strategy = draw(st.sampled_from(["RollingUpdate", "RollingUpdate", "OnDelete"]))
+    spec: dict = {
+        "replicas": replicas,
+        "podManagementPolicy": policy,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}},
+                     "spec": {"containers": [{"name": "nginx", "image": draw(st.sampled_from(IMAGES))}],
+                              "terminationGracePeriodSeconds": draw(st.sampled_from([30, 30, 0]))}},
+        "updateStrategy": {"type": strategy},
+    }
+    if strategy == "RollingUpdate" and draw(st.booleans()):
+        ru: dict = {"partition": draw(st.integers(0, 3))}
+        if draw(st.booleans()):
+            ru["maxUnavailable"] = draw(st.sampled_from([1, 2, 3, "50%", "100%"]))
+        spec["updateStrategy"]["rollingUpdate"] = ru
+    if draw(st.booleans()):
+        spec["minReadySeconds"] = draw(st.integers(1, 5))
+    if draw(st.booleans()):
+        spec["ordinals"] = {"start": draw(st.integers(0, 3))}
+    if draw(st.booleans()):
+        spec["revisionHistoryLimit"] = draw(st.integers(0, 3))
+    n_claims = draw(st.integers(0, 2))
+    if n_claims:
+        spec["volumeClaimTemplates"] = [
+            {"metadata": {"name": name},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+            for name in ("data", "logs")[:n_claims]]
+        spec["persistentVolumeClaimRetentionPolicy"] = {
+            "whenDeleted": draw(st.sampled_from(["Retain", "Delete"])),
+            "whenScaled": draw(st.sampled_from(["Retain", "Delete"]))}
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": spec}
+
+
+STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
+    "unready", "fail", "evict", "shut_down_node", "succeed", "crash", "crash", "restart", "delete_pod",
+    "finish", "finish", "advance", "advance",
+    "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
+    "error", "error", "undo", "relabel", "orphan", "foreground", "reapply", "handmade"]
+
+REASONS = ["InternalError", "InternalError", "NotFound", "AlreadyExists", "Conflict", "Conflict", "Invalid"]
+
+
+def _pod(draw, c):
+    pods = c.pods("web")
+    if not pods:
+        return None
+    return draw(st.sampled_from([p.name for p in pods]))
+
+
+def step(draw, c, kind: str, parallel: bool) -> str | None:
+    """Carry out one step of *kind* on the kit; return a label (None: nothing to do)."""
+    k = c.kubelet
+    if kind in ("start", "ready", "unready", "fail", "evict", "shut_down_node", "succeed", "crash", "restart",
+                "delete_pod", "finish", "relabel"):
+        name = _pod(draw, c)
+        if name is None:
+            return None
+        # crash/restart: a crash-looping pod is, to the controller, a Running pod that is not Ready
+        fn = {"start": k.start, "ready": k.set_ready, "unready": k.set_unready,
+              "fail": lambda n: k.fail(n, reason="DeadlineExceeded"), "evict": k.evict,
+              "shut_down_node": k.shut_down_node, "crash": k.crash, "restart": k.restart,
+              "succeed": k.succeed, "delete_pod": c.delete_pod, "finish": k.finish_termination,
+              "relabel": lambda n: c.patch_pod(n, {"metadata": {"labels": {"app": "other"}}})}[kind]
+        fn(name)
+        return f"{kind} {name}"
+    if kind == "kubelet_step":
+        return f"kubelet step: {k.step()}"
+    if kind == "advance":
+        s = draw(st.sampled_from([0.5, 1, 2, 3, 5, 7]))
+        c.advance(s)
+        return f"advance {s}"
+    if kind == "scale":
+        n = draw(st.integers(0, 5))
+        c.scale("web", n)
+        return f"scale {n}"
+    if kind == "image":
+        image = draw(st.sampled_from(IMAGES))
+        c.set_image("web", image)
+        return f"image {image}"
+    if kind == "partition":
+        p = draw(st.integers(0, 4))
+        c.patch("web", {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": p}}}})
+        return f"partition {p}"
+    if kind == "max_unavailable":
+        mu = draw(st.sampled_from([1, 2, 3, "50%", "100%"]))
+        c.patch("web", {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": mu}}}})
+        return f"maxUnavailable {mu}"
+    if kind == "strategy":
+        t = draw(st.sampled_from(["RollingUpdate", "OnDelete"]))
+        patch = {"type": t} if t == "RollingUpdate" else {"type": t, "rollingUpdate": None}
+        c.patch("web", {"spec": {"updateStrategy": patch}})
+        return f"strategy {t}"
+    if kind == "min_ready":
+        m = draw(st.integers(0, 5))
+        c.patch("web", {"spec": {"minReadySeconds": m}})
+        return f"minReadySeconds {m}"
+    if kind == "ordinals":
+        s = draw(st.integers(0, 3))
+        c.patch("web", {"spec": {"ordinals": {"start": s}}})
+        return f"ordinals.start {s}"
+    if kind == "retention":
+        pol = {"whenDeleted": draw(st.sampled_from(["Retain", "Delete"])),
+               "whenScaled": draw(st.sampled_from(["Retain", "Delete"]))}
+        c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": pol}})
+        return f"retention {pol}"
+    if kind == "undo":
+        c.rollout_undo("web")
+        return "rollout undo"
+    if kind == "error":
+        verb = draw(st.sampled_from(uo_verbs()))
+        obj_kind = draw(st.sampled_from(["Pod", "Pod", "PersistentVolumeClaim", "ControllerRevision",
+                                         "StatefulSet"]))
+        reason = draw(st.sampled_from(REASONS))
+        several_claims = len(c.statefulset("web").spec.volume_claim_templates) > 1
+        if (parallel and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
+                obj_kind == "PersistentVolumeClaim" and several_claims):
+            # Parallel pod work runs in goroutines upstream: which request fails first is up to
+            # the scheduler; and a pod's claims are created in Go map order (getPersistentVolumeClaims
+            # returns a map), which is random. So fail them all (order-free) for this sync.
+            count, after = 50, 0
+        else:
+            count, after = draw(st.integers(1, 2)), draw(st.integers(0, 2))
+        c.inject_error(verb, obj_kind, count=count, reason=reason, after=after)
+        return f"error {verb} {obj_kind} {reason} x{count} after {after}"
+    if kind == "orphan":
+        # delete the set leaving its pods, claims and revisions, then apply it again: the
+        # new set (new uid) adopts the orphans
+        m = c.statefulset("web").to_manifest()
+        c.delete("web", cascade="orphan")
+        c.advance(0)
+        m["metadata"] = {"name": "web"}
+        m.pop("status", None)
+        c.apply(m)
+        return "orphan and re-create"
+    if kind == "foreground":
+        c.delete("web", cascade="foreground")
+        return "delete (foreground)"
+    if kind == "reapply":
+        # delete the set (background: its dependents wait for the garbage collector) and apply
+        # the same name again: a new uid meets the old set's pods, claims and revisions
+        m = c.statefulset("web").to_manifest()
+        c.delete("web")
+        m["metadata"] = {"name": "web"}
+        m.pop("status", None)
+        c.apply(m)
+        return "delete and re-apply"
+    if kind == "handmade":
+        return handmade_pod(draw, c)
+    raise AssertionError(kind)
+
+
+def handmade_pod(draw, c) -> str | None:
+    """A pod the controller did not make: a leading-zero name (web-02 where web-2 is free), one
+    owned by another controller, or an orphan whose name and labels match the set."""
+    sts = c.store.get("StatefulSet", "default", "web")
+    what = draw(st.sampled_from(["leading-zero", "foreign", "orphan"]))
+    ordinal = draw(st.integers(0, 5))
+    labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
+    if what == "leading-zero":
+        name, owners = f"web-0{ordinal}", (sts.ref(),)
+        if c.store.get("Pod", "default", f"web-{ordinal}") is not None:
+            return None  # a twin of an existing pod: which one takes the slot is random upstream
+    elif what == "foreign":
+        name = f"web-{ordinal}"
+        owners = (OwnerReference(kind="ReplicaSet", name="other", uid="foreign-uid", api_version="apps/v1",
+                                 controller=True),)
+    else:
+        name, owners = f"web-{ordinal}", ()
+    if c.store.get("Pod", "default", name) is not None:
+        return None
+    spec = {"containers": [{"name": "nginx", "image": "nginx:1"}], "hostname": name}
+    c.store.create("Pod", Pod(name=name, labels=labels, owner_references=owners, spec=spec, phase="Pending"))
+    c.kubelet.start(name)
+    if draw(st.booleans()):
+        c.kubelet.set_ready(name)
+    return f"hand-made pod {name} ({what})"
+
+
+def uo_verbs():
+    return ["create", "update", "delete"]
+
+
+def run_history(data, profile: str) -> list:
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile,
+                       gc_delay=data.draw(st.sampled_from([0, 0, 2, 5]), label="gc_delay"))
+    m = manifest(data.draw)
+    c.apply(m)
+    parallel = m["spec"]["podManagementPolicy"] == "Parallel"
+    log: list = []
+    labels = [f"apply {m}"]
+    n_steps = data.draw(st.integers(20, 100), label="steps")
+    for _ in range(n_steps):
+        kind = data.draw(st.sampled_from(STEPS), label="step")
+        try:
+            c.statefulset("web")
+        except KeyError:
+            break
+        if kind == "sync":
+            try:
+                uo.checked_sync(c, oracle, "web", log=log)
+            except uo.Mismatch as e:
+                raise uo.Mismatch("history:\n    " + "\n    ".join(labels[-40:]) + f"\n{e}") from None
+            labels.append("sync")
+            c.clear_errors()  # an injected error lasts for one sync at most
+            continue
+        try:
+            label = step(data.draw, c, kind, parallel)
+        except (ValueError, KeyError):
+            continue  # the kit refused the step (not Running, immutable field, ...): skip it
+        if label:
+            labels.append(label)
+    return log
+
+
+COMMON = dict(deadline=None, database=None, derandomize=True, print_blob=False,
+              suppress_health_check=list(HealthCheck))
+if os.environ.get("STSEDU_UPSTREAM_SHRINK", "1") == "0":  # quicker failures while exploring
+    COMMON["phases"] = [Phase.explicit, Phase.reuse, Phase.generate]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_random_histories(profile):
+    """Random histories: per sync, the kit and the real controller agree (count: STSEDU_UPSTREAM_HISTORIES)."""
+    oracle_for(profile)
+    syncs = []
+    done = [0]
+
+    @settings(max_examples=HISTORIES, **COMMON)
+    @given(st.data())
+    def history(data):
+        syncs.extend(run_history(data, profile))
+        done[0] += 1
+        if PROGRESS and done[0] % 50 == 0:
+            with open(PROGRESS, "a") as f:
+                print(f"{profile}: {done[0]} histories, {len(syncs)} syncs agree", file=f)
+
+    history()
+    print(f"\n{profile}: {HISTORIES} histories, {len(syncs)} syncs compared, "
+          f"{sum(1 for e in syncs if e['kit'])} with writes, "
+          f"{sum(1 for e in syncs if any(w[3] for w in e['kit']))} with a failed request")
+    assert syncs, "no sync was compared"
+    assert any(entry["kit"] for entry in syncs), "no sync wrote anything"
+
+
+# ------------------------------------------------------------------ shipped scenarios
+
+@pytest.mark.parametrize("name", sorted(stsedu.scenarios.library()["name"]))
+def test_shipped_scenarios(name):
+    """Every sync of every shipped scenario agrees with the real controller of its profile."""
+    sc = stsedu.scenarios.load(name)
+    make = sc.make_cluster
+    problems: list[str] = []
+    compared = []
+
+    def make_checked():
+        c = make()
+        if c.profile.name not in uo.PROFILES:
+            pytest.skip(f"profile {c.profile.name} has no upstream oracle")
+        oracle = oracle_for(c.profile.name)
+        plain = c.sync
+
+        def sync(set_name, namespace="default"):
+            c.sync = plain
+            try:
+                result, _ = uo.checked_sync(c, oracle, set_name, namespace, log=compared)
+            except uo.Mismatch as e:
+                problems.append(str(e))
+                raise
+            finally:
+                c.sync = sync
+            return result
+
+        c.sync = sync
+        return c
+
+    object.__setattr__(sc, "make_cluster", make_checked)  # Scenario is a frozen dataclass
+    try:
+        sc.run(strict=False)
+    except uo.Mismatch:
+        pass
+    assert not problems, problems[0]
+    assert compared, f"scenario {name} made no sync"
+
+
+# ------------------------------------------------------------------ the error paths, one by one
+
+def _web(name="web", **spec):
+    base = {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                         "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}
+    base.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": name}, "spec": base}
+
+
+def _bring_up(c, oracle, log):
+    for _ in range(40):
+        uo.checked_sync(c, oracle, "web", log=log)
+        if c.kubelet.step() is None and all(p.ready for p in c.pods("web")) \
+                and len(c.pods("web")) == c.statefulset("web").spec.replicas:
+            return
+
+
+def _notfound_on_update_delete(c, oracle, log):
+    c.apply(_web())
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    c.inject_error("delete", "Pod", reason="NotFound")
+
+
+def _failed_revision_create(c, oracle, log):
+    c.apply(_web(updateStrategy={"type": "OnDelete"}, revisionHistoryLimit=0))
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    uo.checked_sync(c, oracle, "web", log=log)
+    c.set_image("web", "nginx:3")
+    c.inject_error("create", "ControllerRevision")
+
+
+def _deleting_set_with_orphan_revision(c, oracle, log):
+    c.apply(_web(replicas=1))
+    _bring_up(c, oracle, log)
+    # another set with the same selector leaves an orphan revision behind
+    c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
+                                              "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
+    c.sync("old")
+    c.delete("old", cascade="orphan")
+    c.advance(0)
+    c.delete("web", cascade="foreground")  # web-0 blocks: web stays, being deleted
+
+
+def _failed_pod_create_with_claims(c, oracle, log):
+    claims = [{"metadata": {"name": "data"},
+               "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]
+    c.apply(_web(replicas=1, volumeClaimTemplates=claims))
+    _bring_up(c, oracle, log)
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.delete_pod("web-0")
+    c.kubelet.finish_termination("web-0")
+    c.inject_error("create", "Pod")
+
+
+def _issue27(setup, **cluster):
+    """A minimised history of issue 27 (tests/controller/test_upstream_rules.py), run beside the real code."""
+    def run(c, oracle, log):
+        setup(c)
+    run.cluster = cluster  # Cluster() arguments of the history
+    return run
+
+
+def _status_conflict(c):
+    c.apply(rules.web(1))
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+
+
+def _pod_conflict(c):
+    c.apply(rules.web(1))
+    c.sync("web")
+    rules.ready(c, "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {"statefulset.kubernetes.io/pod-name": None}}})
+    c.inject_error("update", "Pod", reason="Conflict")
+
+
+def _failed_sync_with_min_ready(c):
+    rules.ready_with_min_ready_seconds(c)
+    c.inject_error("update", "StatefulSet")
+
+
+def _revision_create_error(c):
+    rules.reapply_while_the_old_revision_waits_for_gc(c)
+    c.inject_error("create", "ControllerRevision")
+
+
+def _two_failed_claims(c):
+    c.apply(rules.web(1, claims=2))
+    c.inject_error("create", "PersistentVolumeClaim", count=2)
+
+
+ISSUE_27 = {
+    "issue 27: claim update error, no claim create after it": _issue27(rules.claim_update_error_then_no_claim_create),
+    "issue 27: revision create POSTed for a taken name": _issue27(rules.reapply_while_the_old_revision_waits_for_gc,
+                                                                 gc_delay=5),
+    "issue 27: revision create error for a taken name": _issue27(_revision_create_error, gc_delay=5),
+    "issue 27: status Conflict retried": _issue27(_status_conflict),
+    "issue 27: pod update Conflict retried": _issue27(_pod_conflict),
+    "issue 27: leading-zero ordinal": _issue27(rules.hand_made_leading_zero_pod),
+    "issue 27: no requeue after a failed sync": _issue27(_failed_sync_with_min_ready),
+    "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
+    "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
+    "issue 27: claim update Conflict inside UpdateStatefulPod": _issue27(rules.claim_conflict_in_update_closure),
+}
+
+
+ERROR_PATHS = {
+    "rolling-update delete answered NotFound": _notfound_on_update_delete,
+    "failed revision create, then truncateHistory": _failed_revision_create,
+    "set being deleted with an orphan revision": _deleting_set_with_orphan_revision,
+    "failed pod create still fixes its claims' owner refs": _failed_pod_create_with_claims,
+}
+
+
+ERROR_PATHS.update(ISSUE_27)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", sorted(ERROR_PATHS))
+def test_error_paths_agree(case, profile):
+    """The error paths a review found the kit handled unlike upstream: the sync that takes
+    each path, and the one after it, agree with the real controller."""
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile, **getattr(ERROR_PATHS[case], "cluster", {}))
+    log: list = []
+    ERROR_PATHS[case](c, oracle, log)
+    result, answer = uo.checked_sync(c, oracle, "web", log=log)
+    assert any(w.get("error") for w in answer["writes"]) or answer["error"] or case.startswith("issue 27"), \
+        "the error path was not taken"
+    c.clear_errors()
+    uo.checked_sync(c, oracle, "web", log=log)

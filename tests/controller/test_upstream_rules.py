@@ -1,0 +1,375 @@
+"""Issue 27: what an independent differential run found the kit doing unlike the real controller.
+
+Each test is the minimised history of one divergence, named after the upstream rule it checks
+(k8s.io/kubernetes v1.37.2, ``pkg/controller/statefulset`` and ``pkg/controller/history``).
+``tests/controller/test_upstream.py`` runs the same histories beside the real code (``ISSUE_27``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import stsedu
+from stsedu.api.objects import POD_NAME_LABEL, Pod
+
+CLAIMS = [{"metadata": {"name": name},
+           "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+          for name in ("data", "logs")]
+
+
+def web(replicas=1, claims=0, **spec) -> dict:
+    body = {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                         "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}
+    if claims:
+        body["volumeClaimTemplates"] = CLAIMS[:claims]
+    body.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": body}
+
+
+def ready(c, name):
+    c.kubelet.start(name)
+    c.kubelet.set_ready(name)
+
+
+def events(c, sync=None):
+    rows = c.trace.rows()["events"]
+    return [(t, reason, msg) for n, _, t, reason, obj, msg in rows
+            if obj == "statefulset/web" and (sync is None or n == sync)
+            and (reason.startswith(("Successful", "Failed")) or reason == "ConflictingController")]
+
+
+# ------------------------------------------------------------------ the six divergences
+
+def claim_update_error_then_no_claim_create(c):
+    c.apply(web(2, claims=2))
+    c.sync("web")
+    ready(c, "web-0")
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.inject_error("update", "PersistentVolumeClaim")
+
+
+def test_failed_claim_update_ends_the_ordered_sync_before_the_next_pods_claims():
+    """UpdateStatefulPod returns the error of UpdatePodClaimForRetentionPolicy, processReplica
+    returns it and an OrderedReady sync stops: web-1's createPersistentVolumeClaims never runs,
+    so no claim of web-1 is created (the kit created logs-web-1)."""
+    c = stsedu.Cluster(kubelet="manual")
+    claim_update_error_then_no_claim_create(c)
+    r = c.sync("web")
+    assert r.error is not None
+    assert [p.name for p in c.pvcs("web")] == ["data-web-0", "logs-web-0"]
+    assert not [d for d in r.decisions if d.action == "create-pvc" and d.applied is not False]
+    assert ("Warning", "FailedUpdate") in [e[:2] for e in events(c, r.sync)]
+
+
+def reapply_while_the_old_revision_waits_for_gc(c):
+    c.apply(web(0))
+    c.sync("web")
+    c.delete("web")
+    c.apply(web(0))
+
+
+def test_revision_create_is_sent_even_when_the_name_is_taken():
+    """CreateControllerRevision POSTs the revision first and reuses an equal one only on
+    AlreadyExists; an injected create error therefore fails getStatefulSetRevisions and the sync."""
+    c = stsedu.Cluster(kubelet="manual", gc_delay=5)
+    reapply_while_the_old_revision_waits_for_gc(c)
+    c.inject_error("create", "ControllerRevision")
+    r = c.sync("web")
+    assert r.error is not None
+    c.clear_errors()
+    r = c.sync("web")
+    probe = [d for d in r.decisions if d.action == "reuse-revision"]
+    assert r.error is None and probe and probe[0].applied is True
+
+
+def test_status_update_is_retried_on_conflict():
+    """UpdateStatefulSetStatus runs retry.RetryOnConflict(retry.DefaultRetry): one Conflict, then
+    the status is written and the sync succeeds; five Conflicts fail it."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+    r = c.sync("web")
+    status = [d for d in r.decisions if d.action == "status"]
+    assert r.error is None and status[0].applied is True and status[0].retries == 1
+    assert c.statefulset("web").status.observed_generation == 1
+    c.scale("web", 2)
+    ready(c, "web-0")
+    c.inject_error("update", "StatefulSet", reason="Conflict", count=5)
+    r = c.sync("web")
+    status = [d for d in r.decisions if d.action == "status"]
+    assert r.error is not None and status[0].applied is False and status[0].retries == 4
+
+
+def test_pod_update_is_retried_on_conflict():
+    """UpdateStatefulPod runs its closure under retry.RetryOnConflict(retry.DefaultBackoff): a pod
+    that lost its identity is updated after one Conflict, with one SuccessfulUpdate event."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {POD_NAME_LABEL: None}}})
+    c.inject_error("update", "Pod", reason="Conflict")
+    r = c.sync("web")
+    update = [d for d in r.decisions if d.action == "update"]
+    assert r.error is None and update[0].applied is True and update[0].resent == (("update", "Pod", "web-0", True),
+                                                                                ("update", "Pod", "web-0", False))
+    assert c.pod("web-0").labels[POD_NAME_LABEL] == "web-0"
+    assert [e[:2] for e in events(c, r.sync)] == [("Normal", "SuccessfulUpdate")]
+
+
+def hand_made_leading_zero_pod(c):
+    c.apply(web(1))
+    sts = c.store.get("StatefulSet", "default", "web")
+    c.store.create("Pod", Pod(name="web-00", labels={"app": "web"}, owner_references=(sts.ref(),),
+                              spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}, phase="Pending"))
+    c.kubelet.start("web-00")
+    c.kubelet.set_ready("web-00")
+
+
+def test_leading_zero_ordinal_is_not_the_pods_identity():
+    """identityMatches requires pod.Name == getPodName(set, ordinal): web-00 (ordinal 0) is not
+    web-0, so updateIdentity renames it and the update goes to pods/web-0, which does not
+    exist (NotFound); the sync fails and web-00 is left as it was."""
+    c = stsedu.Cluster(kubelet="manual")
+    hand_made_leading_zero_pod(c)
+    before = c.pod("web-00")
+    r = c.sync("web")
+    update = [d for d in r.decisions if d.action == "update"]
+    assert update and update[0].payload.name == "web-0" and update[0].applied is False
+    assert 'pods "web-0" not found' in r.error
+    assert c.pod("web-00").labels == before.labels
+    assert events(c, r.sync) == [("Warning", "FailedUpdate",
+                                  'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found')]
+
+
+def ready_with_min_ready_seconds(c):
+    c.apply(web(1, minReadySeconds=5))
+    c.sync("web")
+    ready(c, "web-0")
+
+
+def test_no_availability_requeue_after_a_failed_sync():
+    """syncStatefulSet returns UpdateStatefulSet's error before enqueueSSAfter: a failed sync plans
+    no availability requeue (the kit scheduled one at t=5)."""
+    c = stsedu.Cluster(kubelet="manual")
+    ready_with_min_ready_seconds(c)
+    c.inject_error("update", "StatefulSet")
+    r = c.sync("web")
+    assert r.error is not None and r.requeue_after is None
+    assert not [label for _, label in c.clock.pending() if "minReadySeconds" in label]
+    c.clear_errors()
+    r = c.sync("web")
+    assert r.error is None and r.requeue_after == 5
+
+
+def test_availability_requeue_is_at_the_instant_the_pod_is_available():
+    """FindMinNextPodAvailabilityCheck: the loop requeues the set at lastTransitionTime +
+    minReadySeconds, when the pod counts as available, not one second after."""
+    c = stsedu.Cluster(kubelet="auto")
+    c.apply(web(2, minReadySeconds=3))
+    c.run()
+    ready_at = sorted(p.ready_since for p in c.pods("web"))
+    q = c.trace.queue()
+    requeues = q[q["cause"].str.contains("Ready pods not yet Available")]
+    assert len(requeues) >= 2
+    for _, row in requeues.iterrows():
+        due = max(t for t in ready_at if t <= row["time"]) + 3
+        assert row["event"] == f"requeued after delay ({due - row['time']:g} s)"
+
+
+def released_pod_answers_invalid(c):
+    c.apply(web(1))
+    c.sync("web")
+    c.patch_pod("web-0", {"metadata": {"labels": {"app": "other"}}})
+    c.inject_error("update", "Pod", reason="Invalid")
+
+
+def test_release_answered_invalid_is_ignored():
+    """ReleasePod ignores NotFound and Invalid (the pod has no such owner any more, or was
+    re-created): the sync goes on to UpdateStatefulSet, whose create of the missing web-0 then
+    meets the unreleased pod of that name (AlreadyExists)."""
+    c = stsedu.Cluster(kubelet="manual")
+    released_pod_answers_invalid(c)
+    r = c.sync("web")
+    assert [(d.action, d.applied) for d in r.decisions][:2] == [("release", True), ("create", False)]
+    assert r.error == 'pods "web-0" already exists'
+    assert c.pod("web-0").owner == "web"  # not released
+
+
+# ------------------------------------------------------------------ events
+
+def test_event_messages_are_title_case():
+    """recordPodEvent and recordClaimEvent title-case the verb: "Create Pod web-0 ...", "Create
+    Claim data-web-0 Pod web-0 ..." (the kit wrote "create ...")."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1))
+    c.sync("web")
+    assert [e[2] for e in events(c)] == ["Create Claim data-web-0 Pod web-0 in StatefulSet web success",
+                                         "Create Pod web-0 in StatefulSet web successful"]
+
+
+def test_failed_claims_make_one_pod_event_with_every_error():
+    """createPersistentVolumeClaims aggregates its errors (errorutils.NewAggregate) and
+    CreateStatefulPod records one FailedCreate for the pod, after one per claim."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=2))
+    c.inject_error("create", "PersistentVolumeClaim", count=2)
+    r = c.sync("web")
+    got = events(c, r.sync)
+    assert [e[1] for e in got] == ["FailedCreate"] * 3
+    pod_event = got[-1][2]
+    assert pod_event.startswith("Create Pod web-0 in StatefulSet web failed error: [failed to create PVC data-web-0: ")
+    assert ", failed to create PVC logs-web-0: " in pod_event and pod_event.endswith("]")
+
+
+def test_fix_pod_claim_records_no_event():
+    """fixPodClaim (claims of pods being scaled away) returns the error of
+    UpdatePodClaimForRetentionPolicy without recording a pod event."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2, claims=1, podManagementPolicy="Parallel"))
+    c.sync("web")
+    for name in ("web-0", "web-1"):
+        ready(c, name)
+    c.patch("web", {"spec": {"replicas": 1,
+                             "persistentVolumeClaimRetentionPolicy": {"whenScaled": "Delete"}}})
+    c.inject_error("update", "PersistentVolumeClaim", count=50)
+    r = c.sync("web")
+    assert r.error is not None
+    assert [d.rule for d in r.decisions if d.action == "update-pvc" and d.applied is False][:1] \
+        == ["fixPodClaim: claim owner refs of condemned pod"]
+    assert not [e for e in events(c, r.sync) if e[1] == "FailedUpdate" and "web-1" in e[2]]
+
+
+def test_claim_being_deleted_fails_the_create_even_with_an_old_pod_of_that_name():
+    """CreateStatefulPod records FailedCreate when createPersistentVolumeClaims finds a claim being
+    deleted, whatever else exists (the kit skipped it while a same-named old pod was still there)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1))
+    c.sync("web")
+    ready(c, "web-0")
+    claim = c.store.get("PersistentVolumeClaim", "default", "data-web-0")
+    c.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=c.now))
+    old = c.store.get("Pod", "default", "web-0")
+    c.store.update("Pod", replace(old, owner_references=()))  # an orphan the set does not adopt...
+    c.patch_pod("web-0", {"metadata": {"labels": {"app": "old"}}})  # ...because it no longer matches
+    r = c.sync("web")
+    assert r.error == "pvc data-web-0 is being deleted"
+    assert ("Warning", "FailedCreate", "Create Pod web-0 in StatefulSet web failed error: pvc data-web-0 "
+            "is being deleted") in events(c, r.sync)
+
+
+def test_conflicting_controller_is_warned_about_whenever_the_claims_are_looked_at():
+    """UpdatePodClaimForRetentionPolicy records ConflictingController for every claim with
+    another managing controller, also when its refs need no change (CreateStatefulPod calls it
+    for every new pod)."""
+    from stsedu.api.objects import OwnerReference
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1, persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete"}))
+    c.sync("web")
+    claim = c.store.get("PersistentVolumeClaim", "default", "data-web-0")
+    other = OwnerReference(kind="Deployment", name="other", uid="u-other", api_version="apps/v1",
+                           controller=True)
+    c.store.update("PersistentVolumeClaim", replace(claim, owner_references=(other,)))
+    c.store.remove("Pod", "default", "web-0")
+    r = c.sync("web")
+    assert [e[1] for e in events(c, r.sync)] == ["ConflictingController", "SuccessfulCreate"]
+    assert "acts as a manging controller" in events(c, r.sync)[0][2]  # upstream's wording
+
+
+def test_no_successful_create_when_the_claim_owner_update_fails():
+    """CreateStatefulPod: when UpdatePodClaimForRetentionPolicy fails after the pod create, it records
+    FailedUpdate and returns, without the SuccessfulCreate."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1))  # Retain: the claim has no owner
+    c.sync("web")
+    c.store.remove("Pod", "default", "web-0")
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.inject_error("update", "PersistentVolumeClaim")
+    r = c.sync("web")
+    assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate"]
+    assert r.error is not None
+
+
+def hand_made_twin_pod(c):
+    c.apply(web(2))
+    c.sync("web")
+    ready(c, "web-0")
+    c.sync("web")
+    ready(c, "web-1")
+    sts = c.store.get("StatefulSet", "default", "web")
+    twin = c.pod("web-1")
+    c.store.create("Pod", Pod(name="web-01", labels=dict(twin.labels), owner_references=(sts.ref(),),
+                              spec=dict(twin.spec), phase="Pending"))
+    ready(c, "web-01")
+
+
+def test_renamed_update_meets_the_uid_precondition_and_rereads():
+    """updateIdentity renames web-01 to web-1, but pods/web-1 is another pod: the API server's uid
+    precondition answers Conflict, and UpdateStatefulPod's retry reads web-1 from the cache; web-1
+    is consistent, so the retry sends nothing and the update counts as done."""
+    c = stsedu.Cluster(kubelet="manual")
+    hand_made_twin_pod(c)
+    r = c.sync("web")
+    update = [d for d in r.decisions if d.action == "update"]
+    assert update and update[0].applied is True and update[0].retries == 1
+    assert [e[:2] for e in events(c, r.sync)][:1] == [("Normal", "SuccessfulUpdate")]
+    assert c.pod("web-1").uid != c.pod("web-01").uid  # web-1 was not overwritten with web-01
+
+
+def claim_conflict_in_update_closure(c):
+    c.apply(web(1, claims=1))
+    c.sync("web")
+    ready(c, "web-0")
+    c.patch("web", {"spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete"}}})
+    c.inject_error("update", "PersistentVolumeClaim", reason="Conflict")
+
+
+def test_claim_update_conflict_reruns_the_update_closure():
+    """UpdatePodClaimForRetentionPolicy wraps the claim update's error with %w, so a Conflict there
+    makes UpdateStatefulPod's RetryOnConflict run the closure again: the claim is updated, then
+    the pod, and the sync succeeds (FailedUpdate for the first try, SuccessfulUpdate at the end)."""
+    c = stsedu.Cluster(kubelet="manual")
+    claim_conflict_in_update_closure(c)
+    r = c.sync("web")
+    assert r.error is None
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "PersistentVolumeClaim", "data-web-0", True),
+                             ("update", "PersistentVolumeClaim", "data-web-0", False),
+                             ("update", "Pod", "web-0", False))
+    assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate", "SuccessfulUpdate"]
+    assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]
+
+
+def test_store_refuses_a_stale_update_with_conflict():
+    """The API server's optimistic concurrency: an update read at an older resourceVersion is
+    answered 409 Conflict in the API server's words, and nothing changes."""
+    import pytest
+    from stsedu.api.errors import APIError
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    stale = c.store.get("Pod", "default", "web-0")
+    c.patch_pod("web-0", {"metadata": {"labels": {"tier": "a"}}})
+    fresh = c.store.get("Pod", "default", "web-0")
+    with pytest.raises(APIError) as e:
+        c.store.update("Pod", replace(stale, labels={"tier": "b"}))
+    assert e.value.reason == "Conflict"
+    assert str(e.value) == ('Operation cannot be fulfilled on pods "web-0": the object has been modified; '
+                            "please apply your changes to the latest version and try again")
+    assert c.store.get("Pod", "default", "web-0") == fresh
+
+
+def test_claims_created_while_restoring_identity_name_the_renamed_pod():
+    """UpdateStatefulPod runs updateIdentity before createPersistentVolumeClaims, so the claim
+    events of web-00 name web-0 (found by the widened generator's leading-zero pods)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1))
+    sts = c.store.get("StatefulSet", "default", "web")
+    c.store.create("Pod", Pod(name="web-00", labels={"app": "web"}, owner_references=(sts.ref(),),
+                              spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}, phase="Pending"))
+    ready(c, "web-00")
+    r = c.sync("web")
+    assert [e[2] for e in events(c, r.sync)] == [
+        "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
+        'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']

@@ -1,0 +1,155 @@
+"""``stsedu live`` without a control plane: light import, clear one-line messages, and the
+trace built from watch events (fed recorded events, so no cluster is needed)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from stsedu.__main__ import main
+from stsedu.live import build as live_build
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("STSEDU_LIVE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("STSEDU_LIVE_STATE", str(tmp_path / "running.json"))
+    return tmp_path
+
+
+def test_import_stsedu_and_its_cli_stay_light():
+    code = ("import sys, stsedu, stsedu.__main__, stsedu.live, stsedu.live.cli; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'urllib3')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_kubectl_path_is_none_until_built(empty_cache):
+    assert live_build.kubectl_path() is None
+    (live_build.bin_dir()).mkdir(parents=True)
+    kubectl = live_build.binary("kubectl")
+    kubectl.write_text("#!/bin/sh\n")
+    kubectl.chmod(0o755)
+    assert live_build.kubectl_path() == str(kubectl)
+
+
+def test_cache_key_follows_the_pinned_versions():
+    text = (live_build.MODULE / "go.mod").read_text()
+    assert "k8s.io/kubernetes v1.37.2" in text and "go.etcd.io/etcd/server/v3 v3.7.0" in text
+    for pkg in live_build.COMMANDS.values():
+        assert f"\t{pkg}\n" in text.split("tool (", 1)[1]  # each command is a tool directive
+    assert live_build.bin_dir().name == live_build.source_key() and len(live_build.source_key()) == 16
+
+
+@pytest.mark.parametrize("argv", [["live", "up"], ["live", "status"], ["live", "run", "first-statefulset"]])
+def test_without_binaries_one_line_and_status_4(empty_cache, capsys, argv):
+    out = io.StringIO()
+    assert main(argv, out=out) == 4
+    err = capsys.readouterr().err
+    text = err + out.getvalue()
+    assert "stsedu live build" in text or "stsedu live up" in text
+    assert "Traceback" not in text and len(text.strip().splitlines()) == 1
+
+
+def test_down_without_a_control_plane(empty_cache):
+    out = io.StringIO()
+    assert main(["live", "down"], out=out) == 0
+    assert out.getvalue() == "no local control plane is running\n"
+
+
+def test_build_without_go_says_so(empty_cache, monkeypatch, capsys):
+    monkeypatch.setattr(live_build, "go_binary", lambda: None)
+    assert main(["live", "build"], out=io.StringIO()) == 4
+    assert "Go is not installed" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the trace from watch events
+
+def _pod(name, rv, phase="Pending", ready=False, rev="web-1", deleting=False, uid=None):
+    meta = {"name": name, "uid": uid or f"uid-{name}", "resourceVersion": str(rv),
+            "labels": {"controller-revision-hash": rev},
+            "ownerReferences": [{"kind": "StatefulSet", "name": "web", "controller": True}]}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"metadata": meta, "spec": {"containers": [{"name": "nginx"}]},
+            "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def _sts(rv, replicas, ready):
+    return {"metadata": {"name": "web", "uid": "uid-web", "resourceVersion": str(rv), "generation": 1},
+            "spec": {"replicas": 1, "updateStrategy": {"type": "RollingUpdate"}},
+            "status": {"replicas": replicas, "readyReplicas": ready, "availableReplicas": ready,
+                       "currentRevision": "web-1", "updateRevision": "web-1", "observedGeneration": 1}}
+
+
+def test_trace_rows_follow_resource_versions_not_arrival():
+    from stsedu.live.recorder import Recorder, NOTE
+    rec = Recorder(api_client=None, namespace="ns")
+    # arrival order differs from write order (four watches): the trace follows resourceVersion
+    rec.events = [
+        (12, 0.6, "MODIFIED", "StatefulSet", _sts(12, 1, 0)),
+        (11, 0.5, "ADDED", "Pod", _pod("web-0", 11)),
+        (20, 2.0, "MODIFIED", "Pod", _pod("web-0", 20, "Running")),
+        (10, 0.4, "ADDED", "StatefulSet", _sts(10, 0, 0)),
+        (30, 4.0, "MODIFIED", "Pod", _pod("web-0", 30, "Running", True)),
+        (31, 4.1, "MODIFIED", "StatefulSet", _sts(31, 1, 1)),
+        (40, 6.0, "MODIFIED", "Pod", _pod("web-0", 40, "Running", True, deleting=True)),
+        (41, 7.0, "DELETED", "Pod", _pod("web-0", 41, "Running", True, deleting=True)),
+    ]
+    tr = rec.trace()
+    pods = tr.pods()
+    assert pods["cause"].tolist() == ["controller: create", "kubelet: started", "kubelet: ready",
+                                      "delete (terminating)", "kubelet: terminated"]
+    assert pods["event"].tolist() == ["created", "updated", "updated", "updated", "deleted"]
+    assert pods["sync"].tolist() == [1, 2, 2, 3, 3]  # rows after the n-th status write: sync n + 1
+    st = tr.status()
+    assert st["sync"].tolist() == [1, 2] and st["ready_replicas"].tolist() == [0, 1] and st["written"].all()
+    assert tr.decisions().empty and tr.meta["note"] == NOTE
+    assert rec.writes()[:3] == [("create", "StatefulSet", "web", ""), ("create", "Pod", "web-0", ""),
+                                ("update", "StatefulSet", "web", "status")]
+    from stsedu import charts
+    for chart in (charts.pod_timeline(tr), charts.revision_map(tr), charts.status_counters(tr)):
+        assert chart.to_dict()  # the kit's charts draw the real run
+
+
+def test_a_crash_looping_pod_reads_as_kubectl_shows_it():
+    """printPod: a container's waiting/terminated reason is the STATUS (Error, CrashLoopBackOff);
+    the restart count and when it last exited feed RESTARTS, as in the kit's trace."""
+    from stsedu.live.recorder import Recorder
+
+    def crashed(rv, reason, restarts, waiting=True):
+        pod = _pod("web-0", rv, "Running")
+        state = {"waiting": {"reason": reason}} if waiting else {"terminated": {"reason": reason, "exitCode": 1}}
+        pod["status"]["containerStatuses"] = [{"name": "nginx", "restartCount": restarts, "state": state}]
+        return pod
+
+    rec = Recorder(api_client=None, namespace="default")
+    rec.events = [
+        (10, 0.0, "ADDED", "Pod", _pod("web-0", 10)),
+        (11, 1.0, "MODIFIED", "Pod", _pod("web-0", 11, "Running")),
+        (12, 2.0, "MODIFIED", "Pod", crashed(12, "Error", 0, waiting=False)),
+        (13, 3.0, "MODIFIED", "Pod", crashed(13, "CrashLoopBackOff", 1)),
+    ]
+    pods = rec.trace().pods()
+    assert pods["status"].tolist() == ["ContainerCreating", "Running", "Error", "CrashLoopBackOff"]
+    assert pods["restarts"].tolist() == [0, 0, 0, 1]
+    assert pods["last_exit"].tolist()[2:] == [2.0, 2.0]
+
+
+def test_observe_reads_what_a_learner_sees_in_the_kit():
+    import stsedu
+    from stsedu.live.runner import kit_objects, observe
+    from helpers import WEB_YAML as WEB
+    c = stsedu.Cluster(seed=0)
+    c.apply(WEB)
+    c.run("web")
+    o = observe(kit_objects(c))
+    assert [p[0] for p in o["pods"]] == ["web-0", "web-1", "web-2"]
+    (rev, number, owner), = o["revisions"]
+    assert (number, owner) == (1, "web") and {p[1] for p in o["pods"]} == {rev}
+    assert all(p[2:5] == ("Running", True, False) for p in o["pods"])
+    assert [c_[0] for c_ in o["pvcs"]] == ["www-web-0", "www-web-1", "www-web-2"]
+    assert o["sets"]["web"]["readyReplicas"] == 3

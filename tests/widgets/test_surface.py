@@ -1,0 +1,387 @@
+"""What the learner sees is true of the cluster it draws (issue #26): the labs' controls, status
+lines and charts, and the charts under the reveals, checked against the cluster with
+tests/surface_checks.py."""
+
+import pytest
+
+from stsedu import examples, labs
+from surface_checks import chart_problems, control_problems, status_problems
+
+LABS = [labs.IdentityLab, labs.StorageLab, labs.ScalingLab, labs.PolicyLab, labs.UpdateLab, labs.PartitionLab,
+        labs.OnDeleteLab, labs.OwnershipLab, labs.AvailabilityLab, labs.FaultLab, labs.HistoryLab,
+        labs.ProfileLab, labs.StepLab]
+
+
+def _true(lab):
+    problems = chart_problems(lab.chart.chart, lab.cluster, lab.name) + status_problems(lab) + control_problems(lab)
+    assert problems == [], problems
+
+
+# ------------------------------------------------------------------ defect 1: a refused change
+
+
+def test_update_lab_on_delete_is_accepted_and_drops_rolling_update_as_kubectl_patch_must():
+    """ValidateStatefulSetUpdateStrategy: rollingUpdate is only allowed with type RollingUpdate, so the
+    lab's patch that switches to OnDelete sets rollingUpdate to null; then a new image replaces nothing."""
+    lab = labs.UpdateLab()
+    lab.w_strategy.value = "OnDelete"
+    assert lab.last_error is None, lab.last_error
+    sts = lab.cluster.statefulset("web")
+    assert sts.spec.update_strategy == "OnDelete" and "rollingUpdate" not in sts.spec.raw["updateStrategy"]
+    lab.w_image.value = "nginx:2"
+    assert [p.images()[0] for p in lab.cluster.pods("web")] == ["nginx:1"] * 3
+    assert "a-delete" not in lab.decisions.value
+    lab.w_strategy.value = "RollingUpdate"
+    assert [p.images()[0] for p in lab.cluster.pods("web")] == ["nginx:2"] * 3
+    _true(lab)
+
+
+def _refuse_every_change(cluster):
+    def refused(*_a, **_k):
+        raise ValueError("refused by the test: the API server said no")
+    for verb in ("scale", "set_image", "patch", "apply", "delete", "delete_pod", "rollout_undo"):
+        setattr(cluster, verb, refused)
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_after_a_refused_change_every_control_shows_the_clusters_value(cls):
+    lab = cls()
+    _refuse_every_change(lab.cluster)
+    for attr in ("w_replicas", "w_start", "w_mrs", "w_limit", "w_image", "w_partition", "w_mu", "w_strategy",
+                 "w_policy", "w_scaled", "w_deleted"):
+        w = getattr(lab, attr, None)
+        if w is None:
+            continue
+        other = ([o for o in w.options if o != w.value][0] if hasattr(w, "options")
+                 else (w.max if w.value != w.max else w.min))
+        w.value = other
+        assert lab.last_error is not None, f"{attr}: the refusal was not shown"
+        assert control_problems(lab) == [], (attr, control_problems(lab))
+
+
+# --------------------------------------------------------- defect 2: empty charts under reveals
+
+
+def _an_answer(q):
+    return {"pods": [], "decision": ("wait", "web-0"), "image": "nginx:1", "number": 0, "numbers": (1, 1, 1),
+            "word": q.choices[0] if q.choices else "", "bool": True, "value": 0}[q.kind]
+
+
+@pytest.mark.parametrize("qid", list(labs.QUESTIONS))
+def test_every_reveal_chart_has_rows_and_names_only_pods_that_existed(qid):
+    q = labs.question(qid)
+    c = q.setup()
+    q.act(c)
+    from stsedu.widgets.predict import _chart
+    assert chart_problems(_chart(q, c), c) == []
+    assert labs.reveal(qid, _an_answer(q)).chart is not None
+
+
+# ------------------------------------------- defect 3: the pod timeline reaches the cluster's now
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_a_lab_first_view_is_true(cls):
+    """The first view: the last pod to turn Ready is drawn Ready (as kubectl's 1/1 beside it says),
+    the axis reaches now, the status line is true and the controls show the spec."""
+    _true(cls())
+
+
+# ----------------------------------------------------- defect 4: "stable" only when it is
+
+
+def test_a_60_pod_rollout_runs_to_the_end_and_is_stable_when_the_lab_says_so():
+    """A rolling update of 60 OrderedReady pods takes more than 300 syncs (the labs' old fixed limit)."""
+    lab = labs.UpdateLab(examples.web(60))
+    lab.w_image.value = "nginx:3"
+    assert "stable at" in lab.did_area.value and "not stable" not in lab.did_area.value
+    assert {p.images()[0] for p in lab.cluster.pods("web")} == {"nginx:3"}
+    assert all(p.ready for p in lab.cluster.pods("web"))
+    _true(lab)
+
+
+def test_a_blocked_scale_down_is_not_called_stable_and_the_lab_says_why():
+    lab = labs.ScalingLab()
+    lab.w_healthy.value = False
+    lab.w_replicas.value = 1
+    line = lab.did_area.value
+    assert "not stable" in line and "web-0 not Ready" in line and "still to delete" in line
+    assert "nothing more happens by itself" in line
+    _true(lab)
+
+
+def test_a_run_cut_by_the_labs_limit_says_so():
+    lab = labs.UpdateLab(examples.web(10), max_syncs=5)
+    lab.w_image.value = "nginx:2"
+    assert "not stable" in lab.did_area.value and "limit of 5 syncs" in lab.did_area.value
+    _true(lab)
+
+
+# --------------------------------------- item 2: every control of every lab, checked after each move
+
+
+def _leaves(w):
+    kids = getattr(w, "children", None)
+    if kids:
+        for k in kids:
+            yield from _leaves(k)
+    else:
+        yield w
+
+
+def _moves(lab):
+    """Every control of *lab* moved once to each other value it offers (sliders: to their ends)."""
+    import ipywidgets as W
+    for w in list(_leaves(lab.controls)):
+        if isinstance(w, W.Button):
+            yield w.description, w.click
+        elif isinstance(w, W.ToggleButtons):
+            for o in [o for o in w.options if o != w.value] + [w.value]:
+                yield f"{w.description}={o}", lambda w=w, o=o: setattr(w, "value", o)
+        elif isinstance(w, (W.IntSlider, W.Checkbox)):
+            ends = [not w.value, w.value] if isinstance(w, W.Checkbox) else [w.max, w.min, w.value]
+            for v in ends:
+                yield f"{w.description}={v}", lambda w=w, v=v: setattr(w, "value", v)
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_every_control_of_every_lab_leaves_a_true_screen(cls):
+    lab = cls()
+    for what, move in _moves(lab):
+        move()
+        problems = (chart_problems(lab.chart.chart, lab.cluster, lab.name) if lab._exists() else []) \
+            + status_problems(lab) + control_problems(lab)
+        assert problems == [], (what, problems)
+
+
+# ------------------------------------------------------------------------------ the Playground
+
+
+def _playground_problems(pg):
+    from stsedu.widgets.panels import ChartView
+    out = []
+    for v in pg.views:
+        if isinstance(v, ChartView):
+            v.update(pg)
+            out += [f"{v.title}: {p}" for p in chart_problems(v.chart, pg.cluster, pg.name)]
+    from stsedu.widgets.settled import unsettled
+    info = pg.info.value
+    if "Stable after" in info and unsettled(pg.cluster, pg.name):
+        out.append(f"says {info!r} but the set is not stable: {unsettled(pg.cluster, pg.name)}")
+    spec = pg.cluster.statefulset(pg.name).spec
+    shown = {"replicas": (pg.replicas.value, spec.replicas), "strategy": (pg.strategy.value, spec.update_strategy),
+             "policy": (pg.policy.value, spec.pod_management_policy),
+             "minReadySeconds": (pg.min_ready_seconds.value, spec.min_ready_seconds),
+             "image": (pg.image.value, spec.template["spec"]["containers"][0]["image"]),
+             "partition": (pg.partition.value, spec.partition)}
+    out += [f"{k} shows {a!r}, the cluster has {b!r}" for k, (a, b) in shown.items() if a != b]
+    return out
+
+
+def test_every_playground_action_leaves_a_true_screen():
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    steps = [
+        ("scale to 5", lambda: pg.set_replicas(5)), ("run", pg.run_until_stable),
+        ("OnDelete", lambda: pg.set_strategy("OnDelete")), ("nginx:2", lambda: pg.set_image("nginx:2")),
+        ("run", pg.run_until_stable),
+        ("RollingUpdate", lambda: pg.set_strategy("RollingUpdate")), ("run", pg.run_until_stable),
+        ("partition -1 (refused)", lambda: pg.set_partition(-1)),
+        ("minReadySeconds -5 (refused)", lambda: pg.set_min_ready_seconds(-5)),
+        ("nginx:3 never ready", lambda: pg.make_never_ready("nginx:3")),
+        ("nginx:3", lambda: pg.set_image("nginx:3")), ("run (stuck)", pg.run_until_stable),
+        ("scale to 1", lambda: pg.set_replicas(1)), ("run (blocked)", pg.run_until_stable),
+        ("advance", lambda: pg.advance(30)), ("one sync", pg.sync_once),
+    ]
+    for what, step in steps:
+        step()
+        problems = _playground_problems(pg)
+        assert problems == [], (what, problems)
+
+
+# ------------------------------------------------------------- answers before questions, answer forms
+
+
+def test_no_rule_gives_away_a_later_question():
+    """A reveal's rule is shown once the learner answered; it must not answer the next question."""
+    q = labs.QUESTIONS
+    assert "even if deleted" not in q["06.a"].why                  # 06.c: a deleted pod below the partition
+    assert "waits" not in q["05.a"].why                            # 05.b: the update waits for the replacement
+    assert "condemned" not in q["03.a"].why and "delete" not in q["03.a"].why  # 03.b: the blocked scale-down
+    from stsedu.widgets.panels import POLICY_NOTE
+    assert "adopt" not in POLICY_NOTE                             # 04.a/08.a: what happens to the orphans
+
+
+@pytest.mark.parametrize("qid,answer,says", [
+    ("06.c", ["nginx:1"], "a list, not a name"),
+    ("09.a", "4", "a whole number"),
+    ("03.a", "wait web-2", "a pair (action, pod)"),
+    ("03.a", ("hold", "web-2"), "the action is one of create, delete, update, wait"),
+    ("05.a", "web-4", "a list"),
+])
+def test_an_answer_of_the_wrong_form_is_not_called_wrong(qid, answer, says):
+    text = labs.reveal(qid, answer).text
+    assert "Wrong form, not a wrong answer" in text and says in text
+    assert "✗" not in text and "✓" not in text and labs.question(qid).why not in text
+
+
+def test_a_pod_that_is_not_in_the_set_is_named_as_such():
+    text = labs.reveal("03.a", ("wait", "web-7")).text
+    assert "✗" in text and "there is no web-7 in this set" in text
+    assert "there is no" not in labs.reveal("03.a", ("create", "web-3")).text
+    assert "there is no web-9" in labs.reveal("05.a", ["web-4", "web-9"]).text
+
+
+def test_questions_come_in_order_in_every_notebook():
+    import re
+    from pathlib import Path
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
+        ids = re.findall(r'reveal\("(\d\d)\.([a-z])"', src.read_text())
+        letters = [b for _a, b in ids]
+        assert letters == sorted(letters), (src.name, ids)
+
+
+# --------------------------------------------------- words checked against the run they describe
+
+
+def _cells(nb: str) -> list[str]:
+    from pathlib import Path
+    src = (Path(__file__).parents[2] / "tools" / "notebooks" / nb).read_text()
+    return src.split("# %%")
+
+
+def _run_cells_until(nb: str, marker: str) -> dict:
+    """Run the code cells of notebook source *nb* up to and including the first that contains *marker*."""
+    import contextlib
+    import io
+    ns: dict = {}
+    for cell in _cells(nb):
+        if cell.startswith(" [markdown]"):
+            continue
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(cell, nb, "exec"), ns)  # noqa: S102 - the notebook's own code
+        if marker in cell:
+            return ns
+    raise AssertionError(f"no cell with {marker!r} in {nb}")
+
+
+def test_05_before_the_next_sync_there_is_one_revision_and_every_pod_carries_it():
+    """05's second cell says: one revision so far, every pod carries its hash, the new one comes at the next sync."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "get_controllerrevisions_text")
+    c = ns["cluster"]
+    revs = c.revisions("web")
+    assert len(revs) == 1 and {p.revision for p in c.pods("web")} == {revs[0].name}
+    c.sync("web")
+    assert len(c.revisions("web")) == 2
+
+
+def test_11_the_stuck_rollout_cell_lets_two_minutes_pass():
+    ns = _run_cells_until("11-When-Things-Break.py", "t2 = cluster.now")
+    assert ns["cluster"].now - ns["t2"] == 120
+    q = labs.question("11.c")
+    c = q.setup()
+    t = c.now
+    q.act(c)
+    assert c.now - t == 120  # "wait two minutes": the clock, and so the chart, reach the end of them
+
+
+def test_partitioned_roll_out_complete_with_no_partition_is_what_kubectl_prints():
+    """kubectl's StatefulSetStatusViewer takes the partition branch whenever rollingUpdate is set, and the
+    API server defaults rollingUpdate.partition to 0: 05's note explains the word."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "rollout_status")
+    assert ns["cluster"].statefulset("web").spec.raw["updateStrategy"]["rollingUpdate"]["partition"] == 0
+    assert "partitioned roll out complete" in ns["cluster"].rollout_status("web")
+    assert any("partitioned" in cell and "default" in cell for cell in _cells("05-Rolling-Updates.py"))
+
+
+# ------------------------------------------------------------------------------ labs at real sizes
+
+
+WITH_REPLICAS = [labs.IdentityLab, labs.StorageLab, labs.ScalingLab, labs.PolicyLab, labs.ProfileLab, labs.StepLab]
+
+
+@pytest.mark.parametrize("cls", WITH_REPLICAS, ids=lambda c: c.__name__)
+def test_a_labs_replicas_control_reaches_50_and_a_typed_value_out_of_range_is_answered(cls):
+    lab = cls()
+    w = lab.w_replicas
+    assert w.max >= 50
+    before = lab.cluster.statefulset("web").generation
+    w.stsedu_box.value = 80
+    assert "goes up to 50 and you typed 80" in lab.did_area.value
+    w.stsedu_box.value = -1
+    assert "spec.replicas" in lab.did_area.value and "Nothing was changed" in lab.did_area.value
+    assert lab.cluster.statefulset("web").generation == before
+    assert w.value == w.stsedu_box.value == lab.cluster.statefulset("web").spec.replicas
+    if cls is labs.StepLab:
+        return
+    w.stsedu_box.value = 50
+    assert lab.cluster.statefulset("web").spec.replicas == 50 and w.value == 50
+    _true(lab)
+
+
+def test_the_playground_goes_to_500_replicas_and_answers_a_typed_value_out_of_range():
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    assert pg.replicas.max >= 500
+    pg.replicas_box.value = 600
+    assert "goes up to 500 and you typed 600" in pg.error.value
+    assert pg.cluster.statefulset("web").spec.replicas == 3 == pg.replicas.value == pg.replicas_box.value
+    pg.replicas_box.value = -2
+    assert "spec.replicas" in pg.error.value and pg.replicas_box.value == 3
+    pg.replicas_box.value = 7
+    assert pg.cluster.statefulset("web").spec.replicas == 7 == pg.replicas.value
+
+
+def test_a_long_lab_run_goes_in_the_background_with_progress_and_stops_when_asked(monkeypatch):
+    import asyncio
+
+    from stsedu.widgets import playground
+    lab = labs.UpdateLab(examples.web(30))
+
+    async def go():
+        monkeypatch.setattr(playground, "kernel_loop", lambda: asyncio.get_running_loop())
+        lab.w_image.value = "nginx:2"
+        assert "running" in lab.did_area.value and lab._task is not None
+        for _ in range(40):
+            await asyncio.sleep(0)
+        assert lab._running and lab.progress_row.layout.display is None
+        lab.w_strategy.value = "OnDelete"  # one change at a time: refused, and the toggle snaps back
+        assert "still running" in lab.did_area.value and lab.w_strategy.value == "RollingUpdate"
+        lab.stop()
+        await lab._task
+    asyncio.run(go())
+    assert not lab._running and lab.progress_row.layout.display == "none"
+    line = lab.did_area.value
+    assert "not stable" in line and "you pressed Stop" in line
+    assert any(p.images()[0] == "nginx:1" for p in lab.cluster.pods("web"))
+    _true(lab)
+
+
+def test_every_control_of_the_loop_lab_leaves_a_true_screen():
+    """04's LoopLab: its status line says both sets are stable only when they are; its chart has rows."""
+    from stsedu.widgets import LoopLab
+    from stsedu.widgets.settled import unsettled
+    lab = LoopLab()
+    for what, move in [("delay", lambda: lab.set_delay(1.0)), ("error", lambda: lab.set_api_error(True)),
+                       ("workers", lambda: lab.set_workers(2)), ("first step", lambda: setattr(lab.start, "value", 10))]:
+        move()
+        left = {n: unsettled(lab.cluster, n) for n in ("web", "db")}
+        says_stable = "both sets stable" in lab.did_area.value
+        assert says_stable == (not any(left.values())), (what, lab.did_area.value, left)
+        assert sum(len(v) for v in lab.chart.spec["datasets"].values()) > 0, what
+        assert "a-create" in lab.decisions.value, what
+
+
+def test_the_playground_timeline_shows_a_pod_that_changed_at_this_instant():
+    """A sync that creates web-3, or a kubelet button that starts web-0, changes a pod at the clock's now:
+    the timeline still draws it, in the state it is in (a stub past now), not the state before."""
+    from stsedu.widgets import Playground
+    pg = Playground(settle=True)
+    pg.set_replicas(4)
+    pg.sync_once()
+    assert _playground_problems(pg) == []
+    manual = Playground(kubelet="manual")
+    for step in (manual.sync_once, lambda: manual.start_pod("web-0"), lambda: manual.ready_pod("web-0"),
+                 manual.sync_once):
+        step()
+        assert _playground_problems(manual) == []

@@ -194,3 +194,10 @@ def test_a_crash_loop_is_compared_in_time_on_the_kit():
     assert "CrashLoopBackOff" in run.points[1]["texts"]["get pods"] and list(run.points[1]["texts"]) == ["get pods"]
     assert " 2 (20s ago) " in run.points[4]["texts"]["get pods"]
     assert points[-1][0] is None and points[-1][2] == 4  # after clear_behaviours: stable, web-3 made
+
+
+def test_the_api_kubelet_binds_pods_to_the_kits_node():
+    """`kubectl get pods -o wide` shows the same NODE on both sides."""
+    from stsedu.kubectl.get import SIM_NODE
+    from stsedu.live.kubelet import NODE
+    assert NODE == SIM_NODE == "node-1"

@@ -5,7 +5,7 @@ A local control plane has no kubelet and no scheduler, so pods would stay Pendin
 (:class:`stsedu.sim.kubelet.Kubelet`) does, with the same :class:`~stsedu.sim.kubelet.StageProfile`
 delays, in wall-clock seconds:
 
-* a new pod is bound to the node ``stsedu-node`` (a ``pods/binding`` create, as the scheduler
+* a new pod is bound to the node ``node-1`` (the kit's one node) (a ``pods/binding`` create, as the scheduler
   does) and reported as ``ContainerCreating`` (kubectl's STATUS then matches the kit's), then, after ``stages.start``, its status becomes phase Running with a running
   container (``pods/status`` patch), and after ``stages.ready`` the Ready condition turns True;
 * a new claim is bound at once to a volume named ``pvc-<claim uid>``, as the kit binds claims
@@ -40,7 +40,8 @@ import time
 from ..sim.kubelet import (BACKOFF_INITIAL, BACKOFF_MAX, BACKOFF_RESET, FAILED_CAUSES, STATUS_SYNC,
                            StageProfile)
 
-NODE = "stsedu-node"
+NODE = "node-1"
+"""The one node, named as the kit names it (:data:`stsedu.kubectl.get.SIM_NODE`: `get pods -o wide`'s NODE)."""
 STRATEGIC = "application/strategic-merge-patch+json"
 MERGE = "application/merge-patch+json"
 
@@ -268,10 +269,12 @@ class APIKubelet:
     def _conditions(self, ready: bool) -> list[dict]:
         now = _now_rfc3339()
         value = "True" if ready else "False"
-        return [{"type": "PodScheduled", "status": "True", "lastTransitionTime": now},
+        # in the order a kubelet reports them (and the kit's describe lists them)
+        return [{"type": "PodReadyToStartContainers", "status": "True", "lastTransitionTime": now},
                 {"type": "Initialized", "status": "True", "lastTransitionTime": now},
+                {"type": "Ready", "status": value, "lastTransitionTime": now},
                 {"type": "ContainersReady", "status": value, "lastTransitionTime": now},
-                {"type": "Ready", "status": value, "lastTransitionTime": now}]
+                {"type": "PodScheduled", "status": "True", "lastTransitionTime": now}]
 
     def _start(self, name: str, uid: str) -> None:
         pod = self.core.read_namespaced_pod(name, self.namespace)

@@ -302,10 +302,11 @@ class LiveSession:
         """``kubectl get pods`` as the API server prints it (kubectl's table comes from the server:
         ``printPod`` runs there), in one request: for a point in time, where starting kubectl itself
         takes longer than the state lasts."""
-        resp = self.api.call_api(f"/api/v1/namespaces/{self.namespace}/pods", "GET",
-                                 header_params={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
-                                 auth_settings=["BearerToken"], _preload_content=False, _return_http_data_only=True)
-        table = json.loads(resp.data)
+        request = self.api.param_serialize(
+            "GET", f"/api/v1/namespaces/{self.namespace}/pods",
+            header_params={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, auth_settings=["BearerToken"])
+        resp = self.api.call_api(*request, _request_timeout=30)
+        table = json.loads(resp.read())
         shown = [i for i, c in enumerate(table.get("columnDefinitions") or ()) if not c.get("priority")]
         if not table.get("rows"):
             return "No resources found in {} namespace.\n".format(self.namespace)

@@ -121,6 +121,10 @@ KNOWN: dict[str, str] = {
 """Lines whose output differs from the real kubectl's, with the reason (docs/kubectl.md), by
 ``[scenario] line``; the test fails when one of them agrees everywhere it appears."""
 
+BY_CHANCE = {"[walkthroughs] kubectl get controllerrevision"}
+"""KNOWN lines that agree or not by chance (a name hashed from a time decides the order): not
+required to differ."""
+
 
 def _is_watch(line: str) -> bool:
     return bool(re.search(r"\s(-w|--watch)(\s|=true|$)", line))
@@ -201,6 +205,6 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
     report.write_text("\n\n".join(mismatches) + f"\n\nagreed: {len(agreed)}\n")
     differing = {m.split("\n", 1)[0] for m in mismatches}
     unknown = [m for m in mismatches if m.split("\n", 1)[0] not in KNOWN]
-    fixed = [k for k in KNOWN if k not in differing]
+    fixed = [k for k in KNOWN if k not in differing and k not in BY_CHANCE]
     assert not fixed, f"these lines agree now: remove them from KNOWN and docs/kubectl.md: {fixed}"
     assert not unknown, f"{len(unknown)} lines differ ({len(agreed)} agree):\n" + "\n".join(unknown)

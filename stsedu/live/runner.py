@@ -40,6 +40,9 @@ LIVE_SKIPPED = {
 QUIET = 3.0
 """Seconds without a write (and without a kubelet timer pending) after which a live run counts as stable."""
 
+LAG = 0.35
+"""Seconds a live point in time is taken after the kit's instant: the real writes land that much later."""
+
 
 # ================================================================ what a learner observes
 
@@ -99,42 +102,95 @@ class Run:
     writes: list = field(default_factory=list)
 
 
-def _chunks(scenario):
-    """The scenario's steps grouped: a run of change steps, then a stable point."""
-    pending = []
+def _segments(scenario):
+    """The scenario's steps grouped: a run of change steps, then the wait steps after it."""
+    changes, waits = [], []
     for step in scenario.steps:
         if step.action in WAIT_ACTIONS:
-            if pending:
-                yield pending
-                pending = []
-        else:
-            pending.append(step)
-    if pending:
-        yield pending
+            waits.append(step)
+            continue
+        if changes and waits:
+            yield changes, waits
+            changes = []
+        waits = []  # waits before the first change are the objects' stable point
+        changes.append(step)
+    if changes:
+        yield changes, waits
+
+
+TIMED_ACTIONS = frozenset({"crash_loop", "fail_after"})
+"""Steps after which the scenario never settles (a crash loop goes on for ever): such a scenario is
+compared *in time* (:func:`timed`)."""
+
+
+def timed(scenario) -> bool:
+    """True if *scenario* is compared in time: each ``advance`` and ``run`` with ``until`` after a
+    change is a point of its own, taken on the live side as many wall-clock seconds after the change
+    as the kit's clock moved (plus :data:`LAG`); a ``run`` without ``until`` still waits until stable."""
+    return any(s.action in TIMED_ACTIONS for s in scenario.steps)
+
+
+def _is_timed_wait(step) -> bool:
+    return step.action == "advance" or (step.action == "run" and step.args.get("until") is not None)
+
+
+def _points(scenario):
+    """``(changes, waits)`` per point: *waits* is ``None`` for a stable point (run until nothing moves),
+    else the one timed wait step of a point in time (only in :func:`timed` scenarios)."""
+    is_timed = timed(scenario)
+    for changes, waits in _segments(scenario):
+        if not is_timed or not any(_is_timed_wait(w) for w in waits):
+            yield changes, None
+            continue
+        first = True
+        for w in waits:
+            if _is_timed_wait(w):
+                yield (changes if first else []), w
+                first = False
+            elif not first:
+                yield [], None  # a run to stability after the timed points
+                first = True
 
 
 def play_kit(scenario, texts: bool = True) -> Run:
-    """The scenario on the kit, with a ``run`` to stability wherever the live side waits."""
+    """The scenario on the kit, with a ``run`` to stability wherever the live side waits.
+
+    In a :func:`timed` scenario a timed wait step is carried out as written, and the point records
+    ``since``: the simulated seconds since the changes that began this stretch of points in time."""
     from ..lessons.scenarios.runner import ACTIONS
     c = scenario.make_cluster()
     run = Run()
     seen = 0
+    anchor = None
 
-    def point(step, actions):
+    def point(step, actions, since=None):
         nonlocal seen
         changes = pod_changes_kit(c.trace)
+        got = kit_texts(c, scenario.set_name) if texts else {}
+        if since is not None:  # a point in time: only what the live side can read at that instant
+            got = {k: v for k, v in got.items() if k in TIMED_TEXTS}
         run.points.append({"step": step, "actions": actions, "observed": observe(kit_objects(c)),
-                           "changes": changes[seen:], "texts": kit_texts(c, scenario.set_name) if texts else {}})
+                           "changes": changes[seen:], "texts": got, "time": c.now, "since": since})
         seen = len(changes)
     for _, docs in scenario.objects:
         c.apply(list(docs))
     _kit_settle(c)
     point(0, ["objects"])
-    for chunk in _chunks(scenario):
+    for chunk, wait in _points(scenario):
+        if anchor is None or wait is None:
+            anchor = c.now
         for step in chunk:
             ACTIONS[step.action](c, step, scenario)
-        _kit_settle(c)
-        point(chunk[-1].number, [s.action for s in chunk])
+        if wait is None:
+            _kit_settle(c)
+            anchor = None
+            point(chunk[-1].number if chunk else run.points[-1]["step"], [s.action for s in chunk] or ["run"])
+        else:  # the whole controller runs while time passes, as on the real control plane
+            until = (c.now + wait.args["seconds"]) if wait.action == "advance" else wait.args["until"]
+            c.run(None, until=until)
+            if c.now < until:  # run stops at its last event before *until*; the clock reaches it
+                c.advance(until - c.now)
+            point(wait.number, [s.action for s in chunk] + [wait.action], since=c.now - anchor)
     run.pod_changes = pod_changes_kit(c.trace)
     run.trace = c.trace
     run.cluster = c
@@ -242,6 +298,22 @@ class LiveSession:
         return proc
 
     # ------------------------------------------------------------ observing
+    def pods_table(self) -> str:
+        """``kubectl get pods`` as the API server prints it (kubectl's table comes from the server:
+        ``printPod`` runs there), in one request: for a point in time, where starting kubectl itself
+        takes longer than the state lasts."""
+        request = self.api.param_serialize(
+            "GET", f"/api/v1/namespaces/{self.namespace}/pods",
+            header_params={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, auth_settings=["BearerToken"])
+        resp = self.api.call_api(*request, _request_timeout=30)
+        table = json.loads(resp.read())
+        shown = [i for i, c in enumerate(table.get("columnDefinitions") or ()) if not c.get("priority")]
+        if not table.get("rows"):
+            return "No resources found in {} namespace.\n".format(self.namespace)
+        rows = [[table["columnDefinitions"][i]["name"].upper() for i in shown]]
+        rows += [[str(r["cells"][i]) for i in shown] for r in table["rows"]]
+        return "".join("   ".join(r) + "\n" for r in rows)
+
     def objects(self) -> dict[str, list[dict]]:
         from kubernetes import client
         core, apps = client.CoreV1Api(self.api), client.AppsV1Api(self.api)
@@ -324,11 +396,17 @@ class LiveSession:
         elif a == "rollout_undo":
             extra = [f"--to-revision={args['to_revision']}"] if args.get("to_revision") else []
             self.kubectl("rollout", "undo", f"statefulset/{name}", *extra)
-        elif a in ("start", "set_ready", "set_unready", "fail", "crash", "finish_termination", "succeed"):
+        elif a in ("start", "set_ready", "set_unready", "fail", "crash", "restart", "finish_termination", "succeed",
+                   "shut_down_node", "evict"):
             if self.kubelet is None:
                 return "the cluster's own kubelet runs the pods"
+            extra = {"resource": args["resource"]} if a == "evict" and args.get("resource") else {}
             for p in args["pods"]:
-                getattr(self.kubelet, a)(p)
+                getattr(self.kubelet, a)(p, **extra)
+        elif a in ("crash_loop", "fail_after"):
+            if self.kubelet is None:
+                return "the cluster's own kubelet runs the pods"
+            self.kubelet.crash_loop(args["seconds"], pod=args.get("pod"), image=args.get("image"))
         elif a == "never_ready":
             if self.kubelet is None:
                 return "the cluster's own kubelet runs the pods"
@@ -343,27 +421,47 @@ class LiveSession:
         return None
 
 
-def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = True) -> Run:
-    """The scenario on a live session, stable point by stable point (see the module's docstring)."""
+def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = True, kit: Run | None = None) -> Run:
+    """The scenario on a live session, stable point by stable point (see the module's docstring).
+
+    A :func:`timed` scenario's points in time are taken at the kit's times (*kit*, the same scenario
+    played by :func:`play_kit`; played here when not given); a wait for stability gets *timeout*
+    plus the simulated seconds the kit needed to get there."""
+    if timed(scenario) and kit is None:
+        kit = play_kit(scenario, texts=False)
+    kit_points = kit.points if kit is not None else []
     run = Run()
     mark = 0
+    anchor = None
 
-    def point(step, actions):
+    def point(step, actions, since=None):
         nonlocal mark
-        objs = session.objects()
+        if since is None:
+            objs = session.objects()
+            got = live_texts(session, scenario.set_name) if texts else {}
+        else:  # a point in time: what changes by the second first, in one request each
+            got = {"get pods": session.pods_table()} if texts else {}
+            objs = session.objects()
         evs = session.recorder.ordered()
         new_mark = max((e[0] for e in evs), default=0)
         changes = [("create" if t == "ADDED" else "delete", o["metadata"]["name"]) for rv, _, t, k, o in evs
                    if k == "Pod" and t in ("ADDED", "DELETED") and mark < rv <= new_mark]
         mark = new_mark
         run.points.append({"step": step, "actions": actions, "observed": observe(objs), "changes": changes,
-                           "stable": stable, "texts": live_texts(session, scenario.set_name) if texts else {},
-                           "namespace": session.namespace})
+                           "stable": stable, "texts": got, "namespace": session.namespace, "since": since})
+
+    def kit_elapsed() -> float:
+        n = len(run.points)
+        if 0 < n < len(kit_points):
+            return max(0.0, (kit_points[n].get("time") or 0) - (kit_points[n - 1].get("time") or 0))
+        return 0.0
     for _, docs in scenario.objects:
         session.apply(list(docs))
     stable = session.wait_stable(timeout)
     point(0, ["objects"])
-    for chunk in _chunks(scenario):
+    for chunk, wait in _points(scenario):
+        if anchor is None or wait is None:
+            anchor = time.time()
         for step in chunk:
             try:
                 why = session.step(step, scenario.set_name)
@@ -373,8 +471,15 @@ def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = T
                 continue
             if why:
                 run.skipped.append(f"step {step.number} ({step.action}): {why}")
-        stable = session.wait_stable(timeout)
-        point(chunk[-1].number, [s.action for s in chunk])
+        if wait is None:
+            stable = session.wait_stable(timeout + kit_elapsed())
+            anchor = None
+            point(chunk[-1].number if chunk else run.points[-1]["step"], [s.action for s in chunk] or ["run"])
+        else:
+            since = kit_points[len(run.points)]["since"] if len(run.points) < len(kit_points) else 0.0
+            time.sleep(max(0.0, anchor + since + LAG - time.time()))
+            stable = True
+            point(wait.number, [s.action for s in chunk] + [wait.action], since=since)
     run.trace = session.recorder.trace({"scenario": scenario.name})
     run.writes = session.recorder.writes()
     run.pod_changes = [("create" if v == "create" else "delete", n) for v, k, n, _ in run.writes
@@ -392,7 +497,9 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
     out = list(live.failed)
     for k, l in zip(kit.points, live.points):
         kc, lc = k["changes"], l["changes"]
-        if (sorted(kc) != sorted(lc)) if parallel else (kc != lc):
+        # the garbage collector deletes a deleted set's pods from several workers: in no defined order
+        unordered = parallel or "delete" in k["actions"]
+        if (sorted(kc) != sorted(lc)) if unordered else (kc != lc):
             out.append(f"pod creates/deletes up to step {k['step']}: kit {kc} live {lc}")
         if not l.get("stable", True):
             out.append(f"after step {l['step']}: the live run did not settle")
@@ -451,27 +558,44 @@ def run_cli(args, out) -> int:
 # ================================================================ kubectl's text on both sides
 
 TEXTS = ("get pods", "get sts", "get controllerrevisions", "get pvc", "rollout status", "rollout history",
-         "describe sts: pod template")
+         "describe sts", "describe sts: events")
 """The kubectl outputs compared at every stable point (AGE and uids normalised by :func:`normalise`)."""
 
-_AGE = re.compile(r"^(<invalid>|\d+[smhdy](\d+[smhd])?)$")
+TIMED_TEXTS = ("get pods",)
+"""The kubectl output compared at a point in time (:func:`timed`): read at once, before its next change."""
+
+_AGE = re.compile(r"^(<invalid>|\d+[smhdy](\d+[smhd])?)( \(x(\d+) over (\d+[smhdy](\d+[smhd])?)\))?$")
+"""An age, or an event's ``26s (x2 over 65s)`` (the count is kept)."""
+_AGO = re.compile(r" \((<invalid>|\d+[smhdy](\d+[smhd])?) ago\)")
+"""RESTARTS' ``2 (5s ago)``: when the container last exited, which two clusters cannot share to the second."""
 _UID = re.compile(r"pvc-[0-9a-f-]{36}")
+_WHEN = re.compile(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}")
+
+
+def _age(cell: str) -> str:
+    m = _AGE.match(cell)
+    if not m:
+        return cell
+    return "AGE" + (f" (x{m.group(4)} over AGE)" if m.group(3) else "")
 
 
 def normalise(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
     """*text* as rows of cells (split on runs of 2+ spaces or tabs), ages and uids replaced, the namespace
     named ``default``: the column widths an age changes and the names a cluster makes up no longer matter."""
-    text = _UID.sub("pvc-UID", text.replace(f" {namespace} namespace", " default namespace"))
+    text = text.replace(f" {namespace} namespace", " default namespace")
+    text = re.sub(rf"^(Namespace:\s+){re.escape(namespace)}$", r"\1default", text, flags=re.M)
+    text = _WHEN.sub("TIME", _AGO.sub(" (AGO ago)", _UID.sub("pvc-UID", text)))
     rows = []
     for line in text.rstrip("\n").splitlines():
         cells = [c for c in re.split(r"\s{2,}|\t", line.strip())]
-        rows.append(tuple("AGE" if _AGE.match(c) else c for c in cells))
+        rows.append(tuple(_age(c) for c in cells))
     return rows
 
 
 def kit_texts(cluster, set_name: str) -> dict[str, str]:
     from ..views.kubectl import get as g
-    from ..views.kubectl.describe import describe_pod_template
+    from ..views.kubectl.describe_objects import describe_object
+    from ..views.kubectl.printers import BY_KIND
     from ..views.kubectl.rollout import rollout_history_text, rollout_status_text
     out = {"get pods": g.get_pods_text(cluster), "get sts": g.get_sts_text(cluster),
            "get controllerrevisions": g.get_controllerrevisions_text(cluster), "get pvc": g.get_pvc_text(cluster)}
@@ -481,29 +605,55 @@ def kit_texts(cluster, set_name: str) -> dict[str, str]:
         return out
     out["rollout status"] = rollout_status_text(sts)
     out["rollout history"] = rollout_history_text(cluster, set_name)
-    manifest = next(s for s in kit_objects(cluster)["StatefulSet"] if s["metadata"]["name"] == set_name)
-    out["describe sts: pod template"] = describe_pod_template(manifest["spec"]["template"])
+    out.update(_describe_parts(describe_object(cluster, BY_KIND["StatefulSet"], sts)))
     return out
 
 
-def live_texts(session, set_name: str) -> dict[str, str]:
+def _describe_parts(text: str) -> dict[str, str]:
+    """``describe sts``: the object (up to ``Events:``) and its events (their ages normalised by :func:`normalise`)."""
+    head, sep, events = text.partition("\nEvents:")
+    return {"describe sts": head + "\n", "describe sts: events": ("Events:" + events) if sep else ""}
+
+
+def live_texts(session, set_name: str, only: tuple[str, ...] = TEXTS) -> dict[str, str]:
     k = session.kubectl
-    out = {"get pods": k("get", "pods", check=False), "get sts": k("get", "statefulsets", check=False),
-           "get controllerrevisions": k("get", "controllerrevisions", check=False),
-           "get pvc": k("get", "pvc", check=False)}
-    out = {n: p.stdout + p.stderr for n, p in out.items()}
+    gets = {"get pods": ("pods",), "get sts": ("statefulsets",), "get controllerrevisions": ("controllerrevisions",),
+            "get pvc": ("pvc",)}
+    out = {}
+    for n, what in gets.items():
+        if n in only:
+            p = k("get", *what, check=False)
+            out[n] = p.stdout + p.stderr
+    if not set(only) - set(gets):
+        return out
     if k("get", f"statefulset/{set_name}", "-o", "name", check=False).returncode != 0:
         return out
     p = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False)
     out["rollout status"] = p.stdout + p.stderr
     out["rollout history"] = k("rollout", "history", f"statefulset/{set_name}", check=False).stdout
-    desc = k("describe", f"statefulset/{set_name}", check=False).stdout
-    start = desc.find("Pod Template:")
-    end = desc.find("\nVolume Claims:", start)
-    if end < 0:
-        end = desc.find("\nEvents:", start)
-    out["describe sts: pod template"] = desc[start:end + 1] if start >= 0 else desc
+    out.update(_describe_parts(k("describe", f"statefulset/{set_name}", check=False).stdout))
     return out
+
+
+_COMBINED = "(combined from similar events): "
+
+
+def describe_events(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
+    """The events ``describe`` lists, as a sorted list of (type, reason, from, message): their order within
+    one second (kubectl sorts by a timestamp in seconds) and the event correlator's combining of more than
+    ten similar events (``(combined from similar events): ...``) are not the same on two clusters."""
+    rows = normalise(text, namespace)[3:]
+    return sorted((r[0], r[1], *r[3:-1], r[-1].removeprefix(_COMBINED)) for r in rows if len(r) >= 5)
+
+
+def _same_events(kit: str, live: str, namespace: str) -> bool:
+    """The same events, or, where the real event correlator combined similar events (the kit does not
+    model it: more than ten of one reason about one object within ten minutes), the same distinct
+    events with every combined one among the kit's."""
+    a, b = describe_events(kit), describe_events(live, namespace)
+    if a == b:
+        return True
+    return _COMBINED in live and set(b) <= set(a)
 
 
 def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:
@@ -512,6 +662,8 @@ def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) 
         a, b = kit.get(name), live.get(name)
         if a is None and b is None:
             continue
-        if a is None or b is None or normalise(a) != normalise(b, namespace):
+        same = (lambda x, y: _same_events(x, y, namespace)) if name == "describe sts: events" else \
+            (lambda x, y: normalise(x) == normalise(y, namespace))
+        if a is None or b is None or not same(a, b):
             out.append(f"kubectl {name}:\n--- kit\n{a}\n--- live\n{b}")
     return out

@@ -149,7 +149,7 @@ def shipped_runs(control_plane):
         sc = scenarios.load(name)
         kit = play_kit(sc)
         with _session(control_plane, sc) as s:
-            live = play(sc, s)
+            live = play(sc, s, kit=kit)
             errors = list(s.kubelet.errors) if s.kubelet else []
         return name, (sc, kit, live, errors)
     with ThreadPoolExecutor(len(SHIPPED)) as pool:
@@ -173,7 +173,9 @@ FAST = {"start": 0.3, "ready": 0.3, "terminate": 0.3}
 
 
 def random_history(seed: int):
-    """A valid random scenario: a set (policy, strategy, claims), then 3-5 changes with a run after each."""
+    """A valid random scenario: a set (policy, strategy, claims), then 3-5 changes with a run after each:
+    scaling, image changes, partitions, and a pod deleted, evicted (Failed, replaced) or crashed once
+    (Error, CrashLoopBackOff, restarted after the kubelet's 10 s back-off)."""
     rng = random.Random(seed)
     policy = rng.choice(["OrderedReady", "Parallel"])
     replicas = rng.randint(1, 3)
@@ -192,7 +194,7 @@ def random_history(seed: int):
     steps = []
     image = 1
     for _ in range(rng.randint(3, 5)):
-        kind = rng.choice(["scale", "scale", "image", "image", "partition", "delete_pod"])
+        kind = rng.choice(["scale", "scale", "image", "image", "partition", "delete_pod", "evict", "crash"])
         if kind == "scale":
             replicas = rng.randint(0, 4)
             steps.append({"scale": {"replicas": replicas}})
@@ -202,8 +204,8 @@ def random_history(seed: int):
         elif kind == "partition" and spec.get("updateStrategy", {}).get("type") != "OnDelete":
             steps.append({"patch": {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {
                 "partition": rng.randint(0, 3)}}}}})
-        elif kind == "delete_pod" and replicas > 0:
-            steps.append({"delete_pod": f"h-{rng.randrange(replicas)}"})
+        elif kind in ("delete_pod", "evict", "crash") and replicas > 0:
+            steps.append({kind: f"h-{rng.randrange(replicas)}"})
         else:
             continue
         steps.append({"run": {}})
@@ -218,7 +220,7 @@ def test_random_histories_agree(control_plane):
         sc = random_history(seed)
         kit = play_kit(sc)
         with _session(control_plane, sc) as s:
-            live = play(sc, s, timeout=60)
+            live = play(sc, s, timeout=60, kit=kit)
         return seed, differences(kit, live, parallel=_parallel(sc))
     with ThreadPoolExecutor(PARALLEL) as pool:
         results = list(pool.map(one, range(HISTORIES)))

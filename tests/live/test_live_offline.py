@@ -153,3 +153,51 @@ def test_observe_reads_what_a_learner_sees_in_the_kit():
     assert all(p[2:5] == ("Running", True, False) for p in o["pods"])
     assert [c_[0] for c_ in o["pvcs"]] == ["www-web-0", "www-web-1", "www-web-2"]
     assert o["sets"]["web"]["readyReplicas"] == 3
+
+
+def test_text_comparison_drops_only_what_two_clusters_cannot_share():
+    """Ages, RESTARTS' "(5s ago)", an event's "(x2 over 65s)" durations, timestamps and the namespace
+    are normalised; counts, states and names are not. Events compare as a sorted list (kubectl orders
+    them by a timestamp in seconds) with the event correlator's "(combined from similar events): " dropped."""
+    from stsedu.live.runner import describe_events, normalise, text_differences
+    kit = "NAME    READY   STATUS             RESTARTS      AGE\nweb-1   0/1     CrashLoopBackOff   1 (19s ago)   56s\n"
+    live = "NAME    READY   STATUS             RESTARTS     AGE\nweb-1   0/1     CrashLoopBackOff   1 (2s ago)   1m1s\n"
+    assert normalise(kit) == normalise(live)
+    assert normalise(kit) != normalise(live.replace("1 (2s", "2 (2s"))
+    assert normalise(kit) != normalise(live.replace("CrashLoopBackOff", "Error           "))
+    head = "Events:\n  Type    Reason            Age   From                    Message\n  ----    ------    ----  ----  -------\n"
+    a = head + ("  Normal  SuccessfulDelete  14s                statefulset-controller  Delete Pod web-1 in StatefulSet web successful\n"
+                "  Normal  SuccessfulCreate  13s (x2 over 40s)  statefulset-controller  Create Pod web-1 in StatefulSet web successful\n")
+    b = head + ("  Normal  SuccessfulCreate  19s (x2 over 62s)  statefulset-controller  (combined from similar events): "
+                "Create Pod web-1 in StatefulSet web successful\n"
+                "  Normal  SuccessfulDelete  19s  statefulset-controller  Delete Pod web-1 in StatefulSet web successful\n")
+    assert describe_events(a) == describe_events(b)
+    assert describe_events(a) != describe_events(b.replace("Delete Pod web-1", "Delete Pod web-2"))
+    assert text_differences({"describe sts: events": a}, {"describe sts: events": b}, "ns") == []
+    assert text_differences({"describe sts": "Namespace:  default\nCreationTimestamp:  Thu, 01 Jan 2026 00:00:00 +0000\n"},
+                            {"describe sts": "Namespace:  ns\nCreationTimestamp:  Wed, 25 Nov 2026 16:01:02 +0000\n"},
+                            "ns") == []
+
+
+def test_a_crash_loop_is_compared_in_time_on_the_kit():
+    """The crash-loop scenario never settles: each advance after the crash is a point at the kit's time
+    (``since`` the crash), with the whole controller run meanwhile (the set's status follows the pod)."""
+    from stsedu import scenarios
+    from stsedu.live.runner import play_kit, timed
+    sc = scenarios.load("crash-loop")
+    assert timed(sc) and not timed(scenarios.load("eviction"))
+    run = play_kit(sc)
+    points = [(p["since"], [x[3] for x in p["observed"]["pods"]], p["observed"]["sets"]["web"]["readyReplicas"])
+              for p in run.points]
+    assert points[1:5] == [(1.0, [True, False, True], 2), (10.0, [True, False, True], 2),
+                           (30.0, [True, False, True], 2), (31.0, [True, False, True], 2)]
+    assert "CrashLoopBackOff" in run.points[1]["texts"]["get pods"] and list(run.points[1]["texts"]) == ["get pods"]
+    assert " 2 (20s ago) " in run.points[4]["texts"]["get pods"]
+    assert points[-1][0] is None and points[-1][2] == 4  # after clear_behaviours: stable, web-3 made
+
+
+def test_the_api_kubelet_binds_pods_to_the_kits_node():
+    """`kubectl get pods -o wide` shows the same NODE on both sides."""
+    from stsedu.views.kubectl.get import SIM_NODE
+    from stsedu.live.kubelet import NODE
+    assert NODE == SIM_NODE == "node-1"

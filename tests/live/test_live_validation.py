@@ -329,10 +329,10 @@ KUBECTL_KNOWN: dict[tuple[str, str], str] = {
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(KUBECTL_CASES)])
 def test_kubectl_apply_gives_the_kits_text(server, table, source, expected):
     """The real ``kubectl apply --dry-run=server -f -`` of the row's manifest and the kit's
-    ``kubectl apply -f -`` (:class:`stsedu.kubectl.session.Session`, on a new cluster) print the
+    ``kubectl apply -f -`` (:class:`stsedu.console.session.Session`, on a new cluster) print the
     same error, or, when both accept it, the same ``Warning:`` lines."""
     import stsedu
-    from stsedu.kubectl.session import Session
+    from stsedu.console.session import Session
     _, cp = server
     obj = _obj(table, json.loads(source))
     if isinstance(obj.get("metadata"), dict):

@@ -257,7 +257,8 @@ def test_label_annotate_and_restart(web):
 # ------------------------------------------------------------------ refused lines change nothing
 
 REFUSED = [
-    ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tget\n\tset\n'),
+    # the real kubectl v1.37.2 (tests/test_kubectl_corpus.py): cobra suggests in kubectl's order of commands
+    ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tset\n\tget\n'),
     ("rollout foo sts/web", "error: unknown command \"foo sts/web\"\nSee 'kubectl rollout -h' for help and examples\n"),
     ("scale sts web --replica=3", "error: unknown flag: --replica\nSee 'kubectl scale --help' for usage.\n"),
     ("get pods -z", "error: unknown shorthand flag: 'z' in -z\nSee 'kubectl get --help' for usage.\n"),
@@ -270,9 +271,16 @@ REFUSED = [
     ("delete sts webb", 'Error from server (NotFound): statefulsets.apps "webb" not found\n'),
     ("delete sts", "error: resource(s) were provided, but no name was specified\n"),
     ("scale sts --replicas=3", "error: resource(s) were provided, but no name was specified\n"),
-    ("scale sts web", "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n"),
-    ("patch sts web -p '{bad'", "error: unable to parse \"{bad\": yaml: line 1, column 5: expected ',' or '}', "
-                                "but got '<stream end>'\n"),
+    ("scale sts web", 'error: required flag(s) "replicas" not set\n'),  # cobra's MarkFlagRequired
+    ("scale sts web --replicas=-1",
+     "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n"),
+    # what looks like JSON goes to the server as it is (yaml.ToJSON), which refuses it
+    ("patch sts web -p '{bad'", "Error from server (BadRequest): invalid JSON patch\n"),
+    ("patch sts web -p 'a: [b'", "error: unable to parse \"a: [b\": yaml: line 1, column 6: expected ',' or ']', "
+                                 "but got '<stream end>'\n"),
+    ("set image", "error: You must provide one or more resources by argument or filename.\nExample resource "
+                  "specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n"
+                  "   '<resource>'\n"),
     ("patch sts web", "error: must specify --patch or --patch-file containing the contents of the patch\n"),
     ("patch sts web --type=foo -p '{}'", 'error: --type must be one of [json merge strategic], not "foo"\n'),
     ("""patch sts web --type json -p '[{"op":"replace","path":"/spec/nope/x","value":1}]'""",

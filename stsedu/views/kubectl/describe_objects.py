@@ -72,11 +72,17 @@ def rfc1123z(seconds: float) -> str:
 _CONTROLLER_REASONS = ("Successful", "Failed", "Recreating")
 
 
-def events_text(cluster, obj_ref: str, source: str) -> str:
-    """``DescribeEvents`` for the trace's controller events about *obj_ref* (``statefulset/web``)."""
+def events_text(cluster, obj_ref: str, source: str, since: float | None = None) -> str:
+    """``DescribeEvents`` for the trace's controller events about *obj_ref* (``statefulset/web``).
+
+    kubectl asks for the events of this object's uid, so an earlier object of the same name (a set
+    deleted and made again, a pod replaced) has its own: only events from *since* (the object's
+    creation) on are listed."""
     ev = cluster.trace.events()
     if not ev.empty:
         ev = ev[(ev["object"] == obj_ref) & ev["reason"].str.startswith(_CONTROLLER_REASONS)]
+        if since is not None:
+            ev = ev[ev["time"] >= since]
     if ev.empty:
         return "Events:\t<none>\n"
     groups: dict[tuple, list] = {}
@@ -148,7 +154,7 @@ def _sts(cluster, sts) -> str:
             cap = ((cspec.get("resources") or {}).get("requests") or {}).get("storage", "<default>")
             head += f"  Capacity:\t{cap}\n  Access Modes:\t[{' '.join(cspec.get('accessModes') or [])}]\n"
     return go_tabwriter(head.rstrip("\n")) + "\n" + go_tabwriter(
-        events_text(cluster, f"statefulset/{sts.name}", "statefulset-controller").rstrip("\n")) + "\n"
+        events_text(cluster, f"statefulset/{sts.name}", "statefulset-controller", sts.creation_timestamp).rstrip("\n")) + "\n"
 
 
 def _pod(cluster, pod) -> str:
@@ -222,7 +228,7 @@ def _pod(cluster, pod) -> str:
     w.write(0, "Tolerations:\tnode.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n")
     w.write(0, "\tnode.kubernetes.io/unreachable:NoExecute op=Exists for 300s\n")
     return go_tabwriter(w.text().rstrip("\n")) + "\n" + go_tabwriter(
-        events_text(cluster, f"pod/{pod.name}", "kubelet").rstrip("\n")) + "\n"
+        events_text(cluster, f"pod/{pod.name}", "kubelet", pod.creation_timestamp).rstrip("\n")) + "\n"
 
 
 def _pvc(cluster, c) -> str:

@@ -183,11 +183,24 @@ def _distance(a: str, b: str) -> int:
 _ALL_COMMANDS = sorted(set(c.split()[0] for c in COMMANDS) | set(KNOWN_ELSEWHERE) | {"help"})
 
 
+KUBECTL_ORDER = ("create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale",
+                 "autoscale", "certificate", "cluster-info", "top", "cordon", "uncordon", "drain", "taint",
+                 "describe", "logs", "attach", "exec", "port-forward", "proxy", "cp", "auth", "debug", "events",
+                 "diff", "apply", "patch", "replace", "wait", "kustomize", "label", "annotate", "completion",
+                 "alpha", "config", "plugin", "version", "api-versions", "api-resources", "options", "help")
+"""The order kubectl adds its commands in (its command groups, then the rest): cobra suggests in this order."""
+
+
+def _kubectl_order(command: str) -> tuple[int, str]:
+    return (KUBECTL_ORDER.index(command) if command in KUBECTL_ORDER else len(KUBECTL_ORDER), command)
+
+
 def _unknown_command(name: str) -> KubectlError:
     """cobra's ``unknown command "x" for "kubectl"`` with its "Did you mean this?" list (commands within
     Levenshtein distance 2, or that start with what was typed; ``findSuggestions``), printed by
     kubectl's ``CheckErr`` with its ``error:`` prefix."""
-    near = [c for c in _ALL_COMMANDS if _distance(name, c) <= 2 or c.startswith(name.lower())]
+    near = sorted((c for c in _ALL_COMMANDS if _distance(name, c) <= 2 or c.startswith(name.lower())),
+                  key=_kubectl_order)
     text = f'error: unknown command "{name}" for "kubectl"'
     if near:
         text += "\n\nDid you mean this?\n" + "".join(f"\t{c}\n" for c in near)

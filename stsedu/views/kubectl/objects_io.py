@@ -108,6 +108,12 @@ def load_patch(text: str):
     from ...api.load import parse_yaml, to_json_data
     if len(text) > MAX_FILE:
         raise KubectlError(f"error: the patch is longer than {MAX_FILE} characters")
+    if text.lstrip().startswith("{"):  # yaml.ToJSON passes what looks like JSON on as it is
+        import json
+        try:
+            json.loads(text)
+        except ValueError:  # ... and the API server refuses it (handlers/patch.go)
+            raise KubectlError("Error from server (BadRequest): invalid JSON patch") from None
     try:
         docs = parse_yaml(text)
         data = to_json_data(docs[0] if docs else None)

@@ -197,6 +197,8 @@ def _delete_pod(c, pod, grace: int) -> None:
 # ====================================================================== scale / set image / patch / edit
 
 def scale(s, p: Parsed, stdin, res) -> str:
+    if "replicas" not in p.set:  # cobra's check of a flag marked required, before the command runs
+        raise KubectlError('error: required flag(s) "replicas" not set')
     if p["replicas"] < 0:
         raise KubectlError("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0")
     if not p.args:
@@ -214,11 +216,21 @@ def scale(s, p: Parsed, stdin, res) -> str:
     return "".join(out)
 
 
+MISSING_RESOURCE_OR_FILE = """error: You must provide one or more resources by argument or filename.
+Example resource specifications include:
+   '-f rsrc.yaml'
+   '--filename=rsrc.json'
+   '<resource> <name>'
+   '<resource>'"""
+"""cli-runtime's resource builder, given no resource (``missingResourceError``)."""
+
+
 def set_image(s, p: Parsed, stdin, res) -> str:
     pairs = [a for a in p.args if "=" in a]
     rest = [a for a in p.args if "=" not in a]
-    errors = ([ONE_OR_MORE.removeprefix("error: ")] if not rest else []) + (
-        ["at least one image update is required"] if not pairs else [])
+    if not rest:  # Complete runs the resource builder first: its error comes before Validate's
+        raise KubectlError(MISSING_RESOURCE_OR_FILE)
+    errors = ["at least one image update is required"] if not pairs else []
     if errors:  # SetImageOptions.Validate aggregates its errors
         raise KubectlError("error: " + errors[0] if len(errors) == 1 else "\n".join(errors))  # MultipleErrors
     items = one_statefulset(s, p, rest)

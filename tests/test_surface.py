@@ -385,3 +385,36 @@ def test_the_playground_timeline_shows_a_pod_that_changed_at_this_instant():
                  manual.sync_once):
         step()
         assert _playground_problems(manual) == []
+
+
+def test_a_500_replica_playground_shows_at_once_and_comes_up_in_the_background_with_progress_and_stop(
+        monkeypatch):
+    """Playground(replicas=500, settle=True) under a kernel: the panel is built before any sync runs (it
+    took ~40 s to appear), then the set comes up in the background: the progress bar moves, Stop ends it
+    and says so, and what the panel shows is true of the cluster it stopped in."""
+    import asyncio
+
+    from stsedu.widgets import Playground, playground
+
+    async def go():
+        monkeypatch.setattr(playground, "_kernel_loop", lambda: asyncio.get_running_loop())
+        pg = Playground(replicas=500, settle=True)
+        assert len(pg.cluster.trace) == 0 and pg._task is not None
+        assert "Bringing the set up: 500 pods" in pg.info.value and "Stop" in pg.info.value
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert pg._running and not pg.stop_button.disabled and pg.progress.max == 500
+        assert "syncs · t=" in pg.progress_label.value
+        pg.stop_button.click()
+        await pg._task
+        return pg
+    pg = asyncio.run(go())
+    assert not pg._running and "Stopped after" in pg.info.value
+    assert 0 < len(pg.cluster.pods("web")) < 500
+    assert _playground_problems(pg) == []
+
+
+def test_a_small_playground_or_one_without_a_kernel_settles_before_it_shows():
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=60, settle=True)  # no kernel here: runs to the end at once, as before
+    assert pg._task is None and len(pg.cluster.pods("web")) == 60 and all(p.ready for p in pg.cluster.pods("web"))

@@ -193,10 +193,15 @@ class Walk:
     def __init__(self, page, current):
         self.page, self.current = page, current
 
-    def kernel(self, code: str):
-        r = self.page.evaluate(KERNEL_EXEC, [self.current, code])
-        assert not r["err"], r["err"]
-        return json.loads(r["out"].strip().splitlines()[-1])
+    def kernel(self, code: str, tries: int = 5):
+        """Run *code* in the lab's kernel; its last printed line, as JSON.  The widgets' handlers may run
+        beside it (a change still being handled): an error is tried again a few times."""
+        for _ in range(tries):
+            r = self.page.evaluate(KERNEL_EXEC, [self.current, code])
+            if not r["err"]:
+                return json.loads(r["out"].strip().splitlines()[-1])
+            self.page.wait_for_timeout(300)
+        raise AssertionError(r["err"])
 
     @property
     def panel(self):
@@ -346,6 +351,13 @@ def open_lab(page, jupyter_server, cls, replicas) -> Walk:
 @pytest.mark.parametrize("cls", LABS)
 def test_walk_every_control_and_check_the_page_against_the_cluster(cls, replicas, jupyter_server, page):
     walk = open_lab(page, jupyter_server, cls, replicas)
+    try:
+        _walk(walk, replicas)
+    finally:  # one kernel per walk: stop it, the server keeps running for the next lab
+        page.evaluate(f"() => {walk.current}.sessionContext.shutdown()")
+
+
+def _walk(walk, replicas):
     facts, shown = walk.settle()
     assert _problems(facts, shown) == [], ("first view", _problems(facts, shown))
     if replicas:

@@ -418,3 +418,60 @@ def test_a_small_playground_or_one_without_a_kernel_settles_before_it_shows():
     from stsedu.widgets import Playground
     pg = Playground(replicas=60, settle=True)  # no kernel here: runs to the end at once, as before
     assert pg._task is None and len(pg.cluster.pods("web")) == 60 and all(p.ready for p in pg.cluster.pods("web"))
+
+
+# ------------------------------------- item 2: every notebook's counts, times and revisions, checked
+
+
+def _prose(nb: str) -> str:
+    """The markdown of notebook source *nb*, as one text (comment marks removed, lines joined)."""
+    import re
+    return " ".join(re.sub(r"^# ?", "", line) for cell in _cells(nb) if cell.startswith(" [markdown]")
+                    for line in cell.splitlines()[1:])
+
+
+def test_00_the_pods_came_up_as_many_seconds_apart_as_the_prose_says():
+    import re
+    ns = _run_cells_until("00-Index.py", 'decisions.action == "create"')
+    d = ns["decisions"]
+    creates = d[d.action == "create"]
+    assert creates["pod"].tolist() == ["web-0", "web-1", "web-2"]
+    gaps = set(creates["time"].diff().dropna())
+    said = {float(n) for n in re.findall(r"(\d+) seconds (?:later|after|apart|here)", _prose("00-Index.py"))}
+    assert said and gaps == said, (gaps, said)
+    assert creates["time"].iloc[0] == 0  # "web-0 at once"
+
+
+def test_06_before_the_partition_is_lowered_every_pod_has_the_first_revision():
+    ns = _run_cells_until("06-Partitions-And-Canaries.py", "label_columns")
+    c = ns["cluster"]
+    assert "four pods, with partition 4" in _prose("06-Partitions-And-Canaries.py")
+    sts = c.statefulset("web")
+    assert sts.spec.replicas == 4 and sts.spec.rolling_update.partition == 4
+    first = min(c.revisions("web"), key=lambda r: r.revision)
+    assert {p.revision for p in c.pods("web")} == {first.name} and len(c.revisions("web")) == 2
+
+
+def test_09_the_watch_shows_all_four_pods_pending_before_any_runs():
+    import contextlib
+    import io
+    ns = _run_cells_until("09-Parallel-Pod-Management.py", "first_running")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print("\n".join(ns["lines"][:ns["first_running"] + 1]))
+    shown = out.getvalue().splitlines()
+    pending = {line.split()[0] for line in shown if " Pending " in line}
+    assert "all four pods are Pending before any of them runs" in " ".join(_prose("09-Parallel-Pod-Management.py").split())
+    assert pending == {"web-0", "web-1", "web-2", "web-3"} and " Running " in shown[-1]
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_a_lab_first_view_at_50_replicas_is_true(cls):
+    """Built on a 50-replica set, every lab's controls show 50 (StepLab's replicas slider said 3), its
+    status line and its chart are true (found by the browser walk, tests/e2e/test_lab_walk_browser.py)."""
+    m = cls.default_manifest(object.__new__(cls))
+    m["spec"]["replicas"] = 50
+    lab = cls(m)
+    _true(lab)
+    if getattr(lab, "w_replicas", None) is not None:
+        assert lab.w_replicas.value == lab.w_replicas.stsedu_box.value == 50

@@ -475,3 +475,37 @@ def test_a_lab_first_view_at_50_replicas_is_true(cls):
     _true(lab)
     if getattr(lab, "w_replicas", None) is not None:
         assert lab.w_replicas.value == lab.w_replicas.stsedu_box.value == 50
+
+
+def test_04_neither_set_waits_for_the_other_and_the_second_failed_sync_ran_at_once():
+    """04 said "both were Ready at the same time" (db was Ready at 6 s, web at 9 s); it now prints when
+    each was, beside web alone: web is Ready when it would be alone.  And "the 2nd sync ran at once,
+    not 5 ms later": the failed syncs 1 and 2 at the same time, the 3rd 5 ms on."""
+    ns = _run_cells_until("04-From-An-Event-To-A-Sync.py", "alone.run()")
+    ready_at, cluster, alone = ns["ready_at"], ns["cluster"], ns["alone"]
+    assert ready_at(cluster, "web") == ready_at(alone, "web")
+    assert "both were Ready at the same time" not in _prose("04-From-An-Event-To-A-Sync.py")
+    ns = _run_cells_until("04-From-An-Event-To-A-Sync.py", 'inject_error("create", "Pod", count=3)')
+    syncs = ns["broken"].trace.syncs()
+    t = syncs["time"].tolist()
+    assert "the 2nd sync ran at once, not 5 ms later" in " ".join(_prose("04-From-An-Event-To-A-Sync.py").split())
+    assert t[1] == t[0] and abs(t[2] - t[1] - 0.005) < 1e-9 and syncs["error"].notna().tolist()[:3] == [True] * 3
+
+
+def test_11_the_crash_loop_cells_last_the_minutes_they_say_and_the_back_offs_double_from_10_s():
+    prose = " ".join(_prose("11-When-Things-Break.py").split())
+    assert "Five simulated minutes" in prose and "give it two simulated minutes" in prose
+    assert "back-off delay of 10 s, doubling (20 s, 40 s, ...)" in prose
+    ns = _run_cells_until("11-When-Things-Break.py", 'restarts = mine[')
+    crash, t0 = ns["crash"], ns["t0"]
+    assert crash.now - t0 == 300
+    gaps = [r - e for e, r in zip(ns["exits"], ns["restarts"])]
+    assert gaps[:4] == [10, 20, 40, 80] and all(g <= 300 for g in gaps)
+    ns = _run_cells_until("11-When-Things-Break.py", "t1 = crash.now")
+    crash, t0, t1 = ns["crash"], ns["t0"], ns["t1"]
+    assert crash.now - t1 == 120
+    d = crash.trace.decisions()
+    mine = d[(d.pod == "web-1") & (d.time > t0) & (d.time <= t1)]
+    assert set(mine["action"]) == {"wait"}  # "only waits"
+    assert "web-3" not in {p.name for p in crash.pods("web")}  # "whatever comes after web-1 waits too"
+    assert crash.pod("web-1").phase == "Running"  # "never Failed, never deleted"

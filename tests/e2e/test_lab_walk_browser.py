@@ -222,7 +222,7 @@ class Walk:
         else:
             raise AssertionError("the lab's run did not end")
         page = None
-        for _ in range(300):  # Vega draws asynchronously; a loaded machine may take a while
+        for _ in range(TIMEOUT // 200):  # Vega draws asynchronously; a loaded machine may take a while
             page = self.read()
             chart_ok = (not facts["datasets"]) or (page["chart"] is not None
                                                   and page["chart"]["datasets"] == facts["datasets"])

@@ -509,3 +509,19 @@ def test_11_the_crash_loop_cells_last_the_minutes_they_say_and_the_back_offs_dou
     assert set(mine["action"]) == {"wait"}  # "only waits"
     assert "web-3" not in {p.name for p in crash.pods("web")}  # "whatever comes after web-1 waits too"
     assert crash.pod("web-1").phase == "Running"  # "never Failed, never deleted"
+
+
+def test_05_the_watch_shows_each_pod_terminating_then_back_ready_at_the_new_hash_highest_first():
+    """05 printed the last 12 lines, in which only web-0 went Terminating; it now prints the rollout."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "revision=True)")
+    lines, c = ns["lines"][ns["start"]:], ns["cluster"]
+    new, pods = c.statefulset("web").status.update_revision, [p.name for p in c.pods("web")]
+    order = []
+    for pod in pods:
+        mine = [line.split() for line in lines if line.split()[0] == pod]
+        states = [(f[1], f[2], f[-1]) for f in mine]
+        first_term = next(i for i, s in enumerate(states) if s[1] == "Terminating")
+        assert states[first_term][2] != new, (pod, states)
+        assert ("1/1", "Running", new) in states[first_term:] and states[-1] == ("1/1", "Running", new), (pod, states)
+        order.append(lines.index(next(line for line in lines if line.startswith(pod + " "))))
+    assert [pods[i] for i in sorted(range(len(pods)), key=lambda i: order[i])] == sorted(pods, reverse=True)

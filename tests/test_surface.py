@@ -525,3 +525,18 @@ def test_05_the_watch_shows_each_pod_terminating_then_back_ready_at_the_new_hash
         assert ("1/1", "Running", new) in states[first_term:] and states[-1] == ("1/1", "Running", new), (pod, states)
         order.append(lines.index(next(line for line in lines if line.startswith(pod + " "))))
     assert [pods[i] for i in sorted(range(len(pods)), key=lambda i: order[i])] == sorted(pods, reverse=True)
+
+
+def test_15_the_failed_pod_row_and_the_max_unavailable_divergence_are_what_the_prose_says():
+    prose = " ".join(_prose("15-Then-And-Now-v1.16.py").split())
+    assert "v1.16 still showed **3 ready** (`3/3/–/3/3`)" in prose
+    ns = _run_cells_until("15-Then-And-Now-v1.16.py", 'query("sync >= @n")')
+    rows = ns["cmp"].table().query(f"sync >= {ns['n']}")
+    failed = rows[rows["v1.16 error"].fillna("") != ""]
+    assert len(failed) >= 1 and set(failed["v1.16 status"]) == {"3/3/–/3/3"}
+    assert all(s.split("/")[1] == "2" for s in failed["current status"])  # today: the Failed pod is not ready
+    assert "Today two old pods go at once" in prose
+    ns = _run_cells_until("15-Then-And-Now-v1.16.py", 'maxUnavailable": 2}}')
+    text = str(ns["cmp"].first_divergence)
+    current, v116 = text.split("current:", 1)[1].split("v1.16:", 1)
+    assert current.count("(update)") == 2 and v116.count("(update)") == 1, text

@@ -540,3 +540,19 @@ def test_15_the_failed_pod_row_and_the_max_unavailable_divergence_are_what_the_p
     text = str(ns["cmp"].first_divergence)
     current, v116 = text.split("current:", 1)[1].split("v1.16:", 1)
     assert current.count("(update)") == 2 and v116.count("(update)") == 1, text
+
+
+def test_02_the_first_sync_creates_the_claim_then_the_pod_and_scaled_down_claims_are_kept():
+    """02: "The first sync creates the claim, then the pod"; scaled to 1 and back to 3, web-1 and web-2
+    come back (created twice) on the claims made the first time (each claim created once)."""
+    ns = _run_cells_until("02-Storage.py", 'decisions_frame(cluster.sync("web"))')
+    d = ns["cluster"].trace.decisions()
+    first = d[(d["sync"] == 1) & d["action"].isin(["create-pvc", "create"])]
+    assert list(zip(first["action"], first["pod"])) == [("create-pvc", "web-0"), ("create", "web-0")]
+    ns = _run_cells_until("02-Storage.py", "get_pvc_text")
+    d = ns["cluster"].trace.decisions()
+    claims = d[d["action"] == "create-pvc"]["target"].tolist()
+    pods = d[d["action"] == "create"]["pod"].tolist()
+    assert sorted(claims) == ["www-web-0", "www-web-1", "www-web-2"]
+    assert pods.count("web-1") == pods.count("web-2") == 2 and pods.count("web-0") == 1
+    assert ns["cluster"].statefulset("web").spec.replicas == 3

@@ -739,7 +739,7 @@ def item_chart_rows(table: Table, n: int) -> None:
 # ------------------------------------------------------------- 8. redraw in a real browser
 
 _REDRAW_LABS = (("ScalingLab", "replicas"), ("UpdateLab", "image"), ("StepLab", "Sync once"))
-"""The labs item 8 times, and the control it moves (a replicas box typed n+1 then n, an image toggled
+"""The labs item 8 times, and the control it moves (a replicas box typed n-1 then n, an image toggled
 to nginx:2 and back, a button pressed)."""
 
 _REDRAW_JS = """async ([index, control, value]) => {
@@ -834,7 +834,8 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             got = []
             for k in range(rounds + 1):  # the first change warms up
                 n = 3 if replicas is None else replicas
-                value = {"replicas": n + 1 if k % 2 == 0 else n, "image": ("nginx:2", "nginx:1")[k % 2]}.get(control)
+                # replicas one down and back (a lab stops at 50: 51 would be refused, and nothing redrawn)
+                value = {"replicas": n - 1 if k % 2 == 0 else n, "image": ("nginx:2", "nginx:1")[k % 2]}.get(control)
                 t = page.evaluate(_REDRAW_JS, [0, control, value])
                 if k:
                     got.append(float("inf") if t is None else t)

@@ -101,16 +101,15 @@ class LabChart:
         key = (id(trace), lab.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
         if key == self._key:
             return
-        self._key = key
         if self._view is not None:
             self._view.update(lab)
             self.chart = self._view.chart
-            return
-        if not rows["syncs"]:
+        elif not rows["syncs"]:
             self.widget.update(None)
-            return
-        self.chart = self.fn(trace, lab.name)
-        self.widget.update(self.chart)
+        else:
+            self.chart = self.fn(trace, lab.name)
+            self.widget.update(self.chart)
+        self._key = key  # the key of what is drawn: set once it is (a failed chart is tried again)
 
 
 def _with_boxes(widget: W.Widget) -> W.Widget:

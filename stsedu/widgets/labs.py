@@ -502,7 +502,7 @@ class StepLab(Lab):
         self.did = "<code>kubectl apply -f web.yaml</code> and one sync"
 
     def _controls(self):
-        self.w_replicas = self.slider("replicas", 3, 0, MAX_REPLICAS, lambda n: self.change(
+        self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, lambda n: self.change(
             f"<code>kubectl scale sts {self.name} --replicas={n}</code>", lambda c: c.scale(self.name, n), run=False),
             MAX_REPLICAS)
         self.w_image = self.choice("image", IMAGES, IMAGES[0], lambda img: self.change(

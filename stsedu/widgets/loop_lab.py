@@ -22,7 +22,7 @@ from ..cluster import Cluster
 from .lab_base import LAB_CSS, decisions_html
 from .settled import unsettled
 
-__all__ = ["LoopLab", "two_sets", "set_manifest", "loop_summary"]
+__all__ = ["LoopLab", "two_sets", "set_manifest", "loop_summary", "ready_at"]
 
 
 def set_manifest(name: str, replicas: int) -> dict:
@@ -49,6 +49,12 @@ def two_sets(seed: int = 1, informer_delay: float = 0.0, api_error: bool = False
     if run:
         c.run()
     return c
+
+
+def ready_at(c: Cluster, name: str) -> float:
+    """The first time the status of set *name* counted every replica Ready (NaN if it never did)."""
+    st = c.trace.status()
+    return float(st[(st["set"] == name) & (st["ready_replicas"] == st["spec_replicas"])]["time"].min())
 
 
 def most_at_once(c: Cluster) -> int:

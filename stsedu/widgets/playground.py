@@ -23,6 +23,11 @@ from .settled import unsettled
 from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
                     VIEW_ALIASES, VIEW_CLASSES, error_html, esc, decisions_summary, default_manifest)
 
+SETTLE_IN_BACKGROUND_FROM = 50
+"""Under a kernel, ``Playground(settle=True)`` with at least this many replicas (auto kubelet) shows the
+panel at once and brings the set up in the background, with a progress bar and Stop (500 OrderedReady
+pods take about 2,000 syncs: tens of seconds on a slow machine); smaller sets come up before it shows."""
+
 MANUAL_STEP_SECONDS = 1.0
 """Manual kubelet: simulated seconds each pod button (Start, Ready, ...) takes (``kubelet.step_seconds``)."""
 
@@ -127,6 +132,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._max_replicas = max_replicas
         self._build()
         self.refresh()
+        self._settle_in_background()
 
     # ------------------------------------------------------------------ building
     def _new_cluster(self, kubelet: str) -> tuple[Cluster, str]:
@@ -137,15 +143,35 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             raise ValueError("the manifest has no StatefulSet")
         self._base_stages = c.kubelet.stages
         self._apply_speed(c)
+        self._settle_pending = 0
         if self._settle:
             # a set comes up in about four syncs per pod: give the start room for every pod
             budget = max(self.max_syncs, 10 * sts.spec.replicas + 10)
-            if kubelet == "manual":
+            if kubelet != "manual" and sts.spec.replicas >= SETTLE_IN_BACKGROUND_FROM and _kernel_loop():
+                self._settle_pending = budget  # under a kernel: with a progress bar and Stop, once shown
+            elif kubelet == "manual":
                 c.settle(sts.name, max_syncs=budget)
             else:
                 c.run(sts.name, max_syncs=budget)
             _linger(c)
         return c, sts.name
+
+    def _settle_in_background(self) -> None:
+        """Bring a large set up (``settle=True``) as a run in the background: the panel shows at once,
+        the progress bar moves, the views redraw now and then, and Stop ends it (see :meth:`run_async`)."""
+        budget, self._settle_pending = self._settle_pending, 0
+        loop = _kernel_loop()
+        if not budget or loop is None:
+            return
+        self._say(f"Bringing the set up: {self._sts().spec.replicas} pods, one sync at a time. "
+                  "Press Stop to stop it; Run goes on from where it stopped.")
+        before = self._task if self._running else None  # a run asked to stop (Reset) ends first
+
+        async def settle():
+            if before is not None:
+                await before
+            return await self.run_async(budget)
+        self._task = loop.create_task(settle())
 
     def _initial_images(self, images) -> list[str]:
         current = self._current_images()
@@ -667,7 +693,9 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self.progress.value = 0
             self.progress_label.value = ""
             return c
-        return self._act(go, "Reset: a new cluster from the original manifest.")
+        out = self._act(go, "Reset: a new cluster from the original manifest.")
+        self._settle_in_background()
+        return out
 
 
 LINGER_SECONDS = 5.0

@@ -1,134 +1,43 @@
 """Fixtures for browser tests: a throwaway JupyterLab server and Debian's Chromium.
 
-The server runs on a free localhost port with no token, from a temporary
-root_dir holding copies of the fixture notebooks, with its own settings and
-workspaces dirs; it is always stopped (its whole process group: the server
-and the kernels it started) when the tests of a module end.
+Both come from lab_server.py (which benchmarks/run.py uses too).  The server runs on a
+free localhost port with no token, from a temporary root_dir holding copies of the
+fixture notebooks, with its own settings and workspaces dirs; it is always stopped (its
+whole process group: the server and the kernels it started) when the tests of a module end.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).parent
-REPO = HERE.parents[1]
-CHROMIUM = "/usr/bin/chromium"
+sys.path.insert(0, str(HERE))  # lab_server, shared with benchmarks/run.py
+from lab_server import CHROMIUM, REPO, chromium, jupyter_lab  # noqa: E402,F401
 
 # The .ipynb files here are fixtures opened by the browser tests, not nbval tests.
 collect_ignore_glob = ["*.ipynb"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_server(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/api/status", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.25)
-    raise RuntimeError(f"jupyter lab did not answer within {timeout:.0f}s:\n{log.read_text()[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=15)
-    else:
-        try:  # the server is gone; its kernels may not be
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 @pytest.fixture(scope="module")
 def jupyter_server(tmp_path_factory):
-    """Start JupyterLab (headless, token-less, --allow-root) on a free port; yield (URL, root_dir).
-
-    With the ``notebook`` package installed the same server also serves Notebook 7
-    (``/notebooks/<path>``)."""
+    """Start JupyterLab (lab_server.jupyter_lab) with copies of the fixture notebooks; yield (URL, root_dir)."""
     tmp = tmp_path_factory.mktemp("lab")
-    root = tmp / "notebooks"
-    root.mkdir()
+    (tmp / "notebooks").mkdir()
     for nb in HERE.glob("*.ipynb"):
-        shutil.copy(nb, root / nb.name)
-    settings = tmp / "settings"
-    notify = settings / "@jupyterlab" / "apputils-extension"
-    notify.mkdir(parents=True)
-    (notify / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    port = _free_port()
-    env = dict(os.environ)
-    # Kernels (and the server) start without vl_convert (kernel_without_vl_convert/sitecustomize.py):
-    # every chart in these tests draws from the kit's own Vega bundle, as in JupyterLite.
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE / "kernel_without_vl_convert"), str(REPO),
-                                                    env.get("PYTHONPATH", "")) if p)
-    env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
-    env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
-    log = tmp / "jupyter.log"
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--ServerApp.port_retries=0", "--IdentityProvider.token=", "--ServerApp.password=",
-           "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
-           "--JupyterNotebookApp.expose_app_in_browser=True",
-           f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-           "--allow-root"]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp,
-                                start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_for_server(url, proc, log)
-        yield url, root
-    finally:
-        _stop(proc)
-
-
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage"]
+        shutil.copy(nb, tmp / "notebooks" / nb.name)
+    with jupyter_lab(tmp) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium driven by Playwright, closed when the module's tests end.
-
-    Plain ``sync_playwright()`` rather than pytest-playwright's session-wide
-    fixtures: Playwright's sync API keeps an asyncio loop running in the main
-    thread while it is open, which would make later tests in the same pytest
-    run see "a running event loop"."""
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    """Debian's Chromium driven by Playwright (lab_server.chromium), closed when the module's tests end."""
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture

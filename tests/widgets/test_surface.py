@@ -385,3 +385,174 @@ def test_the_playground_timeline_shows_a_pod_that_changed_at_this_instant():
                  manual.sync_once):
         step()
         assert _playground_problems(manual) == []
+
+
+def test_a_500_replica_playground_shows_at_once_and_comes_up_in_the_background_with_progress_and_stop(
+        monkeypatch):
+    """Playground(replicas=500, settle=True) under a kernel: the panel is built before any sync runs (it
+    took ~40 s to appear), then the set comes up in the background: the progress bar moves, Stop ends it
+    and says so, and what the panel shows is true of the cluster it stopped in."""
+    import asyncio
+
+    from stsedu.widgets import Playground, playground
+
+    async def go():
+        monkeypatch.setattr(playground, "_kernel_loop", lambda: asyncio.get_running_loop())
+        pg = Playground(replicas=500, settle=True)
+        assert len(pg.cluster.trace) == 0 and pg._task is not None
+        assert "Bringing the set up: 500 pods" in pg.info.value and "Stop" in pg.info.value
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert pg._running and not pg.stop_button.disabled and pg.progress.max == 500
+        assert "syncs · t=" in pg.progress_label.value
+        pg.stop_button.click()
+        await pg._task
+        return pg
+    pg = asyncio.run(go())
+    assert not pg._running and "Stopped after" in pg.info.value
+    assert 0 < len(pg.cluster.pods("web")) < 500
+    assert _playground_problems(pg) == []
+
+
+def test_a_small_playground_or_one_without_a_kernel_settles_before_it_shows():
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=60, settle=True)  # no kernel here: runs to the end at once, as before
+    assert pg._task is None and len(pg.cluster.pods("web")) == 60 and all(p.ready for p in pg.cluster.pods("web"))
+
+
+# ------------------------------------- item 2: every notebook's counts, times and revisions, checked
+
+
+def _prose(nb: str) -> str:
+    """The markdown of notebook source *nb*, as one text (comment marks removed, lines joined)."""
+    import re
+    return " ".join(re.sub(r"^# ?", "", line) for cell in _cells(nb) if cell.startswith(" [markdown]")
+                    for line in cell.splitlines()[1:])
+
+
+def test_00_the_pods_came_up_as_many_seconds_apart_as_the_prose_says():
+    import re
+    ns = _run_cells_until("00-Index.py", 'decisions.action == "create"')
+    d = ns["decisions"]
+    creates = d[d.action == "create"]
+    assert creates["pod"].tolist() == ["web-0", "web-1", "web-2"]
+    gaps = set(creates["time"].diff().dropna())
+    said = {float(n) for n in re.findall(r"(\d+) seconds (?:later|after|apart|here)", _prose("00-Index.py"))}
+    assert said and gaps == said, (gaps, said)
+    assert creates["time"].iloc[0] == 0  # "web-0 at once"
+
+
+def test_06_before_the_partition_is_lowered_every_pod_has_the_first_revision():
+    ns = _run_cells_until("06-Partitions-And-Canaries.py", "label_columns")
+    c = ns["cluster"]
+    assert "four pods, with partition 4" in _prose("06-Partitions-And-Canaries.py")
+    sts = c.statefulset("web")
+    assert sts.spec.replicas == 4 and sts.spec.rolling_update.partition == 4
+    first = min(c.revisions("web"), key=lambda r: r.revision)
+    assert {p.revision for p in c.pods("web")} == {first.name} and len(c.revisions("web")) == 2
+
+
+def test_09_the_watch_shows_all_four_pods_pending_before_any_runs():
+    import contextlib
+    import io
+    ns = _run_cells_until("09-Parallel-Pod-Management.py", "first_running")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print("\n".join(ns["lines"][:ns["first_running"] + 1]))
+    shown = out.getvalue().splitlines()
+    pending = {line.split()[0] for line in shown if " Pending " in line}
+    assert "all four pods are Pending before any of them runs" in " ".join(_prose("09-Parallel-Pod-Management.py").split())
+    assert pending == {"web-0", "web-1", "web-2", "web-3"} and " Running " in shown[-1]
+
+
+@pytest.mark.parametrize("cls", LABS, ids=lambda c: c.__name__)
+def test_a_lab_first_view_at_50_replicas_is_true(cls):
+    """Built on a 50-replica set, every lab's controls show 50 (StepLab's replicas slider said 3), its
+    status line and its chart are true (found by the browser walk, tests/e2e/test_lab_walk_browser.py)."""
+    m = cls.default_manifest(object.__new__(cls))
+    m["spec"]["replicas"] = 50
+    lab = cls(m)
+    _true(lab)
+    if getattr(lab, "w_replicas", None) is not None:
+        assert lab.w_replicas.value == lab.w_replicas.stsedu_box.value == 50
+
+
+def test_04_neither_set_waits_for_the_other_and_the_second_failed_sync_ran_at_once():
+    """04 said "both were Ready at the same time" (db was Ready at 6 s, web at 9 s); it now prints when
+    each was, beside web alone: web is Ready when it would be alone.  And "the 2nd sync ran at once,
+    not 5 ms later": the failed syncs 1 and 2 at the same time, the 3rd 5 ms on."""
+    ns = _run_cells_until("04-From-An-Event-To-A-Sync.py", "alone.run()")
+    ready_at, cluster, alone = ns["ready_at"], ns["cluster"], ns["alone"]
+    assert ready_at(cluster, "web") == ready_at(alone, "web")
+    assert "both were Ready at the same time" not in _prose("04-From-An-Event-To-A-Sync.py")
+    ns = _run_cells_until("04-From-An-Event-To-A-Sync.py", 'inject_error("create", "Pod", count=3)')
+    syncs = ns["broken"].trace.syncs()
+    t = syncs["time"].tolist()
+    assert "the 2nd sync ran at once, not 5 ms later" in " ".join(_prose("04-From-An-Event-To-A-Sync.py").split())
+    assert t[1] == t[0] and abs(t[2] - t[1] - 0.005) < 1e-9 and syncs["error"].notna().tolist()[:3] == [True] * 3
+
+
+def test_11_the_crash_loop_cells_last_the_minutes_they_say_and_the_back_offs_double_from_10_s():
+    prose = " ".join(_prose("11-When-Things-Break.py").split())
+    assert "Five simulated minutes" in prose and "give it two simulated minutes" in prose
+    assert "back-off delay of 10 s, doubling (20 s, 40 s, ...)" in prose
+    ns = _run_cells_until("11-When-Things-Break.py", 'restarts = mine[')
+    crash, t0 = ns["crash"], ns["t0"]
+    assert crash.now - t0 == 300
+    gaps = [r - e for e, r in zip(ns["exits"], ns["restarts"])]
+    assert gaps[:4] == [10, 20, 40, 80] and all(g <= 300 for g in gaps)
+    ns = _run_cells_until("11-When-Things-Break.py", "t1 = crash.now")
+    crash, t0, t1 = ns["crash"], ns["t0"], ns["t1"]
+    assert crash.now - t1 == 120
+    d = crash.trace.decisions()
+    mine = d[(d.pod == "web-1") & (d.time > t0) & (d.time <= t1)]
+    assert set(mine["action"]) == {"wait"}  # "only waits"
+    assert "web-3" not in {p.name for p in crash.pods("web")}  # "whatever comes after web-1 waits too"
+    assert crash.pod("web-1").phase == "Running"  # "never Failed, never deleted"
+
+
+def test_05_the_watch_shows_each_pod_terminating_then_back_ready_at_the_new_hash_highest_first():
+    """05 printed the last 12 lines, in which only web-0 went Terminating; it now prints the rollout."""
+    ns = _run_cells_until("05-Rolling-Updates.py", "revision=True)")
+    lines, c = ns["lines"][ns["start"]:], ns["cluster"]
+    new, pods = c.statefulset("web").status.update_revision, [p.name for p in c.pods("web")]
+    order = []
+    for pod in pods:
+        mine = [line.split() for line in lines if line.split()[0] == pod]
+        states = [(f[1], f[2], f[-1]) for f in mine]
+        first_term = next(i for i, s in enumerate(states) if s[1] == "Terminating")
+        assert states[first_term][2] != new, (pod, states)
+        assert ("1/1", "Running", new) in states[first_term:] and states[-1] == ("1/1", "Running", new), (pod, states)
+        order.append(lines.index(next(line for line in lines if line.startswith(pod + " "))))
+    assert [pods[i] for i in sorted(range(len(pods)), key=lambda i: order[i])] == sorted(pods, reverse=True)
+
+
+def test_15_the_failed_pod_row_and_the_max_unavailable_divergence_are_what_the_prose_says():
+    prose = " ".join(_prose("15-Then-And-Now-v1.16.py").split())
+    assert "v1.16 still showed **3 ready** (`3/3/–/3/3`)" in prose
+    ns = _run_cells_until("15-Then-And-Now-v1.16.py", 'query("sync >= @n")')
+    rows = ns["cmp"].table().query(f"sync >= {ns['n']}")
+    failed = rows[rows["v1.16 error"].fillna("") != ""]
+    assert len(failed) >= 1 and set(failed["v1.16 status"]) == {"3/3/–/3/3"}
+    assert all(s.split("/")[1] == "2" for s in failed["current status"])  # today: the Failed pod is not ready
+    assert "Today two old pods go at once" in prose
+    ns = _run_cells_until("15-Then-And-Now-v1.16.py", 'maxUnavailable": 2}}')
+    text = str(ns["cmp"].first_divergence)
+    current, v116 = text.split("current:", 1)[1].split("v1.16:", 1)
+    assert current.count("(update)") == 2 and v116.count("(update)") == 1, text
+
+
+def test_02_the_first_sync_creates_the_claim_then_the_pod_and_scaled_down_claims_are_kept():
+    """02: "The first sync creates the claim, then the pod"; scaled to 1 and back to 3, web-1 and web-2
+    come back (created twice) on the claims made the first time (each claim created once)."""
+    ns = _run_cells_until("02-Storage.py", 'decisions_frame(cluster.sync("web"))')
+    d = ns["cluster"].trace.decisions()
+    first = d[(d["sync"] == 1) & d["action"].isin(["create-pvc", "create"])]
+    assert list(zip(first["action"], first["pod"])) == [("create-pvc", "web-0"), ("create", "web-0")]
+    ns = _run_cells_until("02-Storage.py", "get_pvc_text")
+    d = ns["cluster"].trace.decisions()
+    claims = d[d["action"] == "create-pvc"]["target"].tolist()
+    pods = d[d["action"] == "create"]["pod"].tolist()
+    assert sorted(claims) == ["www-web-0", "www-web-1", "www-web-2"]
+    assert pods.count("web-1") == pods.count("web-2") == 2 and pods.count("web-0") == 1
+    assert ns["cluster"].statefulset("web").spec.replicas == 3

@@ -52,9 +52,16 @@ stsedu.charts.queue_flow(cluster.trace, limit=60)
 # ## Two sets, one queue
 #
 # The worker alternates: a sync of `web`, a sync of `db`, whichever name waited longest. Neither
-# set waits for the other to finish; both were Ready at the same time.
+# set waits for the other to finish. When was each set Ready (every pod Ready), when would `web`
+# have been Ready alone (same seed), and the first syncs:
 
 # %%
+ready_at = loop_lab.ready_at  # the first time a set's status counted every replica Ready
+alone = stsedu.Cluster(seed=1)
+alone.apply(loop_lab.set_manifest("web", 3))
+alone.run()
+print(f"web Ready at t={ready_at(cluster, 'web'):g}s (alone: t={ready_at(alone, 'web'):g}s); "
+      f"db Ready at t={ready_at(cluster, 'db'):g}s")
 cluster.trace.syncs()[["sync", "time", "set", "changed"]].head(8)
 
 # %% [markdown]

@@ -70,11 +70,14 @@ cluster.run("web")
 print(cluster.rollout_status("web"))
 
 # %% [markdown]
-# What `kubectl get pods -w -L controller-revision-hash` printed during that rollout (the last 12
-# lines): each pod goes Terminating, comes back Pending, then Running, then Ready, at the new hash.
+# What `kubectl get pods -w -L controller-revision-hash` printed during that rollout, from the
+# first pod going Terminating: each pod goes Terminating, comes back Pending, then Running, then
+# Ready, at the new hash, highest ordinal first.
 
 # %%
-print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web", revision=True)[-12:]))
+lines = stsedu.tables.watch_lines(cluster.trace, "web", revision=True)
+start = next(i for i, line in enumerate(lines) if " Terminating " in line)
+print("\n".join(lines[start:]))
 
 # %% [markdown]
 # ## The tutorial's commands

@@ -56,10 +56,13 @@ for policy in ("OrderedReady", "Parallel"):
 stsedu.labs.PolicyLab()
 
 # %% [markdown]
-# `kubectl get pods -w` during the `Parallel` scale-up above: all four pods are Pending at once.
+# `kubectl get pods -w` during the `Parallel` scale-up above, up to the first pod Running: all
+# four pods are Pending before any of them runs.
 
 # %%
-print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")[:6]))
+lines = stsedu.tables.watch_lines(cluster.trace, "web")
+first_running = next(i for i, line in enumerate(lines) if " Running " in line)
+print("\n".join(lines[:first_running + 1]))
 
 # %% [markdown]
 # ## Under the hood

@@ -52,6 +52,12 @@ async function render({ model, el }) {
         for (const child of Array.from(el.children)) {
             if (child !== target) child.remove();
         }
+        // For tests and the redraw benchmark: the drawn view and its spec, and how many draws
+        // have finished (with when the last one did, on the page's performance clock).
+        target.stseduView = result.view;
+        target.stseduSpec = spec;
+        el.dataset.stseduDraws = String(Number(el.dataset.stseduDraws || 0) + 1);
+        el.dataset.stseduDrawnAt = String(performance.now());
     }
 
     model.on("change:spec", draw);

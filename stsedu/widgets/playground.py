@@ -147,7 +147,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         if self._settle:
             # a set comes up in about four syncs per pod: give the start room for every pod
             budget = max(self.max_syncs, 10 * sts.spec.replicas + 10)
-            if kubelet != "manual" and sts.spec.replicas >= SETTLE_IN_BACKGROUND_FROM and _kernel_loop():
+            if kubelet != "manual" and sts.spec.replicas >= SETTLE_IN_BACKGROUND_FROM and kernel_loop():
                 self._settle_pending = budget  # under a kernel: with a progress bar and Stop, once shown
             elif kubelet == "manual":
                 c.settle(sts.name, max_syncs=budget)
@@ -160,7 +160,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         """Bring a large set up (``settle=True``) as a run in the background: the panel shows at once,
         the progress bar moves, the views redraw now and then, and Stop ends it (see :meth:`run_async`)."""
         budget, self._settle_pending = self._settle_pending, 0
-        loop = _kernel_loop()
+        loop = kernel_loop()
         if not budget or loop is None:
             return
         self._say(f"Bringing the set up: {self._sts().spec.replicas} pods, one sync at a time. "

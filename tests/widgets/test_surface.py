@@ -397,7 +397,7 @@ def test_a_500_replica_playground_shows_at_once_and_comes_up_in_the_background_w
     from stsedu.widgets import Playground, playground
 
     async def go():
-        monkeypatch.setattr(playground, "_kernel_loop", lambda: asyncio.get_running_loop())
+        monkeypatch.setattr(playground, "kernel_loop", lambda: asyncio.get_running_loop())
         pg = Playground(replicas=500, settle=True)
         assert len(pg.cluster.trace) == 0 and pg._task is not None
         assert "Bringing the set up: 500 pods" in pg.info.value and "Stop" in pg.info.value

@@ -466,6 +466,7 @@ ISSUE_27 = {
     "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
     "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
     "issue 27: claim update Conflict inside UpdateStatefulPod": _issue27(rules.claim_conflict_in_update_closure),
+    "issue 27: twin pods, only the one in the slot counted": _issue27(rules.orphan_adopted_beside_a_leading_zero_twin),
 }
 
 

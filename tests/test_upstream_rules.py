@@ -373,3 +373,43 @@ def test_claims_created_while_restoring_identity_name_the_renamed_pod():
     assert [e[2] for e in events(c, r.sync)] == [
         "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
         'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
+
+
+def orphan_adopted_beside_a_leading_zero_twin(c):
+    """web-01, the set's pod, holds slot 1; a hand-made orphan web-1 with the set's labels is adopted."""
+    c.apply(web(2))
+    c.sync("web")
+    ready(c, "web-0")
+    sts = c.store.get("StatefulSet", "default", "web")
+    spec = dict(c.pod("web-0").spec)
+    c.store.create("Pod", Pod(name="web-01", labels={"app": "web"}, owner_references=(sts.ref(),),
+                              spec=spec, phase="Pending"))
+    ready(c, "web-01")
+    c.store.create("Pod", Pod(name="web-1", labels={"app": "web"}, spec=spec, phase="Pending"))
+    ready(c, "web-1")
+
+
+def test_status_counts_only_the_pod_that_took_the_slot():
+    """updateStatefulSet puts each pod at replicas[getOrdinal(pod)-start], a later pod of the same
+    ordinal taking the slot, and its status comes from updateStatus(..., replicas, condemned):
+    of the twins web-01 and web-1 (both ordinal 1) only the one in the slot is counted, so
+    status.replicas is 2, not 3 (found by the widened generator's orphan step)."""
+    c = stsedu.Cluster(kubelet="manual")
+    orphan_adopted_beside_a_leading_zero_twin(c)
+    r = c.sync("web")
+    assert r.error is None
+    assert {p.name for p in c.pods("web")} == {"web-0", "web-01", "web-1"}
+    st = c.store.get("StatefulSet", "default", "web").status
+    assert (st.replicas, st.ready_replicas) == (2, 2)
+
+
+def test_status_of_a_set_being_deleted_counts_every_pod():
+    """A set with a deletion timestamp returns the status updateStatus(..., pods) counted over every
+    claimed pod before the split: both twins count there (3)."""
+    c = stsedu.Cluster(kubelet="manual")
+    orphan_adopted_beside_a_leading_zero_twin(c)
+    c.sync("web")
+    c.delete("web", cascade="foreground")
+    c.sync("web")
+    st = c.store.get("StatefulSet", "default", "web").status
+    assert st.replicas == 3

@@ -129,9 +129,10 @@ class Oracle:
             self.proc.wait(timeout=10)
 
     def sync(self, name: str, objects: dict, now: float, faults, gates: dict,
-             namespace: str = "default", conflicts: bool = False) -> dict:
+             namespace: str = "default", conflicts: bool = False, pod_order=()) -> dict:
         answer = self.call({"op": "sync", "name": name, "namespace": namespace, "now": now,
                             "objects": objects, "gates": gates, "conflicts": conflicts,
+                            "pod_order": list(pod_order),
                             "faults": [{"verb": v, "kind": k, "after": a, "count": c, "reason": r}
                                        for v, k, a, c, r in faults]})
         if not answer.get("ok"):
@@ -394,6 +395,7 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     sync, the events the controller recorded, the requeue ``syncStatefulSet`` plans and whether
     the sync failed."""
     before = cluster.dump()["objects"]
+    pod_order = [p.name for p in cluster.store.list("Pod", namespace)]  # the kit's list order
     now = cluster.now
     faults = cluster.pending_errors()
     gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
@@ -401,7 +403,7 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     result = cluster.sync(name, namespace)
     events = cluster.trace.rows()["events"][n_events:]
     after = cluster.dump()["objects"]
-    answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts)
+    answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts, pod_order=pod_order)
     sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
     parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
     problems = []

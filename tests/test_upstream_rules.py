@@ -413,3 +413,42 @@ def test_status_of_a_set_being_deleted_counts_every_pod():
     c.sync("web")
     st = c.store.get("StatefulSet", "default", "web").status
     assert st.replicas == 3
+
+
+# ------------------------------------------------------------------ the consistency store
+
+def test_no_sync_while_the_pod_cache_is_behind_the_sets_own_writes():
+    """StaleControllerConsistencyStatefulSet (beta, on by default in v1.36 and v1.37): the controller
+    records the resource version of each pod it writes (WroteAt) and EnsureReady refuses a sync while
+    the pod informer's LastStoreSyncResourceVersion is older (ConsistencyError, AddRateLimited). With
+    pod events 0.5 s late, the sync woken by the set's own status write waits for web-0's event
+    instead of creating web-0 again (AlreadyExists, as v1.16 does)."""
+    for profile, twice in (("current", False), ("v1.36", False), ("v1.16", True)):
+        c = stsedu.Cluster(seed=4, informer_delay=0.5, profile=profile)
+        c.apply(web(3))
+        c.run()
+        assert c.statefulset("web").status.ready_replicas == 3
+        errors = c.trace.decisions()["error"].fillna("")
+        assert errors.str.contains("already exists").any() == twice, profile
+        waits = c.trace.queue()["cause"].fillna("")
+        waits = waits[waits.str.contains("caches behind")]
+        assert waits.empty == twice, profile
+        if not twice:
+            assert waits.iloc[0].endswith("read version: 0 is not as new as written version: 3 "
+                                          "for group resource pods")
+
+
+def test_consistency_record_ignores_deletes_and_releases():
+    """DeleteStatefulPod records nothing (WroteAt is called on create and update only), and
+    PatchPod's OnWrite records a pod only for its controller: a released pod is not waited for."""
+    from stsedu.controller.consistency import recorded_write
+    pod = Pod(name="web-0", labels={"app": "web"})
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    owned = c.pod("web-0")
+    assert recorded_write("Pod", "create", None, owned)
+    assert not recorded_write("Pod", "update", owned, replace(owned, deletion_timestamp=1.0))
+    assert not recorded_write("Pod", "update", owned, replace(owned, owner_references=()))
+    assert not recorded_write("Pod", "remove", owned, None)
+    assert not recorded_write("ControllerRevision", "create", None, pod)

@@ -37,7 +37,7 @@ HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
 PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
 # resourceVersion checks in the oracle's fake API server (off: see docs/upstream-oracle.md, "Kept out")
 CONFLICTS = os.environ.get("STSEDU_UPSTREAM_CONFLICTS", "0") == "1"
-PROFILES = ("current", "v1.36")
+PROFILES = ("current", "v1.36", "v1.16")
 
 _oracles: dict = {}
 

@@ -452,3 +452,28 @@ def test_consistency_record_ignores_deletes_and_releases():
     assert not recorded_write("Pod", "update", owned, replace(owned, owner_references=()))
     assert not recorded_write("Pod", "remove", owned, None)
     assert not recorded_write("ControllerRevision", "create", None, pod)
+
+
+# ------------------------------------------------------------------ v1.16 (k8s.io/kubernetes v1.16.15)
+
+def test_v116_events_keep_the_verb_as_given_and_warn_before_recreating_a_failed_pod():
+    """v1.16's recordPodEvent/recordClaimEvent title-case the verb in the reason only ("create Pod
+    web-0 ..."), and updateStatefulSet records a Warning RecreatingFailedPod before it deletes a
+    Failed pod (found by the v1.16 oracle)."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, claims=1))
+    r = c.sync("web")
+    assert [e[1:] for e in events(c, r.sync)] == [
+        ("SuccessfulCreate", "create Claim data-web-0 Pod web-0 in StatefulSet web success"),
+        ("SuccessfulCreate", "create Pod web-0 in StatefulSet web successful")]
+    c.kubelet.start("web-0")
+    c.kubelet.fail("web-0")
+    r = c.sync("web")
+    rows = [(t, reason, msg) for n, _, t, reason, obj, msg in c.trace.rows()["events"]
+            if obj == "statefulset/web" and n == r.sync]
+    assert ("Warning", "RecreatingFailedPod", "StatefulSet default/web is recreating failed Pod web-0") in rows
+    assert ("Normal", "SuccessfulDelete", "delete Pod web-0 in StatefulSet web successful") in rows
+    now = stsedu.Cluster(kubelet="manual")
+    now.apply(web(1))
+    r = now.sync("web")
+    assert [e[2] for e in events(now, r.sync)] == ["Create Pod web-0 in StatefulSet web successful"]

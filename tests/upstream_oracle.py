@@ -39,7 +39,18 @@ PROFILES = {
     # profile -> (k8s.io/kubernetes version, directory of its go.mod/go.sum)
     "current": ("v1.37.2", HERE),
     "v1.36": ("v1.36.3", HERE / "v136"),
+    # its own main.go (v1.16's API differs) and a stub module for vbom.ml/util (docs/profiles.md)
+    "v1.16": ("v1.16.15", HERE / "v116"),
 }
+
+
+def _sources(profile: str) -> list[Path]:
+    """The files the build of *profile* copies: main.go (the profile's own if it has one),
+    go.mod, go.sum, and the local stub modules its go.mod replaces unreachable ones with."""
+    _, moddir = PROFILES[profile]
+    main = moddir / "main.go" if (moddir / "main.go").exists() else HERE / "main.go"
+    stubs = sorted(p for p in (moddir / "stubs").rglob("*") if p.is_file()) if (moddir / "stubs").is_dir() else []
+    return [main, moddir / "go.mod", moddir / "go.sum", *stubs]
 
 
 class OracleUnavailable(Exception):
@@ -63,9 +74,8 @@ def cache_dir() -> Path:
 
 
 def _source_key(profile: str) -> str:
-    _, moddir = PROFILES[profile]
     h = hashlib.sha256()
-    for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
+    for f in _sources(profile):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -88,8 +98,10 @@ def build(profile: str = "current") -> Path:
     _, moddir = PROFILES[profile]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="stsedu-oracle-") as tmp:
-        for f in (HERE / "main.go", moddir / "go.mod", moddir / "go.sum"):
-            shutil.copy(f, tmp)
+        for f in _sources(profile):
+            dest = Path(tmp) / (f.relative_to(moddir) if f.is_relative_to(moddir / "stubs") else f.name)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, dest)
         env = dict(os.environ)
         env.setdefault("GOFLAGS", "-mod=mod")
         partial = str(target) + ".partial"
@@ -329,7 +341,7 @@ def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
     upstream's."""
     return [(t, reason, msg) for _, _, t, reason, obj, msg in rows
             if obj == f"statefulset/{set_name}"
-            and (reason.startswith(_CONTROLLER_EVENT) or reason == "ConflictingController")]
+            and (reason.startswith(_CONTROLLER_EVENT) or reason in ("ConflictingController", "RecreatingFailedPod"))]
 
 
 def oracle_events(answer: dict) -> list[tuple]:

@@ -56,6 +56,9 @@ class Profile:
     """Each status carries the set's ``status.conditions`` over, and a change in them alone is
     written (v1.37.2 ``updateStatefulSet`` / ``inconsistentStatus``); v1.36.3 and v1.16 build
     every status from empty, so a written status drops them."""
+    event_verbs_title_case: bool = True
+    """Event messages start with the verb title-cased ("Create Pod web-0 in StatefulSet web
+    successful"); v1.16's ``recordPodEvent`` wrote it as given ("create Pod ...")."""
     consistency_store: bool = True
     """``StaleControllerConsistencyStatefulSet`` (beta, on by default from v1.36): no sync until the
     informers have seen the set's own last writes (:mod:`stsedu.controller.consistency`); absent in v1.16."""
@@ -74,7 +77,7 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
                 history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
-                consistency_store=False, known_gates=())
+                event_verbs_title_case=False, consistency_store=False, known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
 

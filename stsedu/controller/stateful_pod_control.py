@@ -468,6 +468,13 @@ class ClusterObjects:
         self.sts = sts
         self.cause = cause
 
+    title_case_messages = True
+    """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
+    as given ("create Pod web-0 ...": ``Profile.event_verbs_title_case``)."""
+
+    def _verb(self, verb: str) -> str:
+        return verb.title() if self.title_case_messages else verb
+
     def _check(self, verb: str, kind: str, name: str) -> None:
         self.c.check_fault(verb, kind, name)
 
@@ -493,10 +500,10 @@ class ClusterObjects:
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} successful")
+                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} successful")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} failed error: {err}")
+                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
         """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
@@ -506,9 +513,17 @@ class ClusterObjects:
         self._check("create", "Pod", pod.name)
         self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
 
+    recreating_failed_event = False
+    """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
+    Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
+
     def delete_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
         pod: Pod = d.payload
+        if self.recreating_failed_event and d.reason == "failed":
+            self.c.trace.add_event("Warning", "RecreatingFailedPod", f"statefulset/{self.sts.name}",
+                                   f"StatefulSet {self.sts.namespace}/{self.sts.name} is recreating "
+                                   f"failed Pod {pod.name}")
         try:
             self._check("delete", "Pod", pod.name)
             self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
@@ -565,10 +580,10 @@ class ClusterObjects:
         """``recordClaimEvent``'s wording."""
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+                                   f"{self._verb(verb)} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"{self._verb(verb)} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
                                    f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:

@@ -110,6 +110,8 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     n = trace.sync
     cause = f"sync {n}"
     om = ClusterObjects(ctl.writes, sts, cause)
+    om.title_case_messages = ctl.profile.event_verbs_title_case
+    om.recreating_failed_event = not ctl.profile.event_verbs_title_case
     decisions: list[Decision] = []
     error: str | None = None
 

@@ -486,11 +486,27 @@ ERROR_PATHS = {
 ERROR_PATHS.update(ISSUE_27)
 
 
+# Found by the v1.16 oracle on its first run and not fixed yet (docs/profiles.md): the kit's v1.16
+# profile shares these paths with today's controller, v1.16.15 took them otherwise.
+V116_OPEN = {
+    "failed revision create, then truncateHistory":
+        "v1.16 UpdateStatefulSet returns the getStatefulSetRevisions error before truncateHistory",
+    "rolling-update delete answered NotFound":
+        "v1.16 DeleteStatefulPod does not ignore NotFound: FailedDelete, the sync fails",
+    "set being deleted with an orphan revision":
+        "v1.16 adoptOrphanRevisions checks the uid only, not the deletion timestamp: it adopts",
+    "issue 27: two failed claims, one pod event":
+        "v1.16 CreateStatefulPod records a pod FailedCreate with the aggregated claim errors too",
+}
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", sorted(ERROR_PATHS))
-def test_error_paths_agree(case, profile):
+def test_error_paths_agree(case, profile, request):
     """The error paths a review found the kit handled unlike upstream: the sync that takes
     each path, and the one after it, agree with the real controller."""
+    if profile == "v1.16" and case in V116_OPEN:
+        request.node.add_marker(pytest.mark.xfail(reason=V116_OPEN[case], strict=True))
     oracle = oracle_for(profile)
     c = stsedu.Cluster(kubelet="manual", profile=profile, **getattr(ERROR_PATHS[case], "cluster", {}))
     log: list = []

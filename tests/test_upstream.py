@@ -489,10 +489,6 @@ ERROR_PATHS.update(ISSUE_27)
 # Found by the v1.16 oracle on its first run and not fixed yet (docs/profiles.md): the kit's v1.16
 # profile shares these paths with today's controller, v1.16.15 took them otherwise.
 V116_OPEN = {
-    "failed revision create, then truncateHistory":
-        "v1.16 UpdateStatefulSet returns the getStatefulSetRevisions error before truncateHistory",
-    "rolling-update delete answered NotFound":
-        "v1.16 DeleteStatefulPod does not ignore NotFound: FailedDelete, the sync fails",
     "set being deleted with an orphan revision":
         "v1.16 adoptOrphanRevisions checks the uid only, not the deletion timestamp: it adopts",
     "issue 27: two failed claims, one pod event":

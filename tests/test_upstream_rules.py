@@ -477,3 +477,34 @@ def test_v116_events_keep_the_verb_as_given_and_warn_before_recreating_a_failed_
     now.apply(web(1))
     r = now.sync("web")
     assert [e[2] for e in events(now, r.sync)] == ["Create Pod web-0 in StatefulSet web successful"]
+
+
+def test_v116_delete_answered_not_found_fails_the_sync():
+    """v1.16's DeleteStatefulPod returns the Delete error as it is: NotFound is a FailedDelete and
+    the sync fails (today's ignores NotFound and counts the pod as deleted)."""
+    for profile, fails in (("v1.16", True), ("current", False)):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web(1))
+        c.sync("web")
+        ready(c, "web-0")
+        c.sync("web")
+        c.patch("web", {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:2"}]}}}})
+        c.inject_error("delete", "Pod", reason="NotFound")
+        r = c.sync("web")
+        assert (r.error is not None) == fails, profile
+        assert [e[1] for e in events(c, r.sync)] == (["FailedDelete"] if fails else ["SuccessfulDelete"])
+
+
+def test_v116_failed_sync_does_not_truncate_history():
+    """v1.16's UpdateStatefulSet returns at the first error, before updateStatefulSetStatus and
+    truncateHistory: a failed revision create leaves every old revision in place."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, revisionHistoryLimit=0, updateStrategy={"type": "OnDelete"}))
+    c.sync("web")
+    for image in ("nginx:2", "nginx:3"):
+        c.patch("web", {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": image}]}}}})
+        if image == "nginx:3":
+            c.inject_error("create", "ControllerRevision")
+        r = c.sync("web")
+    assert r.error is not None
+    assert not [d for d in r.decisions if d.action == "delete-revision" and d.applied]

@@ -210,14 +210,14 @@ def kit_writes(result, set_name: str) -> list[tuple]:
     return out
 
 
-def oracle_writes(answer: dict) -> list[tuple]:
+def oracle_writes(answer: dict, delete_ignores_not_found: bool = True) -> list[tuple]:
     """The oracle's requests as (verb, kind, name, failed).  A pod delete answered NotFound
-    counts as done (``DeleteStatefulPod``), so do a pod adoption or release answered NotFound
-    and a release answered Invalid (``ClaimObject``, ``ReleasePod``)."""
+    counts as done (``DeleteStatefulPod``; not in v1.16), so do a pod adoption or release
+    answered NotFound and a release answered Invalid (``ClaimObject``, ``ReleasePod``)."""
     def ignored(w):
         reason = w.get("reason")
         if (w["verb"], w["kind"]) == ("delete", "Pod"):
-            return reason == "NotFound"
+            return reason == "NotFound" and delete_ignores_not_found
         if (w["verb"], w["kind"]) == ("patch", "Pod"):
             return reason == "NotFound" or (reason == "Invalid" and bool(w.get("release")))
         return False
@@ -419,7 +419,8 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
     parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
     problems = []
-    kw, ow = canonical(kit_writes(result, name)), canonical(oracle_writes(answer))
+    kw = canonical(kit_writes(result, name))
+    ow = canonical(oracle_writes(answer, cluster.profile.delete_ignores_not_found))
     if parallel:
         kw, ow = sorted(kw), sorted(ow)
     if kw != ow:

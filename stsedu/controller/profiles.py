@@ -39,7 +39,11 @@ class Profile:
     succeeded_restarts: bool = True
     """Succeeded pods are replaced like Failed ones (PR #121389, 1.29)."""
     status_on_error: bool = True
-    """The status is written even when the sync failed (newest)."""
+    """The status is written even when the sync failed (newest); v1.16's ``UpdateStatefulSet``
+    returned at the first error, before the status and ``truncateHistory``."""
+    delete_ignores_not_found: bool = True
+    """``DeleteStatefulPod`` counts a pod that is already gone (NotFound) as deleted; v1.16
+    returned the error (FailedDelete, the sync fails)."""
     max_unavailable_supported: bool = True
     """``rollingUpdate.maxUnavailable`` exists (alpha 1.24)."""
     slow_start_batches: bool = True
@@ -77,7 +81,8 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
                 history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
-                event_verbs_title_case=False, consistency_store=False, known_gates=())
+                event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
+                known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}
 

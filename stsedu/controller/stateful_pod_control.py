@@ -397,10 +397,10 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         error = next(d.error for d in revs if _failed(d))
         for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_UPDATE):
             done += skip(steps.get(step, []))
-        # truncateHistory still runs, with no current or update revision live
+        # truncateHistory still runs, with no current or update revision live (v1.16 returned first)
         history = (plan.history_if_revisions_fail if plan.history_if_revisions_fail is not None
                    else steps.get(STEP_HISTORY, []))
-        done += _run_sequential(list(history), om)[0]
+        done += _run_sequential(list(history), om)[0] if profile.status_on_error else skip(history)
         return done, None, error
 
     for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
@@ -446,6 +446,9 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
     else:
         plan_status = None
 
+    if error is not None and not profile.status_on_error:  # v1.16: UpdateStatefulSet returned already
+        done += skip(steps.get(STEP_HISTORY, []))
+        return done, plan_status, error
     hist, failed = _run_sequential(steps.get(STEP_HISTORY, []), om)
     done += hist
     if failed and error is None:
@@ -513,6 +516,9 @@ class ClusterObjects:
         self._check("create", "Pod", pod.name)
         self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
 
+    delete_ignores_not_found = True
+    """``Profile.delete_ignores_not_found`` (v1.16's ``DeleteStatefulPod`` returned NotFound too)."""
+
     recreating_failed_event = False
     """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
     Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
@@ -528,7 +534,7 @@ class ClusterObjects:
             self._check("delete", "Pod", pod.name)
             self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
         except APIError as e:
-            if e.reason != "NotFound":
+            if e.reason != "NotFound" or not self.delete_ignores_not_found:
                 self._event(False, "delete", f"Pod {pod.name}", str(e))
                 raise
         self._event(True, "delete", f"Pod {pod.name}")

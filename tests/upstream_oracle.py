@@ -39,7 +39,20 @@ PROFILES = {
     # profile -> (k8s.io/kubernetes version, directory of its go.mod/go.sum)
     "current": ("v1.37.2", HERE),
     "v1.36": ("v1.36.3", HERE / "v136"),
+    # its own main.go (v1.16's API differs) and a stub module for vbom.ml/util (docs/profiles.md)
+    "v1.16": ("v1.16.15", HERE / "v116"),
 }
+
+
+def _sources(profile: str) -> list[Path]:
+    """The files the build of *profile* copies: its Go files (the profile's own main.go if it has one),
+    go.mod, go.sum, and the local stub modules its go.mod replaces unreachable ones with."""
+    _, moddir = PROFILES[profile]
+    # the profile's own main.go, else the shared program: main.go (the sync protocol) and
+    # timing.go (benchmarks/run.py's timing mode)
+    go = [moddir / "main.go"] if (moddir / "main.go").exists() else sorted(HERE.glob("*.go"))
+    stubs = sorted(p for p in (moddir / "stubs").rglob("*") if p.is_file()) if (moddir / "stubs").is_dir() else []
+    return [*go, moddir / "go.mod", moddir / "go.sum", *stubs]
 
 
 class OracleUnavailable(Exception):
@@ -62,15 +75,9 @@ def cache_dir() -> Path:
     return Path(base)
 
 
-def _sources() -> list[Path]:
-    """The oracle's Go files: main.go (the sync protocol) and timing.go (benchmarks/run.py's timing mode)."""
-    return sorted(HERE.glob("*.go"))
-
-
 def _source_key(profile: str) -> str:
-    _, moddir = PROFILES[profile]
     h = hashlib.sha256()
-    for f in (*_sources(), moddir / "go.mod", moddir / "go.sum"):
+    for f in _sources(profile):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -93,8 +100,10 @@ def build(profile: str = "current") -> Path:
     _, moddir = PROFILES[profile]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="stsedu-oracle-") as tmp:
-        for f in (*_sources(), moddir / "go.mod", moddir / "go.sum"):
-            shutil.copy(f, tmp)
+        for f in _sources(profile):
+            dest = Path(tmp) / (f.relative_to(moddir) if f.is_relative_to(moddir / "stubs") else f.name)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, dest)
         env = dict(os.environ)
         env.setdefault("GOFLAGS", "-mod=mod")
         partial = str(target) + ".partial"
@@ -134,9 +143,10 @@ class Oracle:
             self.proc.wait(timeout=10)
 
     def sync(self, name: str, objects: dict, now: float, faults, gates: dict,
-             namespace: str = "default", conflicts: bool = False) -> dict:
+             namespace: str = "default", conflicts: bool = False, pod_order=()) -> dict:
         answer = self.call({"op": "sync", "name": name, "namespace": namespace, "now": now,
                             "objects": objects, "gates": gates, "conflicts": conflicts,
+                            "pod_order": list(pod_order),
                             "faults": [{"verb": v, "kind": k, "after": a, "count": c, "reason": r}
                                        for v, k, a, c, r in faults]})
         if not answer.get("ok"):
@@ -202,14 +212,14 @@ def kit_writes(result, set_name: str) -> list[tuple]:
     return out
 
 
-def oracle_writes(answer: dict) -> list[tuple]:
+def oracle_writes(answer: dict, delete_ignores_not_found: bool = True) -> list[tuple]:
     """The oracle's requests as (verb, kind, name, failed).  A pod delete answered NotFound
-    counts as done (``DeleteStatefulPod``), so do a pod adoption or release answered NotFound
-    and a release answered Invalid (``ClaimObject``, ``ReleasePod``)."""
+    counts as done (``DeleteStatefulPod``; not in v1.16), so do a pod adoption or release
+    answered NotFound and a release answered Invalid (``ClaimObject``, ``ReleasePod``)."""
     def ignored(w):
         reason = w.get("reason")
         if (w["verb"], w["kind"]) == ("delete", "Pod"):
-            return reason == "NotFound"
+            return reason == "NotFound" and delete_ignores_not_found
         if (w["verb"], w["kind"]) == ("patch", "Pod"):
             return reason == "NotFound" or (reason == "Invalid" and bool(w.get("release")))
         return False
@@ -333,7 +343,7 @@ def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
     upstream's."""
     return [(t, reason, msg) for _, _, t, reason, obj, msg in rows
             if obj == f"statefulset/{set_name}"
-            and (reason.startswith(_CONTROLLER_EVENT) or reason == "ConflictingController")]
+            and (reason.startswith(_CONTROLLER_EVENT) or reason in ("ConflictingController", "RecreatingFailedPod"))]
 
 
 def oracle_events(answer: dict) -> list[tuple]:
@@ -399,6 +409,7 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     sync, the events the controller recorded, the requeue ``syncStatefulSet`` plans and whether
     the sync failed."""
     before = cluster.dump()["objects"]
+    pod_order = [p.name for p in cluster.store.list("Pod", namespace)]  # the kit's list order
     now = cluster.now
     faults = cluster.pending_errors()
     gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
@@ -406,11 +417,12 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     result = cluster.sync(name, namespace)
     events = cluster.trace.rows()["events"][n_events:]
     after = cluster.dump()["objects"]
-    answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts)
+    answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts, pod_order=pod_order)
     sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
     parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
     problems = []
-    kw, ow = canonical(kit_writes(result, name)), canonical(oracle_writes(answer))
+    kw = canonical(kit_writes(result, name))
+    ow = canonical(oracle_writes(answer, cluster.profile.delete_ignores_not_found))
     if parallel:
         kw, ow = sorted(kw), sorted(ow)
     if kw != ow:

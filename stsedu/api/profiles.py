@@ -39,7 +39,11 @@ class Profile:
     succeeded_restarts: bool = True
     """Succeeded pods are replaced like Failed ones (PR #121389, 1.29)."""
     status_on_error: bool = True
-    """The status is written even when the sync failed (newest)."""
+    """The status is written even when the sync failed (newest); v1.16's ``UpdateStatefulSet``
+    returned at the first error, before the status and ``truncateHistory``."""
+    delete_ignores_not_found: bool = True
+    """``DeleteStatefulPod`` counts a pod that is already gone (NotFound) as deleted; v1.16
+    returned the error (FailedDelete, the sync fails)."""
     max_unavailable_supported: bool = True
     """``rollingUpdate.maxUnavailable`` exists (alpha 1.24)."""
     slow_start_batches: bool = True
@@ -56,6 +60,12 @@ class Profile:
     """Each status carries the set's ``status.conditions`` over, and a change in them alone is
     written (v1.37.2 ``updateStatefulSet`` / ``inconsistentStatus``); v1.36.3 and v1.16 build
     every status from empty, so a written status drops them."""
+    event_verbs_title_case: bool = True
+    """Event messages start with the verb title-cased ("Create Pod web-0 in StatefulSet web
+    successful"); v1.16's ``recordPodEvent`` wrote it as given ("create Pod ...")."""
+    consistency_store: bool = True
+    """``StaleControllerConsistencyStatefulSet`` (beta, on by default from v1.36): no sync until the
+    informers have seen the set's own last writes (:mod:`stsedu.controller.consistency`); absent in v1.16."""
     known_gates: tuple[str, ...] = KNOWN_GATES
     """Feature gates the release's controller manager accepts (v1.16 knows none of stsedu's)."""
 
@@ -71,6 +81,7 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
                 history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
+                event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
                 known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}

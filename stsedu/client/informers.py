@@ -90,9 +90,12 @@ class Informers:
         self.handlers: dict[str, Handlers] = {k: Handlers() for k in WATCHED}
         self.in_flight = 0
         """Events written but not yet delivered."""
+        self.synced_rv: dict[str, int] = {k: 0 for k in WATCHED}
+        """The newest resource version each informer has seen (``LastStoreSyncResourceVersion``)."""
         for kind in WATCHED:  # start from what is already stored (the initial list)
             for obj in store.list(kind):
                 self.cache[kind].setdefault(obj.namespace, {})[obj.name] = obj
+                self.synced_rv[kind] = max(self.synced_rv[kind], obj.resource_version or 0)
         store.listeners.append(self._on_write)
 
     def _on_write(self, kind: str, verb: str, old, new) -> None:
@@ -114,6 +117,7 @@ class Informers:
         """Update the cache, then call the kind's handlers (the shared informer's ``HandleDeltas``)."""
         objs = self.cache[kind].setdefault((new or old).namespace, {})
         h = self.handlers[kind]
+        self.synced_rv[kind] = max(self.synced_rv[kind], (new or old).resource_version or 0)
         if verb == "remove":
             objs.pop(old.name, None)
             if h.on_delete:
@@ -137,6 +141,7 @@ class Informers:
         for kind in WATCHED:
             h = self.handlers[kind]
             live = {(o.namespace, o.name): o for o in self.store.list(kind)}
+            self.synced_rv[kind] = max([self.synced_rv[kind]] + [o.resource_version or 0 for o in live.values()])
             for ns, objs in self.cache[kind].items():
                 for name in list(objs):
                     if (ns, name) not in live:

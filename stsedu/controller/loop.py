@@ -15,6 +15,7 @@ from ..api.objects import controller_of, selector_matches
 from . import stateful_set_utils as P
 from ..client.informers import Informers, Tombstone
 from ..client.workqueue import WorkQueue
+from .consistency import ConsistencyStore, recorded_write
 
 
 def key_of(obj) -> str:
@@ -40,6 +41,10 @@ class ControllerLoop:
         self.queue = WorkQueue(self.clock, record=self.trace.add_queue)
         self.warnings: list[str] = []
         """Errors the handlers report (``utilruntime.HandleError``), e.g. overlapping selectors."""
+        self.consistency = ConsistencyStore() if getattr(controller.profile, "consistency_store", False) else None
+        """``StaleControllerConsistencyStatefulSet`` (stsedu.controller.consistency), or None."""
+        self._syncing: tuple[str, str] | None = None
+        informers.store.listeners.append(self._wrote)
         h = informers.handlers
         h["Pod"].on_add, h["Pod"].on_update, h["Pod"].on_delete = self.add_pod, self.update_pod, self.delete_pod
         h["StatefulSet"].on_add = lambda s: self.enqueue_stateful_set(s, f"StatefulSet {s.name} added")
@@ -132,22 +137,38 @@ class ControllerLoop:
             self.enqueue_stateful_set(sts, f"Pod {pod.name} {verb}{how}")
 
     # --------------------------------------------------------------- worker
+    def _wrote(self, kind: str, verb: str, old, new) -> None:
+        """``WroteAt`` for a write the running sync made (the consistency store's record)."""
+        if self._syncing is not None and self.consistency is not None and recorded_write(kind, verb, old, new):
+            self.consistency.wrote_at(*self._syncing, kind, new.resource_version)
+
     def process_next_work_item(self, key: str):
         """Sync one key the worker holds (``processNextWorkItem``): on error ``AddRateLimited``,
-        else ``Forget``; ``Done`` always.  Returns the SyncResult, or None if the set is gone."""
+        else ``Forget``; ``Done`` always.  Returns the SyncResult, or None if the set is gone or
+        the caches have not yet seen the set's last writes (``EnsureReady``: no sync then)."""
         namespace, _, name = key.partition("/")
         result = None
+        stale = None
         try:
+            if self.consistency is not None:
+                stale = self.consistency.ensure_ready(key, self.informers.synced_rv)
+                if stale is not None:
+                    self.queue.add_rate_limited(key, f"caches behind the set's own writes: {stale}")
+                    return None
             sts = self.lister.get("StatefulSet", namespace, name)
             if sts is None:  # ``sync``: "StatefulSet has been deleted"
+                if self.consistency is not None:
+                    self.consistency.clear(key)
                 self.queue.forget(key)
                 return None
             ctl = self.controller
             store, ctl.store = ctl.store, self.lister  # the sync reads the informer caches (listers)
+            self._syncing = (key, sts.uid)
             try:
                 result = self.sync(name, namespace)
             finally:
                 ctl.store = store
+                self._syncing = None
             if result.error:
                 self.queue.add_rate_limited(key, f"sync {result.sync} failed: {result.error}")
             else:
@@ -155,7 +176,8 @@ class ControllerLoop:
                 self._requeue_for_availability(sts, key, result)
             return result
         finally:
-            self.queue.done(key, "set not found: deleted" if result is None else f"sync {result.sync}: {_outcome(result)}")
+            self.queue.done(key, f"no sync: {stale}" if stale is not None else "set not found: deleted"
+                            if result is None else f"sync {result.sync}: {_outcome(result)}")
 
     def _requeue_for_availability(self, sts, key: str, result) -> None:
         """``syncStatefulSet``'s ``enqueueSSAfter``: with minReadySeconds, while some Ready pod is not

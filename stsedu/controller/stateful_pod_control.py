@@ -392,10 +392,10 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         error = next(d.error for d in revs if _failed(d))
         for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_UPDATE):
             done += skip(steps.get(step, []))
-        # truncateHistory still runs, with no current or update revision live
+        # truncateHistory still runs, with no current or update revision live (v1.16 returned first)
         history = (plan.history_if_revisions_fail if plan.history_if_revisions_fail is not None
                    else steps.get(STEP_HISTORY, []))
-        done += _run_sequential(list(history), om)[0]
+        done += _run_sequential(list(history), om)[0] if profile.status_on_error else skip(history)
         return done, None, error
 
     for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
@@ -441,6 +441,9 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
     else:
         plan_status = None
 
+    if error is not None and not profile.status_on_error:  # v1.16: UpdateStatefulSet returned already
+        done += skip(steps.get(STEP_HISTORY, []))
+        return done, plan_status, error
     hist, failed = _run_sequential(steps.get(STEP_HISTORY, []), om)
     done += hist
     if failed and error is None:
@@ -462,6 +465,13 @@ class ClusterObjects:
         self.c = writes
         self.sts = sts
         self.cause = cause
+
+    title_case_messages = True
+    """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
+    as given ("create Pod web-0 ...": ``Profile.event_verbs_title_case``)."""
+
+    def _verb(self, verb: str) -> str:
+        return verb.title() if self.title_case_messages else verb
 
     def _check(self, verb: str, kind: str, name: str) -> None:
         self.c.check_fault(verb, kind, name)
@@ -488,10 +498,10 @@ class ClusterObjects:
     def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} successful")
+                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} successful")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} {what} in StatefulSet {self.sts.name} failed error: {err}")
+                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
         """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
@@ -501,14 +511,25 @@ class ClusterObjects:
         self._check("create", "Pod", pod.name)
         self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
 
+    delete_ignores_not_found = True
+    """``Profile.delete_ignores_not_found`` (v1.16's ``DeleteStatefulPod`` returned NotFound too)."""
+
+    recreating_failed_event = False
+    """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
+    Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
+
     def delete_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
         pod: Pod = d.payload
+        if self.recreating_failed_event and d.reason == "failed":
+            self.c.trace.add_event("Warning", "RecreatingFailedPod", f"statefulset/{self.sts.name}",
+                                   f"StatefulSet {self.sts.namespace}/{self.sts.name} is recreating "
+                                   f"failed Pod {pod.name}")
         try:
             self._check("delete", "Pod", pod.name)
             self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
         except APIError as e:
-            if e.reason != "NotFound":
+            if e.reason != "NotFound" or not self.delete_ignores_not_found:
                 self._event(False, "delete", f"Pod {pod.name}", str(e))
                 raise
         self._event(True, "delete", f"Pod {pod.name}")
@@ -560,10 +581,10 @@ class ClusterObjects:
         """``recordClaimEvent``'s wording."""
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
+                                   f"{self._verb(verb)} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
         else:
             self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{verb.title()} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
+                                   f"{self._verb(verb)} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
                                    f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:

@@ -107,6 +107,9 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     n = trace.sync
     cause = f"sync {n}"
     om = ClusterObjects(ctl.writes, sts, cause)
+    om.title_case_messages = ctl.profile.event_verbs_title_case
+    om.recreating_failed_event = not ctl.profile.event_verbs_title_case
+    om.delete_ignores_not_found = ctl.profile.delete_ignores_not_found
     decisions: list[Decision] = []
     error: str | None = None
 

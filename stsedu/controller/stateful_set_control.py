@@ -529,9 +529,6 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     revisions = {r.name: r for r in snap.revisions}
     revisions[update_rev.name] = update_rev
 
-    # computeReplicaStatus
-    status = update_status(sts, snap.pods, now, current, update, collisions, profile)
-
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
     # the others are condemned; an empty slot gets the pod newVersionedStatefulSetPod would make
     replicas = Slots(sts.spec.replicas, lambda i: P.new_versioned_stateful_set_pod(
@@ -542,6 +539,10 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
             replicas[pod.ordinal - start] = pod
         elif pod.ordinal >= 0:
             condemned.append(pod)
+    # updateStatus: over every pod while the set is being deleted, else over the pods that took a
+    # slot and the condemned ones (a twin that lost its slot is not counted)
+    counted = snap.pods if sts.deletion_timestamp is not None else [*replicas._pods.values(), *condemned]
+    status = update_status(sts, counted, now, current, update, collisions, profile)
     replicas = replicas.as_list_if_full()
     condemned.sort(key=lambda pod: pod.ordinal, reverse=True)  # descendingOrdinal
 

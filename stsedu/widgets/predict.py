@@ -370,9 +370,11 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "controller ever try to create a pod that already exists?", "True or False", "bool",
              _late_pod_news, _created_twice,
              "After creating web-0 the sync writes status; that event comes back at once and queues web again, "
-             "but web-0's add event is still on its way, so the next sync does not see web-0 and creates it "
-             "again: AlreadyExists. The failure requeues the key with rate limiting and a later sync, once the "
-             "cache has caught up, carries on.", chart="queue"),
+             "but web-0's add event is still on its way. The controller remembers the resource versions of its "
+             "own writes (the consistency store, on by default since v1.36) and does not sync while its pod "
+             "cache is behind them: the key is requeued with rate limiting until web-0's event arrives, then "
+             "the sync carries on. (The v1.16 controller had no such check: it did not see web-0, created it "
+             "again and got AlreadyExists.)", chart="queue"),
     Question("05.a", "Five Ready pods at nginx:1. You set image nginx:2 (RollingUpdate, no partition). "
              "Which pods does the FIRST sync delete?", 'a list of pod names, e.g. ["web-0"]', "pods",
              lambda: _up(examples.web(5)), _first_sync_deletes("nginx:2"),

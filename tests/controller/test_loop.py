@@ -381,10 +381,10 @@ def test_min_ready_seconds_is_reached_through_delayed_requeues():
 
 
 def test_an_informer_delay_gives_a_stale_cache_that_the_loop_tolerates():
-    """A lagging pod watch: a sync sees its own status write but not yet the pod it created, tries to
-    create it again, gets AlreadyExists (``CreateStatefulPod``), and is requeued with rate limiting
-    until the pod's event arrives; the sets still converge."""
-    c = stsedu.Cluster(seed=4, informer_delay=0.5)
+    """A lagging pod watch under v1.16 (no consistency store): a sync sees its own status write but
+    not yet the pod it created, tries to create it again, gets AlreadyExists (``CreateStatefulPod``),
+    and is requeued with rate limiting until the pod's event arrives; the sets still converge."""
+    c = stsedu.Cluster(seed=4, informer_delay=0.5, profile="v1.16")
     c.apply(sts("web", 3))
     c.apply(sts("db", 2))
     c.run()
@@ -446,7 +446,11 @@ def test_loop_lab_controls_rerun_and_redraw_in_place():
     lab.set_api_error(False)
     lab.set_delay(1.0)
     assert lab.cluster.informer_delay == 1.0
-    assert lab.cluster.trace.decisions()["error"].fillna("").str.contains("already exists").any()
+    # the consistency store: no sync on a pod cache behind the controller's own writes, so no
+    # pod is created twice; the key waits, rate-limited, for the pod events
+    assert not lab.cluster.trace.decisions()["error"].fillna("").str.contains("already exists").any()
+    assert lab.cluster.trace.queue()["cause"].str.contains("caches behind the set's own writes").any()
+    assert "rate-limited requeues</td><td><b>0<" not in lab.summary.value
 
 
 def test_reveal_shows_no_answer_before_a_prediction():

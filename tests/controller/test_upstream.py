@@ -35,7 +35,9 @@ pytestmark = pytest.mark.upstream
 
 HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
 PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
-PROFILES = ("current", "v1.36")
+# resourceVersion checks in the oracle's fake API server (off: see docs/upstream-oracle.md, "Kept out")
+CONFLICTS = os.environ.get("STSEDU_UPSTREAM_CONFLICTS", "0") == "1"
+PROFILES = ("current", "v1.36", "v1.16")
 
 _oracles: dict = {}
 
@@ -276,7 +278,7 @@ def run_history(data, profile: str) -> list:
             break
         if kind == "sync":
             try:
-                uo.checked_sync(c, oracle, "web", log=log)
+                uo.checked_sync(c, oracle, "web", log=log, conflicts=CONFLICTS)
             except uo.Mismatch as e:
                 raise uo.Mismatch("history:\n    " + "\n    ".join(labels[-40:]) + f"\n{e}") from None
             labels.append("sync")
@@ -466,6 +468,10 @@ ISSUE_27 = {
     "issue 27: release answered Invalid": _issue27(rules.released_pod_answers_invalid),
     "issue 27: two failed claims, one pod event": _issue27(_two_failed_claims),
     "issue 27: claim update Conflict inside UpdateStatefulPod": _issue27(rules.claim_conflict_in_update_closure),
+    "issue 27: twin pods, only the one in the slot counted": _issue27(rules.orphan_adopted_beside_a_leading_zero_twin),
+    # web-01 made after web-1 comes later in the kit's list and takes the slot; the oracle
+    # lists pods in the kit's order (random upstream), else web-1 would take it there
+    "issue 27: twin pod made after the canonical one": _issue27(rules.hand_made_twin_pod),
 }
 
 
@@ -480,11 +486,23 @@ ERROR_PATHS = {
 ERROR_PATHS.update(ISSUE_27)
 
 
+# Found by the v1.16 oracle on its first run and not fixed yet (docs/profiles.md): the kit's v1.16
+# profile shares these paths with today's controller, v1.16.15 took them otherwise.
+V116_OPEN = {
+    "set being deleted with an orphan revision":
+        "v1.16 adoptOrphanRevisions checks the uid only, not the deletion timestamp: it adopts",
+    "issue 27: two failed claims, one pod event":
+        "v1.16 CreateStatefulPod records a pod FailedCreate with the aggregated claim errors too",
+}
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", sorted(ERROR_PATHS))
-def test_error_paths_agree(case, profile):
+def test_error_paths_agree(case, profile, request):
     """The error paths a review found the kit handled unlike upstream: the sync that takes
     each path, and the one after it, agree with the real controller."""
+    if profile == "v1.16" and case in V116_OPEN:
+        request.node.add_marker(pytest.mark.xfail(reason=V116_OPEN[case], strict=True))
     oracle = oracle_for(profile)
     c = stsedu.Cluster(kubelet="manual", profile=profile, **getattr(ERROR_PATHS[case], "cluster", {}))
     log: list = []

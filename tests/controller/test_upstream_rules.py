@@ -373,3 +373,138 @@ def test_claims_created_while_restoring_identity_name_the_renamed_pod():
     assert [e[2] for e in events(c, r.sync)] == [
         "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
         'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
+
+
+def orphan_adopted_beside_a_leading_zero_twin(c):
+    """web-01, the set's pod, holds slot 1; a hand-made orphan web-1 with the set's labels is adopted."""
+    c.apply(web(2))
+    c.sync("web")
+    ready(c, "web-0")
+    sts = c.store.get("StatefulSet", "default", "web")
+    spec = dict(c.pod("web-0").spec)
+    c.store.create("Pod", Pod(name="web-01", labels={"app": "web"}, owner_references=(sts.ref(),),
+                              spec=spec, phase="Pending"))
+    ready(c, "web-01")
+    c.store.create("Pod", Pod(name="web-1", labels={"app": "web"}, spec=spec, phase="Pending"))
+    ready(c, "web-1")
+
+
+def test_status_counts_only_the_pod_that_took_the_slot():
+    """updateStatefulSet puts each pod at replicas[getOrdinal(pod)-start], a later pod of the same
+    ordinal taking the slot, and its status comes from updateStatus(..., replicas, condemned):
+    of the twins web-01 and web-1 (both ordinal 1) only the one in the slot is counted, so
+    status.replicas is 2, not 3 (found by the widened generator's orphan step)."""
+    c = stsedu.Cluster(kubelet="manual")
+    orphan_adopted_beside_a_leading_zero_twin(c)
+    r = c.sync("web")
+    assert r.error is None
+    assert {p.name for p in c.pods("web")} == {"web-0", "web-01", "web-1"}
+    st = c.store.get("StatefulSet", "default", "web").status
+    assert (st.replicas, st.ready_replicas) == (2, 2)
+
+
+def test_status_of_a_set_being_deleted_counts_every_pod():
+    """A set with a deletion timestamp returns the status updateStatus(..., pods) counted over every
+    claimed pod before the split: both twins count there (3)."""
+    c = stsedu.Cluster(kubelet="manual")
+    orphan_adopted_beside_a_leading_zero_twin(c)
+    c.sync("web")
+    c.delete("web", cascade="foreground")
+    c.sync("web")
+    st = c.store.get("StatefulSet", "default", "web").status
+    assert st.replicas == 3
+
+
+# ------------------------------------------------------------------ the consistency store
+
+def test_no_sync_while_the_pod_cache_is_behind_the_sets_own_writes():
+    """StaleControllerConsistencyStatefulSet (beta, on by default in v1.36 and v1.37): the controller
+    records the resource version of each pod it writes (WroteAt) and EnsureReady refuses a sync while
+    the pod informer's LastStoreSyncResourceVersion is older (ConsistencyError, AddRateLimited). With
+    pod events 0.5 s late, the sync woken by the set's own status write waits for web-0's event
+    instead of creating web-0 again (AlreadyExists, as v1.16 does)."""
+    for profile, twice in (("current", False), ("v1.36", False), ("v1.16", True)):
+        c = stsedu.Cluster(seed=4, informer_delay=0.5, profile=profile)
+        c.apply(web(3))
+        c.run()
+        assert c.statefulset("web").status.ready_replicas == 3
+        errors = c.trace.decisions()["error"].fillna("")
+        assert errors.str.contains("already exists").any() == twice, profile
+        waits = c.trace.queue()["cause"].fillna("")
+        waits = waits[waits.str.contains("caches behind")]
+        assert waits.empty == twice, profile
+        if not twice:
+            assert waits.iloc[0].endswith("read version: 0 is not as new as written version: 3 "
+                                          "for group resource pods")
+
+
+def test_consistency_record_ignores_deletes_and_releases():
+    """DeleteStatefulPod records nothing (WroteAt is called on create and update only), and
+    PatchPod's OnWrite records a pod only for its controller: a released pod is not waited for."""
+    from stsedu.controller.consistency import recorded_write
+    pod = Pod(name="web-0", labels={"app": "web"})
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    owned = c.pod("web-0")
+    assert recorded_write("Pod", "create", None, owned)
+    assert not recorded_write("Pod", "update", owned, replace(owned, deletion_timestamp=1.0))
+    assert not recorded_write("Pod", "update", owned, replace(owned, owner_references=()))
+    assert not recorded_write("Pod", "remove", owned, None)
+    assert not recorded_write("ControllerRevision", "create", None, pod)
+
+
+# ------------------------------------------------------------------ v1.16 (k8s.io/kubernetes v1.16.15)
+
+def test_v116_events_keep_the_verb_as_given_and_warn_before_recreating_a_failed_pod():
+    """v1.16's recordPodEvent/recordClaimEvent title-case the verb in the reason only ("create Pod
+    web-0 ..."), and updateStatefulSet records a Warning RecreatingFailedPod before it deletes a
+    Failed pod (found by the v1.16 oracle)."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, claims=1))
+    r = c.sync("web")
+    assert [e[1:] for e in events(c, r.sync)] == [
+        ("SuccessfulCreate", "create Claim data-web-0 Pod web-0 in StatefulSet web success"),
+        ("SuccessfulCreate", "create Pod web-0 in StatefulSet web successful")]
+    c.kubelet.start("web-0")
+    c.kubelet.fail("web-0")
+    r = c.sync("web")
+    rows = [(t, reason, msg) for n, _, t, reason, obj, msg in c.trace.rows()["events"]
+            if obj == "statefulset/web" and n == r.sync]
+    assert ("Warning", "RecreatingFailedPod", "StatefulSet default/web is recreating failed Pod web-0") in rows
+    assert ("Normal", "SuccessfulDelete", "delete Pod web-0 in StatefulSet web successful") in rows
+    now = stsedu.Cluster(kubelet="manual")
+    now.apply(web(1))
+    r = now.sync("web")
+    assert [e[2] for e in events(now, r.sync)] == ["Create Pod web-0 in StatefulSet web successful"]
+
+
+def test_v116_delete_answered_not_found_fails_the_sync():
+    """v1.16's DeleteStatefulPod returns the Delete error as it is: NotFound is a FailedDelete and
+    the sync fails (today's ignores NotFound and counts the pod as deleted)."""
+    for profile, fails in (("v1.16", True), ("current", False)):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web(1))
+        c.sync("web")
+        ready(c, "web-0")
+        c.sync("web")
+        c.patch("web", {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:2"}]}}}})
+        c.inject_error("delete", "Pod", reason="NotFound")
+        r = c.sync("web")
+        assert (r.error is not None) == fails, profile
+        assert [e[1] for e in events(c, r.sync)] == (["FailedDelete"] if fails else ["SuccessfulDelete"])
+
+
+def test_v116_failed_sync_does_not_truncate_history():
+    """v1.16's UpdateStatefulSet returns at the first error, before updateStatefulSetStatus and
+    truncateHistory: a failed revision create leaves every old revision in place."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, revisionHistoryLimit=0, updateStrategy={"type": "OnDelete"}))
+    c.sync("web")
+    for image in ("nginx:2", "nginx:3"):
+        c.patch("web", {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": image}]}}}})
+        if image == "nginx:3":
+            c.inject_error("create", "ControllerRevision")
+        r = c.sync("web")
+    assert r.error is not None
+    assert not [d for d in r.decisions if d.action == "delete-revision" and d.applied]

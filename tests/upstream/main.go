@@ -97,9 +97,13 @@ type request struct {
 	Faults    []fault                               `json:"faults"`
 	Gates     map[string]bool                       `json:"gates"`
 	// Conflicts turns on the API server's optimistic concurrency: an update whose
-	// resourceVersion is stale fails with Conflict. stsedu's store has none, so the
-	// differential suite leaves it off (docs/upstream-oracle.md).
+	// resourceVersion is stale fails with Conflict. The differential suite leaves it
+	// off (docs/upstream-oracle.md, "Kept out").
 	Conflicts bool `json:"conflicts"`
+	// PodOrder is the order in which the kit lists the namespace's pods. The informer's
+	// list order is random upstream (a Go map); the sync takes the kit's, so that of two
+	// pods of one ordinal (web-01, web-1) the same one takes the slot on both sides.
+	PodOrder []string `json:"pod_order"`
 }
 
 type write struct {
@@ -647,7 +651,20 @@ func runSync(req request) (resp response) {
 	if err != nil {
 		return fail("claim-pods", err)
 	}
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
+	rank := make(map[string]int, len(req.PodOrder))
+	for i, n := range req.PodOrder {
+		rank[n] = i + 1
+	}
+	sort.Slice(candidates, func(i, j int) bool {
+		ri, rj := rank[candidates[i].Name], rank[candidates[j].Name]
+		if ri != rj && ri != 0 && rj != 0 {
+			return ri < rj
+		}
+		if (ri == 0) != (rj == 0) {
+			return rj == 0
+		}
+		return candidates[i].Name < candidates[j].Name
+	})
 	cm := controller.NewPodControllerRefManager(podControl, set, selector, setKind, canAdopt)
 	pods, err := cm.ClaimPods(ctx, candidates, func(p *v1.Pod) bool { return isMember(set, p) })
 	if err != nil {

@@ -257,7 +257,7 @@ def test_label_annotate_and_restart(web):
 # ------------------------------------------------------------------ refused lines change nothing
 
 REFUSED = [
-    # the real kubectl v1.37.2 (tests/test_kubectl_corpus.py): cobra suggests in kubectl's order of commands
+    # the real kubectl v1.37.2 (tests/views/test_kubectl_corpus.py): cobra suggests in kubectl's order of commands
     ("gett pods", 'error: unknown command "gett" for "kubectl"\n\nDid you mean this?\n\tset\n\tget\n'),
     ("rollout foo sts/web", "error: unknown command \"foo sts/web\"\nSee 'kubectl rollout -h' for help and examples\n"),
     ("scale sts web --replica=3", "error: unknown flag: --replica\nSee 'kubectl scale --help' for usage.\n"),

@@ -150,7 +150,12 @@ stsedu.widgets.LoopLab()
 # `AddAfter`, and `processNextWorkItem` calls `AddRateLimited` on error and `Forget` on success,
 # with `DefaultControllerRateLimiter`: per key 5 ms doubling up to 1000 s, and one bucket of
 # 10 per second (bursts of 100) for all keys. `--concurrent-statefulset-syncs` sets the number of
-# workers (default 1 here). The per-key pauses:
+# workers (default 1 here). With `StaleControllerConsistencyStatefulSet` (beta, on by default
+# since v1.36) `sync` first asks the consistency store (`pkg/controller/util/consistency`):
+# the controller recorded the resource version of each pod, claim and status it wrote
+# (`WroteAt`), and while an informer has not synced that far `EnsureReady` returns an error and
+# the key goes back with `AddRateLimited` (the lab's "caches behind the set's own writes"). The
+# per-key pauses:
 
 # %%
 from stsedu.client.workqueue import default_controller_rate_limiter
@@ -167,6 +172,7 @@ limiter = default_controller_rate_limiter()
 #   time, and comes back after its sync if news arrived meanwhile.
 # - A failed sync comes back after a pause that doubles (5 ms, 10 ms, 20 ms, ...), reset by a
 #   sync that works.
-# - Late news means a stale cache: the controller may act on an old view, the API server refuses
-#   (`already exists`), and the retry sees the truth. This is why a sync starts from what it sees
-#   each time instead of remembering what it did.
+# - Late news means a stale cache. Today's controller does not sync while its cache is behind its
+#   own writes (the consistency store): the key waits, rate-limited, for the news. Older releases
+#   acted on the old view and the API server refused (`already exists`); either way a sync starts
+#   from what it sees each time instead of remembering what it did.

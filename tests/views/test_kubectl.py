@@ -125,6 +125,18 @@ def test_scale_up_and_down_and_the_claims_stay(web):
         "statefulset.apps/web patched (no change)\n"
 
 
+def test_rollout_status_right_after_a_change_starts_from_what_the_controller_observed(web):
+    """StatefulSetStatusViewer prints "spec update to be observed" only while
+    observedGeneration < generation; a real controller observes a change within milliseconds,
+    before the kubectl binary has started (the real kubectl, tests/views/test_kubectl_corpus.py),
+    so the watch starts from the set the controller has already synced."""
+    k(web, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.24")
+    lines = k(web, "rollout status sts/web").stdout.splitlines()
+    assert "Waiting for statefulset spec update to be observed..." not in lines
+    assert lines[0].startswith("Waiting for partitioned roll out to finish: 0 out of 2")
+    assert lines[-1] == "partitioned roll out complete: 2 new pods have been updated..."
+
+
 def test_rolling_update_with_a_json_patch_then_the_template_shows_the_image(web):
     k(web, "scale sts web --replicas=3")
     r = k(web, """patch statefulset web --type='json' -p='[{"op": "replace", "path": """

@@ -89,8 +89,6 @@ _TERMINATING = ("a pod's termination: the kit prints `1/1 Terminating` then `0/1
                 "the containers); the API kubelet has no containers to stop and removes the pod with a zero-grace "
                 "delete, whose update and DELETED event print `1/1 Terminating` twice more; concurrent changes "
                 "may interleave differently")
-_OBSERVED = ("the kit's `rollout status` right after a change first prints `Waiting for statefulset spec update to "
-             "be observed...`; the real controller has observed it before the real kubectl has started")
 _LAST_APPLIED = "the kit's apply does not write the kubectl.kubernetes.io/last-applied-configuration annotation"
 _NO_KUBERNETES_SVC = "the embedded cluster has no `kubernetes` Service (the API server's own) in default"
 
@@ -98,9 +96,6 @@ KNOWN: dict[str, str] = {
     "[tutorial] kubectl get pod -w -l app=nginx": _TERMINATING,
     "[tutorial] kubectl get pods -w -l app=nginx": _TERMINATING,
     "[tutorial] kubectl get pod -l app=nginx -w": _TERMINATING,
-    "[tutorial] kubectl rollout status sts/web": _OBSERVED,
-    "[walkthroughs] kubectl rollout status statefulset/web": _OBSERVED,
-    "[walkthroughs] kubectl rollout status sts web": _OBSERVED,
     "[walkthroughs] kubectl get controllerrevision": "rollout restart's revision is named from a hash of the template "
         "with its restartedAt time, so its name (and its place in name order) differs",
     "[forms] kubectl get sts,svc -o name": _NO_KUBERNETES_SVC,

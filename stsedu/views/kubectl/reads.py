@@ -188,7 +188,7 @@ def describe(s, p: Parsed, stdin, res) -> str:
 def rollout_status(s, p: Parsed, stdin, res) -> str:
     """``rollout status``: with ``--watch`` (the default) a line each time the set's object changes, until
     the rollout is done (``StatefulSetStatusViewer``); kubectl's error for an OnDelete set."""
-    from .rollout import rollout_status_text
+    from .rollout import OBSERVING, rollout_status_text
     if not p.args:
         raise KubectlError(NO_RESOURCE)
     items = one_statefulset(s, p, p.args)
@@ -208,6 +208,13 @@ def rollout_status(s, p: Parsed, stdin, res) -> str:
         if sts.resource_version != rv:
             rv = sts.resource_version
             text = rollout_status_text(sts)
+            if not out and p["watch"] and text == OBSERVING:
+                # a real controller observes a change within milliseconds, before kubectl has
+                # started: the line shows only while the kit's controller cannot observe it now
+                now = c.now
+                if _step(c) and c.now == now:
+                    rv = None
+                    continue
             out.append(text + "\n")
             if text.startswith(("statefulset rolling update complete", "partitioned roll out complete")):
                 break

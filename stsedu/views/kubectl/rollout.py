@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from ...api.objects import StatefulSet
 
+OBSERVING = "Waiting for statefulset spec update to be observed..."
+"""What ``rollout status`` prints while the controller has not yet observed the set's last change."""
+
 
 def rollout_status_text(sts: StatefulSet) -> str:
     """The line ``kubectl rollout status statefulset/<name>`` prints for *sts* now.
@@ -14,7 +17,7 @@ def rollout_status_text(sts: StatefulSet) -> str:
     if spec.update_strategy != "RollingUpdate":
         return "error: rollout status is only available for RollingUpdate strategy type"
     if st.observed_generation == 0 or sts.generation > st.observed_generation:
-        return "Waiting for statefulset spec update to be observed..."
+        return OBSERVING
     if st.ready_replicas < spec.replicas:
         return f"Waiting for {spec.replicas - st.ready_replicas} pods to be ready..."
     if spec.rolling_update is not None:

@@ -50,7 +50,8 @@ def _sources(profile: str) -> list[Path]:
     _, moddir = PROFILES[profile]
     # the profile's own main.go, else the shared program: main.go (the sync protocol) and
     # timing.go (benchmarks/run.py's timing mode)
-    go = [moddir / "main.go"] if (moddir / "main.go").exists() else sorted(HERE.glob("*.go"))
+    own = moddir / "main.go"
+    go = [own] if moddir != HERE and own.exists() else sorted(HERE.glob("*.go"))
     stubs = sorted(p for p in (moddir / "stubs").rglob("*") if p.is_file()) if (moddir / "stubs").is_dir() else []
     return [*go, moddir / "go.mod", moddir / "go.sum", *stubs]
 

@@ -31,6 +31,7 @@ from stsedu import scenarios
 from stsedu.live import build as live_build
 from stsedu.live.runner import LiveSession, differences, play, play_kit
 from stsedu.sim.kubelet import StageProfile
+from helpers import unavailable
 
 pytestmark = pytest.mark.live
 
@@ -48,7 +49,7 @@ KNOWN: dict[str, str] = {
 def _skip_unless_built():
     why = live_build.missing_reason()
     if why:
-        pytest.skip(f"live control plane unavailable: {why}")
+        unavailable(f"live control plane unavailable: {why}")
 
 
 @pytest.fixture(scope="module")

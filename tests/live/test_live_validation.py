@@ -37,6 +37,7 @@ from stsedu.api.merge_patch import merge_patch
 from stsedu.api.quantities import QUANTITY_FORMAT_ERROR
 from stsedu.live import build as live_build
 from test_manifests import REJECTED, WEB_YAML as WEB_YAML_PATH, _grouped, doc_tables, kit_answer
+from helpers import unavailable
 
 pytestmark = pytest.mark.live
 
@@ -59,7 +60,7 @@ KIND_OF = {"create": "StatefulSet", "update": "StatefulSet", "service": "Service
 def server():
     why = live_build.missing_reason()
     if why:
-        pytest.skip(f"live control plane unavailable: {why}")
+        unavailable(f"live control plane unavailable: {why}")
     from kubernetes import client
     from stsedu.live.controlplane import ControlPlane
     from stsedu.live.client import api_client

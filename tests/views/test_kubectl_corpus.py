@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from helpers import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = yaml.safe_load((ROOT / "tests" / "data" / "kubectl_corpus.yaml").read_text())
@@ -141,7 +142,7 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
     import shlex
     found, reason = _real_kubectl()
     if found is None:
-        pytest.skip(reason)
+        unavailable(reason)
     kubectl, ControlPlane = found
     from stsedu.views.kubectl.objects_io import TUTORIAL_URLS
     from stsedu.live.runner import LiveSession

@@ -19,16 +19,26 @@ import ipywidgets as W
 from stsedu.widgets.settled import unsettled
 
 
-def _walk(spec):
+def encoded(spec):
     """Every dict in a Vega-Lite spec that has an ``encoding``."""
     if isinstance(spec, dict):
         if "encoding" in spec:
             yield spec
         for v in spec.values():
-            yield from _walk(v)
+            yield from encoded(v)
     elif isinstance(spec, list):
         for v in spec:
-            yield from _walk(v)
+            yield from encoded(v)
+
+
+def leaves(w):
+    """Every widget without children inside widget *w* (the controls of a lab's control box), in order."""
+    kids = getattr(w, "children", None)
+    if kids:
+        for k in kids:
+            yield from leaves(k)
+    else:
+        yield w
 
 
 def _state_now(p) -> set[str]:
@@ -50,7 +60,7 @@ def chart_problems(chart, cluster, set_name: str = "web") -> list[str]:
         return ["no chart"]
     spec = chart.to_dict()
     rows = [r for d in spec.get("datasets", {}).values() for r in d]
-    for node in _walk(spec):  # inline data, if any
+    for node in encoded(spec):  # inline data, if any
         rows += list((node.get("data") or {}).get("values", []) or [])
     out = []
     if not rows:
@@ -61,7 +71,7 @@ def chart_problems(chart, cluster, set_name: str = "web") -> list[str]:
     if named - existed:
         out.append(f"the chart names pods that never existed: {sorted(named - existed)}")
     ordinals = {int(p.rsplit("-", 1)[1]) for p in existed if p.startswith(set_name + "-")}
-    for node in _walk(spec):
+    for node in encoded(spec):
         enc = node["encoding"]
         y = enc.get("y", {})
         dom = (y.get("scale") or {}).get("domain")

@@ -44,7 +44,7 @@ import ipywidgets as W
 import stsedu
 from stsedu import labs, examples
 from stsedu.widgets.settled import unsettled
-from surface_checks import chart_problems, control_problems, control_values, status_problems
+from surface_checks import chart_problems, control_problems, control_values, encoded, leaves, status_problems
 
 
 def at_size(cls, replicas):
@@ -59,19 +59,10 @@ def at_size(cls, replicas):
     return m
 
 
-def _leaves(w):
-    kids = getattr(w, "children", None)
-    if kids:
-        for k in kids:
-            yield from _leaves(k)
-    else:
-        yield w
-
-
 def controls(lab):
     \"\"\"Every control of the lab, in the order shown: what the test will move.\"\"\"
     out = []
-    for w in _leaves(lab.controls):
+    for w in leaves(lab.controls):
         if isinstance(w, W.Button):
             out.append({{"kind": "button", "label": w.description}})
         elif isinstance(w, W.ToggleButtons):
@@ -81,17 +72,6 @@ def controls(lab):
         elif isinstance(w, W.Checkbox):
             out.append({{"kind": "checkbox", "label": w.description, "value": w.value}})
     print(json.dumps(out))
-
-
-def _specs(spec):
-    if isinstance(spec, dict):
-        if "encoding" in spec:
-            yield spec
-        for v in spec.values():
-            yield from _specs(v)
-    elif isinstance(spec, list):
-        for v in spec:
-            yield from _specs(v)
 
 
 def probe(lab):
@@ -122,7 +102,7 @@ def probe(lab):
         "chart_kind": lab.chart_kind,
         "datasets": sorted(spec.get("datasets", {{}})),
         "rows": sum(len(v) for v in spec.get("datasets", {{}}).values()),
-        "x_ends": sorted({{d["encoding"]["x"]["scale"]["domain"][1] for d in _specs(spec)
+        "x_ends": sorted({{d["encoding"]["x"]["scale"]["domain"][1] for d in encoded(spec)
                           if "domain" in (d["encoding"].get("x", {{}}).get("scale") or {{}})}}),
         "problems": (chart_problems(lab.chart.chart, c, name) if exists else [])
                     + status_problems(lab) + control_problems(lab),

@@ -5,7 +5,7 @@ tests/surface_checks.py."""
 import pytest
 
 from stsedu import examples, labs
-from surface_checks import chart_problems, control_problems, status_problems
+from surface_checks import chart_problems, control_problems, leaves, status_problems
 
 LABS = [labs.IdentityLab, labs.StorageLab, labs.ScalingLab, labs.PolicyLab, labs.UpdateLab, labs.PartitionLab,
         labs.OnDeleteLab, labs.OwnershipLab, labs.AvailabilityLab, labs.FaultLab, labs.HistoryLab,
@@ -120,19 +120,10 @@ def test_a_run_cut_by_the_labs_limit_says_so():
 # --------------------------------------- item 2: every control of every lab, checked after each move
 
 
-def _leaves(w):
-    kids = getattr(w, "children", None)
-    if kids:
-        for k in kids:
-            yield from _leaves(k)
-    else:
-        yield w
-
-
 def _moves(lab):
     """Every control of *lab* moved once to each other value it offers (sliders: to their ends)."""
     import ipywidgets as W
-    for w in list(_leaves(lab.controls)):
+    for w in list(leaves(lab.controls)):
         if isinstance(w, W.Button):
             yield w.description, w.click
         elif isinstance(w, W.ToggleButtons):

@@ -115,14 +115,36 @@ def _jp_text(v: Any) -> str:
     return json.dumps(v)
 
 
-def jsonpath(template: str, data: Any) -> str:
-    """*template* (kubectl's ``-o jsonpath=``) applied to *data* (an object, or a ``List``)."""
+def _parsed(template: str, parse, error: str):
+    """*template* parsed by *parse*, after kubectl's size check; a parse error raised as *error* followed by its message."""
     if len(template) > MAX_TEMPLATE:
         raise KubectlError(f"error: the template is longer than {MAX_TEMPLATE} characters")
     try:
-        pieces = _jp_tokens(template)
+        return parse(template)
     except ValueError as e:
-        raise KubectlError(f"error: error parsing jsonpath {template}, {e}") from None
+        raise KubectlError(error + str(e)) from None
+
+
+class _Output:
+    """A template's output, built piece by piece, refused once longer than :data:`MAX_OUTPUT`."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def emit(self, s: str) -> None:
+        self.size += len(s)
+        if self.size > MAX_OUTPUT:
+            raise KubectlError(f"error: the template's output is longer than {MAX_OUTPUT} characters")
+        self.parts.append(s)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def jsonpath(template: str, data: Any) -> str:
+    """*template* (kubectl's ``-o jsonpath=``) applied to *data* (an object, or a ``List``)."""
+    pieces = _parsed(template, _jp_tokens, f"error: error parsing jsonpath {template}, ")
     # nest {range}...{end}
     stack: list[list] = [[]]
     for kind, s in pieces:
@@ -138,14 +160,8 @@ def jsonpath(template: str, data: Any) -> str:
             stack[-1].append([kind, s])
     if len(stack) != 1:
         raise KubectlError(f"error: error parsing jsonpath {template}, unclosed range")
-    out: list[str] = []
-    size = [0]
-
-    def emit(s: str) -> None:
-        size[0] += len(s)
-        if size[0] > MAX_OUTPUT:
-            raise KubectlError(f"error: the template's output is longer than {MAX_OUTPUT} characters")
-        out.append(s)
+    out = _Output()
+    emit = out.emit
 
     def walk(nodes, cur) -> None:
         for node in nodes:
@@ -168,7 +184,7 @@ def jsonpath(template: str, data: Any) -> str:
         walk(stack[0], data)
     except ValueError as e:
         raise KubectlError(f"error: error parsing jsonpath {template}, {e}") from None
-    return "".join(out)
+    return out.text()
 
 
 # ===================================================================== go-template
@@ -284,20 +300,9 @@ def _truthy(v: Any) -> bool:
 
 def go_template(template: str, data: Any) -> str:
     """*template* (kubectl's ``--template`` / ``-o go-template=``) applied to *data*."""
-    if len(template) > MAX_TEMPLATE:
-        raise KubectlError(f"error: the template is longer than {MAX_TEMPLATE} characters")
-    try:
-        tree = _go_parse(template)
-    except ValueError as e:
-        raise KubectlError(f"error: error parsing template {template}, template: output:1: {e}") from None
-    out: list[str] = []
-    size = [0]
-
-    def emit(s: str) -> None:
-        size[0] += len(s)
-        if size[0] > MAX_OUTPUT:
-            raise KubectlError(f"error: the template's output is longer than {MAX_OUTPUT} characters")
-        out.append(s)
+    tree = _parsed(template, _go_parse, f"error: error parsing template {template}, template: output:1: ")
+    out = _Output()
+    emit = out.emit
 
     def walk(nodes, dot, env) -> None:
         for n in nodes:
@@ -327,4 +332,4 @@ def go_template(template: str, data: Any) -> str:
         walk(tree, data, {"$": data})
     except ValueError as e:
         raise KubectlError(f"error: error executing template {template!r}: template: output:1: {e}") from None
-    return "".join(out)
+    return out.text()

@@ -155,3 +155,31 @@ def control_problems(lab) -> list[str]:
         if w.value != want:
             out.append(f"{attr} shows {w.value!r}, the cluster has {want!r}")
     return out
+
+
+def lesson17_problems(run) -> list[str]:
+    """What notebook 17 says of its run that *run* (a :class:`stsedu.live.lesson.Lesson`, stored or live) does
+    not show: in both traces, "three `web` pods created one at a time", each "only once" the one before "is
+    Running and Ready"; and, at every stable point, the kit and the real cluster agree."""
+    out = []
+    for side, trace in (("the kit's", run.kit_trace), ("the real", run.live_trace)):
+        pods = trace.pods()
+        pods = pods[pods["set"] == "web"]
+        names = sorted(set(pods["pod"]), key=lambda n: int(n.rsplit("-", 1)[1]))
+        if names != ["web-0", "web-1", "web-2"]:
+            out.append(f"{side} run has pods {names}, not the three web pods the notebook names")
+            continue
+        created = {n: pods[pods["pod"] == n]["time"].min() for n in names}
+        ready = {n: pods[(pods["pod"] == n) & (pods["phase"] == "Running") & pods["ready"]]["time"].min()
+                 for n in names}
+        for before, after in zip(names, names[1:]):
+            if not created[after] >= ready[before]:
+                out.append(f"in {side} run {after} was created at {created[after]:g}s, before {before} was "
+                           f"Running and Ready ({ready[before]:g}s)")
+    table = run.agreement()
+    if table.empty:
+        out.append("no stable point to compare")
+    for col in ("pods, claims, revisions, status", "creates/deletes in order"):
+        if col in table and set(table[col]) != {"✓"}:
+            out.append(f"the kit and the real cluster differ ({col}): {table[col].tolist()}")
+    return out

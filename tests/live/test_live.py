@@ -168,6 +168,18 @@ def test_shipped_scenario_agrees(shipped_runs, name):
         assert diffs == [], "\n".join(diffs)
 
 
+def test_notebook_17s_sentences_hold_for_a_fresh_real_run(control_plane):
+    """Notebook 17 describes its stored run; played again on the control plane now, the lesson's run shows
+    what the notebook says of it (tests/surface_checks.lesson17_problems; the stored run is checked by
+    tests/widgets/test_surface.py)."""
+    from stsedu.live import lesson
+    from surface_checks import lesson17_problems
+    sc = scenarios.load("first-statefulset")
+    with _session(control_plane, sc) as s:
+        run = lesson.run_both(sc, s)
+    assert run.source == "live" and lesson17_problems(run) == []
+
+
 # ------------------------------------------------------------------ seeded random histories
 
 FAST = {"start": 0.3, "ready": 0.3, "terminate": 0.3}

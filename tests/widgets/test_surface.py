@@ -547,3 +547,99 @@ def test_02_the_first_sync_creates_the_claim_then_the_pod_and_scaled_down_claims
     assert sorted(claims) == ["www-web-0", "www-web-1", "www-web-2"]
     assert pods.count("web-1") == pods.count("web-2") == 2 and pods.count("web-0") == 1
     assert ns["cluster"].statefulset("web").spec.replicas == 3
+
+
+def test_12_the_revision_numbers_the_prose_states_are_those_of_its_run():
+    """12 says: three images make revisions 1, 2, 3; ``--to-revision=1`` reuses revision 1 and numbers it 4
+    (no copy); ``truncateHistory`` keeps at most ``revisionHistoryLimit`` (default 10) of those no pod runs and
+    never the current or the update revision (upstream: getStatefulSetRevisions' reuse, nextRevision,
+    truncateHistory)."""
+    prose = " ".join(_prose("12-History-And-Rollback.py").split())
+    assert "`nginx:1`, `nginx:2`, `nginx:3`" in prose and "(revisions 1, 2, 3)" in prose
+    ns = _run_cells_until("12-History-And-Rollback.py", "get_controllerrevisions_text")
+    c = ns["cluster"]
+    by_number = {r.revision: r for r in c.revisions("web")}
+    assert sorted(by_number) == [1, 2, 3]
+    assert c.statefulset("web").spec.revision_history_limit == 10 and "(default 10)" in prose
+    first = by_number[1].name
+    ns = _run_cells_until("12-History-And-Rollback.py", "to_revision=1")
+    c = ns["cluster"]
+    by_number = {r.revision: r for r in c.revisions("web")}
+    assert sorted(by_number) == [2, 3, 4] and by_number[4].name == first  # reused, given the next number
+    assert "reuses the old revision and gives it the next number: no copy is made" in prose
+    ns = _run_cells_until("12-History-And-Rollback.py", "\"revisionHistoryLimit\": 1")
+    c = ns["cluster"]
+    sts = c.statefulset("web")
+    kept = {r.name for r in c.revisions("web")}
+    running = {p.revision for p in c.pods("web")}
+    assert "With the limit at 1 on the first cluster" in prose and sts.spec.revision_history_limit == 1
+    assert {sts.status.current_revision, sts.status.update_revision} | running <= kept
+    assert len(kept - running - {sts.status.current_revision, sts.status.update_revision}) <= 1
+    assert any(d.action.endswith("revision") for r in ns["syncs"] for d in r.decisions)  # something was trimmed
+
+
+def _outputs(nb: str) -> list[str]:
+    """The text each code cell of the built notebook *nb* printed (nbval checks it is what a run prints)."""
+    import nbformat
+    from pathlib import Path
+    book = nbformat.read(Path(__file__).parents[2] / "notebooks" / nb, 4)
+    return ["".join(o.get("text", "") if o.output_type == "stream" else str(o.get("data", {}).get("text/plain", ""))
+                    for o in cell.outputs) for cell in book.cells if cell.cell_type == "code"]
+
+
+def _watch(text: str) -> list[tuple[str, str, str]]:
+    """(pod, READY, STATUS) of each ``web-N`` line of a ``get pods`` or ``-w`` output."""
+    import re
+    return [tuple(m) for m in re.findall(r"^(web-\d+)\s+(\d/\d)\s+(\S+)", text, flags=re.M)]
+
+
+def test_16_the_counts_and_names_the_prose_states_are_those_its_outputs_show():
+    """16's sentences against the outputs of its run: two replicas up one at a time; the claims www-web-0
+    and www-web-1; five replicas then three, highest ordinal first, the claims kept; web-2 back at the old
+    image under partition 3 and updated at partition 2; the orphan path re-creating web-0 and removing web-2."""
+    prose = " ".join(_prose("16-StatefulSet-Basics-With-kubectl.py").split())
+    out = _outputs("16-StatefulSet-Basics-With-kubectl.ipynb")
+    create, _identity, storage, scale, roll, partition, _ondelete, orphan = out[:8]
+    assert "a StatefulSet `web` with two replicas" in prose and "each Running and Ready before the next" in prose
+    lines = _watch(create)
+    assert {p for p, *_ in lines} == {"web-0", "web-1"}
+    first_web1 = next(i for i, (p, *_) in enumerate(lines) if p == "web-1")
+    assert ("web-0", "1/1", "Running") in lines[:first_web1]
+    assert "`www-web-0` and `www-web-1`" in prose
+    assert [w for w in storage.split() if w.startswith("www-")] == ["www-web-0", "www-web-1"]
+    assert "Scale to five replicas" in prose and "scale down to three" in prose
+    assert {p for p, *_ in _watch(scale)} == {f"web-{i}" for i in range(5)}
+    import re
+    explained = scale.split("statefulset.apps/web patched", 1)[1]  # --explain's decisions of the scale-down
+    assert re.findall(r"\bdelete\s+(web-\d+)", explained) == ["web-4", "web-3"]  # the highest ordinals go first
+    assert "their claims stay" in prose
+    claims_later = [w for w in out[8].split() if w.startswith("www-")]
+    assert claims_later == [f"www-web-{i}" for i in range(5)]
+    assert "one at a time" in prose and [p for p, _r, s in _watch(roll) if s == "Terminating"][::2] == \
+        ["web-2", "web-1", "web-0"]
+    assert "With `partition: 3` nothing changes" in prose and "Lowering the partition to 2 updates `web-2` only" in prose
+    images = [w for w in partition.split() if w.startswith("registry.k8s.io/")]
+    assert images == ["registry.k8s.io/nginx-slim:0.24", "registry.k8s.io/nginx-slim:0.21"]
+    assert "re-creates the missing `web-0` and removes `web-2`" in prose
+    after_apply = orphan.split("statefulset.apps/web created", 1)[1]
+    states = _watch(after_apply)
+    assert ("web-0", "0/1", "Pending") in states and ("web-2", "1/1", "Terminating") in states
+    assert not any(p == "web-2" and s == "Pending" for p, _r, s in states)
+
+
+def test_17_what_the_prose_says_of_the_run_holds_for_the_stored_real_run():
+    """17's sentences against the run it shows (recorded on a real control plane, shipped with the kit; the
+    live suite checks a fresh run the same way): three web pods, one at a time, each after the one before is
+    Running and Ready, every stable point agreeing; the version it names and the histories the live suite runs."""
+    import re
+    from pathlib import Path
+
+    from stsedu.live import build, lesson
+    from surface_checks import lesson17_problems
+    prose = " ".join(_prose("17-The-Same-Lesson-On-A-Real-Control-Plane.py").split())
+    assert "three `web` pods created one at a time" in prose and "once `web-0` is Running and Ready" in prose
+    assert lesson17_problems(lesson.stored("first-statefulset")) == []
+    assert f"Kubernetes {build.KUBERNETES_VERSION} Go modules" in prose
+    live_suite = (Path(__file__).parents[1] / "live" / "test_live.py").read_text()
+    default = re.search(r'STSEDU_LIVE_HISTORIES", "(\d+)"', live_suite).group(1)
+    assert default == "50" and "every shipped scenario and fifty random histories" in prose

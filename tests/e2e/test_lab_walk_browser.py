@@ -351,3 +351,170 @@ def _walk(walk, replicas):
         moved.append(what)
         assert _problems(facts, shown) == [], (what, _problems(facts, shown))
     assert len(moved) >= len(controls)
+
+
+# ------------------------------------------------------------------ 04's LoopLab
+
+LOOP_SETUP = f"""import json, sys, html
+sys.path.insert(0, {str(REPO / "tests")!r})
+from stsedu.widgets import LoopLab
+from stsedu.widgets.loop_lab import SETS, loop_summary
+from stsedu.widgets.settled import unsettled
+
+
+def loop_probe(lab):
+    \"\"\"The cluster's side of what the LoopLab's page should show, as JSON.\"\"\"
+    c = lab.cluster
+    rows = [r for v in (lab.chart.spec or {{}}).get("datasets", {{}}).values() for r in v]
+    print(json.dumps({{
+        "now": c.now, "syncs": len(lab.last_results),
+        "end": lab.last_results[-1].time if lab.last_results else c.now,
+        "unsettled": {{name: unsettled(c, name) for name, _ in SETS}},
+        "counters": {{k: f"{{v:g}}" for k, v in loop_summary(c).items()}},  # as a number is shown
+        "controls": {{"informer delay (s)": lab.delay.value, "workers": lab.workers.value,
+                      "first step": lab.start.value, "API error on pod create": lab.error.value}},
+        "first_step_max": lab.start.max,
+        "rows": len(rows), "steps": [min(r["step"] for r in rows), max(r["step"] for r in rows)] if rows else [],
+        "keys": sorted({{r["key"] for r in rows if r.get("key")}}),
+        "sets": sorted(f"{{s.namespace}}/{{s.name}}" for s in c.statefulsets()),
+    }}, default=str))
+"""
+
+LOOP_PAGE = """(panel) => {
+    const text = (el) => el ? el.innerText.trim() : null;
+    const out = {did: text(panel.querySelector('.lab-did')), counters: {}, sliders: {}, toggles: {}};
+    for (const tr of panel.querySelectorAll('table tr')) {
+        const cells = [...tr.querySelectorAll('td')].map(td => td.innerText.trim());
+        if (cells.length === 2 && !tr.closest('.stsedu-lab-decisions')) out.counters[cells[0]] = cells[1];
+    }
+    for (const s of panel.querySelectorAll('.widget-hslider')) {
+        out.sliders[text(s.querySelector(':scope > .widget-label'))] = {
+            handle: Number(s.querySelector('[aria-valuenow]').getAttribute('aria-valuenow')),
+            readout: Number(text(s.querySelector('.widget-readout')))};
+    }
+    for (const b of panel.querySelectorAll('button.widget-toggle-button')) {
+        out.toggles[b.innerText.trim()] = b.classList.contains('mod-active');
+    }
+    const drawn = panel.querySelector('.stsedu-lab-chart .stsedu-chart');
+    out.chart = null;
+    if (drawn && drawn.stseduView) {
+        const view = drawn.stseduView, rows = [];
+        for (const n of Object.keys(drawn.stseduSpec.datasets || {})) { try { rows.push(...view.data(n)); } catch (e) {} }
+        const xs = {};
+        for (const s of Object.keys(view._runtime.scales)) {
+            if (/(^|_)x$/.test(s)) xs[s] = view.scale(s).domain().map(Number);
+        }
+        out.chart = {rows: rows.length, keys: [...new Set(rows.map(r => r.key).filter(k => k))].sort(),
+                     steps: rows.length ? [Math.min(...rows.map(r => r.step)), Math.max(...rows.map(r => r.step))] : [],
+                     x: xs, draws: Number(drawn.parentElement.dataset.stseduDraws || 0)};
+    }
+    return out;
+}"""
+
+
+def _loop_problems(facts, page) -> list[str]:
+    """What the LoopLab's page shows that its last run does not have."""
+    out = []
+    did = page["did"] or ""
+    if f"{facts['syncs']} syncs" not in did or f"at t={facts['end']:g}s" not in did:
+        out.append(f"the status line {did!r} does not say the run's {facts['syncs']} syncs, ending at t={facts['end']:g}s")
+    left = {k: v for k, v in facts["unsettled"].items() if v}
+    if ("both sets stable" in did) == bool(left):
+        out.append(f"the status line {did!r} against the sets' state {facts['unsettled']}")
+    if page["counters"] != facts["counters"]:
+        out.append(f"the counters show {page['counters']}, the run has {facts['counters']}")
+    for label, want in facts["controls"].items():
+        if label in page["toggles"]:
+            if page["toggles"][label] != want:
+                out.append(f"toggle {label!r} shows {page['toggles'][label]}, the lab has {want}")
+        elif label in page["sliders"]:
+            s = page["sliders"][label]
+            if abs(s["handle"] - want) > 1e-9 or abs(s["readout"] - want) > 1e-9:
+                out.append(f"slider {label!r} shows {s}, the lab has {want}")
+        else:
+            out.append(f"the page has no control {label!r}")
+    chart = page["chart"]
+    if chart is None or chart["rows"] == 0:
+        out.append("the page draws no chart rows")
+    else:
+        if chart["rows"] != facts["rows"] or chart["steps"] != facts["steps"]:
+            out.append(f"the page draws {chart['rows']} rows, steps {chart['steps']}; the kernel sent "
+                       f"{facts['rows']}, steps {facts['steps']}")
+        if facts["steps"] and facts["steps"][0] != facts["controls"]["first step"]:
+            out.append(f"the chart starts at step {facts['steps'][0]}, the slider says {facts['controls']['first step']}")
+        if set(chart["keys"]) - set(facts["sets"]):
+            out.append(f"the chart names keys of no set: {sorted(set(chart['keys']) - set(facts['sets']))}")
+        for name, (_lo, hi) in chart["x"].items():
+            if facts["steps"] and hi < facts["steps"][1] - 0.5:
+                out.append(f"the chart's step axis {name} ends at {hi:g}, before its last step {facts['steps'][1]}")
+    return out
+
+
+def test_walk_the_loop_lab_and_check_the_page_against_its_run(jupyter_server, page):
+    """04's LoopLab in the page: every control moved (each slider by its readout, to both ends and back; the
+    API-error toggle on and off), and after each move its status line, counters, controls and chart are
+    those of the run the kernel made."""
+    from playwright.sync_api import expect
+    url, root = jupyter_server
+    name = "walk-LoopLab.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(LOOP_SETUP),
+                                         nbformat.v4.new_code_cell("lab = LoopLab()\nlab")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / name)
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    current = CURRENT.replace("{name}", name)
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'", timeout=TIMEOUT)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    expect(page.locator(".stsedu-lab-panel")).to_have_count(1, timeout=TIMEOUT)
+    walk = Walk(page, current)
+    walk.panel.scroll_into_view_if_needed()
+
+    def settle():
+        facts = None
+        for _ in range(TIMEOUT // 200):
+            before, facts = facts, walk.kernel("loop_probe(lab)")
+            if facts == before:
+                shown = walk.panel.evaluate(LOOP_PAGE)
+                if not _loop_problems(facts, shown):
+                    return facts, shown
+            page.wait_for_timeout(200)
+        return facts, walk.panel.evaluate(LOOP_PAGE)
+
+    def type_readout(label, value):
+        slider = walk.panel.locator(".widget-hslider").filter(
+            has=page.locator(":scope > .widget-label", has_text=label)).first
+        readout = slider.locator(".widget-readout")
+        readout.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(f"{value:g}")
+        page.keyboard.press("Enter")
+
+    try:
+        facts, shown = settle()
+        assert _loop_problems(facts, shown) == [], ("first view", _loop_problems(facts, shown))
+        moves = [("informer delay 2", lambda: type_readout("informer delay (s)", 2.0)),
+                 ("informer delay 0", lambda: type_readout("informer delay (s)", 0.0)),
+                 ("API error on", lambda: walk.panel.get_by_role("button", name="API error on pod create").click()),
+                 ("workers 2", lambda: type_readout("workers", 2)),
+                 ("workers 1", lambda: type_readout("workers", 1)),
+                 ("API error off", lambda: walk.panel.get_by_role("button", name="API error on pod create").click())]
+        seen = {}
+        for what, move in moves:
+            move()
+            facts, shown = settle()
+            assert _loop_problems(facts, shown) == [], (what, _loop_problems(facts, shown))
+            seen[what] = facts
+        # the moves took effect: a control the page says moved, moved the kernel's run too
+        assert seen["informer delay 2"]["controls"]["informer delay (s)"] == 2.0
+        assert seen["API error on"]["counters"]["failed API calls"] == "3"
+        assert seen["workers 2"]["controls"]["workers"] == 2
+        top = facts["first_step_max"]
+        assert top > 0, "the run is longer than the chart's window, so 'first step' can move"
+        for value in (top, 0):
+            type_readout("first step", value)
+            facts, shown = settle()
+            assert facts["controls"]["first step"] == value
+            assert _loop_problems(facts, shown) == [], (f"first step {value}", _loop_problems(facts, shown))
+    finally:
+        page.evaluate(f"() => {current}.sessionContext.shutdown()")

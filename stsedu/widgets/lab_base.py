@@ -107,7 +107,8 @@ class LabChart:
         elif not rows["syncs"]:
             self.widget.update(None)
         else:
-            self.chart = self.fn(trace, lab.name)
+            from ..views.charts import build_chart
+            self.chart = build_chart(self.fn, trace, lab.name)
             self.widget.update(self.chart)
         self._key = key  # the key of what is drawn: set once it is (a failed chart is tried again)
 

@@ -166,8 +166,8 @@ class LoopLab(w.VBox):
                                f"{n} syncs, {html.escape(state)} at t={end:g}s.</div>")
 
     def redraw(self) -> None:
-        from ..views.charts import queue_flow
-        self.chart.update(queue_flow(self.cluster.trace, limit=self.limit, start=self.start.value))
+        from ..views.charts import build_chart, queue_flow
+        self.chart.update(build_chart(queue_flow, self.cluster.trace, limit=self.limit, start=self.start.value))
 
     def __repr__(self) -> str:
         return f"<LoopLab ({self.title}): {len(self.last_results)} syncs. Run this cell to use it.>"

@@ -382,7 +382,8 @@ class ChartView(View):
             self.jchart.layout.display = "none"
             return
         try:
-            chart = self.chart_fn(trace, pg.name) if self._with_name else self.chart_fn(trace)
+            from ..views.charts import build_chart
+            chart = build_chart(self.chart_fn, *((trace, pg.name) if self._with_name else (trace,)))
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
             self.note.value = f"<div class='stsedu-error'>chart failed: {esc(type(e).__name__)}: {esc(e)}</div>"
             return

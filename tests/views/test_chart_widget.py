@@ -49,6 +49,18 @@ def test_chart_widget_redraws_in_place(rollout):
     assert w.spec == {"mark": "point"}
 
 
+@pytest.mark.parametrize("name", CHARTS)
+def test_a_chart_built_for_a_redraw_is_the_chart_and_is_valid(rollout, name):
+    """charts.build_chart (a lab's redraw: Altair's per-object checks off) gives the very spec of the plain
+    call, and that spec passes Altair's full validation; the plain call leaves Altair's debug mode on."""
+    import altair.utils.schemapi as schemapi
+    fn = getattr(charts, name)
+    quick = charts.build_chart(fn, rollout.trace)
+    assert schemapi.DEBUG_MODE  # restored after the build
+    assert charts.to_spec(quick) == charts.to_spec(fn(rollout.trace))
+    quick.to_dict(validate=True)
+
+
 def test_chart_widget_sees_a_change_in_an_expression_filter():
     """The traitlets pitfall: Altair charts differing only in an alt.datum filter compare "equal";
     the widget compares specs (dicts), so the second one is shown."""

@@ -22,6 +22,7 @@ async function render({ model, el }) {
 
     async function draw() {
         const ticket = ++latest;
+        const asked = performance.now();  // the new spec is here: the kernel's part is over
         const spec = model.get("spec");
         if (spec == null) {
             if (shown) { shown.finalize(); shown = null; }
@@ -53,11 +54,12 @@ async function render({ model, el }) {
             if (child !== target) child.remove();
         }
         // For tests and the redraw benchmark: the drawn view and its spec, and how many draws
-        // have finished (with when the last one did, on the page's performance clock).
+        // have finished (with when the last one did and when its spec arrived, on the page's performance clock).
         target.stseduView = result.view;
         target.stseduSpec = spec;
         el.dataset.stseduDraws = String(Number(el.dataset.stseduDraws || 0) + 1);
         el.dataset.stseduDrawnAt = String(performance.now());
+        el.dataset.stseduAskedAt = String(asked);  // so drawing took DrawnAt - AskedAt (Vega's part)
     }
 
     model.on("change:spec", draw);

@@ -62,7 +62,7 @@ def revision_panel(trace, set_name: str):
     if len(seg) > common.MAX_ROWS:
         grid, how = aggregate(seg, "revision", list(colors), lo, hi)
         layer = alt.Chart(grid).mark_rect().encode(
-            x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", color=color,
+            x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
             tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("revision:N"),
                      alt.Tooltip("pods:Q", title="pods at that revision"), alt.Tooltip("of:Q", title="pods in band"),
                      alt.Tooltip("x0:Q", title="syncs from", format=".0f"),
@@ -82,13 +82,13 @@ def revision_panel(trace, set_name: str):
         tip = [alt.Tooltip("pod:N"), alt.Tooltip("revision:N"), alt.Tooltip("look:N", title="pod is"),
                alt.Tooltip("syncs:N", title="syncs")]
         bars = alt.Chart().transform_filter(ready_or_not).mark_rect(strokeWidth=2).encode(
-            x=x_enc, x2="x1:Q", y=y_enc, y2="y1:Q", color=color,
+            x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
             stroke=alt.Stroke("revision:N", scale=rev_scale, legend=None),
             fillOpacity=alt.FillOpacity("look:N", scale=alt.Scale(domain=looks[:2], range=[1.0, 0.1]), legend=None),
             tooltip=tip)
         going = alt.Chart().transform_filter(alt.FieldEqualPredicate(field="look", equal="terminating")).mark_rule(
             strokeWidth=3, strokeDash=[5, 3]).encode(
-            x=x_enc, x2="x1:Q", y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
+            x=x_enc, x2=alt.X2("x1:Q"), y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
             color=alt.Color("revision:N", scale=rev_scale, legend=None), tooltip=tip)
         # The state's legend: Vega-Lite draws none for a rect's fill opacity, so invisible points (no
         # position) carry it, each form drawn as a filled symbol: a square, a square ring, three dashes.

@@ -31,8 +31,8 @@ def timeline_panel(trace, set_name: str, x: str = "time", until: float | None = 
     if len(seg) > common.MAX_ROWS:
         grid, how = aggregate(seg, "state", list(tables.STATES), lo, hi)
         chart = alt.Chart(grid).mark_rect().encode(
-            x=alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis(x)), x2="x1:Q",
-            y=alt.Y("y0:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2="y1:Q",
+            x=alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis(x)), x2=alt.X2("x1:Q"),
+            y=alt.Y("y0:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2=alt.Y2("y1:Q"),
             color=color,
             tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("state:N"),
                      alt.Tooltip("pods:Q", title="pods in that state"), alt.Tooltip("of:Q", title="pods in band"),
@@ -47,8 +47,8 @@ def timeline_panel(trace, set_name: str, x: str = "time", until: float | None = 
         data = data[["pod", "ordinal", "state", "revision", "x0", "x1", "y0", "y1", "start", "end", "syncs",
                      "cause", "decision", "rule"]]
         chart = alt.Chart(data).mark_rect(stroke="white", strokeWidth=1).encode(
-            x=alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis(x)), x2="x1:Q",
-            y=alt.Y("y0:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2="y1:Q",
+            x=alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis(x)), x2=alt.X2("x1:Q"),
+            y=alt.Y("y0:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)), y2=alt.Y2("y1:Q"),
             color=color,
             tooltip=[alt.Tooltip("pod:N"), alt.Tooltip("state:N"), alt.Tooltip("revision:N"),
                      alt.Tooltip("start:Q", title="from (s)", format=".1f"),

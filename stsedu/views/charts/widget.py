@@ -38,7 +38,7 @@ from altair.utils.schemapi import debug_mode  # noqa: E402
 import anywidget  # noqa: E402
 import traitlets  # noqa: E402
 
-__all__ = ["ChartWidget", "to_spec", "enable_offline", "save", "EXPORT_HINT"]
+__all__ = ["ChartWidget", "to_spec", "build_chart", "enable_offline", "save", "EXPORT_HINT"]
 
 _VEGA = Path(__file__).resolve().parents[2] / "data" / "vega"
 _BUNDLE: str | None = None
@@ -70,6 +70,19 @@ def to_spec(chart_or_spec) -> dict | None:
         with debug_mode(False):  # nor the small parts to_dict makes on the way (datasets, names)
             return chart_or_spec.to_dict(validate=False)
     raise TypeError(f"a chart must be an Altair chart, a Vega-Lite dict or None, not {type(chart_or_spec).__name__}")
+
+
+def build_chart(chart_fn, *args, **kwargs):
+    """``chart_fn(*args, **kwargs)`` (one of the kit's chart functions) with Altair's check of each part
+    as it is made turned off: what a lab or panel calls on every redraw.
+
+    In its default debug mode Altair checks every scale, axis, legend and tooltip against the
+    Vega-Lite JSON schema the moment it is made; for a lab's chart that was about a third of
+    the kernel's part of a redraw.  The chart is the same either way, and the tests check the
+    kit's charts whole (``chart.to_dict()`` validates the full spec, tests/views/test_charts.py).
+    """
+    with debug_mode(False):
+        return chart_fn(*args, **kwargs)
 
 
 class ChartWidget(anywidget.AnyWidget):

@@ -625,6 +625,10 @@ def test_16_the_counts_and_names_the_prose_states_are_those_its_outputs_show():
     states = _watch(after_apply)
     assert ("web-0", "0/1", "Pending") in states and ("web-2", "1/1", "Terminating") in states
     assert not any(p == "web-2" and s == "Pending" for p, _r, s in states)
+    # every pod the watch shows replaced (terminated, then created again) is named in the prose
+    replaced = {p for p, _r, s in states if s == "Terminating"} & {p for p, _r, s in states if s == "Pending"}
+    assert replaced == {"web-1"}, replaced
+    assert "It also replaces `web-1`" in prose and "`nginx-slim:0.24`" in prose
 
 
 def test_17_what_the_prose_says_of_the_run_holds_for_the_stored_real_run():

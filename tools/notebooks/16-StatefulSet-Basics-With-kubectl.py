@@ -129,7 +129,9 @@ rollout status sts/web
 #
 # `--cascade=orphan` deletes the StatefulSet and leaves its pods running, without an owner:
 # deleting one is not repaired. Applying the manifest again adopts the survivors, re-creates the
-# missing `web-0` and removes `web-2` (the manifest says two replicas):
+# missing `web-0` and removes `web-2` (the manifest says two replicas). It also replaces `web-1`:
+# the OnDelete step left it on `nginx-slim:0.24`, the manifest says `0.21`, and the new set rolls
+# its pods to the manifest's template:
 
 # %%
 %%kubectl

@@ -596,7 +596,7 @@ class ClusterObjects:
     def create_claim(self, d: Decision) -> None:
         claim = d.payload
         # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
-        pod = _canonical(d.pod) if d.rule == RULES["identity"] else d.pod
+        pod = _canonical(d.pod) if _path_verb(d.rule) == "update" else d.pod
         try:
             self._check("create", "PersistentVolumeClaim", claim.name)
             self.c.store.create("PersistentVolumeClaim", claim)

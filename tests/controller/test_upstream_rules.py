@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 import stsedu
 from stsedu.api.objects import POD_NAME_LABEL, Pod
 
@@ -360,19 +362,22 @@ def test_store_refuses_a_stale_update_with_conflict():
     assert c.store.get("Pod", "default", "web-0") == fresh
 
 
-def test_claims_created_while_restoring_identity_name_the_renamed_pod():
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+def test_claims_created_while_restoring_identity_name_the_renamed_pod(profile):
     """UpdateStatefulPod runs updateIdentity before createPersistentVolumeClaims, so the claim
-    events of web-00 name web-0 (found by the widened generator's leading-zero pods)."""
-    c = stsedu.Cluster(kubelet="manual")
+    events of web-00 name web-0 (found by the widened generator's leading-zero pods; in v1.16 by
+    the v1.16 long run, whose UpdateStatefulPod does the same)."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
     c.apply(web(1, claims=1))
     sts = c.store.get("StatefulSet", "default", "web")
     c.store.create("Pod", Pod(name="web-00", labels={"app": "web"}, owner_references=(sts.ref(),),
                               spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}, phase="Pending"))
     ready(c, "web-00")
     r = c.sync("web")
+    create, update = ("Create", "Update") if profile == "current" else ("create", "update")
     assert [e[2] for e in events(c, r.sync)] == [
-        "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
-        'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
+        f"{create} Claim data-web-0 Pod web-0 in StatefulSet web success",
+        f'{update} Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
 
 
 def orphan_adopted_beside_a_leading_zero_twin(c):

@@ -176,6 +176,10 @@ type world struct {
 	rv     int
 	// conflicts: see request.Conflicts
 	conflicts bool
+	// caches are the informer caches of the sync (kind -> indexer, filled by indexer) and the
+	// namespace they hold
+	caches  map[string]cache.Indexer
+	cacheNS string
 }
 
 func (w *world) tracker() k8stesting.ObjectTracker { return w.client.Tracker() }
@@ -300,11 +304,17 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		err := apiError(reason, gr, faultVerb, kind, wr.Name)
 		wr.Error, wr.Reason = err.Error(), reason
 		w.writes = append(w.writes, wr)
+		if w.conflicts && apierrors.IsConflict(err) {
+			w.catchUp()
+		}
 		return true, nil, err
 	}
 	handled, obj, err := w.serve(action, kind, gr, wr.Name)
 	if err != nil {
 		wr.Error, wr.Reason = err.Error(), string(apierrors.ReasonForError(err))
+	}
+	if w.conflicts && apierrors.IsConflict(err) {
+		w.catchUp()
 	}
 	if obj != nil && verb == "patch" {
 		describe(obj, &wr)
@@ -489,7 +499,26 @@ func (w *world) indexer(kind, ns string, indexers cache.Indexers) cache.Indexer 
 	for _, o := range w.list(kind, ns) {
 		_ = idx.Add(o)
 	}
+	if w.caches == nil {
+		w.caches = map[string]cache.Indexer{}
+	}
+	w.caches[kind], w.cacheNS = idx, ns
 	return idx
+}
+
+// catchUp brings every informer cache up to the fake API server's objects, as the watch
+// events of the sync's own writes would have arrived by the time a retry of
+// retry.RetryOnConflict reads the cache again (its first backoff is 10 ms). With resource-
+// version checks on, the reactor calls it whenever it answers Conflict.
+func (w *world) catchUp() {
+	for kind, idx := range w.caches {
+		items := w.list(kind, w.cacheNS)
+		list := make([]interface{}, len(items))
+		for i, o := range items {
+			list[i] = o
+		}
+		_ = idx.Replace(list, "")
+	}
 }
 
 func (w *world) dump(ns string) map[string]map[string]interface{} {

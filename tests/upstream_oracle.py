@@ -25,6 +25,7 @@ is not compared: every sync starts both from the kit's objects.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -48,10 +49,11 @@ def _sources(profile: str) -> list[Path]:
     """The files the build of *profile* copies: its Go files (the profile's own main.go if it has one),
     go.mod, go.sum, and the local stub modules its go.mod replaces unreachable ones with."""
     _, moddir = PROFILES[profile]
-    # the profile's own main.go, else the shared program: main.go (the sync protocol) and
-    # timing.go (benchmarks/run.py's timing mode)
+    # protocol.go (the protocol, shared by every release) with the profile's own main.go (its
+    # sync), else the program of today's API: protocol.go, main.go (the sync) and timing.go
+    # (benchmarks/run.py's timing mode)
     own = moddir / "main.go"
-    go = [own] if moddir != HERE and own.exists() else sorted(HERE.glob("*.go"))
+    go = [HERE / "protocol.go", own] if moddir != HERE and own.exists() else sorted(HERE.glob("*.go"))
     stubs = sorted(p for p in (moddir / "stubs").rglob("*") if p.is_file()) if (moddir / "stubs").is_dir() else []
     return [*go, moddir / "go.mod", moddir / "go.sum", *stubs]
 
@@ -60,20 +62,26 @@ class OracleUnavailable(Exception):
     """Go is missing or the oracle cannot be built; the message says why, in one line."""
 
 
+def _go_helpers():
+    """stsedu/live/build.py, loaded by path: the kit's one way to find Go and a cache folder
+    (standard library only; .ci/run imports this module with a python3 that has no pandas, so
+    ``import stsedu`` is not possible here)."""
+    spec = importlib.util.spec_from_file_location(
+        "stsedu_live_build", Path(__file__).resolve().parent.parent / "stsedu" / "live" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_GO = _go_helpers()
+
+
 def go_binary() -> str | None:
-    found = shutil.which("go")
-    if found:
-        return found
-    for candidate in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go"):
-        if os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return _GO.go_binary()
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("STSEDU_ORACLE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "stsedu-oracle")
-    return Path(base)
+    return _GO.cache_folder("STSEDU_ORACLE_CACHE", "stsedu-oracle")
 
 
 def _source_key(profile: str) -> str:

@@ -41,6 +41,10 @@ class Profile:
     status_on_error: bool = True
     """The status is written even when the sync failed (newest); v1.16's ``UpdateStatefulSet``
     returned at the first error, before the status and ``truncateHistory``."""
+    revision_adoption_rechecks_deletion: bool = True
+    """``adoptOrphanRevisions`` re-reads the set and adopts nothing while it is being deleted
+    (``RecheckDeletionTimestamp``: the sync fails there); v1.16.15 compared only the uid of the
+    set it re-read, so a set being deleted still adopted an orphan revision."""
     delete_ignores_not_found: bool = True
     """``DeleteStatefulPod`` counts a pod that is already gone (NotFound) as deleted; v1.16
     returned the error (FailedDelete, the sync fails)."""
@@ -82,6 +86,7 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
                 history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
                 event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
+                revision_adoption_rechecks_deletion=False,
                 known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}

@@ -196,10 +196,16 @@ def _failed(d: Decision) -> bool:
     return d.applied is False
 
 
-_PATH_VERB = {RULES["create-pvc"]: "create", RULES["identity"]: "update"}
-"""The pod event a failed ``createPersistentVolumeClaims`` leads to, by the path that called it:
-``CreateStatefulPod`` (create), ``UpdateStatefulPod`` (update); none for a Pending pod's
-``createMissingPersistentVolumeClaims``."""
+def _path_verb(rule: str | None) -> str | None:
+    """The pod event a failed ``createPersistentVolumeClaims`` leads to, by the function that called
+    it, which the claim create's rule names: ``CreateStatefulPod`` (create), ``UpdateStatefulPod``
+    (update; today through ``processReplica``); none for a Pending pod's
+    ``createMissingPersistentVolumeClaims``."""
+    if not rule:
+        return None
+    if rule.startswith("CreateStatefulPod"):
+        return "create"
+    return "update" if "UpdateStatefulPod" in rule else None
 
 
 def _in_claim_run(d: Decision) -> bool:
@@ -326,7 +332,7 @@ def _claim_run_event(ds: list[Decision], i: int, out: list[Decision], om: Object
         run.append(x)
     errors = [(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
               for x in reversed(run) if x.applied is False and x.error and x.error != NOT_REACHED]
-    verb = _PATH_VERB.get(_claim_run_path(d))
+    verb = _path_verb(_claim_run_path(d))
     if errors and verb is not None:
         # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
         om.pod_event(verb, _canonical(d.pod) if verb == "update" else d.pod, _aggregate(errors))
@@ -590,7 +596,7 @@ class ClusterObjects:
     def create_claim(self, d: Decision) -> None:
         claim = d.payload
         # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
-        pod = _canonical(d.pod) if d.rule == RULES["identity"] else d.pod
+        pod = _canonical(d.pod) if _path_verb(d.rule) == "update" else d.pod
         try:
             self._check("create", "PersistentVolumeClaim", claim.name)
             self.c.store.create("PersistentVolumeClaim", claim)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # ------------------------------------------------------------------ claiming
 
 
-def plan_claims(sts: StatefulSet, pods, revisions) -> tuple[list[Decision], list[Pod]]:
+def plan_claims(sts: StatefulSet, pods, revisions,
+                recheck_deletion: bool = True) -> tuple[list[Decision], list[Pod]]:
     """Adopt/release decisions, and the pods the set already controls and that match it.
 
     Mirrors ``adoptOrphanRevisions`` and ``ClaimPods``: a pod matches when the
@@ -37,14 +38,15 @@ def plan_claims(sts: StatefulSet, pods, revisions) -> tuple[list[Decision], list
     (``isMemberOf``).  An orphan that matches is adopted (unless it is
     terminating or the set is being deleted); a pod we control that no
     longer matches is released.  Adopted pods are not in the returned list:
-    re-read them after adopting.
+    re-read them after adopting.  Without *recheck_deletion* (v1.16, which compared only the
+    set's uid) a set being deleted still adopts orphan revisions; never pods (``ClaimPods``).
     """
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
     for r in revisions:
         if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
-            if deleting:
+            if deleting and recheck_deletion:
                 # adoptOrphanRevisions re-reads the set first (RecheckDeletionTimestamp): a set
                 # being deleted cannot adopt, and the sync fails before UpdateStatefulSet
                 msg = (f"can't adopt ControllerRevisions: {sts.namespace}/{sts.name} has just been "
@@ -115,7 +117,8 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
 
     # 1. adopt orphan revisions, claim pods
     claim_decisions, claimed = plan_claims(sts, store.view("Pod", namespace).values(),
-                                           store.view("ControllerRevision", namespace).values())
+                                           store.view("ControllerRevision", namespace).values(),
+                                           ctl.profile.revision_adoption_rechecks_deletion)
     for d in claim_decisions:
         if d.action == "error":  # the set is being deleted and may not adopt (see plan_claims)
             decisions.append(d)

@@ -53,7 +53,8 @@ RULES_V116 = {
     "failed": "updateStatefulSet (v1.16): delete a Failed pod and recreate it in the same pass",
     "create": "updateStatefulSet (v1.16): create missing pod",
     "recreate": "updateStatefulSet (v1.16): create the replacement of a Failed pod at once",
-    "create-pvc": "createPersistentVolumeClaims: create missing claims first",
+    "create-pvc": RULES["create-pvc"],
+    "identity-pvc": "UpdateStatefulPod: create missing claims while restoring storage",
     "terminating": "updateStatefulSet (v1.16): wait for terminating pod",
     "not-running-ready": "updateStatefulSet (v1.16): wait for Running and Ready",
     "identity": "UpdateStatefulPod: restore identity and storage",
@@ -106,17 +107,19 @@ def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus) -> Stat
 
 
 def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                    slot: int, why: str) -> list[Decision]:
+                    slot: int, why: str, key: str) -> list[Decision]:
     """Creates for the pod's claims that do not exist (v1.16 ``createPersistentVolumeClaims``).
 
     A claim that exists, even one being deleted, is left alone: the
-    "claim is being deleted" check came with PVC retention.
+    "claim is being deleted" check came with PVC retention. *key* names the caller's rule
+    (``CreateStatefulPod`` or ``UpdateStatefulPod``): on failure each records a pod event with
+    the aggregated errors (create or update).
     """
     out = []
     for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
         if name not in claims:
             out.append(_d("create-pvc", pod.name, "missing",
-                          f"Create claim {name} for {pod.name} {why}.", "create-pvc",
+                          f"Create claim {name} for {pod.name} {why}.", key,
                           target=name, step=STEP_REPLICAS, slot=slot,
                           payload=P.new_claim(sts, template, name)))
     return out
@@ -206,7 +209,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             old_failed = pod
             pod = slots[i] = new_pod(i)
         if not P.is_created(pod):
-            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "before the pod"))
+            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "before the pod", "create-pvc"))
             if old_failed is None:
                 decisions.append(_d("create", pod.name, "missing",
                                     f"{pod.name} does not exist: create it at revision {pod.revision}.",
@@ -241,7 +244,8 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         if identity_ok and storage_ok:
             continue
         if not storage_ok:
-            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "while restoring its storage"))
+            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "while restoring its storage",
+                                             "identity-pvc"))
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)

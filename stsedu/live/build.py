@@ -37,7 +37,12 @@ class LiveUnavailable(Exception):
     """Go is missing, a build failed or the control plane cannot start; the message says why, in one line."""
 
 
+# go_binary and cache_folder are the kit's one way to find Go and a build cache; the test
+# suite's upstream oracle (tests/upstream_oracle.py) loads this file by path for them, as
+# .ci/run does, so it must need nothing but the standard library.
+
 def go_binary() -> str | None:
+    """The Go command: ``go`` on PATH, else a standard install folder; None without Go."""
     found = shutil.which("go")
     if found:
         return found
@@ -47,10 +52,16 @@ def go_binary() -> str | None:
     return None
 
 
-def cache_base() -> Path:
-    base = os.environ.get("STSEDU_LIVE_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "stsedu-live")
+def cache_folder(env: str, name: str) -> Path:
+    """A build cache folder: ``$env`` if set, else *name* in the user's cache folder
+    (``$XDG_CACHE_HOME`` or ``~/.cache``)."""
+    base = os.environ.get(env) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), name)
     return Path(base)
+
+
+def cache_base() -> Path:
+    return cache_folder("STSEDU_LIVE_CACHE", "stsedu-live")
 
 
 def source_key() -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 import stsedu
 from stsedu.api.objects import POD_NAME_LABEL, Pod
 
@@ -360,19 +362,22 @@ def test_store_refuses_a_stale_update_with_conflict():
     assert c.store.get("Pod", "default", "web-0") == fresh
 
 
-def test_claims_created_while_restoring_identity_name_the_renamed_pod():
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+def test_claims_created_while_restoring_identity_name_the_renamed_pod(profile):
     """UpdateStatefulPod runs updateIdentity before createPersistentVolumeClaims, so the claim
-    events of web-00 name web-0 (found by the widened generator's leading-zero pods)."""
-    c = stsedu.Cluster(kubelet="manual")
+    events of web-00 name web-0 (found by the widened generator's leading-zero pods; in v1.16 by
+    the v1.16 long run, whose UpdateStatefulPod does the same)."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
     c.apply(web(1, claims=1))
     sts = c.store.get("StatefulSet", "default", "web")
     c.store.create("Pod", Pod(name="web-00", labels={"app": "web"}, owner_references=(sts.ref(),),
                               spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}, phase="Pending"))
     ready(c, "web-00")
     r = c.sync("web")
+    create, update = ("Create", "Update") if profile == "current" else ("create", "update")
     assert [e[2] for e in events(c, r.sync)] == [
-        "Create Claim data-web-0 Pod web-0 in StatefulSet web success",
-        'Update Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
+        f"{create} Claim data-web-0 Pod web-0 in StatefulSet web success",
+        f'{update} Pod web-0 in StatefulSet web failed error: pods "web-0" not found']
 
 
 def orphan_adopted_beside_a_leading_zero_twin(c):
@@ -508,3 +513,55 @@ def test_v116_failed_sync_does_not_truncate_history():
         r = c.sync("web")
     assert r.error is not None
     assert not [d for d in r.decisions if d.action == "delete-revision" and d.applied]
+
+
+def test_v116_failed_claims_make_a_pod_event_on_both_paths_of_create_persistent_volume_claims():
+    """v1.16's createPersistentVolumeClaims aggregates its errors like today's, and both of its callers
+    record a pod event with them: CreateStatefulPod a FailedCreate, UpdateStatefulPod (restoring a
+    pod's storage) a FailedUpdate, each after one FailedCreate per claim."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, claims=2))
+    c.inject_error("create", "PersistentVolumeClaim", count=2)
+    r = c.sync("web")
+    got = events(c, r.sync)
+    assert [e[1] for e in got] == ["FailedCreate"] * 3
+    assert got[-1][2].startswith("create Pod web-0 in StatefulSet web failed error: [failed to create PVC data-web-0: ")
+    assert ", failed to create PVC logs-web-0: " in got[-1][2] and got[-1][2].endswith("]")
+    # a Running and Ready pod without the claim volume: UpdateStatefulPod creates the claim first
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    c.sync("web")
+    c.delete("web", cascade="orphan")
+    c.apply(web(1, claims=1))
+    c.inject_error("create", "PersistentVolumeClaim")
+    r = c.sync("web")
+    got = events(c, r.sync)
+    assert [e[1] for e in got] == ["FailedCreate", "FailedUpdate"], got
+    assert got[-1][2].startswith("update Pod web-0 in StatefulSet web failed error: failed to create PVC data-web-0: ")
+
+
+def test_v116_set_being_deleted_still_adopts_an_orphan_revision():
+    """v1.16's adoptOrphanRevisions re-read the set and compared only its uid, not its deletion
+    timestamp: a set being deleted adopts an orphan revision and its sync goes on (today's
+    RecheckDeletionTimestamp refuses and the sync fails there)."""
+    for profile, adopts in (("v1.16", True), ("current", False)):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        c.apply(web(1))
+        c.sync("web")
+        ready(c, "web-0")
+        c.sync("web")
+        old = web(0)
+        old["metadata"]["name"] = "old"
+        old["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:9"
+        c.apply(old)
+        c.sync("old")
+        c.delete("old", cascade="orphan")
+        c.advance(0)
+        c.delete("web", cascade="foreground")  # web-0 blocks: web stays, being deleted
+        r = c.sync("web")
+        adopted = [d.target for d in r.decisions if d.action == "adopt" and d.applied]
+        assert (len(adopted) == 1 and (r.error is None)) == adopts, (profile, r.error, adopted)
+        owner = c.store.get("ControllerRevision", "default", adopted[0]).owner_references if adopts else ()
+        assert [o.name for o in owner] == (["web"] if adopts else [])

@@ -14,28 +14,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"syscall"
 	"time"
 
-	apps "k8s.io/api/apps/v1"
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/fake"
-	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
-	"k8s.io/kubernetes/pkg/controller"
-	"k8s.io/kubernetes/pkg/controller/history"
-	"k8s.io/kubernetes/pkg/controller/statefulset"
-	"k8s.io/kubernetes/pkg/controller/util/consistency"
 )
 
 type timingRequest struct {
@@ -70,64 +56,24 @@ func runTiming(line []byte) (resp timingResponse) {
 	if ns == "" {
 		ns = "default"
 	}
-	if len(req.Gates) > 0 {
-		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(req.Gates); err != nil {
-			return timingResponse{Problem: "gates: " + err.Error()}
-		}
+	w, err := newWorld(fake.NewClientset(), req.request)
+	if err != nil {
+		return timingResponse{Problem: err.Error()}
 	}
-	w := &world{client: fake.NewClientset(), now: at(req.Now)}
-	if err := w.load(req.Objects); err != nil {
-		return timingResponse{Problem: "load: " + err.Error()}
+	s, err := newSyncer(w, ns, req.Gates, record.NewFakeRecorder(100000))
+	if err != nil {
+		return timingResponse{Problem: err.Error()}
 	}
-	w.client.PrependReactor("*", "*", w.react)
-
-	podIdx := w.indexer("Pod", ns, cache.Indexers{controller.PodControllerIndex: func(obj interface{}) ([]string, error) {
-		pod := obj.(*v1.Pod)
-		return []string{controller.PodControllerIndexKey(pod.Namespace, metav1.GetControllerOf(pod))}, nil
-	}})
-	setIdx := w.indexer("StatefulSet", ns, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	pvcIdx := w.indexer("PersistentVolumeClaim", ns, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	revIdx := w.indexer("ControllerRevision", ns, cache.Indexers{
-		cache.NamespaceIndex: cache.MetaNamespaceIndexFunc,
-		history.ControllerRevisionControllerIndex: func(obj interface{}) ([]string, error) {
-			cr := obj.(*apps.ControllerRevision)
-			return []string{history.ControllerRevisionControllerIndexKey(cr.Namespace, metav1.GetControllerOfNoCopy(cr))}, nil
-		},
-	})
-	podLister := corelisters.NewPodLister(podIdx)
-	setLister := appslisters.NewStatefulSetLister(setIdx)
-	pvcLister := corelisters.NewPersistentVolumeClaimLister(pvcIdx)
-	revLister := appslisters.NewControllerRevisionLister(revIdx)
-	recorder := record.NewFakeRecorder(100000)
-	store := consistency.NewNoopConsistencyStore()
-	control := statefulset.NewDefaultStatefulSetControl(
-		statefulset.NewStatefulPodControl(w.client, podLister, pvcLister, recorder, store),
-		statefulset.NewRealStatefulSetStatusUpdater(w.client, setLister, store),
-		history.NewHistory(w.client, revLister, revIdx),
-	)
-	ctx := klog.NewContext(context.Background(), klog.Background())
-
-	set, err := setLister.StatefulSets(ns).Get(req.Name)
+	set, err := s.setLister.StatefulSets(ns).Get(req.Name)
 	if err != nil {
 		return timingResponse{Problem: "get: " + err.Error()}
 	}
-	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
-	if err != nil {
-		return timingResponse{Problem: "selector: " + err.Error()}
-	}
-	candidates, err := controller.FilterPodsByOwner(podIdx, &set.ObjectMeta, "StatefulSet", true)
-	if err != nil {
-		return timingResponse{Problem: "claim-pods: " + err.Error()}
-	}
-	sort.Slice(candidates, func(i, j int) bool { return candidates[i].Name < candidates[j].Name })
-	podControl := controller.RealPodControl{KubeClient: w.client, Recorder: recorder}
-	cm := controller.NewPodControllerRefManager(podControl, set, selector, setKind, nil)
-	pods, err := cm.ClaimPods(ctx, candidates, func(p *v1.Pod) bool { return isMember(set, p) })
+	pods, err := s.claimPods(set, nil, nil)
 	if err != nil {
 		return timingResponse{Problem: "claim-pods: " + err.Error()}
 	}
 
-	if _, err := control.UpdateStatefulSet(ctx, set, pods, w.now); err != nil {
+	if _, err := s.control.UpdateStatefulSet(s.ctx, set, pods, w.now); err != nil {
 		return timingResponse{Problem: "update: " + err.Error()}
 	}
 	before := len(w.writes)
@@ -135,7 +81,7 @@ func runTiming(line []byte) (resp timingResponse) {
 	for r := 0; r < req.Repeats; r++ {
 		start, startCPU := time.Now(), cpuTime()
 		for i := 0; i < req.Calls; i++ {
-			if _, err := control.UpdateStatefulSet(ctx, set, pods, w.now); err != nil {
+			if _, err := s.control.UpdateStatefulSet(s.ctx, set, pods, w.now); err != nil {
 				return timingResponse{Problem: "update: " + err.Error()}
 			}
 		}

@@ -12,6 +12,7 @@ import math
 from dataclasses import replace
 from typing import Mapping, Sequence
 
+from ..api.pod_util import is_pod_available
 from .history import go_json, revision_hash, revision_name
 from ..api.objects import (HASH_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
                            ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
@@ -50,16 +51,10 @@ def is_running_and_ready(pod: Pod) -> bool:
 def is_running_and_available(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     """True if Ready for at least *min_ready_seconds* at *now* (``isRunningAndAvailable``).
 
-    Like upstream, this tests the Ready condition only, not the phase.  The boundary
-    counts: ``podutil.IsPodAvailable`` tests ``lastTransitionTime + minReadySeconds <= now``
-    (v1.36.3 and v1.37.2).
+    Upstream's is one call of ``podutil.IsPodAvailable`` (:func:`stsedu.api.pod_util.is_pod_available`),
+    and so is this: the Ready condition only, not the phase; the boundary counts.
     """
-    if not pod.ready:
-        return False
-    if min_ready_seconds <= 0:
-        return True
-    since = pod.ready_since if pod.ready_since is not None else now
-    return since + min_ready_seconds <= now
+    return is_pod_available(pod, min_ready_seconds, now)
 
 
 def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:

@@ -370,8 +370,9 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
 
 
 def get_pod_revision(pod: Pod) -> str:
-    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``)."""
-    return pod.labels.get(REVISION_LABEL, "")
+    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``): read once when
+    the pod was built (``Pod.revision``), as Go reads a typed field, not searched again per call."""
+    return pod.revision
 
 
 def min_ready_seconds(sts: StatefulSet, profile) -> int:

@@ -173,9 +173,8 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     kept after them; a volume with a template's name is replaced.
     """
     spec = copy.deepcopy(dict(pod.spec))
-    wanted = {t.get("metadata", {}).get("name", ""): get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""),
-                                                                 sts.name, pod.ordinal)
-              for t in sts.spec.volume_claim_templates}
+    wanted = {t.get("metadata", {}).get("name", ""): claim
+              for claim, t in get_persistent_volume_claims(sts, pod.ordinal)}
     volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
                for vname, cname in wanted.items()]
     volumes += [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]
@@ -279,7 +278,7 @@ def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod
 
 def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
     """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
-    start = sts.spec.start_ordinal if start_ordinal_supported else 0  # getStartOrdinal
+    start = get_start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
     return start <= pod.ordinal < start + sts.spec.replicas
 
 
@@ -393,7 +392,7 @@ def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, 
     template when it is not there).  Its phase is ``""``: ``isCreated`` is
     False until the API server has it.
     """
-    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    start = get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
     ru = sts.spec.rolling_update
     use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
                     and ordinal < start + sts.status.current_replicas)

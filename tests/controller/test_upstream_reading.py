@@ -270,11 +270,11 @@ CALLS_NOT_YET = {
     "identityMatches -> getParentNameAndOrdinal", "initIdentity -> updateIdentity",
     "isClaimOwnerUpToDate -> getPersistentVolumeClaimRetentionPolicy",
     "isClaimOwnerUpToDate -> podInOrdinalRange", "isMemberOf -> getParentNameAndOrdinal",
-    "newStatefulSetPod -> initIdentity", "newVersionedStatefulSetPod -> getStartOrdinal",
+    "newStatefulSetPod -> initIdentity",
     "newVersionedStatefulSetPod -> setPodRevision", "performUpdate -> getStatefulSetRevisions",
     "performUpdate -> updateStatefulSet", "performUpdate -> updateStatefulSetStatus",
     "podInOrdinalRange -> getEndOrdinal", "podInOrdinalRange -> getOrdinal",
-    "podInOrdinalRange -> getStartOrdinal", "processCondemned -> DeleteStatefulPod",
+    "processCondemned -> DeleteStatefulPod",
     "processNextWorkItem -> sync", "processReplica -> CreateStatefulPod",
     "processReplica -> DeleteStatefulPod", "processReplica -> PodClaimIsStale",
     "processReplica -> UpdateStatefulPod", "processReplica -> createMissingPersistentVolumeClaims",
@@ -311,7 +311,7 @@ CALLS_NOT_YET = {
     "updateStatefulSetAfterInvariantEstablished -> isUnavailable",
     "updateStatefulSetStatus -> UpdateStatefulSetStatus", "updateStatefulSetStatus -> completeUpdate",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
-    "updateStatefulSetStatus -> inconsistentStatus", "updateStorage -> getPersistentVolumeClaims",
+    "updateStatefulSetStatus -> inconsistentStatus",
     "worker -> processNextWorkItem",
 }
 

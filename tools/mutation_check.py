@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CONTROLLER = "stsedu/controller"
 
 TESTS = (
     "tests/controller/test_api_errors.py",
@@ -49,7 +48,7 @@ TESTS = (
 class Mutation:
     name: str
     file: str
-    """Path under ``stsedu/controller``."""
+    """Path under ``stsedu`` (the controller's files, and ``api/pod_util.py`` that it calls)."""
     old: str
     """Text that occurs exactly once in *file*."""
     new: str
@@ -58,34 +57,34 @@ class Mutation:
 
 
 MUTATIONS = (
-    Mutation("cap-400", "stateful_pod_control.py",
+    Mutation("cap-400", "controller/stateful_pod_control.py",
              "return 9 + (i - 511) // 500", "return 9 + (i - 511) // 400",
              "slowStartBatch: batches double up to MaxBatchSize = 500"),
-    Mutation("ordinal-range-inclusive", "stateful_set_utils.py",
+    Mutation("ordinal-range-inclusive", "controller/stateful_set_utils.py",
              "return start <= pod.ordinal < start + sts.spec.replicas",
              "return start <= pod.ordinal <= start + sts.spec.replicas",
              "podInOrdinalRange: ordinals start .. start + replicas - 1 (a <= for <)"),
-    Mutation("budget-no-break", "stateful_set_control.py",
+    Mutation("budget-no-break", "controller/stateful_set_control.py",
              "            if budget <= 0:\n                break\n", "            if budget <= 0:\n                pass\n",
              "updateStatefulSetAfterInvariantEstablished (Parallel): healthy old pods only within the budget"),
-    Mutation("available-strict", "stateful_set_utils.py",
+    Mutation("available-strict", "api/pod_util.py",
              "return since + min_ready_seconds <= now", "return since + min_ready_seconds < now",
              "isRunningAndAvailable / IsPodAvailable: available at lastTransitionTime + minReadySeconds"),
-    Mutation("condemned-ascending", "stateful_set_control.py",
+    Mutation("condemned-ascending", "controller/stateful_set_control.py",
              "condemned.sort(key=lambda pod: pod.ordinal, reverse=True)",
              "condemned.sort(key=lambda pod: pod.ordinal, reverse=False)",
              "updateStatefulSet: condemned pods are deleted highest ordinal first (descendingOrdinal)"),
-    Mutation("partition-ignored", "stateful_set_control.py",
+    Mutation("partition-ignored", "controller/stateful_set_control.py",
              "    update_min = sts.spec.partition\n", "    update_min = 0\n",
              "updateStatefulSet: the rolling update stops at the partition"),
-    Mutation("max-unavailable-ceil", "stateful_set_utils.py",
+    Mutation("max-unavailable-ceil", "controller/stateful_set_utils.py",
              "n = math.floor(int(max_unavailable.rstrip", "n = math.ceil(int(max_unavailable.rstrip",
              "getStatefulSetMaxUnavailable: a percentage is rounded down"),
-    Mutation("complete-without-ready", "stateful_set_utils.py",
+    Mutation("complete-without-ready", "controller/stateful_set_utils.py",
              "status.updated_replicas == n and status.ready_replicas == n and status.replicas == n",
              "status.updated_replicas == n and status.replicas == n",
              "completeUpdate: every replica updated and ready"),
-    Mutation("terminating-counted", "stateful_set_control.py",
+    Mutation("terminating-counted", "controller/stateful_set_control.py",
              "        if not P.is_terminating(pod):\n            revision = P.get_pod_revision(pod)",
              "        if True:\n            revision = P.get_pod_revision(pod)",
              "computeReplicaStatus: terminating pods count toward neither current nor updated"),
@@ -94,11 +93,11 @@ MUTATIONS = (
 
 def apply(mutation: Mutation, package: Path) -> None:
     """Apply *mutation* to the copy of the package at *package* (its ``stsedu`` folder)."""
-    path = package / "controller" / mutation.file
+    path = package / mutation.file
     text = path.read_text()
     n = text.count(mutation.old)
     if n != 1:
-        raise SystemExit(f"mutation {mutation.name}: its text occurs {n} times in {CONTROLLER}/{mutation.file} "
+        raise SystemExit(f"mutation {mutation.name}: its text occurs {n} times in stsedu/{mutation.file} "
                          "(the controller changed: update the mutation)")
     path.write_text(text.replace(mutation.old, mutation.new))
 

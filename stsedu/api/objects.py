@@ -15,7 +15,7 @@ import sys
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 """Label naming the pod, set by the controller (``identityMatches`` checks it)."""
@@ -488,29 +488,41 @@ class StatefulSet(ObjectMeta):
 # --------------------------------------------------------------------- selector
 
 
-def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    """True if *labels* satisfy a LabelSelector (``matchLabels`` and ``matchExpressions``).
+def label_selector_as_selector(selector: Mapping[str, Any]) -> Callable[[Mapping[str, str]], bool]:
+    """A LabelSelector read once into a test of labels (``metav1.LabelSelectorAsSelector``, then
+    ``Matches``): ``matchLabels`` and ``matchExpressions``, for a caller that matches many objects
+    against one selector (``ClaimPods``).
 
     An empty selector matches nothing, as ``LabelSelectorAsSelector`` gives for
     StatefulSets (validation rejects it anyway).
     """
-    if not selector:
-        return False
-    match_labels = selector.get("matchLabels") or {}
-    exprs = selector.get("matchExpressions") or ()
+    match_labels = tuple(((selector or {}).get("matchLabels") or {}).items())
+    exprs = tuple((e.get("key"), e.get("operator"), e.get("values") or ())
+                  for e in ((selector or {}).get("matchExpressions") or ()))
     if not match_labels and not exprs:
-        return False
-    for k, v in match_labels.items():
-        if labels.get(k) != v:
-            return False
-    for e in exprs:
-        key, op, values = e.get("key"), e.get("operator"), e.get("values") or ()
-        if op == "In" and labels.get(key) not in values:
-            return False
-        if op == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if op == "Exists" and key not in labels:
-            return False
-        if op == "DoesNotExist" and key in labels:
-            return False
-    return True
+        return _matches_nothing
+
+    def matches(labels: Mapping[str, str]) -> bool:
+        for k, v in match_labels:
+            if labels.get(k) != v:
+                return False
+        for key, op, values in exprs:
+            if op == "In" and labels.get(key) not in values:
+                return False
+            if op == "NotIn" and key in labels and labels[key] in values:
+                return False
+            if op == "Exists" and key not in labels:
+                return False
+            if op == "DoesNotExist" and key in labels:
+                return False
+        return True
+    return matches
+
+
+def _matches_nothing(labels: Mapping[str, str]) -> bool:
+    return False
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """True if *labels* satisfy a LabelSelector (:func:`label_selector_as_selector`)."""
+    return label_selector_as_selector(selector)(labels)

@@ -34,9 +34,8 @@ def go_json(value) -> str:
 def fnv1_32(data: bytes) -> int:
     """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
     h = 0x811C9DC5
-    for b in data:
-        h = (h * 0x01000193) & 0xFFFFFFFF
-        h ^= b
+    for b in data:  # multiply by the FNV prime modulo 2**32, then XOR the byte in
+        h = ((h * 0x01000193) & 0xFFFFFFFF) ^ b
     return h
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
 from ..api.errors import APIError
-from ..api.objects import Pod, StatefulSet, StatefulSetStatus, controller_of
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus, controller_of, label_selector_as_selector
 from .stateful_pod_control import ClusterObjects, apply_plan
 from . import stateful_set_utils as P
 from .history import sort_revisions
@@ -44,8 +44,9 @@ def plan_claims(sts: StatefulSet, pods, revisions,
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
+    selects = label_selector_as_selector(sts.spec.selector)  # once per call, as ClaimPods builds it
     for r in revisions:
-        if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
+        if controller_of(r.owner_references) is None and selects(r.labels):
             if deleting and recheck_deletion:
                 # adoptOrphanRevisions re-reads the set first (RecheckDeletionTimestamp): a set
                 # being deleted cannot adopt, and the sync fails before UpdateStatefulSet
@@ -63,7 +64,7 @@ def plan_claims(sts: StatefulSet, pods, revisions,
         ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
             continue  # another controller's pod
-        matches = P.is_member_of(sts, pod) and sts.spec.selects(pod.labels)
+        matches = P.is_member_of(sts, pod) and selects(pod.labels)
         if ref is not None and matches:
             claimed.append(pod)
         elif deleting:

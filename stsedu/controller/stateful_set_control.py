@@ -221,11 +221,11 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
 
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
-                    profile: Profile) -> tuple[list[Decision], bool]:
-    """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``)."""
+                    profile: Profile, mrs: int) -> tuple[list[Decision], bool]:
+    """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``);
+    *mrs* is the set's minReadySeconds as the profile reads it, once per sync."""
     out: list[Decision] = []
     name = pod.name
-    mrs = P.min_ready_seconds(sts, profile)
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
         if not P.is_terminating(pod):
@@ -385,7 +385,7 @@ def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now:
 
 
 def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
-                                profile: Profile) -> list[Decision]:
+                                profile: Profile, unavailable: list[bool] | None = None) -> list[Decision]:
     """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``).
 
     *replicas* are the pods of the ordinal range by index (placeholders for
@@ -397,13 +397,15 @@ def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: s
     old pods that are already unavailable do not block; they are all deleted
     first (no cap), then healthy old pods within
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
-    in range but none could be deleted.
+    in range but none could be deleted.  *unavailable*, when given, says for each slot whether
+    its pod is unavailable (``isUnavailable``), as the sync worked it out before processReplica.
     """
-    mrs = P.min_ready_seconds(sts, profile)
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
     max_u = P.get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
-    unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
+    if unavailable is None:
+        mrs = P.min_ready_seconds(sts, profile)
+        unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
 
     def old(i: int) -> bool:
@@ -456,47 +458,6 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
 # ------------------------------------------------------------------- the sync
 
 
-class Slots:
-    """The replica slots 0 .. n-1 in order: the pod of each ordinal, or the pod
-    ``newVersionedStatefulSetPod`` would make, made when a slot is first read.
-
-    Upstream allocates ``make([]*v1.Pod, replicaCount)``; spec.replicas may be
-    2147483647, so stsedu keeps only the pods that exist and the slots a sync reads
-    (OrderedReady stops at the first empty slot): memory follows the work.
-    """
-
-    def __init__(self, n: int, new_pod) -> None:
-        self._n, self._new_pod, self._pods = n, new_pod, {}
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __setitem__(self, i: int, pod) -> None:
-        self._pods[i] = pod
-
-    def __getitem__(self, i: int):
-        if not 0 <= i < self._n:
-            raise IndexError(i)
-        pod = self._pods.get(i)
-        if pod is None:
-            pod = self._pods[i] = self._new_pod(i)
-        return pod
-
-    def as_list_if_full(self):
-        """A plain list when every slot holds a pod (the usual case: cheaper to walk)."""
-        if len(self._pods) == self._n:
-            return [self._pods[i] for i in range(self._n)]
-        return self
-
-    def __iter__(self):
-        pods, new_pod = self._pods, self._new_pod
-        for i in range(self._n):
-            pod = pods.get(i)
-            if pod is None:
-                pod = pods[i] = new_pod(i)
-            yield pod
-
-
 def over_create_budget(creates: int, existing: int = 0) -> bool:
     """True once a sync's plan creates one pod more than ``stsedu.limits.MAX_PODS_PER_SYNC``,
     or than the room ``MAX_PODS`` leaves beside the set's *existing* pods.
@@ -530,24 +491,45 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     revisions[update_rev.name] = update_rev
 
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
-    # the others are condemned; an empty slot gets the pod newVersionedStatefulSetPod would make
-    replicas = Slots(sts.spec.replicas, lambda i: P.new_versioned_stateful_set_pod(
-        sts, current, update, start + i, revisions, profile))
+    # the others are condemned
+    n = sts.spec.replicas
+    existing: dict[int, Pod] = {}
     condemned: list[Pod] = []
     for pod in snap.pods:
         if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
-            replicas[pod.ordinal - start] = pod
+            existing[pod.ordinal - start] = pod
         elif pod.ordinal >= 0:
             condemned.append(pod)
     # updateStatus: over every pod while the set is being deleted, else over the pods that took a
     # slot and the condemned ones (a twin that lost its slot is not counted)
-    counted = snap.pods if sts.deletion_timestamp is not None else [*replicas._pods.values(), *condemned]
+    counted = snap.pods if sts.deletion_timestamp is not None else [*existing.values(), *condemned]
     status = update_status(sts, counted, now, current, update, collisions, profile)
-    replicas = replicas.as_list_if_full()
     condemned.sort(key=lambda pod: pod.ordinal, reverse=True)  # descendingOrdinal
 
-    # the first unavailable pod: lowest replica, else lowest condemned pod
-    first_unavailable = next((pod for pod in replicas if P.is_unavailable(pod, mrs, now)), None)
+    def new_pod(i: int) -> Pod:
+        """The pod ``newVersionedStatefulSetPod`` makes for an empty slot *i*."""
+        return P.new_versioned_stateful_set_pod(sts, current, update, start + i, revisions, profile)
+
+    # the first unavailable pod: lowest replica (an empty slot's new pod counts: it is not
+    # created), else lowest condemned pod.  When every slot holds a pod, whether each one is
+    # unavailable is worked out here once for the sync, and the rolling update reads it again.
+    unavailable: list[bool] | None = None
+    first_unavailable = None
+    if len(existing) == n:
+        replicas: list[Pod] = [existing[i] for i in range(n)]
+        unavailable = [P.is_unavailable(pod, mrs, now) for pod in replicas]
+        if True in unavailable:
+            first_unavailable = replicas[unavailable.index(True)]
+    else:
+        replicas = []  # filled slot by slot below, as processReplica reaches each one
+        for i in range(n):
+            pod = existing.get(i)
+            if pod is None:
+                first_unavailable = new_pod(i)
+                break
+            if P.is_unavailable(pod, mrs, now):
+                first_unavailable = pod
+                break
     if first_unavailable is None:
         first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
 
@@ -572,23 +554,35 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
             fallback = tuple(truncate({P.get_pod_revision(p) for p in snap.pods}))
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=len(replicas), condemned_slots=len(condemned),
+                        replica_slots=n, condemned_slots=len(condemned),
                         live_revisions=frozenset(live), history_if_revisions_fail=fallback)
 
     if sts.deletion_timestamp is not None:
         return finish()
 
-    # processReplica for each slot; OrderedReady stops at the first slot that blocks
+    # processReplica for each slot; OrderedReady stops at the first slot that blocks (spec.replicas
+    # may be 2147483647: only the slots a sync reaches are made, and the rolling update below is
+    # reached only once every slot has been)
+    full = len(replicas) == n
     creates = 0
-    for i, pod in enumerate(replicas):
-        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile)
+    for i in range(n):
+        if full:
+            pod = replicas[i]
+        else:
+            pod = existing.get(i)
+            if pod is None:
+                pod = new_pod(i)
+            replicas.append(pod)
+        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs)
         if ds:
             decisions.extend(ds)
-        if monotonic and (stop or (ds and any(d.error for d in ds))):
+            if monotonic and (stop or any(d.error for d in ds)):
+                return finish()
+            creates += sum(1 for d in ds if d.action == "create")
+            if not monotonic and over_create_budget(creates, len(snap.pods)):
+                return finish()   # the create past the budget fails (TooManyRequests): updateStatefulSet ends
+        elif monotonic and stop:
             return finish()
-        creates += sum(1 for d in ds if d.action == "create")
-        if not monotonic and over_create_budget(creates, len(snap.pods)):
-            return finish()   # the create past the budget fails (TooManyRequests): updateStatefulSet ends
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     for i, pod in enumerate(condemned):
@@ -605,7 +599,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     if sts.spec.update_strategy == "OnDelete":
         return finish()
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile))
+        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile, unavailable))
     else:
         decisions.extend(plan_classic_update(sts, replicas, update, now, profile))
     return finish()

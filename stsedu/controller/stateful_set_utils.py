@@ -12,6 +12,7 @@ import math
 from dataclasses import replace
 from typing import Mapping, Sequence
 
+from ..api.pod_util import is_pod_available
 from .history import go_json, revision_hash, revision_name
 from ..api.objects import (HASH_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
                            ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
@@ -50,16 +51,10 @@ def is_running_and_ready(pod: Pod) -> bool:
 def is_running_and_available(pod: Pod, min_ready_seconds: int, now: float) -> bool:
     """True if Ready for at least *min_ready_seconds* at *now* (``isRunningAndAvailable``).
 
-    Like upstream, this tests the Ready condition only, not the phase.  The boundary
-    counts: ``podutil.IsPodAvailable`` tests ``lastTransitionTime + minReadySeconds <= now``
-    (v1.36.3 and v1.37.2).
+    Upstream's is one call of ``podutil.IsPodAvailable`` (:func:`stsedu.api.pod_util.is_pod_available`),
+    and so is this: the Ready condition only, not the phase; the boundary counts.
     """
-    if not pod.ready:
-        return False
-    if min_ready_seconds <= 0:
-        return True
-    since = pod.ready_since if pod.ready_since is not None else now
-    return since + min_ready_seconds <= now
+    return is_pod_available(pod, min_ready_seconds, now)
 
 
 def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
@@ -178,9 +173,8 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     kept after them; a volume with a template's name is replaced.
     """
     spec = copy.deepcopy(dict(pod.spec))
-    wanted = {t.get("metadata", {}).get("name", ""): get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""),
-                                                                 sts.name, pod.ordinal)
-              for t in sts.spec.volume_claim_templates}
+    wanted = {t.get("metadata", {}).get("name", ""): claim
+              for claim, t in get_persistent_volume_claims(sts, pod.ordinal)}
     volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
                for vname, cname in wanted.items()]
     volumes += [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]
@@ -284,7 +278,7 @@ def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod
 
 def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
     """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
-    start = sts.spec.start_ordinal if start_ordinal_supported else 0  # getStartOrdinal
+    start = get_start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
     return start <= pod.ordinal < start + sts.spec.replicas
 
 
@@ -375,8 +369,9 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
 
 
 def get_pod_revision(pod: Pod) -> str:
-    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``)."""
-    return pod.labels.get(REVISION_LABEL, "")
+    """The pod's ``controller-revision-hash`` label, or ``""`` (``getPodRevision``): read once when
+    the pod was built (``Pod.revision``), as Go reads a typed field, not searched again per call."""
+    return pod.revision
 
 
 def min_ready_seconds(sts: StatefulSet, profile) -> int:
@@ -397,7 +392,7 @@ def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, 
     template when it is not there).  Its phase is ``""``: ``isCreated`` is
     False until the API server has it.
     """
-    start = sts.spec.start_ordinal if profile.start_ordinal else 0
+    start = get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
     ru = sts.spec.rolling_update
     use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
                     and ordinal < start + sts.status.current_replicas)

@@ -32,7 +32,7 @@ def ready_pod():
 ])
 def test_is_pod_available_counts_from_the_ready_transition(ready_pod, min_ready, now, available):
     assert is_pod_available(ready_pod, min_ready, now) is available
-    # the controller's isRunningAndAvailable is IsPodAvailable (until it calls this one, they must agree)
+    # the controller's isRunningAndAvailable is one call of IsPodAvailable
     assert is_running_and_available(ready_pod, min_ready, now) is available
 
 

@@ -705,7 +705,7 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             times[(replicas, cls)] = statistics.median(got)
             print(f"  {cls} at {replicas or 'its default size'}: {', '.join(fmt_s(t) for t in got)}; "
                   f"median {fmt_s(statistics.median(got))} = {fmt_s(statistics.median(before))} to the new spec's "
-                  "arrival in the page (the kernel's run, tables and chart, and the comm) + "
+                  "(or new values') arrival in the page (the kernel's run, tables and chart, and the comm) + "
                   f"{fmt_s(statistics.median(got) - statistics.median(before))} Vega's drawing", flush=True)
             page.evaluate(f"() => {current}.sessionContext.shutdown()")
     return times

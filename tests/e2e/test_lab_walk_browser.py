@@ -100,7 +100,8 @@ def probe(lab):
         "existed": sorted(set(pods["pod"])) if not pods.empty else [],
         "last_sync": int(len(mine)),
         "chart_kind": lab.chart_kind,
-        "datasets": sorted(spec.get("datasets", {{}})),
+        # the names the page's Vega view holds (the widget names its datasets by order: spec_patch.split)
+        "datasets": sorted((lab.chart.widget._base or {{}}).get("datasets", {{}})),
         "rows": sum(len(v) for v in spec.get("datasets", {{}}).values()),
         "x_ends": sorted({{d["encoding"]["x"]["scale"]["domain"][1] for d in encoded(spec)
                           if "domain" in (d["encoding"].get("x", {{}}).get("scale") or {{}})}}),
@@ -167,6 +168,12 @@ PAGE = """(panel) => {
 }"""
 
 
+def _same_ends(x: dict, ends: list) -> bool:
+    """The page's x scales end where the kernel's spec says (a patch may still be on its way)."""
+    got = sorted({round(float(d[1]), 6) for d in x.values()})
+    return not ends or got == sorted({round(float(e), 6) for e in ends})
+
+
 class Walk:
     """One lab in one notebook: move its controls in the page, read the page and the kernel."""
 
@@ -204,8 +211,11 @@ class Walk:
         page = None
         for _ in range(TIMEOUT // 200):  # Vega draws asynchronously; a loaded machine may take a while
             page = self.read()
+            # the same datasets, rows and x ends: the page's live view has taken the kernel's last values
             chart_ok = (not facts["datasets"]) or (page["chart"] is not None
-                                                  and page["chart"]["datasets"] == facts["datasets"])
+                                                  and page["chart"]["datasets"] == facts["datasets"]
+                                                  and page["chart"]["rows"] == facts["rows"]
+                                                  and _same_ends(page["chart"]["x"], facts["x_ends"]))
             shown = page["error"] if facts["error"] else page["did"]
             if chart_ok and shown and "running…" not in (page["did"] or ""):
                 return facts, page

@@ -36,7 +36,7 @@ def test_chart_widget_redraws_in_place(rollout):
     """One widget per chart view: update() gives the same widget a new spec, and an equal spec sends nothing."""
     w = charts.ChartWidget(charts.pod_timeline(rollout.trace))
     sent = []
-    w.observe(lambda change: sent.append(change["new"]), names="spec")
+    w.observe(lambda change: sent.append(change["new"]), names=["_base", "_patch"])  # what crosses the comm
     first = w.spec
     assert first["title"]["text"] == "Pods of web over time"
     w.update(charts.revision_map(rollout.trace))

@@ -38,6 +38,8 @@ from altair.utils.schemapi import debug_mode  # noqa: E402
 import anywidget  # noqa: E402
 import traitlets  # noqa: E402
 
+from .spec_patch import split  # noqa: E402
+
 __all__ = ["ChartWidget", "to_spec", "build_chart", "enable_offline", "save", "EXPORT_HINT"]
 
 _VEGA = Path(__file__).resolve().parents[2] / "data" / "vega"
@@ -90,15 +92,23 @@ class ChartWidget(anywidget.AnyWidget):
 
     A Jupyter widget (anywidget) whose front end is Vega-Lite and vega-embed, shipped in
     the package (stsedu/data/vega/): it draws offline, with no CDN and no vl-convert.
-    ``update`` sends only the new spec to the same widget, and the browser swaps the
-    drawing when the new one is ready (no blank frame); a spec equal to the one shown
-    sends nothing.  *chart_or_spec* is an Altair chart, a Vega-Lite dict, or None
-    (nothing shown).  ``spec`` is the dict shown, ``chart`` the last Altair chart given.
-    Other keyword arguments go to the widget (e.g. ``layout=``).  Works without a kernel,
-    so tests can build one and read ``spec``.
+    The page keeps one Vega view alive.  ``update`` splits the new spec into its structure
+    and its values (:mod:`stsedu.views.charts.spec_patch`): when the structure is the one
+    on screen (a lab's change: new rows, the x axis reaching a later "now", more ordinals),
+    only the values go to the page, which puts them into the live view; otherwise the whole
+    spec goes, and the browser swaps the drawing when the new one is ready (no blank
+    frame).  A spec equal to the one shown sends nothing.  *chart_or_spec* is an Altair
+    chart, a Vega-Lite dict, or None (nothing shown).  ``spec`` is the dict shown (as
+    given), ``chart`` the last Altair chart given.  Other keyword arguments go to the widget
+    (e.g. ``layout=``).  Works without a kernel, so tests can build one and read ``spec``.
     """
 
-    spec = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    spec = traitlets.Dict(allow_none=True, default_value=None)
+    """The Vega-Lite dict shown, as given (not sent as such: see ``_base`` and ``_patch``)."""
+    _base = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    """What the page draws anew: the shown spec with its values named (spec_patch.split)."""
+    _patch = traitlets.Dict(default_value={}).tag(sync=True)
+    """The values that bring the page's live view of ``_base`` to ``spec`` ({} right after a new base)."""
     embed_options = traitlets.Dict(default_value={}).tag(sync=True)
     _css = ".stsedu-chart .vega-embed { overflow: visible; }"
 
@@ -107,14 +117,24 @@ class ChartWidget(anywidget.AnyWidget):
             ChartWidget._esm = _bundle()
         super().__init__(**kwargs)
         self.chart = None
+        self._skeleton = None
         self.update(chart_or_spec)
 
     def update(self, chart_or_spec) -> None:
         """Show *chart_or_spec* in this widget (the same widget: no new output, no new widget)."""
         spec = to_spec(chart_or_spec)
         self.chart = chart_or_spec if isinstance(chart_or_spec, alt.TopLevelMixin) else None
-        # traitlets compares dicts by value (no Altair == pitfall): an unchanged spec is not sent again.
+        if spec == self.spec:
+            return
         self.spec = spec
+        drawn, skeleton, values = split(spec) if spec is not None else (None, None, {})
+        with self.hold_sync():  # one message: the page never sees a new base with the old values
+            if skeleton is not None and skeleton == self._skeleton:
+                self._patch = values
+            else:
+                self._skeleton = skeleton
+                self._patch = {}
+                self._base = drawn
 
     def __repr__(self) -> str:
         return f"<stsedu ChartWidget: {'empty' if self.spec is None else 'a Vega-Lite chart'}>"
@@ -196,7 +216,7 @@ def _html_page(spec: dict) -> str:
     """A self-contained HTML page drawing *spec* with the shipped bundle (no network, no vl-convert)."""
     import json
     code = json.dumps(_bundle()).replace("</", "<\\/")
-    data = json.dumps(spec).replace("</", "<\\/")
+    data = json.dumps(split(spec)[0]).replace("</", "<\\/")
     title = spec.get("title", "") if isinstance(spec.get("title"), str) else (spec.get("title") or {}).get("text", "")
     import html
     return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + html.escape(str(title or "chart"))
@@ -204,7 +224,7 @@ def _html_page(spec: dict) -> str:
             f"const code = {code};\nconst spec = {data};\n"
             "const url = URL.createObjectURL(new Blob([code], {type: 'text/javascript'}));\n"
             "const widget = (await import(url)).default;\n"
-            "const model = {get: (k) => (k === 'spec' ? spec : {}), on() {}, off() {}};\n"
+            "const model = {get: (k) => (k === '_base' ? spec : {}), on() {}, off() {}};\n"
             "await widget.render({model, el: document.getElementById('chart')});\n"
             "</script></body></html>\n")
 

@@ -29,6 +29,17 @@ def web(replicas=1, claims=0, **spec) -> dict:
     return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": body}
 
 
+def one_stable_pod(profile: str = "current") -> stsedu.Cluster:
+    """A manual-kubelet cluster of *profile* with a one-replica ``web`` whose ``web-0`` is Running and
+    Ready and already counted by a second sync."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    c.sync("web")
+    return c
+
+
 def ready(c, name):
     c.kubelet.start(name)
     c.kubelet.set_ready(name)
@@ -488,11 +499,7 @@ def test_v116_delete_answered_not_found_fails_the_sync():
     """v1.16's DeleteStatefulPod returns the Delete error as it is: NotFound is a FailedDelete and
     the sync fails (today's ignores NotFound and counts the pod as deleted)."""
     for profile, fails in (("v1.16", True), ("current", False)):
-        c = stsedu.Cluster(kubelet="manual", profile=profile)
-        c.apply(web(1))
-        c.sync("web")
-        ready(c, "web-0")
-        c.sync("web")
+        c = one_stable_pod(profile)
         c.patch("web", {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:2"}]}}}})
         c.inject_error("delete", "Pod", reason="NotFound")
         r = c.sync("web")
@@ -528,11 +535,7 @@ def test_v116_failed_claims_make_a_pod_event_on_both_paths_of_create_persistent_
     assert got[-1][2].startswith("create Pod web-0 in StatefulSet web failed error: [failed to create PVC data-web-0: ")
     assert ", failed to create PVC logs-web-0: " in got[-1][2] and got[-1][2].endswith("]")
     # a Running and Ready pod without the claim volume: UpdateStatefulPod creates the claim first
-    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
-    c.apply(web(1))
-    c.sync("web")
-    ready(c, "web-0")
-    c.sync("web")
+    c = one_stable_pod("v1.16")
     c.delete("web", cascade="orphan")
     c.apply(web(1, claims=1))
     c.inject_error("create", "PersistentVolumeClaim")
@@ -547,11 +550,7 @@ def test_v116_set_being_deleted_still_adopts_an_orphan_revision():
     timestamp: a set being deleted adopts an orphan revision and its sync goes on (today's
     RecheckDeletionTimestamp refuses and the sync fails there)."""
     for profile, adopts in (("v1.16", True), ("current", False)):
-        c = stsedu.Cluster(kubelet="manual", profile=profile)
-        c.apply(web(1))
-        c.sync("web")
-        ready(c, "web-0")
-        c.sync("web")
+        c = one_stable_pod(profile)
         old = web(0)
         old["metadata"]["name"] = "old"
         old["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:9"

@@ -565,3 +565,28 @@ def test_v116_set_being_deleted_still_adopts_an_orphan_revision():
         assert (len(adopted) == 1 and (r.error is None)) == adopts, (profile, r.error, adopted)
         owner = c.store.get("ControllerRevision", "default", adopted[0]).owner_references if adopts else ()
         assert [o.name for o in owner] == (["web"] if adopts else [])
+
+
+# ------------------------------------------------------------------ resource-version conflicts
+
+def test_update_from_the_stale_cache_copy_of_an_adopted_pod_is_refused_and_retried():
+    """The API server's optimistic concurrency meets UpdateStatefulPod's retry.RetryOnConflict:
+    ClaimPods adopts an orphan (a patch, no resourceVersion), then processReplica updates the pod
+    from the informer cache, which still holds it at the version before the adoption: 409
+    Conflict.  By the retry's first backoff the adoption's watch event has arrived; the closure
+    reads the pod again and its update goes through, keeping the new owner."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    pod = c.store.get("Pod", "default", "web-0")
+    labels = {k: v for k, v in pod.labels.items() if k != POD_NAME_LABEL}
+    c.store.update("Pod", replace(pod, labels=labels, owner_references=()))
+    r = c.sync("web")
+    assert r.error is None
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "Pod", "web-0", True), ("update", "Pod", "web-0", False))
+    pod = c.pod("web-0")
+    assert pod.labels[POD_NAME_LABEL] == "web-0"
+    assert [o.kind for o in pod.owner_references] == ["StatefulSet"]
+    assert [e[1] for e in events(c, r.sync)] == ["SuccessfulUpdate"]

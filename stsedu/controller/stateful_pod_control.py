@@ -170,31 +170,37 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
         error = _claim_update_error(first)
         om.pod_event("update", name, error)
         done = replace(d, applied=False, error=error)
+    from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
-        again = om.reread(d) if hasattr(om, "reread") else d
+        again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
         if again is None:  # the cache holds another pod of that name, consistent as it is
             done = replace(d, applied=True, error=None)
             break
         if again is not d:  # another pod of that name: its own fix (its claims are left alone)
             d, name, group = again, again.payload.name, []
-        tried = [send(g) for g in group if g.action == "create-pvc"]
+        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc"]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+        fixed = False
         if not errors:
             for g in group:
                 if g.action == "create-pvc" or (g.action == "update-pvc" and hasattr(om, "claim_up_to_date")
                                                  and om.claim_up_to_date(g, name)):
                     continue  # the retry reads the claim again: a fix that went through is not sent again
                 x = send(g)
+                fixed = fixed or g.action == "update-pvc"
                 if x.applied is False:
                     errors = [_claim_update_error(x)]
                     break
         if errors:
             error = _aggregate(errors)
             om.pod_event("update", name, error)
-            done = replace(d, applied=False, error=error)
+            done, from_claims = replace(d, applied=False, error=error), True
             continue
-        done = send(d)
+        if from_claims and not fixed and hasattr(om, "claim_up_to_date"):
+            done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:
+            break                                        # consistent, no pod update
+        done, from_claims = send(d), False
         attempted = True
     if attempted:
         om.pod_event("update", name, done.error if done.applied is False else None)

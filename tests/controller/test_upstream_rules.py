@@ -590,3 +590,27 @@ def test_update_from_the_stale_cache_copy_of_an_adopted_pod_is_refused_and_retri
     assert pod.labels[POD_NAME_LABEL] == "web-0"
     assert [o.kind for o in pod.owner_references] == ["StatefulSet"]
     assert [e[1] for e in events(c, r.sync)] == ["SuccessfulUpdate"]
+
+
+def test_closure_retry_after_a_stale_claim_write_rereads_the_claims_and_finds_the_pod_consistent():
+    """UpdateStatefulPod's closure after a Conflict on its claim update (found by the differential
+    suite with resource-version conflicts on): a Parallel set's claim fix (processReplica's
+    UpdatePodClaimForRetentionPolicy) updates data-web-0; the closure then sends its own update of
+    that claim from the informer cache's stale copy: 409.  RetryOnConflict runs the closure again
+    on the same pod object (its identity and storage were fixed in place), the caught-up claim
+    fits the policy, so the pod is consistent: no claim update again, no pod update, one
+    FailedUpdate and no SuccessfulUpdate; the sync succeeds."""
+    c = stsedu.Cluster(kubelet="manual", profile="current")
+    c.apply(web(1, claims=1, podManagementPolicy="Parallel",
+                persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Retain"}))
+    c.sync("web")
+    r = c.sync("web")
+    assert r.error is None
+    assert [(d.action, d.target or d.pod, d.applied) for d in r.decisions if d.action in ("update", "update-pvc")] \
+        == [("update-pvc", "data-web-0", True), ("update", "web-0", True)]
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "PersistentVolumeClaim", "data-web-0", True),)
+    assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate"]
+    assert "could not update claim data-web-0 for delete policy ownerRefs: Operation cannot be fulfilled on " \
+           'persistentvolumeclaims "data-web-0": the object has been modified' in events(c, r.sync)[0][2]
+    assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]

@@ -61,7 +61,10 @@ class ObjectManager(Protocol):
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
         """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone."""
+        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
+        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        if not self.stale_cache:
+            return False
         claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
         pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
@@ -512,9 +515,15 @@ class ClusterObjects:
         if e.reason == "Conflict":
             self.cached_rv.clear()
 
+    stale_cache = True
+    """The informer caches lag the sync's own writes until a Conflict, and the API server checks
+    resourceVersions (a real cluster).  ``tests/upstream_oracle.py`` turns it off to compare with
+    the fake clientset run without resource-version checks (``conflicts=False``)."""
+
     def _wrote(self, kind: str, old) -> None:
         """Note that this sync wrote *old* (as the cache holds it, until a Conflict)."""
-        self.cached_rv.setdefault((kind, old.name), old.resource_version)
+        if self.stale_cache:
+            self.cached_rv.setdefault((kind, old.name), old.resource_version)
 
     def _update(self, kind: str, stored, new) -> None:
         """Update *stored* to *new*, sent with the resourceVersion the informer cache holds: the API
@@ -682,7 +691,10 @@ class ClusterObjects:
 
     def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
         """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone."""
+        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
+        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        if not self.stale_cache:
+            return False
         claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
         pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,

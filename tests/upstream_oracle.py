@@ -423,7 +423,12 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     faults = cluster.pending_errors()
     gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
     n_events = len(cluster.trace.rows()["events"])
-    result = cluster.sync(name, namespace)
+    from stsedu.controller.stateful_pod_control import ClusterObjects
+    ClusterObjects.stale_cache = conflicts  # the fake clientset checks resourceVersions only if asked
+    try:
+        result = cluster.sync(name, namespace)
+    finally:
+        ClusterObjects.stale_cache = True
     events = cluster.trace.rows()["events"][n_events:]
     after = cluster.dump()["objects"]
     answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts, pod_order=pod_order)

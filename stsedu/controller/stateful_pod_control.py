@@ -59,6 +59,17 @@ class ObjectManager(Protocol):
     def create_claim(self, d: Decision) -> None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
+    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
+        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
+        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
+        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        if not self.stale_cache:
+            return False
+        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
+        return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
+                                                                                 condemned=False))
+
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
     def update_revision(self, d: Decision) -> None: ...
@@ -162,30 +173,37 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
         error = _claim_update_error(first)
         om.pod_event("update", name, error)
         done = replace(d, applied=False, error=error)
+    from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
-        again = om.reread(d) if hasattr(om, "reread") else d
+        again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
         if again is None:  # the cache holds another pod of that name, consistent as it is
             done = replace(d, applied=True, error=None)
             break
         if again is not d:  # another pod of that name: its own fix (its claims are left alone)
             d, name, group = again, again.payload.name, []
-        tried = [send(g) for g in group if g.action == "create-pvc"]
+        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc"]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+        fixed = False
         if not errors:
             for g in group:
-                if g.action == "create-pvc":
-                    continue
+                if g.action == "create-pvc" or (g.action == "update-pvc" and hasattr(om, "claim_up_to_date")
+                                                 and om.claim_up_to_date(g, name)):
+                    continue  # the retry reads the claim again: a fix that went through is not sent again
                 x = send(g)
+                fixed = fixed or g.action == "update-pvc"
                 if x.applied is False:
                     errors = [_claim_update_error(x)]
                     break
         if errors:
             error = _aggregate(errors)
             om.pod_event("update", name, error)
-            done = replace(d, applied=False, error=error)
+            done, from_claims = replace(d, applied=False, error=error), True
             continue
-        done = send(d)
+        if from_claims and not fixed and hasattr(om, "claim_up_to_date"):
+            done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:
+            break                                        # consistent, no pod update
+        done, from_claims = send(d), False
         attempted = True
     if attempted:
         om.pod_event("update", name, done.error if done.applied is False else None)
@@ -471,6 +489,10 @@ class ClusterObjects:
         self.c = writes
         self.sts = sts
         self.cause = cause
+        self.cached_rv: dict[tuple[str, str], int] = {}
+        """The resourceVersion the informer cache still holds for each object this sync wrote:
+        the one from before its first write (the watch events of the sync's own writes have not
+        arrived), until a Conflict brings the caches up to date."""
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -480,7 +502,39 @@ class ClusterObjects:
         return verb.title() if self.title_case_messages else verb
 
     def _check(self, verb: str, kind: str, name: str) -> None:
-        self.c.check_fault(verb, kind, name)
+        try:
+            self.c.check_fault(verb, kind, name)
+        except APIError as e:
+            self._caught_up(e)
+            raise
+
+    # optimistic concurrency: what the informer cache holds, as the controller sends it
+    def _caught_up(self, e: APIError) -> None:
+        """A Conflict: by the retry's first backoff the watch events of this sync's own writes
+        have arrived, so the caches hold the current objects again."""
+        if e.reason == "Conflict":
+            self.cached_rv.clear()
+
+    stale_cache = True
+    """The informer caches lag the sync's own writes until a Conflict, and the API server checks
+    resourceVersions (a real cluster).  ``tests/upstream_oracle.py`` turns it off to compare with
+    the fake clientset run without resource-version checks (``conflicts=False``)."""
+
+    def _wrote(self, kind: str, old) -> None:
+        """Note that this sync wrote *old* (as the cache holds it, until a Conflict)."""
+        if self.stale_cache:
+            self.cached_rv.setdefault((kind, old.name), old.resource_version)
+
+    def _update(self, kind: str, stored, new) -> None:
+        """Update *stored* to *new*, sent with the resourceVersion the informer cache holds: the API
+        server refuses a stale one with 409 Conflict."""
+        sent = replace(new, resource_version=self.cached_rv.get((kind, stored.name), stored.resource_version))
+        try:
+            self.c.store.update(kind, sent)
+        except APIError as e:
+            self._caught_up(e)
+            raise
+        self._wrote(kind, stored)
 
     _creates = 0
 
@@ -550,10 +604,21 @@ class ClusterObjects:
             # the pod this sync just created (Parallel): the API server keeps its uid,
             # status and the defaults it added
             pod = replace(pod, uid=stored.uid, spec=stored.spec)
+        elif stored is not None and stored.uid == pod.uid:
+            cached = self.cached_rv.get(("Pod", pod.name), stored.resource_version)
+            if cached != stored.resource_version:  # sent from the cache's stale copy
+                self._caught_up(e := APIError("update", "Pod", pod.name, reason="Conflict"))
+                raise e
         if stored is not None and stored.uid == pod.uid and (
                 dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
             return  # the API server keeps the object (and its resourceVersion) as it was
-        self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+        try:
+            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+        except APIError as e:
+            self._caught_up(e)
+            raise
+        if stored is not None:
+            self._wrote("Pod", stored)
 
     def reread(self, d: Decision) -> Decision | None:
         """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
@@ -622,7 +687,18 @@ class ClusterObjects:
                     continue
                 r = replace(r, uid=pod.uid)
             fixed.append(r)
-        self.c.store.update("PersistentVolumeClaim", replace(claim, owner_references=tuple(fixed)))
+        self._update("PersistentVolumeClaim", claim, replace(claim, owner_references=tuple(fixed)))
+
+    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
+        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
+        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
+        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        if not self.stale_cache:
+            return False
+        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
+        return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
+                                                                                 condemned=False))
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
@@ -650,7 +726,7 @@ class ClusterObjects:
             stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
             if stored is None:
                 raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
-            self.c.store.update("ControllerRevision", replace(stored, revision=rev.revision))
+            self._update("ControllerRevision", stored, replace(stored, revision=rev.revision))
         retries = retry_on_conflict(DEFAULT_BACKOFF_STEPS, attempt)
         self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
                                f"reused revision {rev.name}, renumbered {rev.revision}")
@@ -691,6 +767,7 @@ class ClusterObjects:
                 raise APIError("update", "ControllerRevision", d.target, reason="NotFound")
             self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
                                                               + (self.sts.ref(),)))
+            self._wrote("ControllerRevision", rev)
             return
         if not self._check_unless_not_found("update", "Pod", d.pod):
             return
@@ -699,6 +776,7 @@ class ClusterObjects:
             return
         self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
                           f"{self.cause}: adopt")
+        self._wrote("Pod", pod)
 
     def release(self, d: Decision) -> None:
         """Patch this set's ref off a pod that no longer matches (``ReleasePod``: NotFound and
@@ -715,3 +793,4 @@ class ClusterObjects:
             return
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
         self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
+        self._wrote("Pod", pod)

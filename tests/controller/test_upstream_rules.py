@@ -564,3 +564,52 @@ def test_v116_set_being_deleted_still_adopts_an_orphan_revision():
         assert (len(adopted) == 1 and (r.error is None)) == adopts, (profile, r.error, adopted)
         owner = c.store.get("ControllerRevision", "default", adopted[0]).owner_references if adopts else ()
         assert [o.name for o in owner] == (["web"] if adopts else [])
+
+
+# ------------------------------------------------------------------ resource-version conflicts
+
+def test_update_from_the_stale_cache_copy_of_an_adopted_pod_is_refused_and_retried():
+    """The API server's optimistic concurrency meets UpdateStatefulPod's retry.RetryOnConflict:
+    ClaimPods adopts an orphan (a patch, no resourceVersion), then processReplica updates the pod
+    from the informer cache, which still holds it at the version before the adoption: 409
+    Conflict.  By the retry's first backoff the adoption's watch event has arrived; the closure
+    reads the pod again and its update goes through, keeping the new owner."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1))
+    c.sync("web")
+    ready(c, "web-0")
+    pod = c.store.get("Pod", "default", "web-0")
+    labels = {k: v for k, v in pod.labels.items() if k != POD_NAME_LABEL}
+    c.store.update("Pod", replace(pod, labels=labels, owner_references=()))
+    r = c.sync("web")
+    assert r.error is None
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "Pod", "web-0", True), ("update", "Pod", "web-0", False))
+    pod = c.pod("web-0")
+    assert pod.labels[POD_NAME_LABEL] == "web-0"
+    assert [o.kind for o in pod.owner_references] == ["StatefulSet"]
+    assert [e[1] for e in events(c, r.sync)] == ["SuccessfulUpdate"]
+
+
+def test_closure_retry_after_a_stale_claim_write_rereads_the_claims_and_finds_the_pod_consistent():
+    """UpdateStatefulPod's closure after a Conflict on its claim update (found by the differential
+    suite with resource-version conflicts on): a Parallel set's claim fix (processReplica's
+    UpdatePodClaimForRetentionPolicy) updates data-web-0; the closure then sends its own update of
+    that claim from the informer cache's stale copy: 409.  RetryOnConflict runs the closure again
+    on the same pod object (its identity and storage were fixed in place), the caught-up claim
+    fits the policy, so the pod is consistent: no claim update again, no pod update, one
+    FailedUpdate and no SuccessfulUpdate; the sync succeeds."""
+    c = stsedu.Cluster(kubelet="manual", profile="current")
+    c.apply(web(1, claims=1, podManagementPolicy="Parallel",
+                persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Retain"}))
+    c.sync("web")
+    r = c.sync("web")
+    assert r.error is None
+    assert [(d.action, d.target or d.pod, d.applied) for d in r.decisions if d.action in ("update", "update-pvc")] \
+        == [("update-pvc", "data-web-0", True), ("update", "web-0", True)]
+    update = [d for d in r.decisions if d.action == "update"][0]
+    assert update.resent == (("update", "PersistentVolumeClaim", "data-web-0", True),)
+    assert [e[1] for e in events(c, r.sync)] == ["FailedUpdate"]
+    assert "could not update claim data-web-0 for delete policy ownerRefs: Operation cannot be fulfilled on " \
+           'persistentvolumeclaims "data-web-0": the object has been modified' in events(c, r.sync)[0][2]
+    assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]

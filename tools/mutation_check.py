@@ -57,8 +57,8 @@ class Mutation:
 
 
 MUTATIONS = (
-    Mutation("cap-400", "controller/stateful_pod_control.py",
-             "return 9 + (i - 511) // 500", "return 9 + (i - 511) // 400",
+    Mutation("cap-400", "controller/stateful_set_control.py",
+             "MAX_BATCH_SIZE = 500\n", "MAX_BATCH_SIZE = 400\n",
              "slowStartBatch: batches double up to MaxBatchSize = 500"),
     Mutation("ordinal-range-inclusive", "controller/stateful_set_utils.py",
              "return start <= pod.ordinal < start + sts.spec.replicas",

@@ -356,37 +356,33 @@ def _claim_run_event(ds: list[Decision], i: int, out: list[Decision], om: Object
         om.pod_event(verb, _canonical(d.pod) if verb == "update" else d.pod, _aggregate(errors))
 
 
-def _slow_start_batch(i: int) -> int:
-    """Which ``slowStartBatch`` batch slot *i* falls in: batches of 1, 2, 4, ... 256, then 500."""
-    if i < 511:
-        return (i + 1).bit_length() - 1
-    return 9 + (i - 511) // 500
-
-
 def _already_exists(error: str | None) -> bool:
     return bool(error) and ("AlreadyExists" in error or "already exists" in error)
 
 
-def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
-               om: ObjectManager) -> tuple[list[Decision], bool]:
-    """Apply one ``runForAll`` step: in order (monotonic) or in slow-start batches (burst)."""
+def _run_slots(ds: list[Decision], monotonic: bool, om: ObjectManager,
+               slow_start_batch) -> tuple[list[Decision], bool]:
+    """Apply one ``runForAll`` step: in order (monotonic), or slot by slot in the batches of the set
+    control's *slow_start_batch* (burst): every slot of the batch in which a request failed is
+    still attempted, no later one (``NOT_REACHED``).  Only the slots up to the last one with
+    decisions are visited (not every slot of spec.replicas)."""
     if monotonic:
         return _run_sequential(ds, om)
     by_slot: dict[int, list[Decision]] = {}
     for d in ds:
         by_slot.setdefault(d.slot, []).append(d)
     out: dict[int, list[Decision]] = {}
-    failed_batch = None
-    # only the slots with decisions are visited (not every slot of spec.replicas)
-    for i in sorted(by_slot):
-        batch = _slow_start_batch(i)
-        if failed_batch is not None and batch > failed_batch:
-            out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in by_slot[i]]
-            continue
+
+    def run_slot(i: int) -> tuple[bool, str | None]:
+        if i not in by_slot:
+            return False, None
         out[i], slot_failed = _run_sequential(by_slot[i], om)
-        if slot_failed and failed_batch is None:
-            failed_batch = batch  # the rest of this batch still runs; later ones do not
-    failed = failed_batch is not None
+        return False, ("failed" if slot_failed else None)
+
+    _, errors = slow_start_batch(1, max(by_slot) + 1 if by_slot else 0, run_slot)
+    for i, slot_ds in by_slot.items():
+        if i not in out:
+            out[i] = [replace(d, applied=False, error=NOT_REACHED) for d in slot_ds]
     # keep the plan's order
     order = {id(d): k for k, d in enumerate(ds)}
     flat = [d for slot in out.values() for d in slot]
@@ -395,12 +391,16 @@ def _run_slots(ds: list[Decision], n_slots: int, monotonic: bool,
         for orig, done in zip(slot_ds, out.get(slot, [])):
             originals[id(done)] = order[id(orig)]
     flat.sort(key=lambda d: originals.get(id(d), 0))
-    return flat, failed
+    return flat, bool(errors)
 
 
-def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Profile) -> tuple[
-                   list[Decision], StatefulSetStatus | None, str | None]:
-    """Carry out *plan*; return (decisions as carried out, status written or None, error or None)."""
+def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Profile,
+               slow_start_batch) -> tuple[list[Decision], StatefulSetStatus | None, str | None]:
+    """Carry out *plan*; return (decisions as carried out, status written or None, error or None).
+
+    *slow_start_batch* is the set control's ``slowStartBatch``
+    (:func:`~stsedu.controller.stateful_set_control.slow_start_batch`), passed in because the pod
+    control does not import the set control: a Parallel set's slots are written in its batches."""
     steps: dict[str, list[Decision]] = {}
     for d in plan.decisions:
         steps.setdefault(d.step, []).append(d)
@@ -422,14 +422,13 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         done += _run_sequential(list(history), om)[0] if profile.status_on_error else skip(history)
         return done, None, error
 
-    for step, n in ((STEP_REPLICAS, plan.replica_slots), (STEP_CLAIMS_FIX, plan.condemned_slots),
-                    (STEP_CONDEMNED, plan.condemned_slots)):
+    for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED):
         if error is not None:
             done += skip(steps.get(step, []))
             continue
         # v1.16 had no slowStartBatch: even Parallel sets stop at the first failed request
-        ds, failed = _run_slots(steps.get(step, []), n,
-                                plan.monotonic or not profile.slow_start_batches, om)
+        ds, failed = _run_slots(steps.get(step, []), plan.monotonic or not profile.slow_start_batches,
+                                om, slow_start_batch)
         done += ds
         if failed:
             error = next(d.error for d in ds if _failed(d) and d.error != NOT_REACHED)

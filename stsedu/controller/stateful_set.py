@@ -147,7 +147,7 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
         revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
         now=ctl.clock.now)
     plan = ctl.planner(snap, ctl.profile, ctl.feature_gates)
-    done, status, error = apply_plan(plan, sts, om, ctl.profile)
+    done, status, error = apply_plan(plan, sts, om, ctl.profile, control.slow_start_batch)
     requeue = None
     if error is None:  # syncStatefulSet returns before it plans a requeue when the sync failed
         requeue = next_sync_duration(sts, snap.pods, status, snap.now, ctl.profile)

@@ -1,20 +1,16 @@
-"""The controller's algorithm as a pure function (≈ upstream ``stateful_set_control.go``).
+"""The controller's algorithm (≈ upstream ``stateful_set_control.go``), as a plan.
 
-:func:`plan_sync` takes a :class:`Snapshot` (what the informer cache holds at
-the start of a sync) and returns a :class:`SyncPlan`: every decision upstream's
-``UpdateStatefulSet`` would make if each request succeeded, in the order it
-would make them.  Nothing is written here; ``stateful_pod_control.apply_plan`` carries
-the plan out and stops where upstream would stop on an error.
-
-Step by step (docs/behaviour.md section 1):
-
-1. ``getStatefulSetRevisions``: current and update revision, maybe a new one;
-2. split pods into ``replicas`` (ordinal range) and ``condemned``, fill gaps
-   with planned pods (``newVersionedStatefulSetPod``);
-3. ``processReplica`` for each slot (monotonic: stop at the first block);
-4. ``fixPodClaim`` and ``processCondemned`` (highest ordinal first);
-5. the rolling update (classic loop, or within maxUnavailable);
-6. status (``updateStatus``), then ``truncateHistory``.
+:func:`update_stateful_set` (``UpdateStatefulSet``; also :func:`plan_sync`, the name the
+controller's planner goes by) takes a :class:`Snapshot` (what the informer cache holds at the
+start of a sync) and returns a :class:`SyncPlan`: every decision upstream would make if each
+request succeeded, in the order it would make them.  It runs upstream's steps under their names
+and in their order: :func:`perform_update` → :func:`get_stateful_set_revisions`, then
+:func:`update_stateful_set_pods` (upstream's unexported ``updateStatefulSet``) → :func:`process_replica`
+for each slot and ``fixPodClaim`` / :func:`process_condemned` for each condemned pod, each through
+:func:`run_for_all` (:func:`slow_start_batch` for Parallel sets), then the rolling update (its
+gate-off loop, or :func:`update_stateful_set_after_invariant_established`); :func:`truncate_history`
+last.  Nothing is written here yet: ``stateful_pod_control.apply_plan`` carries the plan out and
+stops where upstream would stop on an error (docs/behaviour.md section 1).
 """
 
 from __future__ import annotations
@@ -56,9 +52,10 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 # ------------------------------------------------------------------ revisions
 
 
-def plan_revisions(snap: Snapshot, profile: Profile = CURRENT
+def get_stateful_set_revisions(snap: Snapshot, profile: Profile = CURRENT
                    ) -> tuple[list[Decision], str, str, int, ControllerRevision]:
-    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``).
+    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``,
+    called by :func:`perform_update`).
 
     The candidate revision holds the live ``spec.template``.  If the newest
     revision holds the same template it stays the update revision; if an
@@ -358,35 +355,11 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 # ------------------------------------------------------------ rolling update
 
 
-def plan_classic_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
-                        profile: Profile) -> list[Decision]:
-    """One pod at a time, from the top down to the partition (the gate-off loop of ``updateStatefulSet``).
-
-    The highest pod not at *update* and not terminating is deleted (one per
-    sync; the applier then takes one off ``status.currentReplicas``, whatever
-    that pod's revision was); an updated pod that is not Available stops the
-    walk with an ``update-unavailable`` wait.  Pods below the partition are
-    never looked at.
-    """
-    mrs = P.min_ready_seconds(sts, profile)
-    update_min = sts.spec.partition
-    for target in range(len(replicas) - 1, update_min - 1, -1):
-        pod = replicas[target]
-        if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
-            return [_d("delete", pod.name, "update",
-                       f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
-                       "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
-                       payload=pod)]
-        if P.is_unavailable(pod, mrs, now):
-            return [_d("wait", pod.name, "update-unavailable",
-                       f"{pod.name} is not yet Available; the rolling update waits for it.",
-                       "update-unavailable", step=STEP_UPDATE, slot=target)]
-    return []
-
-
-def plan_max_unavailable_update(sts: StatefulSet, replicas: list[Pod], update: str, now: float,
-                                profile: Profile, unavailable: list[bool] | None = None) -> list[Decision]:
-    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``).
+def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: list[Pod], update: str,
+                                                    now: float, profile: Profile,
+                                                    unavailable: list[bool] | None = None) -> list[Decision]:
+    """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``,
+    called by :func:`update_stateful_set_pods` when the MaxUnavailableStatefulSet gate is on).
 
     *replicas* are the pods of the ordinal range by index (placeholders for
     pods not created yet).  ``unavailable`` counts every slot, below the
@@ -455,6 +428,61 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
                slot=in_range[0])]
 
 
+# --------------------------------------------------------- runForAll, slowStartBatch
+
+
+MAX_BATCH_SIZE = 500
+"""``MaxBatchSize``: the largest batch :func:`slow_start_batch` runs."""
+
+
+def slow_start_batch(initial_batch_size: int, remaining: int, fn) -> tuple[int, list[str]]:
+    """Call ``fn(0)``, ``fn(1)``, ... in batches of *initial_batch_size*, then twice as many each time
+    (at most :data:`MAX_BATCH_SIZE`), and stop after the first batch in which a call failed
+    (``slowStartBatch``).
+
+    *fn* returns ``(should_exit, error)``; only the error counts here.  Upstream runs the calls
+    of a batch in goroutines at once; the kit runs them one after the other in index order, so the
+    same seed gives the same trace.  Returns (calls that succeeded, the errors of the failed
+    batch, which upstream aggregates into one).
+    """
+    successes = 0
+    j = 0
+    batch_size = min(remaining, initial_batch_size)
+    while batch_size > 0:
+        errors = []
+        for k in range(j, j + batch_size):
+            _, error = fn(k)
+            if error is not None:
+                errors.append(error)
+        j += batch_size
+        successes += batch_size - len(errors)
+        if errors:
+            return successes, errors
+        remaining -= batch_size
+        batch_size = min(2 * batch_size, remaining, MAX_BATCH_SIZE)
+    return successes, []
+
+
+def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, str | None]:
+    """Call *fn* for the slots ``0 .. count-1`` (``runForAll``): one after the other, stopping at the
+    first that says to exit or fails (monotonic, OrderedReady), else in :func:`slow_start_batch`
+    batches (burst, Parallel).  Returns (should exit, error).
+
+    Upstream passes the pod list and counts it; the kit passes the count, because a set's
+    ordinal range can be 2147483647 slots long and only the slots a sync reaches are made.
+    """
+    if monotonic:
+        for i in range(count):
+            should_exit, error = fn(i)
+            if should_exit or error is not None:
+                return True, error
+    else:
+        _, errors = slow_start_batch(1, count, fn)
+        if errors:
+            return True, errors[0]
+    return False, None
+
+
 # ------------------------------------------------------------------- the sync
 
 
@@ -471,22 +499,82 @@ def over_create_budget(creates: int, existing: int = 0) -> bool:
     return creates > min(limits.MAX_PODS_PER_SYNC, max(0, limits.MAX_PODS - existing))
 
 
-def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
-              gates: Mapping[str, bool] | None = None) -> SyncPlan:
+def live_revisions(pods, current: str | None, update: str | None) -> set[str]:
+    """The revisions ``truncateHistory`` keeps whatever the limit: the current and update
+    revisions (when known) and every pod's."""
+    live = {P.get_pod_revision(pod) for pod in pods}
+    live.update(r for r in (current, update) if r is not None)
+    return live
+
+
+def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, update: str | None
+                     ) -> list[Decision]:
+    """Delete the oldest revisions beyond ``revisionHistoryLimit`` that no pod, nor the current or
+    update revision, uses (``truncateHistory``; *current* and *update* are None when
+    ``getStatefulSetRevisions`` failed)."""
+    return [_d("delete-revision", None, "history-limit",
+               f"Revision {r.name} (number {r.revision}) is beyond "
+               f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+               "truncate", target=r.name, step=STEP_HISTORY, payload=r)
+            for r in history_to_truncate(list(revisions), live_revisions(pods, current, update),
+                                         sts.spec.revision_history_limit)]
+
+
+def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
+                        gates: Mapping[str, bool] | None = None) -> SyncPlan:
     """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``).
 
-    The steps of ``updateStatefulSet``, in its order: revisions, the status
-    count, the split into replicas and condemned pods, ``processReplica`` for
-    each slot, ``fixPodClaim`` and ``processCondemned`` for each condemned pod,
-    then the rolling update; ``truncateHistory`` last.
+    :func:`perform_update`, then :func:`truncate_history`, which runs even when the revisions
+    could not be made (then with only the pods' revisions live: ``history_if_revisions_fail``).
+    The decisions are recorded in upstream's order, where it logs or writes.
     """
-    gates = gates or {}
+    sts = snap.sts
+    log: list[Decision] = []
+    current, update, collisions, status, condemned, monotonic = perform_update(snap, profile, gates or {}, log)
+    log.extend(truncate_history(sts, snap.pods, snap.revisions, current, update))
+    fallback = None
+    if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
+           for d in log):
+        fallback = tuple(truncate_history(sts, snap.pods, snap.revisions, None, None))
+    return SyncPlan(decisions=tuple(log), status=status, current_revision=current,
+                    update_revision=update, collision_count=collisions, monotonic=monotonic,
+                    replica_slots=sts.spec.replicas, condemned_slots=condemned,
+                    live_revisions=frozenset(live_revisions(snap.pods, current, update)),
+                    history_if_revisions_fail=fallback)
+
+
+plan_sync = update_stateful_set
+"""The planner of the newest profiles (``StatefulSetController.planner``)."""
+
+
+def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision]):
+    """The revisions, then the pods (``performUpdate``): :func:`get_stateful_set_revisions`, then
+    :func:`update_stateful_set_pods`.  Appends the decisions to *log*; returns (current revision,
+    update revision, collisionCount, status, condemned pods, monotonic).  The status write
+    (``updateStatefulSetStatus``) is still made by ``stateful_pod_control.apply_plan``."""
+    decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile)
+    log.extend(decisions)
+    status, condemned, monotonic = update_stateful_set_pods(snap, current, update, collisions, update_rev,
+                                                            profile, gates, log)
+    return current, update, collisions, status, condemned, monotonic
+
+
+def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
+                             update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
+                             log: list[Decision]) -> tuple[StatefulSetStatus, int, bool]:
+    """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
+
+    Named ``update_stateful_set_pods`` because Python's snake_case cannot tell it from
+    ``UpdateStatefulSet`` (:func:`update_stateful_set`), which differs only by the case of its first
+    letter.  In upstream's order: split the pods into replicas (ordinal range) and condemned, count
+    the status (``updateStatus``), :func:`process_replica` for each slot (:func:`run_for_all`), then
+    ``fixPodClaim`` and :func:`process_condemned` for each condemned pod, then the rolling update
+    (the gate-off loop below, or :func:`update_stateful_set_after_invariant_established`).
+    Appends to *log*; returns (status, number of condemned pods, monotonic).
+    """
     sts, now = snap.sts, snap.now
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
-
-    # getStatefulSetRevisions
-    decisions, current, update, collisions, update_rev = plan_revisions(snap, profile)
     revisions = {r.name: r for r in snap.revisions}
     revisions[update_rev.name] = update_rev
 
@@ -515,7 +603,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     # unavailable is worked out here once for the sync, and the rolling update reads it again.
     unavailable: list[bool] | None = None
     first_unavailable = None
-    if len(existing) == n:
+    full = len(existing) == n
+    if full:
         replicas: list[Pod] = [existing[i] for i in range(n)]
         unavailable = [P.is_unavailable(pod, mrs, now) for pod in replicas]
         if True in unavailable:
@@ -534,38 +623,18 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
 
     monotonic = not P.allows_burst(sts)
-    live = {current, update} | {P.get_pod_revision(pod) for pod in snap.pods}
-
-    def truncate(live_names) -> list[Decision]:
-        return [_d("delete-revision", None, "history-limit",
-                   f"Revision {r.name} (number {r.revision}) is beyond "
-                   f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-                   "truncate", target=r.name, step=STEP_HISTORY, payload=r)
-                for r in history_to_truncate(list(snap.revisions), live_names, sts.spec.revision_history_limit)]
-
-    def finish() -> SyncPlan:
-        # truncateHistory
-        decisions.extend(truncate(live))
-        fallback = None
-        if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
-               for d in decisions):
-            # UpdateStatefulSet: a failed getStatefulSetRevisions leaves current and update nil,
-            # so history is truncated with only the pods' revisions live
-            fallback = tuple(truncate({P.get_pod_revision(p) for p in snap.pods}))
-        return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
-                        update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=n, condemned_slots=len(condemned),
-                        live_revisions=frozenset(live), history_if_revisions_fail=fallback)
-
     if sts.deletion_timestamp is not None:
-        return finish()
+        return status, len(condemned), monotonic
 
-    # processReplica for each slot; OrderedReady stops at the first slot that blocks (spec.replicas
-    # may be 2147483647: only the slots a sync reaches are made, and the rolling update below is
-    # reached only once every slot has been)
-    full = len(replicas) == n
+    # processReplica for each slot (spec.replicas may be 2147483647: only the slots a sync
+    # reaches are made, and the rolling update below is reached only once every slot has been)
     creates = 0
-    for i in range(n):
+    over_budget = False
+
+    def process_replica_fn(i: int) -> tuple[bool, str | None]:
+        nonlocal creates, over_budget
+        if over_budget:  # the rest of a slow-start batch after the refused create: not planned
+            return False, None
         if full:
             pod = replicas[i]
         else:
@@ -574,32 +643,62 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
                 pod = new_pod(i)
             replicas.append(pod)
         ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs)
-        if ds:
-            decisions.extend(ds)
-            if monotonic and (stop or any(d.error for d in ds)):
-                return finish()
-            creates += sum(1 for d in ds if d.action == "create")
-            if not monotonic and over_create_budget(creates, len(snap.pods)):
-                return finish()   # the create past the budget fails (TooManyRequests): updateStatefulSet ends
-        elif monotonic and stop:
-            return finish()
+        log.extend(ds)
+        if monotonic:
+            return stop, next((d.error for d in ds if d.error), None)
+        creates += sum(1 for d in ds if d.action == "create")
+        if over_create_budget(creates, len(snap.pods)):
+            # the create past the budget fails (TooManyRequests) and ends updateStatefulSet
+            over_budget = True
+            return True, "TooManyRequests"
+        return stop, None  # the plan assumes each request succeeds
+
+    should_exit, error = run_for_all(n, process_replica_fn, monotonic)
+    if should_exit or error is not None:
+        return status, len(condemned), monotonic
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
-    for i, pod in enumerate(condemned):
+    def fix_pod_claim(i: int) -> tuple[bool, str | None]:
+        pod = condemned[i]
         if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
-            decisions.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
-                                                    STEP_CLAIMS_FIX, profile))
-    for i, pod in enumerate(condemned):
-        ds, stop = process_condemned(sts, pod, i, first_unavailable, monotonic, now, profile)
-        decisions.extend(ds)
-        if stop and monotonic:
-            return finish()
+            log.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
+                                              STEP_CLAIMS_FIX, profile))
+        return False, None
+
+    run_for_all(len(condemned), fix_pod_claim, monotonic)
+
+    def process_condemned_fn(i: int) -> tuple[bool, str | None]:
+        ds, stop = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile)
+        log.extend(ds)
+        return stop, None
+
+    should_exit, _ = run_for_all(len(condemned), process_condemned_fn, monotonic)
+    if should_exit:
+        return status, len(condemned), monotonic
 
     # the rolling update
     if sts.spec.update_strategy == "OnDelete":
-        return finish()
+        return status, len(condemned), monotonic
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile, unavailable))
-    else:
-        decisions.extend(plan_classic_update(sts, replicas, update, now, profile))
-    return finish()
+        log.extend(update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
+                                                                   unavailable))
+        return status, len(condemned), monotonic
+    # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
+    # update revision and not terminating is deleted (one per sync; the applier then takes one off
+    # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
+    # Available stops the walk.  Pods below the partition are never looked at.
+    update_min = sts.spec.partition
+    for target in range(len(replicas) - 1, update_min - 1, -1):
+        pod = replicas[target]
+        if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
+            log.append(_d("delete", pod.name, "update",
+                          f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
+                          "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
+                          payload=pod))
+            break
+        if P.is_unavailable(pod, mrs, now):
+            log.append(_d("wait", pod.name, "update-unavailable",
+                          f"{pod.name} is not yet Available; the rolling update waits for it.",
+                          "update-unavailable", step=STEP_UPDATE, slot=target))
+            break
+    return status, len(condemned), monotonic

@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .stateful_set_control import Snapshot, over_create_budget, plan_revisions
+from .stateful_set_control import Snapshot, get_stateful_set_revisions, over_create_budget
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -135,7 +135,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
     policy, maxUnavailable) are ignored even if *snap* carries them.
     """
     sts = snap.sts
-    rev_decisions, current, update, collisions, update_rev = plan_revisions(snap, V1_16)
+    rev_decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, V1_16)
     revisions_by_name = {r.name: r for r in snap.revisions}
     revisions_by_name[update_rev.name] = update_rev
     decisions: list[Decision] = list(rev_decisions)

@@ -1,6 +1,6 @@
 """The maxUnavailable update step on its own, as upstream's table tests call it.
 
-``plan_max_unavailable_update`` mirrors ``updateStatefulSetAfterInvariantEstablished``
+``update_stateful_set_after_invariant_established`` mirrors ``updateStatefulSetAfterInvariantEstablished``
 (gate MaxUnavailableStatefulSet on).  The cases are those of upstream's
 maxUnavailable stale-pod table test (v1.37, PR #137666; the rule is docs/behaviour.md 1.8b):
 one call of the update step, every pod at an old revision.
@@ -9,7 +9,7 @@ one call of the update step, every pod at an old revision.
 import pytest
 
 from helpers import web
-from stsedu.controller.stateful_set_control import plan_max_unavailable_update
+from stsedu.controller.stateful_set_control import update_stateful_set_after_invariant_established
 from stsedu.api.defaults import default_statefulset
 from stsedu.api.objects import Pod, StatefulSet
 from stsedu.api.profiles import CURRENT, V1_36
@@ -39,7 +39,7 @@ def make_pods(n, unready=(), terminating=(), young=()):
 
 def deleted(n, policy, *, profile=CURRENT, max_unavailable=1, partition=0, min_ready=0, **pods):
     sts = make_set(n, policy, max_unavailable, partition, min_ready)
-    ds = plan_max_unavailable_update(sts, make_pods(n, **pods), "web-new", NOW, profile)
+    ds = update_stateful_set_after_invariant_established(sts, make_pods(n, **pods), "web-new", NOW, profile)
     assert all(d.action in ("delete", "wait") for d in ds)
     return [d.pod for d in ds if d.action == "delete"]
 
@@ -96,7 +96,7 @@ def test_parallel_before_the_fix_counts_broken_pods_against_the_budget(n, option
 def test_a_blocked_update_step_records_a_max_unavailable_wait():
     """A rollout held by the budget is visible: one wait on the highest old pod in range."""
     sts = make_set(3, "Parallel")
-    ds = plan_max_unavailable_update(sts, make_pods(3, terminating={2}), "web-new", NOW, CURRENT)
+    ds = update_stateful_set_after_invariant_established(sts, make_pods(3, terminating={2}), "web-new", NOW, CURRENT)
     assert [(d.action, d.pod, d.reason) for d in ds] == [("wait", "web-1", "max-unavailable")]
     assert ds[0].rule.startswith("updateStatefulSetAfterInvariantEstablished")
 
@@ -106,7 +106,7 @@ def test_nothing_left_to_update_is_not_a_wait():
     sts = make_set(3, "Parallel")
     pods = [Pod(name=f"web-{i}", labels={"controller-revision-hash": "web-new"}, phase="Running",
                 ready=i != 0, ready_since=0.0) for i in range(3)]
-    assert plan_max_unavailable_update(sts, pods, "web-new", NOW, CURRENT) == []
+    assert update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, CURRENT) == []
 
 
 @pytest.mark.parametrize("value,replicas,expected", [

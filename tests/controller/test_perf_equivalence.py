@@ -23,7 +23,7 @@ import stsedu
 import walks
 from helpers import web
 from stsedu.api.objects import Pod
-from stsedu.controller.stateful_set_control import plan_classic_update, plan_max_unavailable_update
+from stsedu.controller.decisions import STEP_UPDATE
 
 RECORDED = json.loads(walks.DATA.read_text())
 
@@ -69,23 +69,21 @@ def check_plan(c: stsedu.Cluster, name: str = "web"):
         return None
 
 
+@pytest.mark.parametrize("gate", [True, False])
 @pytest.mark.parametrize("policy", ["OrderedReady", "Parallel"])
 @pytest.mark.parametrize("profile", ["current", "v1.36"])
-def test_update_step_has_nothing_to_do_when_every_replica_is_healthy_and_updated(policy, profile):
-    """updateStatefulSet / updateStatefulSetAfterInvariantEstablished decide nothing when every
-    replica is Running, Ready, Available and at the update revision (plan_sync skips the step then)."""
-    c = stsedu.Cluster(profile=profile)
+def test_update_step_has_nothing_to_do_when_every_replica_is_healthy_and_updated(policy, profile, gate):
+    """updateStatefulSet's last loop (gate off) and updateStatefulSetAfterInvariantEstablished (gate
+    on) decide nothing when every replica is Running, Ready, Available and at the update revision."""
+    c = stsedu.Cluster(profile=profile, feature_gates={"MaxUnavailableStatefulSet": gate})
     for strategy in (None, {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}},
                      {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 2}}):
         c.apply(web(4, policy, min_ready=2, strategy=strategy))
         c.run("web")
         c.advance(5)
         sts = c.statefulset("web")
-        replicas = c.pods("web")
-        assert all(p.revision == sts.status.update_revision and p.ready for p in replicas)
-        p = c.profile
-        assert plan_classic_update(sts, replicas, sts.status.update_revision, c.now, p) == []
-        assert plan_max_unavailable_update(sts, replicas, sts.status.update_revision, c.now, p) == []
+        assert all(p.revision == sts.status.update_revision and p.ready for p in c.pods("web"))
+        assert [d for d in c.preview("web").decisions if d.step == STEP_UPDATE] == []
 
 
 def test_store_view_stays_live_for_a_namespace_created_later():

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
@@ -455,6 +455,60 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
                slot=in_range[0])]
 
 
+# ------------------------------------------------------------ Recreate strategy
+
+RECREATE_GATE = "StatefulSetRecreateStrategy"
+
+
+def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[int, Pod], condemned: list[Pod],
+                             status: StatefulSetStatus, now: float
+                             ) -> tuple[list[Decision], bool, StatefulSetStatus]:
+    """The first two phases of a Recreate update (``recreateDeleteAndWait``): delete every created
+    pod not at *update* -- replicas (by slot) and condemned pods alike, all at once
+    (``runForAll`` in burst mode, whatever the pod management policy) -- then wait until none of
+    them is left.
+
+    Returns (decisions, whether every old-revision pod is gone, *status*): while one is left the
+    status gets ``Progressing`` True, RecreateInProgress, "Deleting old revision pods", and
+    ``updateStatefulSet`` creates nothing.  Slots number the replicas from 0 and the condemned
+    pods after ``spec.replicas``, as upstream's concatenated slice does.
+    """
+    n = sts.spec.replicas
+    slots = [(i, replicas[i]) for i in sorted(replicas)] + [(n + j, pod) for j, pod in enumerate(condemned)]
+    out: list[Decision] = []
+    in_progress = False
+    for slot, pod in slots:
+        if not P.is_created(pod) or P.get_pod_revision(pod) == update:
+            continue
+        in_progress = True
+        if P.is_terminating(pod):
+            out.append(_d("wait", pod.name, "recreate-terminating",
+                          f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
+                          "no new pod until every old-revision pod is gone.",
+                          "recreate-terminating", step=STEP_RECREATE, slot=slot))
+            continue
+        # upstream logs "Recreate: deleting old revision pod"
+        out.append(_d("delete", pod.name, "recreate",
+                      f"{pod.name} is at revision {pod.revision or '?'}, not {update}: Recreate deletes "
+                      "every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot, payload=pod))
+    if in_progress:
+        return out, False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+                                                       "Deleting old revision pods", now)
+    return out, True, status
+
+
+def unknown_strategy(sts: StatefulSet) -> list[Decision]:
+    """``updateStatefulSet`` with a Recreate set and the gate StatefulSetRecreateStrategy off: a
+    Warning UnknownStrategy and a failed sync, before any status is counted."""
+    error = (f"statefulset {sts.namespace}/{sts.name} uses Recreate strategy but feature gate "
+             f"{RECREATE_GATE} is disabled")
+    return [_d("warn", None, "unknown-strategy", "The set uses the Recreate strategy but its feature gate is "
+               "off: the controller does nothing for it (Warning UnknownStrategy).", "unknown-strategy",
+               step=STEP_RECREATE, payload=error),
+            _d("wait", None, "unknown-strategy", f"The sync fails: {error}.", "unknown-strategy",
+               step=STEP_RECREATE, error=error)]
+
+
 # ------------------------------------------------------------------- the sync
 
 
@@ -482,6 +536,7 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
     """
     gates = gates or {}
     sts, now = snap.sts, snap.now
+    recreate_gate = profile.gate(gates, RECREATE_GATE)
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
 
@@ -555,10 +610,26 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions, monotonic=monotonic,
                         replica_slots=n, condemned_slots=len(condemned),
-                        live_revisions=frozenset(live), history_if_revisions_fail=fallback)
+                        live_revisions=frozenset(live), history_if_revisions_fail=fallback,
+                        status_if_recreate_fails=status_before_recreate,
+                        recreate_time=now if recreate_gate else None)
 
+    status_before_recreate = None
+    if sts.spec.update_strategy == "Recreate" and not recreate_gate:
+        decisions.extend(unknown_strategy(sts))
+        status = None
+        return finish()
     if sts.deletion_timestamp is not None:
         return finish()
+    if sts.spec.update_strategy == "Recreate":
+        status_before_recreate = status
+        ds, all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now)
+        decisions.extend(ds)
+        if not all_old_pods_terminated:
+            return finish()
+        if current != update:
+            status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+                                                 "Waiting for new-revision pods to be created", now)
 
     # processReplica for each slot; OrderedReady stops at the first slot that blocks (spec.replicas
     # may be 2147483647: only the slots a sync reaches are made, and the rolling update below is
@@ -595,8 +666,8 @@ def plan_sync(snap: Snapshot, profile: Profile = CURRENT,
         if stop and monotonic:
             return finish()
 
-    # the rolling update
-    if sts.spec.update_strategy == "OnDelete":
+    # the rolling update (OnDelete and Recreate sets have none)
+    if sts.spec.update_strategy in ("OnDelete", "Recreate"):
         return finish()
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
         decisions.extend(plan_max_unavailable_update(sts, replicas, update, now, profile, unavailable))

@@ -77,8 +77,8 @@ IMAGES = ("nginx:1", "nginx:2", "nginx:3")
 
 
 def strategies(recreate: bool) -> list[str]:
-    """The update strategies a history picks from: Recreate too when its gate is on."""
-    return ["RollingUpdate", "RollingUpdate", "OnDelete"] + (["Recreate"] if recreate else [])
+    """The update strategies a history picks from: Recreate too, and most often, when its gate is on."""
+    return ["RollingUpdate", "RollingUpdate", "OnDelete"] + (["Recreate"] * 4 if recreate else [])
 
 
 def manifest(draw, recreate: bool = False) -> dict:
@@ -122,6 +122,10 @@ STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
     "finish", "finish", "advance", "advance",
     "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
     "error", "error", "undo", "relabel", "orphan", "foreground", "reapply", "handmade"]
+
+RECREATE_STEPS = ["image", "undo"] + ["sync", "kubelet_step"] * 3
+"""In the histories with Recreate's gate on: more template changes (each starts a Recreate), and more
+syncs and kubelet steps to see it through."""
 
 REASONS = ["InternalError", "InternalError", "NotFound", "AlreadyExists", "Conflict", "Conflict", "Invalid"]
 
@@ -173,7 +177,7 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
         return f"maxUnavailable {mu}"
     if kind == "strategy":
         recreate = c.feature_gates.get("StatefulSetRecreateStrategy", False)
-        t = draw(st.sampled_from(["RollingUpdate", "OnDelete"] + (["Recreate"] if recreate else [])))
+        t = draw(st.sampled_from(["RollingUpdate", "OnDelete"] + (["Recreate"] * 2 if recreate else [])))
         patch = {"type": t} if t == "RollingUpdate" else {"type": t, "rollingUpdate": None}
         c.patch("web", {"spec": {"updateStrategy": patch}})
         return f"strategy {t}"
@@ -282,7 +286,7 @@ def run_history(data, profile: str) -> list:
     labels = [f"apply {m}"]
     n_steps = data.draw(st.integers(20, 100), label="steps")
     for _ in range(n_steps):
-        kind = data.draw(st.sampled_from(STEPS), label="step")
+        kind = data.draw(st.sampled_from(STEPS + RECREATE_STEPS if recreate else STEPS), label="step")
         try:
             c.statefulset("web")
         except KeyError:

@@ -12,15 +12,15 @@ import json
 import re
 
 import pytest
+from helpers import web
 
 import stsedu
 from stsedu.api.errors import ValidationError
 from stsedu.console.session import Session
-from helpers import web
 
 ON = {"StatefulSetRecreateStrategy": True}
-GATE_OFF_MSG = ("spec.updateStrategy", 'Invalid value: {"Type":"Recreate","RollingUpdate":null}: '
-                                       "must be 'RollingUpdate' or 'OnDelete'")
+GATE_OFF_MSG = ("spec.updateStrategy", ('Invalid value: {"Type":"Recreate","RollingUpdate":null}: '
+                                        "must be 'RollingUpdate' or 'OnDelete'"))
 
 
 def errors_of(c, manifest) -> list[tuple[str, str]]:
@@ -44,8 +44,8 @@ def test_gate_on_accepts_recreate_and_names_it_among_the_valid_types():
     c.apply(web(2, strategy={"type": "Recreate"}))
     assert c.statefulset("web").spec.update_strategy == "Recreate"
     assert errors_of(c, web(2, strategy={"type": "Sometimes"})) == [
-        ("spec.updateStrategy", 'Invalid value: {"Type":"Sometimes","RollingUpdate":null}: '
-                                "must be 'RollingUpdate', 'OnDelete', or 'Recreate'")]
+        ("spec.updateStrategy", ('Invalid value: {"Type":"Sometimes","RollingUpdate":null}: '
+                                 "must be 'RollingUpdate', 'OnDelete', or 'Recreate'"))]
 
 
 def test_recreate_allows_no_rolling_update_block():

@@ -10,10 +10,10 @@ same story for a learner.
 from __future__ import annotations
 
 import pytest
-
-import stsedu
 from helpers import acts, ready, st
 from rollout_helpers import move_all, pod_revisions, ready_set
+
+import stsedu
 
 ON = {"StatefulSetRecreateStrategy": True}
 RECREATE = {"type": "Recreate"}

@@ -573,7 +573,7 @@ def test_recreate_paths_agree(case):
     c = stsedu.Cluster(kubelet="manual", profile="current", feature_gates=dict(RECREATE_ON))
     log: list = []
     RECREATE_PATHS[case](c, oracle, log)
-    result, answer = uo.checked_sync(c, oracle, "web", log=log)
+    _, answer = uo.checked_sync(c, oracle, "web", log=log)
     assert any(w.get("error") for w in answer["writes"]) or answer["error"], "the error path was not taken"
     c.clear_errors()
     c.feature_gates["StatefulSetRecreateStrategy"] = True

@@ -351,8 +351,7 @@ class Cluster:
                 stored = self.store.get(kind, ns, name)
                 if stored is not None:
                     old = self._defaulted(stored) if kind == "StatefulSet" else stored.to_manifest()
-            new, errs, doc_warnings = admit(doc, old, profile=self.profile,
-                                            max_unavailable_gate=self._max_unavailable_gate)
+            new, errs, doc_warnings = admit(doc, old, profile=self.profile, **self._admission_gates)
             warnings += [(obj, w) for w in doc_warnings]
             if errs:
                 rejected.append(validation_error(kind, name, errs, doc_warnings))
@@ -388,9 +387,11 @@ class Cluster:
         return _detached(last_sts if last_sts is not None else stored)
 
     @property
-    def _max_unavailable_gate(self) -> bool:
-        return self.profile.max_unavailable_supported and self.profile.gate(
-            self.feature_gates, "MaxUnavailableStatefulSet")
+    def _admission_gates(self) -> dict:
+        """The gates the API server's defaulting and validation read (:func:`admit`'s)."""
+        return {"max_unavailable_gate": self.profile.max_unavailable_supported and self.profile.gate(
+                    self.feature_gates, "MaxUnavailableStatefulSet"),
+                "recreate_gate": self.profile.gate(self.feature_gates, "StatefulSetRecreateStrategy")}
 
     def _defaulted(self, sts: StatefulSet) -> dict:
         m = sts.to_manifest()
@@ -462,8 +463,7 @@ class Cluster:
             errs.append(invalid("metadata.name", meta.get("name") or "", "field is immutable"))
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name)
-        new, errs, warnings = admit(new, current, profile=self.profile,
-                                    max_unavailable_gate=self._max_unavailable_gate)
+        new, errs, warnings = admit(new, current, profile=self.profile, **self._admission_gates)
         if errs:
             raise ValidationError(errs, kind="StatefulSet.apps", name=name, warnings=warnings)
         stored = self._store_statefulset(new, old, cause)

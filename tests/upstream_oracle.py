@@ -165,7 +165,7 @@ class Oracle:
 
 # ------------------------------------------------------------------ comparison
 
-UPSTREAM_GATES = ("MaxUnavailableStatefulSet",)
+UPSTREAM_GATES = ("MaxUnavailableStatefulSet", "StatefulSetRecreateStrategy")
 
 _WRITE_OF = {  # kit decision action -> (verb, kind); target names the object unless it is the pod
     "create": ("create", "Pod"),
@@ -348,11 +348,12 @@ _CONTROLLER_EVENT = ("Successful", "Failed")
 def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
     """(type, reason, message) of the events the kit's controller recorded on the set: the
     ones upstream's ``StatefulPodControl`` records (``recordPodEvent``, ``recordClaimEvent``,
-    ConflictingController); the kit's own notes on revisions and its world's events are not
-    upstream's."""
+    ConflictingController, UnknownStrategy); the kit's own notes on revisions and its world's events
+    are not upstream's."""
     return [(t, reason, msg) for _, _, t, reason, obj, msg in rows
             if obj == f"statefulset/{set_name}"
-            and (reason.startswith(_CONTROLLER_EVENT) or reason in ("ConflictingController", "RecreatingFailedPod"))]
+            and (reason.startswith(_CONTROLLER_EVENT)
+                 or reason in ("ConflictingController", "RecreatingFailedPod", "UnknownStrategy"))]
 
 
 def oracle_events(answer: dict) -> list[tuple]:
@@ -421,7 +422,8 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     pod_order = [p.name for p in cluster.store.list("Pod", namespace)]  # the kit's list order
     now = cluster.now
     faults = cluster.pending_errors()
-    gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES}
+    gates = {g: bool(cluster.feature_gates.get(g, False)) for g in UPSTREAM_GATES
+             if g != "StatefulSetRecreateStrategy" or g in cluster.profile.known_gates}  # v1.37 on
     n_events = len(cluster.trace.rows()["events"])
     from stsedu.controller.stateful_pod_control import ClusterObjects
     ClusterObjects.stale_cache = conflicts  # the fake clientset checks resourceVersions only if asked
@@ -434,6 +436,8 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     answer = oracle.sync(name, before, now, faults, gates, namespace, conflicts=conflicts, pod_order=pod_order)
     sts = (before.get("StatefulSet") or {}).get(f"{namespace}/{name}") or {}
     parallel = (sts.get("spec") or {}).get("podManagementPolicy") == "Parallel"
+    # recreateDeleteAndWait deletes in goroutines (runForAll in burst mode) whatever the policy
+    parallel = parallel or any(d.step == "recreate" for d in result.decisions)
     problems = []
     kw = canonical(kit_writes(result, name))
     ow = canonical(oracle_writes(answer, cluster.profile.delete_ignores_not_found))

@@ -40,6 +40,7 @@ TESTS = (
     "tests/controller/test_max_unavailable.py",
     "tests/controller/test_upstream_rules.py",
     "tests/controller/test_storage.py",
+    "tests/controller/test_recreate.py",
 )
 """The controller's tests of the quick suite (none needs Go)."""
 
@@ -88,6 +89,10 @@ MUTATIONS = (
              "        if not P.is_terminating(pod):\n            revision = P.get_pod_revision(pod)",
              "        if True:\n            revision = P.get_pod_revision(pod)",
              "computeReplicaStatus: terminating pods count toward neither current nor updated"),
+    Mutation("recreate-no-wait", "controller/stateful_set_control.py",
+             "        if not all_old_pods_terminated:\n            return finish()\n",
+             "        if False:\n            return finish()\n",
+             "updateStatefulSet: Recreate creates nothing until recreateDeleteAndWait finds no old pod"),
 )
 
 

@@ -87,15 +87,16 @@ def _api_version_errors(doc: dict) -> list[Error]:
     return []
 
 
-def admit(doc: dict, old: dict | None = None, *, profile=None,
-          max_unavailable_gate: bool = True) -> tuple[dict | None, list[Error], list[str]]:
+def admit(doc: dict, old: dict | None = None, *, profile=None, max_unavailable_gate: bool = True,
+          recreate_gate: bool = False) -> tuple[dict | None, list[Error], list[str]]:
     """One StatefulSet or Service document through admission: ``(stored manifest, errors, warnings)``.
 
     *old* is the stored object's manifest when *doc* updates it (a StatefulSet
     is then defaulted from it and validated as an update).  *profile* (a
     :class:`~stsedu.api.profiles.Profile`) prunes the fields its release
     does not know and adds its release's own errors; None applies the newest
-    rules only.  The manifest is None when the apiVersion is not served.
+    rules only.  The manifest is None when the apiVersion is not served.  *recreate_gate*:
+    StatefulSetRecreateStrategy is on (``updateStrategy.type: Recreate`` is accepted).
     """
     kind = doc.get("kind")
     warnings = unknown_fields(doc)
@@ -114,8 +115,8 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     if profile is not None:
         new, dropped = prune_fields(doc, new, profile)
         warnings += dropped
-    errs += (validate_statefulset_update(new, old, release) if old is not None
-             else validate_statefulset(new, release))
+    errs += (validate_statefulset_update(new, old, release, recreate_gate) if old is not None
+             else validate_statefulset(new, release, recreate_gate))
     if not errs:  # WarningsOnCreate / WarningsOnUpdate: GetWarningsForPodTemplate, then the set's own
         spec = new.get("spec") or {}
         warnings += pod_template_warnings(spec.get("template") or {}, "spec.template")
@@ -123,7 +124,8 @@ def admit(doc: dict, old: dict | None = None, *, profile=None,
     return new, errs, warnings
 
 
-def check(source: str | bytes | dict | list, *, max_unavailable_gate: bool = True) -> list[Checked]:
+def check(source: str | bytes | dict | list, *, max_unavailable_gate: bool = True,
+          recreate_gate: bool = False) -> list[Checked]:
     """Load, default and validate every document of *source*; one :class:`Checked` each.
 
     Raises what :func:`load_documents` raises; problems inside documents are returned,
@@ -137,7 +139,8 @@ def check(source: str | bytes | dict | list, *, max_unavailable_gate: bool = Tru
         if kind not in ("StatefulSet", "Service"):
             out.append(Checked(kind, name, meta.get("namespace") or "default", doc, supported=False))
             continue
-        manifest, errs, warnings = admit(doc, max_unavailable_gate=max_unavailable_gate)
+        manifest, errs, warnings = admit(doc, max_unavailable_gate=max_unavailable_gate,
+                                         recreate_gate=recreate_gate)
         if manifest is None:
             manifest = doc
         namespace = (manifest.get("metadata") or {}).get("namespace") or "default"

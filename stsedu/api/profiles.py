@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-KNOWN_GATES = ("MaxUnavailableStatefulSet",)
-GATE_ADDED_IN = {"MaxUnavailableStatefulSet": "v1.24"}
+KNOWN_GATES = ("MaxUnavailableStatefulSet", "StatefulSetRecreateStrategy")
+GATE_ADDED_IN = {"MaxUnavailableStatefulSet": "v1.24", "StatefulSetRecreateStrategy": "v1.37"}
 """The release that introduced each gate in :data:`KNOWN_GATES`."""
 
 
@@ -77,9 +77,11 @@ class Profile:
         return bool(gates.get(name, self.gates.get(name, False)))
 
 
-CURRENT = Profile(name="current", version="v1.37", gates={"MaxUnavailableStatefulSet": True})
+CURRENT = Profile(name="current", version="v1.37",
+                  gates={"MaxUnavailableStatefulSet": True, "StatefulSetRecreateStrategy": False})
 V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet": False},
-                parallel_max_unavailable_fix=False, ondelete_promotes=False, status_conditions=False)
+                parallel_max_unavailable_fix=False, ondelete_promotes=False, status_conditions=False,
+                known_gates=("MaxUnavailableStatefulSet",))
 V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,

@@ -19,6 +19,7 @@ POD_ACTIONS = ("create", "delete", "update", "wait")
 # Steps of one sync, in the order upstream runs them.
 STEP_CLAIM = "claim"            # getPodsForStatefulSet / adoptOrphanRevisions
 STEP_REVISIONS = "revisions"    # getStatefulSetRevisions
+STEP_RECREATE = "recreate"      # recreateDeleteAndWait (the Recreate strategy, before processReplica)
 STEP_REPLICAS = "replicas"      # processReplica over the ordinal range
 STEP_CLAIMS_FIX = "fix-claims"  # fixPodClaim over condemned pods
 STEP_CONDEMNED = "condemned"    # processCondemned
@@ -27,6 +28,10 @@ STEP_STATUS = "status"          # updateStatefulSetStatus
 STEP_HISTORY = "history"        # truncateHistory
 
 RULES = {
+    # the Recreate strategy (gate StatefulSetRecreateStrategy)
+    "recreate": "recreateDeleteAndWait: delete every old-revision pod at once",
+    "recreate-terminating": "recreateDeleteAndWait: wait until every old-revision pod is gone",
+    "unknown-strategy": "updateStatefulSet: Recreate strategy with its feature gate off",
     # processReplica
     "failed": "processReplica: delete Failed or Succeeded pod",
     "failed-terminating": "processReplica: wait for Failed pod to be removed",
@@ -119,6 +124,12 @@ class SyncPlan:
     """``truncateHistory`` when ``getStatefulSetRevisions`` fails: no current or update
     revision then, so only the pods' revisions are live (None: the profile's code did not
     truncate then)."""
+    status_if_recreate_fails: StatefulSetStatus | None = None
+    """The status when a delete of ``recreateDeleteAndWait`` fails: the one before it set the
+    ``Progressing`` condition (None: no Recreate step in this sync)."""
+    recreate_time: float | None = None
+    """The sync's time when StatefulSetRecreateStrategy is on, for ``completeUpdate``'s
+    ``Progressing`` condition (None: the gate is off)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
@@ -96,7 +96,6 @@ def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[st
         if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             return False
     return True
-
 
 
 def _do(d: Decision, om: ObjectManager) -> Decision:
@@ -365,8 +364,9 @@ def _run_slots(ds: list[Decision], monotonic: bool, om: ObjectManager,
     """Apply one ``runForAll`` step: in order (monotonic), or slot by slot in the batches of the set
     control's *slow_start_batch* (burst): every slot of the batch in which a request failed is
     still attempted, no later one (``NOT_REACHED``).  Only the slots up to the last one with
-    decisions are visited (not every slot of spec.replicas)."""
-    if monotonic:
+    decisions are visited (not every slot of spec.replicas).  Decisions of no slot (``slot < 0``: the
+    step's own, as Recreate's UnknownStrategy) run in order."""
+    if monotonic or all(d.slot < 0 for d in ds):
         return _run_sequential(ds, om)
     by_slot: dict[int, list[Decision]] = {}
     for d in ds:
@@ -422,16 +422,19 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
         done += _run_sequential(list(history), om)[0] if profile.status_on_error else skip(history)
         return done, None, error
 
-    for step in (STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED):
+    for step in (STEP_RECREATE, STEP_REPLICAS, STEP_CLAIMS_FIX, STEP_CONDEMNED):
         if error is not None:
             done += skip(steps.get(step, []))
             continue
-        # v1.16 had no slowStartBatch: even Parallel sets stop at the first failed request
-        ds, failed = _run_slots(steps.get(step, []), plan.monotonic or not profile.slow_start_batches,
+        # no slowStartBatch in v1.16 (even Parallel sets stop at the first failure); Recreate is burst
+        ds, failed = _run_slots(steps.get(step, []),
+                                (plan.monotonic and step != STEP_RECREATE) or not profile.slow_start_batches,
                                 om, slow_start_batch)
         done += ds
         if failed:
             error = next(d.error for d in ds if _failed(d) and d.error != NOT_REACHED)
+            if step == STEP_RECREATE and plan.status_if_recreate_fails is not None:
+                plan = replace(plan, status=plan.status_if_recreate_fails)
 
     if error is None:
         ds, failed = _run_sequential(steps.get(STEP_UPDATE, []), om)
@@ -447,7 +450,7 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
                                  and d.applied)
         status = plan.status if not deleted_for_update else replace(
             plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
-        status = P.complete_update(sts, status, profile)
+        status = P.complete_update(sts, status, profile, plan.recreate_time)
         if P.inconsistent_status(sts, status, profile):
             d = Decision(action="status", pod=None, reason="changed",
                          message=_status_sentence(status), rule=RULES["status"], step=STEP_STATUS)
@@ -641,8 +644,10 @@ class ClusterObjects:
         self._event(error is None, verb, f"Pod {pod}", error)
 
     def warn(self, d: Decision) -> None:
-        """The Warning ``UpdatePodClaimForRetentionPolicy`` records for a claim with another managing
-        controller (upstream's wording, its spelling "manging" included)."""
+        """A Warning, no request: ``updateStatefulSet``'s UnknownStrategy (a Recreate set, gate off), or
+        ``UpdatePodClaimForRetentionPolicy``'s ConflictingController (its spelling "manging" included)."""
+        if d.reason == "unknown-strategy":
+            return self.c.trace.add_event("Warning", "UnknownStrategy", f"statefulset/{self.sts.name}", d.payload)
         self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
                                f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that acts "
                                "as a manging controller, the retention policy is ignored for this claim")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS,
+from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS,
                         STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
@@ -483,6 +483,60 @@ def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, str | None]:
     return False, None
 
 
+# ------------------------------------------------------------ Recreate strategy
+
+RECREATE_GATE = "StatefulSetRecreateStrategy"
+
+
+def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[int, Pod], condemned: list[Pod],
+                             status: StatefulSetStatus, now: float
+                             ) -> tuple[list[Decision], bool, StatefulSetStatus]:
+    """The first two phases of a Recreate update (``recreateDeleteAndWait``): delete every created
+    pod not at *update* -- replicas (by slot) and condemned pods alike, all at once
+    (``runForAll`` in burst mode, whatever the pod management policy) -- then wait until none of
+    them is left.
+
+    Returns (decisions, whether every old-revision pod is gone, *status*): while one is left the
+    status gets ``Progressing`` True, RecreateInProgress, "Deleting old revision pods", and
+    ``updateStatefulSet`` creates nothing.  Slots number the replicas from 0 and the condemned
+    pods after ``spec.replicas``, as upstream's concatenated slice does.
+    """
+    n = sts.spec.replicas
+    slots = [(i, replicas[i]) for i in sorted(replicas)] + [(n + j, pod) for j, pod in enumerate(condemned)]
+    out: list[Decision] = []
+    in_progress = False
+    for slot, pod in slots:
+        if not P.is_created(pod) or P.get_pod_revision(pod) == update:
+            continue
+        in_progress = True
+        if P.is_terminating(pod):
+            out.append(_d("wait", pod.name, "recreate-terminating",
+                          f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
+                          "no new pod until every old-revision pod is gone.",
+                          "recreate-terminating", step=STEP_RECREATE, slot=slot))
+            continue
+        # upstream logs "Recreate: deleting old revision pod"
+        out.append(_d("delete", pod.name, "recreate",
+                      f"{pod.name} is at revision {pod.revision or '?'}, not {update}: Recreate deletes "
+                      "every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot, payload=pod))
+    if in_progress:
+        return out, False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+                                                       "Deleting old revision pods", now)
+    return out, True, status
+
+
+def unknown_strategy(sts: StatefulSet) -> list[Decision]:
+    """``updateStatefulSet`` with a Recreate set and the gate StatefulSetRecreateStrategy off: a
+    Warning UnknownStrategy and a failed sync, before any status is counted."""
+    error = (f"statefulset {sts.namespace}/{sts.name} uses Recreate strategy but feature gate "
+             f"{RECREATE_GATE} is disabled")
+    return [_d("warn", None, "unknown-strategy", "The set uses the Recreate strategy but its feature gate is "
+               "off: the controller does nothing for it (Warning UnknownStrategy).", "unknown-strategy",
+               step=STEP_RECREATE, payload=error),
+            _d("wait", None, "unknown-strategy", f"The sync fails: {error}.", "unknown-strategy",
+               step=STEP_RECREATE, error=error)]
+
+
 # ------------------------------------------------------------------- the sync
 
 
@@ -530,7 +584,9 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
     """
     sts = snap.sts
     log: list[Decision] = []
-    current, update, collisions, status, condemned, monotonic = perform_update(snap, profile, gates or {}, log)
+    gates = gates or {}
+    current, update, collisions, status, condemned, monotonic, status_if_recreate_fails = perform_update(
+        snap, profile, gates, log)
     log.extend(truncate_history(sts, snap.pods, snap.revisions, current, update))
     fallback = None
     if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
@@ -540,7 +596,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
                     update_revision=update, collision_count=collisions, monotonic=monotonic,
                     replica_slots=sts.spec.replicas, condemned_slots=condemned,
                     live_revisions=frozenset(live_revisions(snap.pods, current, update)),
-                    history_if_revisions_fail=fallback)
+                    history_if_revisions_fail=fallback, status_if_recreate_fails=status_if_recreate_fails,
+                    recreate_time=snap.now if profile.gate(gates, RECREATE_GATE) else None)
 
 
 plan_sync = update_stateful_set
@@ -550,18 +607,20 @@ plan_sync = update_stateful_set
 def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision]):
     """The revisions, then the pods (``performUpdate``): :func:`get_stateful_set_revisions`, then
     :func:`update_stateful_set_pods`.  Appends the decisions to *log*; returns (current revision,
-    update revision, collisionCount, status, condemned pods, monotonic).  The status write
+    update revision, collisionCount, status, condemned pods, monotonic, the status to write if a
+    Recreate delete fails).  The status write
     (``updateStatefulSetStatus``) is still made by ``stateful_pod_control.apply_plan``."""
     decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile)
     log.extend(decisions)
-    status, condemned, monotonic = update_stateful_set_pods(snap, current, update, collisions, update_rev,
-                                                            profile, gates, log)
-    return current, update, collisions, status, condemned, monotonic
+    status, condemned, monotonic, status_if_recreate_fails = update_stateful_set_pods(
+        snap, current, update, collisions, update_rev, profile, gates, log)
+    return current, update, collisions, status, condemned, monotonic, status_if_recreate_fails
 
 
 def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
                              update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
-                             log: list[Decision]) -> tuple[StatefulSetStatus, int, bool]:
+                             log: list[Decision]
+                             ) -> tuple[StatefulSetStatus | None, int, bool, StatefulSetStatus | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
 
     Named ``update_stateful_set_pods`` because Python's snake_case cannot tell it from
@@ -570,9 +629,11 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     the status (``updateStatus``), :func:`process_replica` for each slot (:func:`run_for_all`), then
     ``fixPodClaim`` and :func:`process_condemned` for each condemned pod, then the rolling update
     (the gate-off loop below, or :func:`update_stateful_set_after_invariant_established`).
-    Appends to *log*; returns (status, number of condemned pods, monotonic).
+    Appends to *log*; returns (status, number of condemned pods, monotonic, the status without
+    Recreate's Progressing change, written instead if one of its deletes fails; None if no Recreate).
     """
     sts, now = snap.sts, snap.now
+    recreate_gate = profile.gate(gates, RECREATE_GATE)
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
     revisions = {r.name: r for r in snap.revisions}
@@ -623,8 +684,21 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
         first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
 
     monotonic = not P.allows_burst(sts)
+    if sts.spec.update_strategy == "Recreate" and not recreate_gate:
+        log.extend(unknown_strategy(sts))
+        return None, len(condemned), monotonic, None
     if sts.deletion_timestamp is not None:
-        return status, len(condemned), monotonic
+        return status, len(condemned), monotonic, None
+    status_before_recreate = None
+    if sts.spec.update_strategy == "Recreate":
+        status_before_recreate = status
+        ds, all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now)
+        log.extend(ds)
+        if not all_old_pods_terminated:
+            return status, len(condemned), monotonic, status_before_recreate
+        if current != update:
+            status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+                                                 "Waiting for new-revision pods to be created", now)
 
     # processReplica for each slot (spec.replicas may be 2147483647: only the slots a sync
     # reaches are made, and the rolling update below is reached only once every slot has been)
@@ -655,7 +729,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     should_exit, error = run_for_all(n, process_replica_fn, monotonic)
     if should_exit or error is not None:
-        return status, len(condemned), monotonic
+        return status, len(condemned), monotonic, status_before_recreate
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
@@ -674,15 +748,15 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     should_exit, _ = run_for_all(len(condemned), process_condemned_fn, monotonic)
     if should_exit:
-        return status, len(condemned), monotonic
+        return status, len(condemned), monotonic, status_before_recreate
 
-    # the rolling update
-    if sts.spec.update_strategy == "OnDelete":
-        return status, len(condemned), monotonic
+    # the rolling update (OnDelete and Recreate sets have none)
+    if sts.spec.update_strategy in ("OnDelete", "Recreate"):
+        return status, len(condemned), monotonic, status_before_recreate
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
         log.extend(update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
                                                                    unavailable))
-        return status, len(condemned), monotonic
+        return status, len(condemned), monotonic, status_before_recreate
     # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
     # update revision and not terminating is deleted (one per sync; the applier then takes one off
     # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
@@ -701,4 +775,4 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
                           f"{pod.name} is not yet Available; the rolling update waits for it.",
                           "update-unavailable", step=STEP_UPDATE, slot=target))
             break
-    return status, len(condemned), monotonic
+    return status, len(condemned), monotonic, status_before_recreate

@@ -417,21 +417,27 @@ def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus, profile) ->
             or (profile.status_conditions and tuple(status.conditions) != tuple(old.conditions)))
 
 
-def complete_update(sts: StatefulSet, status: StatefulSetStatus, profile) -> StatefulSetStatus:
+def complete_update(sts: StatefulSet, status: StatefulSetStatus, profile,
+                    recreate_time: float | None = None) -> StatefulSetStatus:
     """Promote the update revision once every replica is updated and ready (``completeUpdate``,
     ``completeRollingUpdate`` before v1.37).
 
     Ready, not Available: minReadySeconds is not consulted here.  Up to v1.36
-    only RollingUpdate sets are promoted; from v1.37 OnDelete sets too.
+    only RollingUpdate sets are promoted; from v1.37 OnDelete (and Recreate) sets too.
+    *recreate_time* is the sync's time when StatefulSetRecreateStrategy is on (None: off): a
+    Recreate set that carries a ``Progressing`` condition then gets it False, RecreateCompleted.
     """
     if sts.spec.update_strategy != "RollingUpdate" and not profile.ondelete_promotes:
         return status
     n = sts.spec.replicas
-    promoted = (status.current_replicas == status.updated_replicas
-                and status.current_revision == status.update_revision)
-    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n and not promoted:
-        return replace(status, current_replicas=status.updated_replicas,
-                       current_revision=status.update_revision)
+    if status.updated_replicas == n and status.ready_replicas == n and status.replicas == n:
+        if status.current_replicas != status.updated_replicas or status.current_revision != status.update_revision:
+            status = replace(status, current_replicas=status.updated_replicas,
+                             current_revision=status.update_revision)
+        if (get_stateful_set_condition(status, "Progressing") is not None
+                and sts.spec.update_strategy == "Recreate" and recreate_time is not None):
+            status = set_progressing_condition(status, "False", RECREATE_COMPLETED_REASON,
+                                               "All pods recreated successfully", recreate_time)
     return status
 
 
@@ -483,3 +489,44 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int,
 def next_revision(revisions: Sequence[ControllerRevision]) -> int:
     """One more than the highest revision number, or 1 (``nextRevision``)."""
     return revisions[-1].revision + 1 if revisions else 1
+
+
+RECREATE_IN_PROGRESS_REASON = "RecreateInProgress"
+"""The ``Progressing`` condition's reason while a Recreate update deletes old pods or waits for
+them, then for the new ones (``RecreateInProgressReason``)."""
+RECREATE_COMPLETED_REASON = "RecreateCompleted"
+"""Its reason once every replica is at the update revision and ready (``RecreateCompletedReason``)."""
+
+
+def set_progressing_condition(status: StatefulSetStatus, condition_status: str, reason: str, message: str,
+                              now: float) -> StatefulSetStatus:
+    """*status* with its ``Progressing`` condition set (``setProgressingCondition``)."""
+    return set_stateful_set_condition(status, new_stateful_set_condition(
+        "Progressing", condition_status, reason, message, now))
+
+
+def new_stateful_set_condition(cond_type: str, status: str, reason: str, message: str, now: float) -> dict:
+    """A condition dated *now* (``newStatefulSetCondition``; upstream reads the wall clock, the kit
+    its simulated one)."""
+    return {"type": cond_type, "status": status, "lastTransitionTime": now, "reason": reason,
+            "message": message}
+
+
+def get_stateful_set_condition(status: StatefulSetStatus, cond_type: str) -> Mapping | None:
+    """The condition of *cond_type* in *status*, or None (``getStatefulSetCondition``)."""
+    return next((c for c in status.conditions if c.get("type") == cond_type), None)
+
+
+def set_stateful_set_condition(status: StatefulSetStatus, condition: Mapping) -> StatefulSetStatus:
+    """*status* with *condition* added, or put in place of the one of its type
+    (``setStatefulSetCondition``): unchanged if status, reason and message are the same; the
+    old lastTransitionTime kept if only reason or message changed."""
+    current = get_stateful_set_condition(status, condition["type"])
+    if current is None:
+        return replace(status, conditions=(*status.conditions, dict(condition)))
+    if all(current.get(k) == condition[k] for k in ("status", "reason", "message")):
+        return status
+    new = dict(current, status=condition["status"], reason=condition["reason"], message=condition["message"],
+               lastTransitionTime=(current.get("lastTransitionTime") if current.get("status") == condition["status"]
+                                   else condition["lastTransitionTime"]))
+    return replace(status, conditions=tuple(new if c is current else c for c in status.conditions))

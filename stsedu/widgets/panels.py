@@ -15,7 +15,8 @@ from ..views import tables
 from ..api.errors import ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
-                                    STEP_HISTORY, STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE)
+                                    STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS,
+                                    STEP_UPDATE)
 
 
 CONTROLS = ("replicas", "partition", "max_unavailable", "min_ready_seconds", "policy", "strategy",
@@ -51,6 +52,7 @@ DEFAULT_IMAGES = ("registry.k8s.io/nginx-slim:0.24", "registry.k8s.io/nginx-slim
 STEP_ORDER = (
     (STEP_CLAIM, "claim", "sync: adoptOrphanRevisions, getPodsForStatefulSet (ClaimPods)"),
     (STEP_REVISIONS, "revisions", "getStatefulSetRevisions"),
+    (STEP_RECREATE, "recreate", "updateStatefulSet: recreateDeleteAndWait (Recreate strategy only)"),
     (STEP_REPLICAS, "replicas", "updateStatefulSet: processReplica, for each ordinal in range"),
     (STEP_CLAIMS_FIX, "fix claims", "updateStatefulSet: fixPodClaim, for each condemned pod"),
     (STEP_CONDEMNED, "condemned", "updateStatefulSet: processCondemned, highest ordinal first"),

@@ -7,7 +7,7 @@ docs/upstream-oracle.md).  Per sync they must agree on the API writes (in order)
 object after the sync, the events recorded, the requeue planned and whether the sync failed.
 
 * ``test_random_histories``: hypothesis makes random histories (scaling, image changes,
-  partition, strategy and policy, maxUnavailable, pod phase and readiness changes,
+  partition, strategy (Recreate too, its gate on in half the current profile's histories) and policy, maxUnavailable, pod phase and readiness changes,
   failures, deletions, time steps, injected API errors of every reason the controller
   treats apart (Conflict and Invalid too), claim templates and retention policies,
   ordinals.start, minReadySeconds, orphaning and re-adoption, delete and re-apply, hand-made
@@ -76,10 +76,15 @@ def test_oracle_runs_the_pinned_release():
 IMAGES = ("nginx:1", "nginx:2", "nginx:3")
 
 
-def manifest(draw) -> dict:
+def strategies(recreate: bool) -> list[str]:
+    """The update strategies a history picks from: Recreate too, and most often, when its gate is on."""
+    return ["RollingUpdate", "RollingUpdate", "OnDelete"] + (["Recreate"] * 4 if recreate else [])
+
+
+def manifest(draw, recreate: bool = False) -> dict:
     replicas = draw(st.integers(0, 5))
     policy = draw(st.sampled_from(["OrderedReady", "Parallel"]))
-    strategy = draw(st.sampled_from(["RollingUpdate", "RollingUpdate", "OnDelete"]))
+    strategy = draw(st.sampled_from(strategies(recreate)))
     spec: dict = {
         "replicas": replicas,
         "podManagementPolicy": policy,
@@ -117,6 +122,10 @@ STEPS = ["sync"] * 12 + ["kubelet_step"] * 8 + ["start", "ready"] * 2 + [
     "finish", "finish", "advance", "advance",
     "scale", "image", "partition", "max_unavailable", "strategy", "min_ready", "ordinals", "retention",
     "error", "error", "undo", "relabel", "orphan", "foreground", "reapply", "handmade"]
+
+RECREATE_STEPS = ["image", "undo"] + ["sync", "kubelet_step"] * 3
+"""In the histories with Recreate's gate on: more template changes (each starts a Recreate), and more
+syncs and kubelet steps to see it through."""
 
 REASONS = ["InternalError", "InternalError", "NotFound", "AlreadyExists", "Conflict", "Conflict", "Invalid"]
 
@@ -167,7 +176,8 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
         c.patch("web", {"spec": {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": mu}}}})
         return f"maxUnavailable {mu}"
     if kind == "strategy":
-        t = draw(st.sampled_from(["RollingUpdate", "OnDelete"]))
+        recreate = c.feature_gates.get("StatefulSetRecreateStrategy", False)
+        t = draw(st.sampled_from(["RollingUpdate", "OnDelete"] + (["Recreate"] * 2 if recreate else [])))
         patch = {"type": t} if t == "RollingUpdate" else {"type": t, "rollingUpdate": None}
         c.patch("web", {"spec": {"updateStrategy": patch}})
         return f"strategy {t}"
@@ -193,7 +203,8 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
                                          "StatefulSet"]))
         reason = draw(st.sampled_from(REASONS))
         several_claims = len(c.statefulset("web").spec.volume_claim_templates) > 1
-        if (parallel and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
+        burst = parallel or c.statefulset("web").spec.update_strategy == "Recreate"  # recreateDeleteAndWait
+        if (burst and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
                 obj_kind == "PersistentVolumeClaim" and several_claims):
             # Parallel pod work runs in goroutines upstream: which request fails first is up to
             # the scheduler; and a pod's claims are created in Go map order (getPersistentVolumeClaims
@@ -263,16 +274,19 @@ def uo_verbs():
 
 def run_history(data, profile: str) -> list:
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile,
-                       gc_delay=data.draw(st.sampled_from([0, 0, 2, 5]), label="gc_delay"))
-    m = manifest(data.draw)
+    gc_delay = data.draw(st.sampled_from([0, 0, 2, 5]), label="gc_delay")
+    # the alpha Recreate strategy (v1.37): its gate on in half the current profile's histories
+    recreate = profile == "current" and data.draw(st.booleans(), label="StatefulSetRecreateStrategy")
+    c = stsedu.Cluster(kubelet="manual", profile=profile, gc_delay=gc_delay,
+                       feature_gates={"StatefulSetRecreateStrategy": True} if recreate else None)
+    m = manifest(data.draw, recreate)
     c.apply(m)
     parallel = m["spec"]["podManagementPolicy"] == "Parallel"
     log: list = []
     labels = [f"apply {m}"]
     n_steps = data.draw(st.integers(20, 100), label="steps")
     for _ in range(n_steps):
-        kind = data.draw(st.sampled_from(STEPS), label="step")
+        kind = data.draw(st.sampled_from(STEPS + RECREATE_STEPS if recreate else STEPS), label="step")
         try:
             c.statefulset("web")
         except KeyError:
@@ -514,3 +528,54 @@ def test_error_paths_agree(case, profile):
             "the error path was not taken"
     c.clear_errors()
     uo.checked_sync(c, oracle, "web", log=log)
+
+
+# ------------------------------------------------------------------ the Recreate strategy (v1.37, alpha)
+
+RECREATE_ON = {"StatefulSetRecreateStrategy": True}
+
+
+def _recreate_failed_delete(c, oracle, log):
+    c.apply(_web(updateStrategy={"type": "Recreate"}))
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    c.inject_error("delete", "Pod", count=50)  # every delete: they run in goroutines
+
+
+def _recreate_gate_switched_off(c, oracle, log):
+    c.apply(_web(updateStrategy={"type": "Recreate"}, revisionHistoryLimit=0))
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    uo.checked_sync(c, oracle, "web", log=log)
+    c.feature_gates["StatefulSetRecreateStrategy"] = False  # a stored Recreate set, the gate now off
+
+
+def _recreate_scale_down_during_recreate(c, oracle, log):
+    c.apply(_web(updateStrategy={"type": "Recreate"}, podManagementPolicy="Parallel", replicas=4))
+    _bring_up(c, oracle, log)
+    c.set_image("web", "nginx:2")
+    c.scale("web", 2)
+    c.inject_error("delete", "Pod", count=50, reason="InternalError")
+
+
+RECREATE_PATHS = {
+    "recreateDeleteAndWait: a failed delete, no Progressing condition set": _recreate_failed_delete,
+    "updateStatefulSet: Recreate with the gate off, UnknownStrategy": _recreate_gate_switched_off,
+    "recreateDeleteAndWait: condemned old pods too, every delete failing": _recreate_scale_down_during_recreate,
+}
+
+
+@pytest.mark.parametrize("case", sorted(RECREATE_PATHS))
+def test_recreate_paths_agree(case):
+    """Recreate's error paths (gate StatefulSetRecreateStrategy on, current profile): the sync that
+    takes each one and the syncs after it agree with the real controller, up to a stable set."""
+    oracle = oracle_for("current")
+    c = stsedu.Cluster(kubelet="manual", profile="current", feature_gates=dict(RECREATE_ON))
+    log: list = []
+    RECREATE_PATHS[case](c, oracle, log)
+    _, answer = uo.checked_sync(c, oracle, "web", log=log)
+    assert any(w.get("error") for w in answer["writes"]) or answer["error"], "the error path was not taken"
+    c.clear_errors()
+    c.feature_gates["StatefulSetRecreateStrategy"] = True
+    _bring_up(c, oracle, log)
+    assert {p.revision for p in c.pods("web")} == {c.statefulset("web").status.update_revision}

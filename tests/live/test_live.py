@@ -140,7 +140,16 @@ def test_context_manager_stops_everything_on_ctrl_c():
 
 # ------------------------------------------------------------------ every shipped scenario
 
-SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml"))]
+def _default_gates(name: str) -> bool:
+    """The scenario runs with the feature gates the control plane runs with: v1.37's defaults."""
+    from stsedu.api.profiles import CURRENT
+    gates = scenarios.load(name).cluster_options.get("feature_gates") or {}
+    return all(CURRENT.gates.get(g, False) == v for g, v in gates.items())
+
+
+SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml")) if _default_gates(p.stem)]
+"""The shipped scenarios but those that switch a gate from its default (recreate: the alpha
+StatefulSetRecreateStrategy; the control plane runs with default gates, docs/live.md)."""
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..field_errors import (Error, GoText, child_path, dedupe, forbidden, go_json, go_quote, invalid,
@@ -210,6 +210,9 @@ class StatefulSetValidationOptions:
     skip_validate_volume_claim_templates: bool = False
     json_values: bool = True
     """Print bad values as JSON (v1.36 and later) rather than Go's ``%#v`` (:class:`Release`)."""
+    allow_stateful_set_recreate_strategy: bool = False
+    """``AllowStatefulSetRecreateStrategy``: the gate StatefulSetRecreateStrategy is on, or (an
+    update) the stored set already uses Recreate (pkg/registry/apps/statefulset/strategy.go)."""
 
 
 _RETENTION = ("Retain", "Delete")
@@ -256,13 +259,15 @@ def _atoi(text: str) -> int:
     return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else 0
 
 
-def validate_update_strategy(strategy: dict, path: str, json_values: bool = True) -> list[Error]:
-    """The ``updateStrategy`` switch of ``ValidateStatefulSetSpec``."""
+def validate_update_strategy(strategy: dict, path: str, json_values: bool = True,
+                             allow_recreate: bool = False) -> list[Error]:
+    """The ``updateStrategy`` switch of ``ValidateStatefulSetSpec``; *allow_recreate* is
+    ``AllowStatefulSetRecreateStrategy`` (v1.37: Recreate is a valid type only with it)."""
     kind = strategy.get("type") or ""
     rolling = strategy.get("rollingUpdate")
     if kind == "":
         return [required(path)]
-    if kind == "OnDelete":
+    if kind == "OnDelete" or (kind == "Recreate" and allow_recreate):
         if rolling is not None:
             shown = go_json(_json_rolling_update(rolling)) if json_values else _go_rolling_update(rolling)
             return [invalid(child_path(path, "rollingUpdate"), shown,
@@ -273,7 +278,9 @@ def validate_update_strategy(strategy: dict, path: str, json_values: bool = True
             rolling, child_path(path, "rollingUpdate"), json_values)
     shown = (go_json({"Type": kind, "RollingUpdate": _json_rolling_update(rolling)}) if json_values
              else _go_update_strategy(strategy))
-    return [invalid(path, shown, "must be 'RollingUpdate' or 'OnDelete'")]
+    valid = ("must be 'RollingUpdate', 'OnDelete', or 'Recreate'" if allow_recreate
+             else "must be 'RollingUpdate' or 'OnDelete'")
+    return [invalid(path, shown, valid)]
 
 
 def validate_pod_template_spec_for_stateful_set(template: dict, selector: Selector,
@@ -361,7 +368,7 @@ def validate_stateful_set_spec(spec: dict, path: str = "spec",
         errs.append(invalid(child_path(path, "podManagementPolicy"), policy,
                             "must be 'OrderedReady' or 'Parallel'"))
     errs += validate_update_strategy(spec.get("updateStrategy") or {}, child_path(path, "updateStrategy"),
-                                     opts.json_values)
+                                     opts.json_values, opts.allow_stateful_set_recreate_strategy)
     errs += validate_persistent_volume_claim_retention_policy(
         spec.get("persistentVolumeClaimRetentionPolicy"),
         child_path(path, "persistentVolumeClaimRetentionPolicy"))
@@ -415,7 +422,7 @@ RELEASES = {"v1.37": V1_37, "v1.36": V1_36, "v1.16": V1_16}
 """The :class:`Release` of each profile's version (``Profile.version``)."""
 
 
-def validate_statefulset(sts: dict, release: Release = V1_37) -> list[Error]:
+def validate_statefulset(sts: dict, release: Release = V1_37, recreate_gate: bool = False) -> list[Error]:
     """Problems the API server would report creating *sts* (a DEFAULTED dict).
 
     Mirror of ``ValidateStatefulSet``: ``ValidateObjectMeta`` (the name must be a
@@ -423,13 +430,16 @@ def validate_statefulset(sts: dict, release: Release = V1_37) -> list[Error]:
     Every problem is reported, in upstream's order, as ``(field_path, message)``;
     duplicates are dropped as ``ToAggregate`` drops them.  If the object would not even
     decode (a field of the wrong type) only the decode errors are returned.
+    *recreate_gate*: StatefulSetRecreateStrategy is on (``updateStrategy.type: Recreate`` is valid).
     """
     errs = decode_errors(sts)
     if errs:
         return errs
     errs = validate_object_meta(sts.get("metadata") or {}, name_is_dns_label)
     errs += validate_stateful_set_spec(sts.get("spec") or {}, "spec",
-                                       StatefulSetValidationOptions(json_values=release.json_values))
+                                       StatefulSetValidationOptions(
+                                           json_values=release.json_values,
+                                           allow_stateful_set_recreate_strategy=recreate_gate))
     return dedupe(errs)
 
 
@@ -459,18 +469,18 @@ def _spec_part(spec: dict, keep) -> Any:
     return _semantic({k: v for k, v in pruned.items() if keep(k)})
 
 
-def _update_options(old: dict, release: Release) -> StatefulSetValidationOptions:
+def _update_options(old: dict, release: Release, recreate_gate: bool) -> StatefulSetValidationOptions:
     """``ValidateUpdate``'s options (pkg/registry/apps/statefulset/strategy.go): a stored
     serviceName and claim templates are never re-validated (both are immutable), and if the
-    stored spec has any error the pod template is not validated either (ratcheting)."""
+    stored spec has any error the pod template is not validated either (ratcheting).  Recreate
+    stays allowed for a set that already uses it, gate on or off."""
+    stored_recreate = ((old.get("spec") or {}).get("updateStrategy") or {}).get("type") == "Recreate"
     opts = StatefulSetValidationOptions(allow_invalid_service_name=True,
                                         skip_validate_volume_claim_templates=True,
-                                        json_values=release.json_values)
+                                        json_values=release.json_values,
+                                        allow_stateful_set_recreate_strategy=recreate_gate or stored_recreate)
     if validate_stateful_set_spec(old.get("spec") or {}, "spec", opts):
-        return StatefulSetValidationOptions(allow_invalid_service_name=True,
-                                            skip_validate_pod_template_spec=True,
-                                            skip_validate_volume_claim_templates=True,
-                                            json_values=release.json_values)
+        return replace(opts, skip_validate_pod_template_spec=True)
     return opts
 
 
@@ -490,7 +500,8 @@ def _immutable_errors(new_spec: dict, old_spec: dict, release: Release) -> list[
     return []
 
 
-def validate_statefulset_update(new: dict, old: dict, release: Release = V1_37) -> list[Error]:
+def validate_statefulset_update(new: dict, old: dict, release: Release = V1_37,
+                                recreate_gate: bool = False) -> list[Error]:
     """Problems the API server would report updating *old* to *new* (both DEFAULTED).
 
     Mirror of ``ValidateStatefulSetUpdate``: ``ValidateObjectMetaUpdate`` (the name is
@@ -505,7 +516,7 @@ def validate_statefulset_update(new: dict, old: dict, release: Release = V1_37) 
     if errs:
         return errs
     errs = validate_object_meta_update(new.get("metadata") or {}, old.get("metadata") or {})
-    errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old, release))
+    errs += validate_stateful_set_spec(new.get("spec") or {}, "spec", _update_options(old, release, recreate_gate))
     errs += _immutable_errors(new.get("spec") or {}, old.get("spec") or {}, release)
     return dedupe(errs)
 

@@ -598,13 +598,19 @@ def item_chart_rows(table: Table, n: int) -> None:
 
 # ------------------------------------------------------------- 8. redraw in a real browser
 
-_REDRAW_LABS = (("ScalingLab", "replicas"), ("UpdateLab", "image"), ("StepLab", "Sync once"))
-"""The labs item 8 times, and the control it moves (a replicas box typed n-1 then n, an image toggled
-to nginx:2 and back, a button pressed)."""
+_REDRAW_LABS = (("ScalingLab", "replicas"), ("UpdateLab", "image"), ("StepLab", "Sync once"),
+                ("Playground", "Sync once"))
+"""The labs item 8 times (and the Playground, its pod timeline tab, synced once after it is shown), and
+the control it moves (a replicas box typed n-1 then n, an image toggled to nginx:2 and back, a button
+pressed)."""
+
+_PANELS = ".stsedu-lab-panel, .stsedu-pg"
+"""A lab's or a Playground's outermost box on the page."""
 
 _REDRAW_JS = """async ([index, control, value]) => {
-    const panel = document.querySelectorAll('.stsedu-lab-panel')[index];
-    const chart = panel.querySelector('.stsedu-lab-chart .stsedu-chart').parentElement;
+    const panel = document.querySelectorAll('.stsedu-lab-panel, .stsedu-pg')[index];
+    const chart = (panel.querySelector('.stsedu-lab-chart .stsedu-chart')
+                   || panel.querySelector('.stsedu-chart')).parentElement;
     const before = Number(chart.dataset.stseduDraws || 0);
     let t0 = null;
     const mark = () => { if (t0 === null) t0 = performance.now(); };
@@ -680,7 +686,13 @@ def _browser_redraw_times(where, rounds: int) -> dict:
         page.set_default_timeout(180_000)
         for replicas, cls, control in where:
             name = f"redraw-{cls}-{replicas or 'default'}.ipynb"
-            code = f"import stsedu\nfrom stsedu import labs, examples\nlabs.{cls}({'' if replicas is None else f'examples.web({replicas})'})"
+            if cls == "Playground":  # one sync first: its chart appears after the first sync
+                code = ("from stsedu.widgets import Playground\n"
+                        f"pg = Playground({'' if replicas is None else f'replicas={replicas}'})\n"
+                        "pg.sync_button.click()\npg")
+            else:
+                code = ("import stsedu\nfrom stsedu import labs, examples\n"
+                        f"labs.{cls}({'' if replicas is None else f'examples.web({replicas})'})")
             nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
             nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
             nbformat.write(nb, root / name)
@@ -689,8 +701,9 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             page.goto(f"{url}/lab/tree/{name}?reset")
             page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            page.wait_for_function("() => document.querySelector('.stsedu-lab-panel .stsedu-chart')")
-            page.locator(".stsedu-lab-panel").first.scroll_into_view_if_needed()
+            page.wait_for_function("() => [...document.querySelectorAll('" + _PANELS + "')]"
+                                   ".some(p => p.querySelector('.stsedu-chart'))")
+            page.locator(_PANELS).first.scroll_into_view_if_needed()
             page.wait_for_timeout(1000)
             got, before = [], []
             for k in range(rounds + 1):  # the first change warms up

@@ -70,16 +70,18 @@ LAB_CSS = """
 class LabChart:
     """One chart of a lab's run, redrawn in place after every change.
 
-    Uses ``stsedu.charts.ChartWidget`` (one widget, ``update(chart)`` per change) when the
-    package has it, else the Playground's ``ChartView``.  ``update(lab)`` rebuilds the chart
-    only when the trace grew or the clock moved.
+    Uses ``stsedu.charts.ChartWidget`` (one widget, ``show(data)`` per change, with the data
+    function beside the chart function, e.g. ``pod_timeline_data``) when the package has it,
+    else the Playground's ``ChartView``.  ``update(lab)`` recomputes the chart's data only when
+    the trace grew or the clock moved; the Altair chart is built only when the chart's
+    structure changes (and ``chart`` builds it when asked).
     """
 
     def __init__(self, kind: str) -> None:
         from ..views import charts
         fn, self.title = CHARTS[kind]
         self.fn = getattr(charts, fn)
-        self.chart = None
+        self.data_fn = getattr(charts, f"{fn}_data", None)
         self._key: tuple | None = None
         widget_cls = getattr(charts, "ChartWidget", None)
         if widget_cls is not None:
@@ -95,6 +97,11 @@ class LabChart:
         if self._view is not None:
             self._view.reset()
 
+    @property
+    def chart(self):
+        """The Altair chart shown (None before the first sync)."""
+        return self._view.chart if self._view is not None else self.widget.chart
+
     def update(self, lab: "Lab") -> None:
         trace = lab.cluster.trace
         rows = trace.rows()
@@ -103,13 +110,13 @@ class LabChart:
             return
         if self._view is not None:
             self._view.update(lab)
-            self.chart = self._view.chart
         elif not rows["syncs"]:
             self.widget.update(None)
+        elif self.data_fn is not None:
+            self.widget.show(self.data_fn(trace, lab.name))
         else:
             from ..views.charts import build_chart
-            self.chart = build_chart(self.fn, trace, lab.name)
-            self.widget.update(self.chart)
+            self.widget.update(build_chart(self.fn, trace, lab.name))
         self._key = key  # the key of what is drawn: set once it is (a failed chart is tried again)
 
 

@@ -340,10 +340,12 @@ class StatusView(View):
 class ChartView(View):
     """An Altair chart of the trace in a :class:`stsedu.charts.ChartWidget` that redraws in place.
 
-    *chart_fn(trace, set_name)* (or *chart_fn(trace)*) returns the chart.
-    The chart is rebuilt only when the trace has grown or the clock moved, and
-    the same widget (``jchart``) gets the new spec: it draws offline, from the
-    Vega JavaScript shipped in the package, with no vl-convert.
+    *chart_fn(trace, set_name)* (or *chart_fn(trace)*) returns the chart, or its
+    :class:`~stsedu.charts.ChartData` (a chart's data function, such as
+    ``charts.pod_timeline_data``: then a redraw of the same structure sends the new rows
+    and numbers alone and builds no Altair chart).  The chart is rebuilt only when the
+    trace has grown or the clock moved, and the same widget (``jchart``) gets it: it draws
+    offline, from the Vega JavaScript shipped in the package, with no vl-convert.
     """
 
     title = "Chart"
@@ -363,7 +365,6 @@ class ChartView(View):
             self._with_name = False
         if title:
             self.title = title
-        self.chart = None
         self._key: tuple | None = None
         self.jchart = ChartWidget(layout=W.Layout(display="none"))
         self.note = W.HTML()
@@ -384,17 +385,25 @@ class ChartView(View):
             self.jchart.layout.display = "none"
             return
         try:
-            from ..views.charts import build_chart
+            from ..views.charts import ChartData, build_chart
             chart = build_chart(self.chart_fn, *((trace, pg.name) if self._with_name else (trace,)))
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
             self.note.value = f"<div class='stsedu-error'>chart failed: {esc(type(e).__name__)}: {esc(e)}</div>"
             return
         self.note.value = ""
-        self.chart = chart
-        # The same widget, a new spec (compared as a dict: an unchanged chart sends nothing);
-        # the browser swaps the drawing when the new one is ready, so nothing blanks.
-        self.jchart.update(chart)
+        # The same widget, a new chart: only its values when its structure is the one shown (an
+        # unchanged chart sends nothing); else the browser swaps the drawing when the new one is
+        # ready, so nothing blanks.
+        if isinstance(chart, ChartData):
+            self.jchart.show(chart)
+        else:
+            self.jchart.update(chart)
         self.jchart.layout.display = None
+
+    @property
+    def chart(self):
+        """The Altair chart shown (None before the first sync)."""
+        return self.jchart.chart
 
 
 NOW_PAD = 0.5
@@ -402,21 +411,21 @@ NOW_PAD = 0.5
 
 
 def _timeline_to_now(trace, set_name: str):
-    """The pod timeline up to now; when a pod changed at this instant (a sync created it, a kubelet
+    """The pod timeline's data (:func:`stsedu.charts.pod_timeline_data`) up to now; when a pod changed at this instant (a sync created it, a kubelet
     button moved it), a stub of NOW_PAD seconds past now shows the state it is in, which an axis
     ending at now would leave out (nothing changes before the next sync or button press)."""
     from ..views import charts, tables
     now = tables.trace_now(trace)
     pods = trace.pods()
     began_now = not pods.empty and bool((pods["time"] >= now).any())
-    return charts.pod_timeline(trace, set_name, until=max(now + NOW_PAD, 1.0) if began_now else None)
+    return charts.pod_timeline_data(trace, set_name, until=max(now + NOW_PAD, 1.0) if began_now else None)
 
 
 def _chart(name: str, title: str) -> Callable[[], ChartView]:
     def make() -> ChartView:
         from ..views import charts
-        return ChartView(getattr(charts, name), title=title)
-    make.__doc__ = f"A ChartView of stsedu.charts.{name}."
+        return ChartView(getattr(charts, f"{name}_data", None) or getattr(charts, name), title=title)
+    make.__doc__ = f"A ChartView of stsedu.charts.{name} (of its data function, where it has one)."
     return make
 
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import pandas as pd
-
 from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
@@ -652,17 +650,16 @@ def _chart(q: Question, c: Cluster):
         c.advance(LINGER_SECONDS)
     if q.chart == "queue":
         return charts.queue_flow(c.trace, limit=80)
-    fn = getattr(charts, CHARTS[q.chart][0])
+    if q.chart != "timeline":
+        return getattr(charts, CHARTS[q.chart][0])(c.trace, "web")
     nxt = c.clock.peek()
-    if q.chart == "timeline" and nxt is not None and nxt > c.now:
-        # the next change is due at *nxt*: until then every pod stays as it is now, so the chart may
-        # draw that stretch (the state the act left, with a width) without running past the act
-        chart = fn(c.trace, "web", until=min(nxt, c.now + LINGER_SECONDS))
-    else:
-        chart = fn(c.trace, "web")
-    if q.chart == "timeline" and isinstance(chart.data, pd.DataFrame) and chart.data.empty:
-        chart = fn(c.trace, "web", x="sync")
-    return chart
+    # when the next change is due at *nxt*, every pod stays as it is now until then, so the chart may
+    # draw that stretch (the state the act left, with a width) without running past the act
+    data = charts.pod_timeline_data(c.trace, "web", until=min(nxt, c.now + LINGER_SECONDS)
+                                    if nxt is not None and nxt > c.now else None)
+    if not data.rows["bars"]:
+        data = charts.pod_timeline_data(c.trace, "web", x="sync")
+    return data.chart()
 
 
 def _results(c: Cluster) -> list[SyncResult]:

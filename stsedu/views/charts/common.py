@@ -105,6 +105,11 @@ AXIS_ORDINALS = 26
 16 px apart: :data:`MAX_HEIGHT` / 26), with no label hidden as "overlapping"."""
 
 
+def ordinal_ticks(lo: int | None, hi: int | None) -> list[int] | None:
+    """Every ordinal *lo*..*hi* when there are few enough to label each (:data:`AXIS_ORDINALS`), else None."""
+    return list(range(lo, hi + 1)) if lo is not None and hi is not None and hi - lo < AXIS_ORDINALS else None
+
+
 def ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
                   hi: int | None = None) -> alt.Axis:
     """A y axis of ordinals labelled like pod names (the top ordinal at the top).
@@ -113,8 +118,8 @@ def ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
     ordinal *lo*..*hi* when there are few, else the axis's own ticks with
     the ones between ordinals left unlabelled.
     """
-    values = list(range(lo, hi + 1)) if lo is not None and hi is not None and hi - lo < AXIS_ORDINALS \
-        else alt.Undefined
+    ticks = ordinal_ticks(lo, hi)
+    values = alt.Undefined if ticks is None else ticks
     return alt.Axis(title=title, tickMinStep=1, format="d", values=values,
                     labelExpr=f"datum.value % 1 ? '' : '{set_name}-' + datum.value",
                     labelOverlap=alt.Undefined if values is alt.Undefined else False,

@@ -12,7 +12,8 @@ import pandas as pd
 from .. import tables
 from ..palette import PARTITION_COLOR
 from . import common
-from .common import WIDTH, aggregate, chart_height, chart_title, merge_segments, ordinal_axis, ordinal_range, pick_set, pod_segments, revision_colors, with_config, x_axis, x_extent, x_scale
+from .chart_data import ChartData, axes_params, ordinals_of, records
+from .common import WIDTH, aggregate, chart_height, chart_title, merge_segments, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, revision_colors, x_axis, x_extent, x_scale
 
 
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
@@ -41,7 +42,9 @@ REVISION_LOOKS = {
 Ready a filled bar, not Ready an outline, terminating a dashed line."""
 
 
-def revision_panel(trace, set_name: str):
+def revision_data(trace, set_name: str) -> ChartData:
+    """What :func:`revision_panel` draws (see :mod:`.chart_data`): each pod's revision sync by sync, the
+    state's legend, and the partition when one was set."""
     seg = pod_segments(trace, set_name, "sync")
     if not seg.empty:
         seg = seg.assign(look=np.where(seg["state"] == "Terminating", "terminating",
@@ -50,30 +53,54 @@ def revision_panel(trace, set_name: str):
     colors = revision_colors(trace, set_name) if not seg.empty else {}
     lo, hi = x_extent(trace, "sync")
     o_lo, o_hi = ordinal_range(seg)
-    y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
-    x_enc = alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis("sync"))
-    y_axis = ordinal_axis(set_name, lo=o_lo, hi=o_hi)  # on every layer: layered axes are merged
-    y_enc = alt.Y("y0:Q", scale=y_scale, axis=y_axis)
-    rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
-    color = alt.Color("revision:N", title="revision", scale=rev_scale,
-                      legend=alt.Legend(orient="right", labelLimit=220))
+    ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = ["colour = the pod's revision (first grey, next orange); "
                 "filled = Ready, outline = not Ready, dashed line = terminating"]
-    if len(seg) > common.MAX_ROWS:
+    aggregated = len(seg) > common.MAX_ROWS
+    if aggregated:
         grid, how = aggregate(seg, "revision", list(colors), lo, hi)
-        layer = alt.Chart(grid).mark_rect().encode(
-            x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
-            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("revision:N"),
-                     alt.Tooltip("pods:Q", title="pods at that revision"), alt.Tooltip("of:Q", title="pods in band"),
-                     alt.Tooltip("x0:Q", title="syncs from", format=".0f"),
-                     alt.Tooltip("x1:Q", title="syncs to", format=".0f")])
-        layers, top_data = [layer], alt.Undefined
+        rows = {"bars": records(grid)}
         subtitle = [how]
     else:
         data = seg.assign(y0=seg["ordinal"] - 0.45, y1=seg["ordinal"] + 0.45,
                           syncs=[f"{a}" if a == b else f"{a}–{b}"
                                  for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())])
         data = data.reindex(columns=["pod", "ordinal", "revision", "look", "x0", "x1", "y0", "y1", "syncs"])
+        rows = {"bars": records(data), "key": [{"look": k, "x0": None, "y0": None} for k in REVISION_LOOKS]}
+    part = _partition_line(trace, set_name, lo, hi)
+    if not part.empty:
+        rows["partition"] = records(part)
+        subtitle.append(f"purple line: the partition (now {int(part['partition'].iloc[-1])}); only ordinals "
+                        "at or above it are updated")
+    return ChartData(build=revision_build,
+                     structure=(set_name, tuple(colors.items()), aggregated, tuple(subtitle), ticks is None,
+                                "partition" in rows),
+                     rows=rows, params=axes_params(lo, hi, o_lo, o_hi, ticks),
+                     width=WIDTH, height=chart_height(o_hi - o_lo + 1))
+
+
+def revision_build(data: ChartData):
+    """The revision map's Altair panel (no configuration) of *data*, made by :func:`revision_data`."""
+    set_name, colors, aggregated, subtitle, _, with_partition = data.structure
+    colors = dict(colors)
+    lo, hi = data.params["x"]
+    o_lo, o_hi = ordinals_of(data)
+    y_scale = alt.Scale(domain=data.params["y"], nice=False, zero=False)
+    x_enc = alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis("sync"))
+    y_axis = ordinal_axis(set_name, lo=o_lo, hi=o_hi)  # on every layer: layered axes are merged
+    y_enc = alt.Y("y0:Q", scale=y_scale, axis=y_axis)
+    rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
+    color = alt.Color("revision:N", title="revision", scale=rev_scale,
+                      legend=alt.Legend(orient="right", labelLimit=220))
+    if aggregated:
+        layer = alt.Chart({"values": data.rows["bars"]}).mark_rect().encode(
+            x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
+            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("revision:N"),
+                     alt.Tooltip("pods:Q", title="pods at that revision"), alt.Tooltip("of:Q", title="pods in band"),
+                     alt.Tooltip("x0:Q", title="syncs from", format=".0f"),
+                     alt.Tooltip("x1:Q", title="syncs to", format=".0f")])
+        layers, top_data = [layer], alt.Undefined
+    else:
         # Revision and pod state on separate channels: the revision is the hue, the state is the form
         # (a filled bar, an outline, a dashed line).  A paler shade of the revision's colour for "not
         # Ready" made a Ready pod of the grey first revision read as "not Ready".
@@ -92,27 +119,33 @@ def revision_panel(trace, set_name: str):
             color=alt.Color("revision:N", scale=rev_scale, legend=None), tooltip=tip)
         # The state's legend: Vega-Lite draws none for a rect's fill opacity, so invisible points (no
         # position) carry it, each form drawn as a filled symbol: a square, a square ring, three dashes.
-        key = alt.Chart(pd.DataFrame({"look": looks, "x0": [None] * 3, "y0": [None] * 3})).mark_point(
+        key = alt.Chart({"values": data.rows["key"]}).mark_point(
             filled=True, opacity=1, color="#555555").encode(
             x=alt.X("x0:Q", scale=x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
             shape=alt.Shape("look:N", title="pod", scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
                             legend=alt.Legend(orient="right")))
-        layers, top_data = [bars, going, key], data
-    part = _partition_line(trace, set_name, lo, hi)
-    if not part.empty:
+        layers, top_data = [bars, going, key], {"values": data.rows["bars"]}
+    if with_partition:
         # A solid line in its own colour: a dashed one read as "terminating" (the dashes of a pod going
         # away), and text labels on it collided with the bars and the legend; its value is in the
         # tooltip and, at the end of the run, in the subtitle.
-        line = alt.Chart(part).mark_line(interpolate="step-after", color=PARTITION_COLOR, strokeWidth=3,
-                                         clip=True).encode(
+        line = alt.Chart({"values": data.rows["partition"]}).mark_line(
+            interpolate="step-after", color=PARTITION_COLOR, strokeWidth=3, clip=True).encode(
             x=alt.X("x:Q", scale=x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis),
             tooltip=[alt.Tooltip("partition:Q", title="partition")])
         layers += [line]
-        subtitle.append(f"purple line: the partition (now {int(part['partition'].iloc[-1])}); only ordinals "
-                        "at or above it are updated")
     chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]
-    return chart.properties(width=WIDTH, height=chart_height(o_hi - o_lo + 1),
+    return chart.properties(width=data.width, height=data.height,
                             title=chart_title(f"Revisions of {set_name}, sync by sync", *subtitle))
+
+
+def revision_panel(trace, set_name: str):
+    return revision_build(revision_data(trace, set_name))
+
+
+def revision_map_data(trace, set_name: str | None = None) -> ChartData:
+    """:func:`revision_map`'s data without the chart: ``charts.revision_map_data(...).chart()`` is that chart."""
+    return revision_data(trace, pick_set(trace, set_name))
 
 
 def revision_map(trace, set_name: str | None = None):
@@ -124,4 +157,4 @@ def revision_map(trace, set_name: str | None = None):
     follow :func:`revision_colors` (the first revision grey, the next orange);
     pale cells are pods not Ready, faint ones terminating, empty ones no pod.
     """
-    return with_config(revision_panel(trace, pick_set(trace, set_name)))
+    return revision_map_data(trace, set_name).chart()

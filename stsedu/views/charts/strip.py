@@ -13,7 +13,8 @@ import pandas as pd
 from .. import tables
 from ..palette import ACTION_COLORS, ACTION_SHAPES
 from . import common
-from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, pick_set, with_config, x_axis, x_extent, x_scale
+from .chart_data import ChartData, axes_params, ordinals_of, records
+from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, ordinal_ticks, pick_set, x_axis, x_extent, x_scale
 
 
 def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
@@ -27,28 +28,25 @@ def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
     return df[df["ordinal"] >= 0].reset_index(drop=True)
 
 
-def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,
-                    until: float | None = None):
+def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,
+               until: float | None = None) -> ChartData:
+    """What :func:`strip_panel` draws (see :mod:`.chart_data`): one mark per decision about a pod, or a
+    count of them per band and bin."""
     check_x(x)
     df = _decision_data(trace, set_name, include_other)
     lo, hi = x_extent(trace, x, until)
     seen = set(df["kind"].tolist())
-    kinds = [k for k in ACTION_COLORS if k in seen] or ["create"]
-    kscale = dict(domain=kinds)
-    stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
-    shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
-    fill = alt.Fill("kind:N", title="decision",
-                    scale=alt.Scale(**kscale, range=["#FFFFFF" if k == "wait" else ACTION_COLORS[k] for k in kinds]),
-                    legend=alt.Legend(orient="right"))
+    kinds = tuple(k for k in ACTION_COLORS if k in seen) or ("create",)
     o_lo, o_hi = (int(df["ordinal"].min()), int(df["ordinal"].max())) if len(df) else (0, 0)
     pods = trace.pods()
     pods = pods[(pods["set"] == set_name) & (pods["ordinal"] >= 0)]
     if not pods.empty:  # the same rows as the pod charts, so the strip lines up with them
         o_lo, o_hi = min(o_lo, int(pods["ordinal"].min())), max(o_hi, int(pods["ordinal"].max()))
-    y_scale = alt.Scale(domain=[o_lo - 0.5, o_hi + 0.5], nice=False, zero=False)
+    ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
     xfield = "sync" if x == "sync" else "time"
-    if len(df) > common.MAX_ROWS:
+    aggregated = len(df) > common.MAX_ROWS
+    if aggregated:
         n_ord = o_hi - o_lo + 1
         band = max(1, math.ceil(n_ord / N_BANDS))
         width = max(1.0, (hi - lo) / N_BINS) if x == "sync" else (hi - lo) / N_BINS
@@ -58,30 +56,63 @@ def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "syn
             if len(grid) <= common.MAX_ROWS or (band >= n_ord and width >= hi - lo):
                 break
             band, width = band * 2, width * 2
-        grid = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
+        rows = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
                            band=[f"ordinals {o_lo + b * band}–{min(o_hi, o_lo + (b + 1) * band - 1)}"
                                  for b in grid["b"]])
-        chart = alt.Chart(grid).mark_point(filled=True, strokeWidth=2, opacity=0.85).encode(
+        subtitle = (f"aggregated: {len(df)} decisions counted per band of {band} ordinals and "
+                    f"{x} bin of {width:.3g}; size = how many")
+    else:
+        rows = df[["sync", "time", "action", "kind", "pod", "ordinal", "reason", "rule", "message", "outcome"]]
+    return ChartData(build=strip_build,
+                     structure=(set_name, x, kinds, aggregated, subtitle, ticks is None, emphasis),
+                     rows={"marks": records(rows)}, params=axes_params(lo, hi, o_lo, o_hi, ticks),
+                     width=WIDTH, height=chart_height(o_hi - o_lo + 1))
+
+
+def strip_build(data: ChartData):
+    """The decision strip's Altair panel (no configuration) of *data*, made by :func:`strip_data`."""
+    set_name, x, kinds, aggregated, subtitle, _, emphasis = data.structure
+    lo, hi = data.params["x"]
+    o_lo, o_hi = ordinals_of(data)
+    kscale = dict(domain=list(kinds))
+    stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
+    shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
+    fill = alt.Fill("kind:N", title="decision",
+                    scale=alt.Scale(**kscale, range=["#FFFFFF" if k == "wait" else ACTION_COLORS[k] for k in kinds]),
+                    legend=alt.Legend(orient="right"))
+    y_scale = alt.Scale(domain=data.params["y"], nice=False, zero=False)
+    y_axis = ordinal_axis(set_name, lo=o_lo, hi=o_hi)
+    base = alt.Chart({"values": data.rows["marks"]})
+    if aggregated:
+        chart = base.mark_point(filled=True, strokeWidth=2, opacity=0.85).encode(
             x=alt.X("xc:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
-            y=alt.Y("yc:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
+            y=alt.Y("yc:Q", scale=y_scale, axis=y_axis),
             fill=fill, stroke=stroke, shape=shape,
             size=alt.Size("size:Q", title="decisions", scale=alt.Scale(range=[30, 400])),
             tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("kind:N", title="decision"),
                      alt.Tooltip("size:Q", title="how many")])
-        subtitle = (f"aggregated: {len(df)} decisions counted per band of {band} ordinals and "
-                    f"{x} bin of {width:.3g}; size = how many")
     else:
-        data = df[["sync", "time", "action", "kind", "pod", "ordinal", "reason", "rule", "message", "outcome"]]
         size = alt.value(170) if emphasis is None else alt.condition(emphasis, alt.value(480), alt.value(150))
-        chart = alt.Chart(data).mark_point(filled=True, strokeWidth=2, opacity=1).encode(
-            x=alt.X(f"{xfield}:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
-            y=alt.Y("ordinal:Q", scale=y_scale, axis=ordinal_axis(set_name, lo=o_lo, hi=o_hi)),
+        chart = base.mark_point(filled=True, strokeWidth=2, opacity=1).encode(
+            x=alt.X(f"{'sync' if x == 'sync' else 'time'}:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
+            y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
             fill=fill, stroke=stroke, shape=shape, size=size,
             tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f"),
                      alt.Tooltip("action:N"), alt.Tooltip("pod:N"), alt.Tooltip("reason:N"),
                      alt.Tooltip("message:N"), alt.Tooltip("rule:N"), alt.Tooltip("outcome:N")])
-    return chart.properties(width=WIDTH, height=chart_height(o_hi - o_lo + 1),
+    return chart.properties(width=data.width, height=data.height,
                             title=chart_title(f"What each sync of {set_name} decided", subtitle))
+
+
+def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,
+                until: float | None = None):
+    return strip_build(strip_data(trace, set_name, include_other, x, emphasis, until))
+
+
+def decision_strip_data(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync",
+                        until: float | None = None) -> ChartData:
+    """:func:`decision_strip`'s data without the chart: ``charts.decision_strip_data(...).chart()`` is that chart."""
+    return strip_data(trace, pick_set(trace, set_name), include_other, x, until=until)
 
 
 def decision_strip(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync",
@@ -95,4 +126,4 @@ def decision_strip(trace, set_name: str | None = None, include_other: bool = Fal
     The y axis has a tick at each whole ordinal only; a time axis ends at
     *until* (default: now, as in :func:`pod_timeline`).
     """
-    return with_config(strip_panel(trace, pick_set(trace, set_name), include_other, x, until=until))
+    return decision_strip_data(trace, set_name, include_other, x, until).chart()

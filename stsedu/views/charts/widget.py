@@ -88,7 +88,8 @@ def build_chart(chart_fn, *args, **kwargs):
 
 
 class ChartWidget(anywidget.AnyWidget):
-    """One chart on screen that redraws in place: ``w = ChartWidget(chart)``, then ``w.update(new_chart)``.
+    """One chart on screen that redraws in place: ``w = ChartWidget(chart)``, then ``w.update(new_chart)``
+    or, for a chart with a data function, ``w.show(data)``.
 
     A Jupyter widget (anywidget) whose front end is Vega-Lite and vega-embed, shipped in
     the package (stsedu/data/vega/): it draws offline, with no CDN and no vl-convert.
@@ -97,14 +98,16 @@ class ChartWidget(anywidget.AnyWidget):
     on screen (a lab's change: new rows, the x axis reaching a later "now", more ordinals),
     only the values go to the page, which puts them into the live view; otherwise the whole
     spec goes, and the browser swaps the drawing when the new one is ready (no blank
-    frame).  A spec equal to the one shown sends nothing.  *chart_or_spec* is an Altair
-    chart, a Vega-Lite dict, or None (nothing shown).  ``spec`` is the dict shown (as
-    given), ``chart`` the last Altair chart given.  Other keyword arguments go to the widget
-    (e.g. ``layout=``).  Works without a kernel, so tests can build one and read ``spec``.
+    frame).  A spec equal to the one shown sends nothing.  ``show`` takes a chart's
+    :class:`~stsedu.views.charts.chart_data.ChartData` instead: when its structure is the
+    one on screen, its rows and numbers go to the page and no Altair chart is made at all;
+    otherwise it draws ``data.chart()`` as ``update`` would.  *chart_or_spec* is an
+    Altair chart, a Vega-Lite dict, or None (nothing shown).  ``spec`` is the dict shown
+    (made from the data when it is asked for, after a ``show``), ``chart`` the Altair chart
+    shown (likewise).  Other keyword arguments go to the widget (e.g. ``layout=``).  Works
+    without a kernel, so tests can build one and read ``spec``.
     """
 
-    spec = traitlets.Dict(allow_none=True, default_value=None)
-    """The Vega-Lite dict shown, as given (not sent as such: see ``_base`` and ``_patch``)."""
     _base = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
     """What the page draws anew: the shown spec with its values named (spec_patch.split)."""
     _patch = traitlets.Dict(default_value={}).tag(sync=True)
@@ -116,17 +119,37 @@ class ChartWidget(anywidget.AnyWidget):
         if "_esm" not in ChartWidget.__dict__:  # read on first use, not at import
             ChartWidget._esm = _bundle()
         super().__init__(**kwargs)
-        self.chart = None
+        self._chart = None
+        self._spec = None
+        self._data = None      # the ChartData shown by show(), or None after update()
         self._skeleton = None
+        self._names = None     # for show(): the data's structure on screen and its names there
         self.update(chart_or_spec)
+
+    @property
+    def chart(self):
+        """The Altair chart shown (None for a dict or nothing)."""
+        return self._data.chart() if self._data is not None else self._chart
+
+    @property
+    def spec(self) -> dict | None:
+        """The Vega-Lite dict shown (after :meth:`show`, made from its data now)."""
+        return to_spec(self.chart) if self._data is not None else self._spec
 
     def update(self, chart_or_spec) -> None:
         """Show *chart_or_spec* in this widget (the same widget: no new output, no new widget)."""
+        self._put(chart_or_spec)
+        self._names = None
+
+    def _put(self, chart_or_spec) -> dict:
+        """Show *chart_or_spec*; returns the values of the split spec now shown ({} when unchanged)."""
         spec = to_spec(chart_or_spec)
-        self.chart = chart_or_spec if isinstance(chart_or_spec, alt.TopLevelMixin) else None
-        if spec == self.spec:
-            return
-        self.spec = spec
+        same = self._data is None and spec == self._spec  # (after show(), a new spec means a new structure)
+        self._data = None
+        self._chart = chart_or_spec if isinstance(chart_or_spec, alt.TopLevelMixin) else None
+        self._spec = spec
+        if same:
+            return split(spec)[2] if spec is not None else {}
         drawn, skeleton, values = split(spec) if spec is not None else (None, None, {})
         with self.hold_sync():  # one message: the page never sees a new base with the old values
             if skeleton is not None and skeleton == self._skeleton:
@@ -135,9 +158,42 @@ class ChartWidget(anywidget.AnyWidget):
                 self._skeleton = skeleton
                 self._patch = {}
                 self._base = drawn
+        return values
+
+    def show(self, data) -> None:
+        """Show the chart of *data* (a ChartData): only its values when its structure is on screen."""
+        if self._names is not None and self._names[0] == (data.build, data.structure):
+            _, datasets, signals = self._names
+            self._data = data
+            self._patch = {"datasets": {datasets[k]: rows for k, rows in data.rows.items()},
+                           "signals": {signals[k]: v for k, v in data.params.items()},
+                           "width": data.width, "height": data.height}
+            return
+        values = self._put(data.chart())
+        self._data = data
+        self._names = _names_on_page(data, values)
 
     def __repr__(self) -> str:
-        return f"<stsedu ChartWidget: {'empty' if self.spec is None else 'a Vega-Lite chart'}>"
+        return f"<stsedu ChartWidget: {'empty' if self._data is None and self._spec is None else 'a Vega-Lite chart'}>"
+
+
+def _names_on_page(data, values: dict):
+    """``((build, structure), dataset names, parameter names)``: under which name the page's view holds
+    each of *data*'s datasets and numbers, read from the split spec's *values*; None when that is not
+    one to one (two datasets with the same rows, two numbers equal: spec_patch merges them)."""
+    datasets, signals = {}, {}
+    for mine, out, theirs in ((data.rows, datasets, values.get("datasets", {})),
+                              (data.params, signals, values.get("signals", {}))):
+        for key, v in mine.items():
+            hits = [name for name, w in theirs.items() if w == v]
+            if len(hits) != 1:
+                return None
+            out[key] = hits[0]
+        if len(set(out.values())) != len(out) or len(out) != len(theirs):
+            return None
+    if values.get("width") != data.width or values.get("height") != data.height:
+        return None
+    return (data.build, data.structure), datasets, signals
 
 
 _RENDERER = "stsedu"

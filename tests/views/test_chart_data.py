@@ -1,0 +1,84 @@
+"""Issue 26 item 5: a lab's redraw computes its chart's data and, when the chart's structure is the one
+on screen, sends the new rows and numbers alone, building no Altair object; what it sends is what a
+full redraw of the same run would have changed."""
+
+from __future__ import annotations
+
+import altair as alt
+import pytest
+
+from stsedu import charts, examples, labs
+from stsedu.views.charts.chart_data import ChartData
+from stsedu.views.charts.spec_patch import split
+
+CHANGES = {
+    "ScalingLab": lambda lab, k: lab.scale(2 if k % 2 == 0 else 3),
+    "UpdateLab": lambda lab, k: lab.set_image(("nginx:2", "nginx:1")[k % 2]),
+    "StepLab": lambda lab, k: lab.sync_once(),
+    "FaultLab": lambda lab, k: lab.set_image(("nginx:2", "nginx:1")[k % 2]),
+}
+
+
+def _full(lab):
+    """The lab's chart built from scratch by its chart function, split as the widget splits a spec."""
+    return split(charts.to_spec(lab.chart.fn(lab.cluster.trace, lab.name)))
+
+
+@pytest.mark.parametrize("name", sorted(CHANGES))
+def test_a_same_structure_redraw_builds_no_altair_chart_and_sends_what_a_full_redraw_would(name, monkeypatch):
+    lab = getattr(labs, name)()
+    change = CHANGES[name]
+    change(lab, 0)
+    change(lab, 1)  # both revisions (or states) seen: the next changes keep the structure
+    widget = lab.chart.widget
+    base = widget._base
+
+    def no_altair(*a, **k):
+        raise AssertionError("an Altair chart was built for a redraw of the same structure")
+
+    for k in range(2, 5):
+        with monkeypatch.context() as m:
+            m.setattr(alt.Chart, "__init__", no_altair)
+            m.setattr(alt.LayerChart, "__init__", no_altair)
+            change(lab, k)
+        _, skeleton, values = _full(lab)
+        assert widget._base is base, "the page redrew a new view"
+        assert skeleton == widget._skeleton
+        assert widget._patch == values, f"change {k}: the values sent differ from a full redraw's"
+        assert widget.spec == charts.to_spec(lab.chart.fn(lab.cluster.trace, lab.name))
+
+
+def test_a_new_structure_draws_the_chart_anew():
+    lab = labs.UpdateLab()
+    base = lab.chart.widget._base
+    lab.set_image("nginx:2")  # a new revision: a new colour in the legend
+    assert lab.chart.widget._base is not base
+    drawn, _, _ = _full(lab)
+    assert lab.chart.widget._base == drawn and lab.chart.widget._patch == {}
+
+
+def _two_tables(data):
+    return alt.hconcat(*(alt.Chart({"values": rows}).mark_point().encode(x="a:Q") for rows in data.rows.values()))
+
+
+def test_data_whose_parts_the_spec_merges_is_always_drawn_whole():
+    """Two datasets with equal rows are one dataset in the spec: sending them apart is impossible, so the
+    widget draws such a chart whole, and the next one too."""
+    same = ChartData(build=_two_tables, structure=("t",), rows={"a": [{"a": 1}], "b": [{"a": 1}]}, params={},
+                     width=100, height=100)
+    w = charts.ChartWidget()
+    w.show(same)
+    first = w._base
+    w.show(ChartData(build=_two_tables, structure=("t",), rows={"a": [{"a": 1}], "b": [{"a": 2}]}, params={},
+                     width=100, height=100))
+    assert w._base is not first and sorted(len(v) for v in w._base["datasets"].values()) == [1, 1]
+
+
+def test_every_chart_function_with_data_is_its_data_drawn():
+    lab = labs.UpdateLab(examples.web(4))
+    lab.set_image("nginx:2")
+    trace = lab.cluster.trace
+    for fn in ("pod_timeline", "revision_map", "decision_strip"):
+        chart, data = getattr(charts, fn)(trace), getattr(charts, f"{fn}_data")(trace)
+        assert charts.to_spec(chart) == charts.to_spec(data.chart()), fn
+        chart.to_dict()  # and the spec is valid Vega-Lite (Altair's full check)

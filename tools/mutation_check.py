@@ -90,8 +90,8 @@ MUTATIONS = (
              "        if True:\n            revision = P.get_pod_revision(pod)",
              "computeReplicaStatus: terminating pods count toward neither current nor updated"),
     Mutation("recreate-no-wait", "controller/stateful_set_control.py",
-             "        if not all_old_pods_terminated:\n            return finish()\n",
-             "        if False:\n            return finish()\n",
+             "        if not all_old_pods_terminated:\n            return status,",
+             "        if False:\n            return status,",
              "updateStatefulSet: Recreate creates nothing until recreateDeleteAndWait finds no old pod"),
 )
 

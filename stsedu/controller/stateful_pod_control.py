@@ -53,7 +53,7 @@ class ObjectManager(Protocol):
     """
 
     def create_pod(self, d: Decision) -> None: ...
-    def delete_pod(self, d: Decision) -> None: ...
+    def delete_stateful_pod(self, d: Decision) -> None: ...
     def update_pod(self, d: Decision) -> None: ...
     def pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
@@ -78,7 +78,7 @@ class ObjectManager(Protocol):
 
 
 _VERBS = {
-    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
+    "create": "create_pod", "delete": "delete_stateful_pod", "update": "update_pod",
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
     "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
@@ -577,7 +577,7 @@ class ClusterObjects:
     """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
     Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
 
-    def delete_pod(self, d: Decision) -> None:
+    def delete_stateful_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
         pod: Pod = d.payload
         if self.recreating_failed_event and d.reason == "failed":

@@ -443,10 +443,11 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
 
     written: StatefulSetStatus | None = None
     if plan.status is not None and (error is None or profile.status_on_error):
-        deleted_for_update = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete"
-                                 and d.applied)
-        status = plan.status if not deleted_for_update else replace(
-            plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
+        # the plan's status took one off currentReplicas for each update delete (as upstream's
+        # update loops do once DeleteStatefulPod returned): give back those that failed or were not reached
+        not_deleted = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete" and not d.applied)
+        status = plan.status if not not_deleted else replace(
+            plan.status, current_replicas=plan.status.current_replicas + not_deleted)
         status = P.complete_update(sts, status, profile)
         if P.inconsistent_status(sts, status, profile):
             d = Decision(action="status", pod=None, reason="changed",

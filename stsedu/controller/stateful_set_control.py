@@ -363,7 +363,8 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: list[Pod], update: str,
                                                     now: float, profile: Profile,
                                                     pod_control: RecordingPodControl, log: list[Decision],
-                                                    unavailable: list[bool] | None = None) -> None:
+                                                    status: StatefulSetStatus,
+                                                    unavailable: list[bool] | None = None) -> StatefulSetStatus:
     """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``,
     called by :func:`update_stateful_set_pods` when the MaxUnavailableStatefulSet gate is on).
 
@@ -378,7 +379,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
     in range but none could be deleted.  *unavailable*, when given, says for each slot whether
     its pod is unavailable (``isUnavailable``), as the sync worked it out before processReplica.
-    The deletes go through *pod_control* (``DeleteStatefulPod``), the wait to *log*.
+    The deletes go through *pod_control* (``DeleteStatefulPod``), each taking one off
+    ``status.currentReplicas`` once made; the wait goes to *log*.  Returns the status.
     """
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
@@ -398,16 +400,17 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
     if n_unavailable >= max_u and needing == 0:
         log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
-        return
+        return status
     deleted = 0
 
     def delete(i: int, why: str) -> None:
-        nonlocal deleted
+        nonlocal deleted, status
         pod = replicas[i]
         pod_control.delete_stateful_pod(_d(
             "delete", pod.name, "update",
             f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
             "mu-update", step=STEP_UPDATE, slot=i, payload=pod))
+        status = replace(status, current_replicas=status.current_replicas - 1)
         deleted += 1
 
     if parallel:
@@ -427,6 +430,7 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
             delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")
     if not deleted:
         log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
+    return status
 
 
 def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
@@ -699,11 +703,11 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     if sts.spec.update_strategy == "OnDelete":
         return status, len(condemned), monotonic
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        update_stateful_set_after_invariant_established(sts, replicas, update, now, profile, pod_control, log,
-                                                        unavailable)
+        status = update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
+                                                                 pod_control, log, status, unavailable)
         return status, len(condemned), monotonic
     # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
-    # update revision and not terminating is deleted (one per sync; the applier then takes one off
+    # update revision and not terminating is deleted (one per sync, then one is taken off
     # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
     # Available stops the walk.  Pods below the partition are never looked at.
     update_min = sts.spec.partition
@@ -713,6 +717,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
             pod_control.delete_stateful_pod(_d(
                 "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                 "delete it so it comes back updated.", "update", step=STEP_UPDATE, slot=target, payload=pod))
+            status = replace(status, current_replicas=status.current_replicas - 1)
             break
         if P.is_unavailable(pod, mrs, now):
             log.append(_d("wait", pod.name, "update-unavailable",

@@ -12,7 +12,7 @@ from helpers import web
 from stsedu.controller.recording_pod_control import RecordingPodControl
 from stsedu.controller.stateful_set_control import update_stateful_set_after_invariant_established
 from stsedu.api.defaults import default_statefulset
-from stsedu.api.objects import Pod, StatefulSet
+from stsedu.api.objects import Pod, StatefulSet, StatefulSetStatus
 from stsedu.api.profiles import CURRENT, V1_36
 from stsedu.controller.stateful_set_utils import get_stateful_set_max_unavailable
 
@@ -42,7 +42,8 @@ def update_step(sts, pods, profile):
     """The decisions of one call of the update step, its deletes recorded by a pod control that
     writes nothing (as upstream's table test passes a fake one)."""
     log = []
-    update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, profile, RecordingPodControl(log), log)
+    update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, profile, RecordingPodControl(log), log,
+                                                    StatefulSetStatus())
     return log
 
 
@@ -140,3 +141,14 @@ def test_max_unavailable_zero_is_rejected(manual_cluster, value):
     assert [p for p, _ in e.value.errors] == ["spec.updateStrategy.rollingUpdate.maxUnavailable"]
     assert "cannot be 0" in e.value.errors[0][1]
     assert c.dump() == before
+
+
+def test_each_delete_takes_one_off_current_replicas():
+    """``status.CurrentReplicas--`` after each ``DeleteStatefulPod`` of the update step, where upstream's
+    updateStatefulSetAfterInvariantEstablished writes it (the status the sync then writes)."""
+    sts = make_set(5, "Parallel", max_unavailable=2)
+    log = []
+    status = update_stateful_set_after_invariant_established(
+        sts, make_pods(5), "web-new", NOW, CURRENT, RecordingPodControl(log), log, StatefulSetStatus(current_replicas=5))
+    assert [(d.action, d.pod) for d in log] == [("delete", "web-4"), ("delete", "web-3")]
+    assert status.current_replicas == 3

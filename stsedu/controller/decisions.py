@@ -106,9 +106,10 @@ class Decision:
 class SyncPlan:
     """What one sync would do if every request succeeded (``plan_sync``'s result).
 
-    *status* is the status computed from the snapshot before rolling-update
-    deletions are subtracted; the applier subtracts one from
-    ``current_replicas`` for each update deletion that succeeds.
+    *status* is the status the sync would write if every request succeeded: counted from the
+    snapshot, with one taken off ``current_replicas`` for each rolling-update delete, where
+    upstream's update loops write ``status.CurrentReplicas--``.  The applier gives back one for
+    each such delete that fails or is not reached.
     """
 
     decisions: tuple[Decision, ...]

@@ -53,7 +53,7 @@ class ObjectManager(Protocol):
     """
 
     def create_pod(self, d: Decision) -> None: ...
-    def delete_pod(self, d: Decision) -> None: ...
+    def delete_stateful_pod(self, d: Decision) -> None: ...
     def update_pod(self, d: Decision) -> None: ...
     def pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
@@ -78,7 +78,7 @@ class ObjectManager(Protocol):
 
 
 _VERBS = {
-    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
+    "create": "create_pod", "delete": "delete_stateful_pod", "update": "update_pod",
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
     "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
@@ -446,10 +446,11 @@ def apply_plan(plan: SyncPlan, sts: StatefulSet, om: ObjectManager, profile: Pro
 
     written: StatefulSetStatus | None = None
     if plan.status is not None and (error is None or profile.status_on_error):
-        deleted_for_update = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete"
-                                 and d.applied)
-        status = plan.status if not deleted_for_update else replace(
-            plan.status, current_replicas=plan.status.current_replicas - deleted_for_update)
+        # the plan's status took one off currentReplicas for each update delete (as upstream's
+        # update loops do once DeleteStatefulPod returned): give back those that failed or were not reached
+        not_deleted = sum(1 for d in done if d.step == STEP_UPDATE and d.action == "delete" and not d.applied)
+        status = plan.status if not not_deleted else replace(
+            plan.status, current_replicas=plan.status.current_replicas + not_deleted)
         status = P.complete_update(sts, status, profile, plan.recreate_time)
         if P.inconsistent_status(sts, status, profile):
             d = Decision(action="status", pod=None, reason="changed",
@@ -580,7 +581,7 @@ class ClusterObjects:
     """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
     Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
 
-    def delete_pod(self, d: Decision) -> None:
+    def delete_stateful_pod(self, d: Decision) -> None:
         """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
         pod: Pod = d.payload
         if self.recreating_failed_event and d.reason == "failed":

@@ -24,6 +24,7 @@ from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, ST
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
 from ..api.profiles import CURRENT, Profile
+from .recording_pod_control import RecordingPodControl
 from .stateful_pod_control import claims_match_retention_policy
 from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
@@ -218,17 +219,18 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
 
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
-                    profile: Profile, mrs: int) -> tuple[list[Decision], bool]:
+                    profile: Profile, mrs: int, pod_control: RecordingPodControl) -> tuple[list[Decision], bool]:
     """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``);
-    *mrs* is the set's minReadySeconds as the profile reads it, once per sync."""
+    *mrs* is the set's minReadySeconds as the profile reads it, once per sync.  A Failed (or
+    Succeeded) pod is deleted through *pod_control* (``DeleteStatefulPod``), which records it."""
     out: list[Decision] = []
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
         if not P.is_terminating(pod):
-            out.append(_d("delete", name, "failed",
-                          f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
-                          "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
+            pod_control.delete_stateful_pod(_d(
+                "delete", name, "failed", f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
+                "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
         else:
             out.append(_d("wait", name, "terminating",
                           f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
@@ -326,8 +328,10 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
 
 
 def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: Pod | None,
-                      monotonic: bool, now: float, profile: Profile) -> tuple[list[Decision], bool]:
-    """Decisions for one pod outside the ordinal range, highest first (``processCondemned``)."""
+                      monotonic: bool, now: float, profile: Profile,
+                      pod_control: RecordingPodControl) -> tuple[list[Decision], bool]:
+    """Decisions for one pod outside the ordinal range, highest first, and whether to stop
+    (``processCondemned``); the delete goes through *pod_control* (``DeleteStatefulPod``)."""
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
     mrs = P.min_ready_seconds(sts, profile)
@@ -347,9 +351,10 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Available and {blocker} is the first unavailable pod; "
                    f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
-    return [_d("delete", name, "scale-down",
-               f"{name} is outside the ordinal range: delete it (highest ordinal first).",
-               "scale-down", payload=pod, **kw)], True
+    pod_control.delete_stateful_pod(_d("delete", name, "scale-down",
+                                       f"{name} is outside the ordinal range: delete it (highest ordinal first).",
+                                       "scale-down", payload=pod, **kw))
+    return [], True
 
 
 # ------------------------------------------------------------ rolling update
@@ -357,7 +362,9 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 
 def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: list[Pod], update: str,
                                                     now: float, profile: Profile,
-                                                    unavailable: list[bool] | None = None) -> list[Decision]:
+                                                    pod_control: RecordingPodControl, log: list[Decision],
+                                                    status: StatefulSetStatus,
+                                                    unavailable: list[bool] | None = None) -> StatefulSetStatus:
     """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``,
     called by :func:`update_stateful_set_pods` when the MaxUnavailableStatefulSet gate is on).
 
@@ -372,6 +379,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     ``maxUnavailable - unavailable``.  A wait is recorded when old pods remain
     in range but none could be deleted.  *unavailable*, when given, says for each slot whether
     its pod is unavailable (``isUnavailable``), as the sync worked it out before processReplica.
+    The deletes go through *pod_control* (``DeleteStatefulPod``), each taking one off
+    ``status.currentReplicas`` once made; the wait goes to *log*.  Returns the status.
     """
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
@@ -390,31 +399,38 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     # unavailablePodsNeedingUpdate: every slot, not only those above the partition
     needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
     if n_unavailable >= max_u and needing == 0:
-        return _budget_wait(replicas, in_range, n_unavailable, max_u)
+        log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
+        return status
+    deleted = 0
 
-    def delete(i: int, why: str) -> Decision:
+    def delete(i: int, why: str) -> None:
+        nonlocal deleted, status
         pod = replicas[i]
-        return _d("delete", pod.name, "update",
-                  f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
-                  "mu-update", step=STEP_UPDATE, slot=i, payload=pod)
+        pod_control.delete_stateful_pod(_d(
+            "delete", pod.name, "update",
+            f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
+            "mu-update", step=STEP_UPDATE, slot=i, payload=pod))
+        status = replace(status, current_replicas=status.current_replicas - 1)
+        deleted += 1
 
-    out: list[Decision] = []
     if parallel:
         # phase 1: every old pod that is unavailable anyway (no cap: it costs no budget)
         for i in [i for i in in_range if unavailable[i]]:
-            out.append(delete(i, "it is already unavailable, so replacing it costs nothing"))
+            delete(i, "it is already unavailable, so replacing it costs nothing")
         # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
         for i in in_range:
             if budget <= 0:
                 break
             if not unavailable[i]:
-                out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
+                delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")
                 budget -= 1
     else:
         for i in in_range[:max_u - n_unavailable]:
-            out.append(delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}"))
-    return out or _budget_wait(replicas, in_range, n_unavailable, max_u)
+            delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")
+    if not deleted:
+        log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
+    return status
 
 
 def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
@@ -489,40 +505,41 @@ RECREATE_GATE = "StatefulSetRecreateStrategy"
 
 
 def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[int, Pod], condemned: list[Pod],
-                             status: StatefulSetStatus, now: float
-                             ) -> tuple[list[Decision], bool, StatefulSetStatus]:
+                             status: StatefulSetStatus, now: float, pod_control: RecordingPodControl,
+                             log: list[Decision]) -> tuple[bool, StatefulSetStatus]:
     """The first two phases of a Recreate update (``recreateDeleteAndWait``): delete every created
     pod not at *update* -- replicas (by slot) and condemned pods alike, all at once
     (``runForAll`` in burst mode, whatever the pod management policy) -- then wait until none of
     them is left.
 
-    Returns (decisions, whether every old-revision pod is gone, *status*): while one is left the
+    Deletes through *pod_control* (``DeleteStatefulPod``), records the waits in *log*; returns
+    (whether every old-revision pod is gone, *status*): while one is left the
     status gets ``Progressing`` True, RecreateInProgress, "Deleting old revision pods", and
     ``updateStatefulSet`` creates nothing.  Slots number the replicas from 0 and the condemned
     pods after ``spec.replicas``, as upstream's concatenated slice does.
     """
     n = sts.spec.replicas
     slots = [(i, replicas[i]) for i in sorted(replicas)] + [(n + j, pod) for j, pod in enumerate(condemned)]
-    out: list[Decision] = []
     in_progress = False
     for slot, pod in slots:
         if not P.is_created(pod) or P.get_pod_revision(pod) == update:
             continue
         in_progress = True
         if P.is_terminating(pod):
-            out.append(_d("wait", pod.name, "recreate-terminating",
+            log.append(_d("wait", pod.name, "recreate-terminating",
                           f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
                           "no new pod until every old-revision pod is gone.",
                           "recreate-terminating", step=STEP_RECREATE, slot=slot))
             continue
         # upstream logs "Recreate: deleting old revision pod"
-        out.append(_d("delete", pod.name, "recreate",
-                      f"{pod.name} is at revision {pod.revision or '?'}, not {update}: Recreate deletes "
-                      "every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot, payload=pod))
+        pod_control.delete_stateful_pod(_d(
+            "delete", pod.name, "recreate", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+            "Recreate deletes every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot,
+            payload=pod))
     if in_progress:
-        return out, False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
-                                                       "Deleting old revision pods", now)
-    return out, True, status
+        return False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+                                                  "Deleting old revision pods", now)
+    return True, status
 
 
 def unknown_strategy(sts: StatefulSet) -> list[Decision]:
@@ -585,8 +602,9 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
     sts = snap.sts
     log: list[Decision] = []
     gates = gates or {}
+    pod_control = RecordingPodControl(log)  # the planner's pod control: its requests are decision rows
     current, update, collisions, status, condemned, monotonic, status_if_recreate_fails = perform_update(
-        snap, profile, gates, log)
+        snap, profile, gates, log, pod_control)
     log.extend(truncate_history(sts, snap.pods, snap.revisions, current, update))
     fallback = None
     if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
@@ -604,22 +622,24 @@ plan_sync = update_stateful_set
 """The planner of the newest profiles (``StatefulSetController.planner``)."""
 
 
-def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision]):
+def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision],
+                   pod_control: RecordingPodControl):
     """The revisions, then the pods (``performUpdate``): :func:`get_stateful_set_revisions`, then
     :func:`update_stateful_set_pods`.  Appends the decisions to *log*; returns (current revision,
     update revision, collisionCount, status, condemned pods, monotonic, the status to write if a
-    Recreate delete fails).  The status write
-    (``updateStatefulSetStatus``) is still made by ``stateful_pod_control.apply_plan``."""
+    Recreate delete fails); the steps' pod requests go through *pod_control* (deletes so far:
+    ``DeleteStatefulPod``).  The status write (``updateStatefulSetStatus``) is still made by
+    ``stateful_pod_control.apply_plan``."""
     decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile)
     log.extend(decisions)
     status, condemned, monotonic, status_if_recreate_fails = update_stateful_set_pods(
-        snap, current, update, collisions, update_rev, profile, gates, log)
+        snap, current, update, collisions, update_rev, profile, gates, log, pod_control)
     return current, update, collisions, status, condemned, monotonic, status_if_recreate_fails
 
 
 def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
                              update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
-                             log: list[Decision]
+                             log: list[Decision], pod_control: RecordingPodControl
                              ) -> tuple[StatefulSetStatus | None, int, bool, StatefulSetStatus | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
 
@@ -629,8 +649,9 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     the status (``updateStatus``), :func:`process_replica` for each slot (:func:`run_for_all`), then
     ``fixPodClaim`` and :func:`process_condemned` for each condemned pod, then the rolling update
     (the gate-off loop below, or :func:`update_stateful_set_after_invariant_established`).
-    Appends to *log*; returns (status, number of condemned pods, monotonic, the status without
-    Recreate's Progressing change, written instead if one of its deletes fails; None if no Recreate).
+    Appends to *log*, deletes through *pod_control* (``DeleteStatefulPod``); returns (status, number
+    of condemned pods, monotonic, the status without Recreate's Progressing change, written instead if
+    one of its deletes fails; None if no Recreate).
     """
     sts, now = snap.sts, snap.now
     recreate_gate = profile.gate(gates, RECREATE_GATE)
@@ -692,8 +713,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     status_before_recreate = None
     if sts.spec.update_strategy == "Recreate":
         status_before_recreate = status
-        ds, all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now)
-        log.extend(ds)
+        all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now,
+                                                                   pod_control, log)
         if not all_old_pods_terminated:
             return status, len(condemned), monotonic, status_before_recreate
         if current != update:
@@ -716,7 +737,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
             if pod is None:
                 pod = new_pod(i)
             replicas.append(pod)
-        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs)
+        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
         log.extend(ds)
         if monotonic:
             return stop, next((d.error for d in ds if d.error), None)
@@ -742,7 +763,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     run_for_all(len(condemned), fix_pod_claim, monotonic)
 
     def process_condemned_fn(i: int) -> tuple[bool, str | None]:
-        ds, stop = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile)
+        ds, stop = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile,
+                                     pod_control)
         log.extend(ds)
         return stop, None
 
@@ -754,21 +776,21 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     if sts.spec.update_strategy in ("OnDelete", "Recreate"):
         return status, len(condemned), monotonic, status_before_recreate
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        log.extend(update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
-                                                                   unavailable))
+        status = update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
+                                                                 pod_control, log, status, unavailable)
         return status, len(condemned), monotonic, status_before_recreate
     # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
-    # update revision and not terminating is deleted (one per sync; the applier then takes one off
+    # update revision and not terminating is deleted (one per sync, then one is taken off
     # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
     # Available stops the walk.  Pods below the partition are never looked at.
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
         if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
-            log.append(_d("delete", pod.name, "update",
-                          f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it "
-                          "so it comes back updated.", "update", step=STEP_UPDATE, slot=target,
-                          payload=pod))
+            pod_control.delete_stateful_pod(_d(
+                "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+                "delete it so it comes back updated.", "update", step=STEP_UPDATE, slot=target, payload=pod))
+            status = replace(status, current_replicas=status.current_replicas - 1)
             break
         if P.is_unavailable(pod, mrs, now):
             log.append(_d("wait", pod.name, "update-unavailable",

@@ -23,7 +23,7 @@ ordinal range (no ``processReplica``, ``processCondemned`` or
 * the status is counted incrementally: all claimed pods at the start, then +1
   for each pod created in the sync, -1 current/updated for each condemned pod
   deleted, -1 replicas/current/updated for a Failed pod deleted, -1 current
-  for a rolling-update deletion (the applier subtracts that one);
+  for a rolling-update deletion (taken off after ``completeRollingUpdate``);
 * ``completeRollingUpdate`` compares with the counted ``status.replicas``,
   not ``spec.replicas``; a sync that fails writes no status at all
   (``Profile.status_on_error``);
@@ -173,16 +173,17 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         first_unhealthy = next((p for p in condemned if not P.is_healthy(p)), None)
     monotonic = not P.allows_burst(sts)
 
-    def finish() -> SyncPlan:
+    def finish(deleted_for_update: int = 0) -> SyncPlan:
         status = StatefulSetStatus(
             observed_generation=sts.generation, replicas=counts.replicas,
             ready_replicas=counts.ready, available_replicas=0, current_replicas=counts.cur,
             updated_replicas=counts.upd, current_revision=current, update_revision=update,
             collision_count=collisions, conditions=())
         # No rolling-update deletion can happen in a sync that completes the update (the
-        # deleted pod would be counted but not updated), so completing here, before the
-        # applier subtracts those deletions, gives upstream's result.
+        # deleted pod would be counted but not updated), so completing here, before
+        # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
+        status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
         live = {current, update} | {p.revision for p in snap.pods}
         decisions.extend(_truncate(snap, live))
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
@@ -293,7 +294,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
             decisions.append(_d("delete", pod.name, "update",
                                 f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                                 "delete it for update.", "update", payload=pod, **kw))
-            return finish()  # the applier subtracts it from currentReplicas
+            return finish(deleted_for_update=1)  # status.CurrentReplicas--
         if not P.is_healthy(pod):
             decisions.append(_d("wait", pod.name, "update-unavailable",
                                 f"StatefulSet is waiting for Pod {pod.name} to update (it is not "

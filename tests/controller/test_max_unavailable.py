@@ -9,9 +9,10 @@ one call of the update step, every pod at an old revision.
 import pytest
 
 from helpers import web
+from stsedu.controller.recording_pod_control import RecordingPodControl
 from stsedu.controller.stateful_set_control import update_stateful_set_after_invariant_established
 from stsedu.api.defaults import default_statefulset
-from stsedu.api.objects import Pod, StatefulSet
+from stsedu.api.objects import Pod, StatefulSet, StatefulSetStatus
 from stsedu.api.profiles import CURRENT, V1_36
 from stsedu.controller.stateful_set_utils import get_stateful_set_max_unavailable
 
@@ -37,9 +38,18 @@ def make_pods(n, unready=(), terminating=(), young=()):
     return pods
 
 
+def update_step(sts, pods, profile):
+    """The decisions of one call of the update step, its deletes recorded by a pod control that
+    writes nothing (as upstream's table test passes a fake one)."""
+    log = []
+    update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, profile, RecordingPodControl(log), log,
+                                                    StatefulSetStatus())
+    return log
+
+
 def deleted(n, policy, *, profile=CURRENT, max_unavailable=1, partition=0, min_ready=0, **pods):
     sts = make_set(n, policy, max_unavailable, partition, min_ready)
-    ds = update_stateful_set_after_invariant_established(sts, make_pods(n, **pods), "web-new", NOW, profile)
+    ds = update_step(sts, make_pods(n, **pods), profile)
     assert all(d.action in ("delete", "wait") for d in ds)
     return [d.pod for d in ds if d.action == "delete"]
 
@@ -96,7 +106,7 @@ def test_parallel_before_the_fix_counts_broken_pods_against_the_budget(n, option
 def test_a_blocked_update_step_records_a_max_unavailable_wait():
     """A rollout held by the budget is visible: one wait on the highest old pod in range."""
     sts = make_set(3, "Parallel")
-    ds = update_stateful_set_after_invariant_established(sts, make_pods(3, terminating={2}), "web-new", NOW, CURRENT)
+    ds = update_step(sts, make_pods(3, terminating={2}), CURRENT)
     assert [(d.action, d.pod, d.reason) for d in ds] == [("wait", "web-1", "max-unavailable")]
     assert ds[0].rule.startswith("updateStatefulSetAfterInvariantEstablished")
 
@@ -106,7 +116,7 @@ def test_nothing_left_to_update_is_not_a_wait():
     sts = make_set(3, "Parallel")
     pods = [Pod(name=f"web-{i}", labels={"controller-revision-hash": "web-new"}, phase="Running",
                 ready=i != 0, ready_since=0.0) for i in range(3)]
-    assert update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, CURRENT) == []
+    assert update_step(sts, pods, CURRENT) == []
 
 
 @pytest.mark.parametrize("value,replicas,expected", [
@@ -131,3 +141,14 @@ def test_max_unavailable_zero_is_rejected(manual_cluster, value):
     assert [p for p, _ in e.value.errors] == ["spec.updateStrategy.rollingUpdate.maxUnavailable"]
     assert "cannot be 0" in e.value.errors[0][1]
     assert c.dump() == before
+
+
+def test_each_delete_takes_one_off_current_replicas():
+    """``status.CurrentReplicas--`` after each ``DeleteStatefulPod`` of the update step, where upstream's
+    updateStatefulSetAfterInvariantEstablished writes it (the status the sync then writes)."""
+    sts = make_set(5, "Parallel", max_unavailable=2)
+    log = []
+    status = update_stateful_set_after_invariant_established(
+        sts, make_pods(5), "web-new", NOW, CURRENT, RecordingPodControl(log), log, StatefulSetStatus(current_replicas=5))
+    assert [(d.action, d.pod) for d in log] == [("delete", "web-4"), ("delete", "web-3")]
+    assert status.current_replicas == 3

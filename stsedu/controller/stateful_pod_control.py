@@ -177,11 +177,11 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
         again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
-        if again is None:  # the cache holds another pod of that name, consistent as it is
+        if again is None:  # the pod the cache holds under that name is consistent as it is
             done = replace(d, applied=True, error=None)
             break
-        if again is not d:  # another pod of that name: its own fix (its claims are left alone)
-            d, name, group = again, again.payload.name, []
+        if again is not d:  # the pod as the cache holds it; another pod of that name: its claims are left alone
+            d, name, group = again, again.payload.name, (group if again.payload.uid == d.payload.uid else [])
         tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc"]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
         fixed = False
@@ -493,6 +493,7 @@ class ClusterObjects:
         """The resourceVersion the informer cache still holds for each object this sync wrote:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
+        self.listed_rv: dict[str, int] = {}  # pods as listed: processReplica's copy, not caught up until reread
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -524,6 +525,8 @@ class ClusterObjects:
         """Note that this sync wrote *old* (as the cache holds it, until a Conflict)."""
         if self.stale_cache:
             self.cached_rv.setdefault((kind, old.name), old.resource_version)
+            if kind == "Pod":
+                self.listed_rv.setdefault(old.name, old.resource_version)
 
     def _update(self, kind: str, stored, new) -> None:
         """Update *stored* to *new*, sent with the resourceVersion the informer cache holds: the API
@@ -605,8 +608,8 @@ class ClusterObjects:
             # status and the defaults it added
             pod = replace(pod, uid=stored.uid, spec=stored.spec)
         elif stored is not None and stored.uid == pod.uid:
-            cached = self.cached_rv.get(("Pod", pod.name), stored.resource_version)
-            if cached != stored.resource_version:  # sent from the cache's stale copy
+            cached = self.listed_rv.get(pod.name, self.cached_rv.get(("Pod", pod.name), stored.resource_version))
+            if cached != stored.resource_version:  # sent from a stale copy
                 self._caught_up(e := APIError("update", "Pod", pod.name, reason="Conflict"))
                 raise e
         if stored is not None and stored.uid == pod.uid and (
@@ -622,11 +625,12 @@ class ClusterObjects:
 
     def reread(self, d: Decision) -> Decision | None:
         """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
-        from the informer cache.  The same pod: *d* again.  Another pod (a hand-made web-01 was
-        renamed web-1, and web-1 exists): None if that pod is consistent, else its own fix."""
+        from the informer cache (caught up) and checks it: None if consistent, else its fix; *d* again
+        for a pod just created or gone.  It may be another pod (web-01 renamed web-1 beside web-1)."""
         pod = d.payload
+        self.listed_rv.pop(pod.name, None)
         stored = self.c.store.get("Pod", self.sts.namespace, pod.name)
-        if stored is None or stored.uid == pod.uid or not pod.uid:
+        if stored is None or not pod.uid:
             return d
         profile = self.c.profile
         identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)

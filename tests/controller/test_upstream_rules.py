@@ -613,3 +613,53 @@ def test_closure_retry_after_a_stale_claim_write_rereads_the_claims_and_finds_th
     assert "could not update claim data-web-0 for delete policy ownerRefs: Operation cannot be fulfilled on " \
            'persistentvolumeclaims "data-web-0": the object has been modified' in events(c, r.sync)[0][2]
     assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]
+
+
+def test_retry_after_a_stale_pod_write_rereads_the_pod_and_finds_it_consistent():
+    """UpdateStatefulPod's retry.RetryOnConflict closure reads the pod again from the (caught-up)
+    informer cache and checks identityMatches, storageMatches and the claims' retention policy on
+    that copy (found by the differential suite with resource-version conflicts on, a set orphaned
+    and applied again).  ClaimPods adopts the orphan web-0 (a patch); its claim lost its owner, so
+    processReplica's ClaimsMatchRetentionPolicy sends it to UpdateStatefulPod: the claim update goes
+    through, the pod update from the stale cache copy is refused (409).  The retry's pod has its
+    identity and storage and its claim now fits: consistent, no second pod update, and the sync
+    records one SuccessfulUpdate (the kit sent the pod update again)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(1, claims=1, persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Retain"}))
+    c.sync("web")
+    ready(c, "web-0")
+    c.store.update("Pod", replace(c.store.get("Pod", "default", "web-0"), owner_references=()))
+    claim = c.pvcs("web")[0]
+    c.store.update("PersistentVolumeClaim", replace(claim, owner_references=()))
+    r = c.sync("web")
+    assert r.error is None
+    update = next(d for d in r.decisions if d.action == "update")
+    assert update.resent == (("update", "Pod", "web-0", True),)
+    assert [o.kind for o in c.pod("web-0").owner_references] == ["StatefulSet"]
+    assert [o.kind for o in c.pvcs("web")[0].owner_references] == ["StatefulSet"]
+    assert [e[1] for e in events(c, r.sync)] == ["SuccessfulUpdate"]
+
+
+def test_pod_update_after_another_pods_conflict_still_sends_the_listed_copy():
+    """processReplica hands UpdateStatefulPod the pod as the sync listed it (replicas[i]); a Conflict
+    brings the informer caches up to date, not that copy (found by the differential suite with
+    resource-version conflicts on, its Parallel batch run one goroutine after another).  Two
+    orphaned pods are adopted (patches); web-0's claim work meets a stale claim (409), which catches
+    the caches up; web-1's closure fixes its claims and sends its pod update from the copy listed
+    before the adoption: 409, and the retry reads web-1 again and finds it consistent (the kit sent
+    the update from the caught-up cache and it went through)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2, claims=2, podManagementPolicy="Parallel",
+                persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Delete"}))
+    c.sync("web")
+    c.kubelet.start("web-1")
+    for name in ("web-0", "web-1"):
+        c.store.update("Pod", replace(c.store.get("Pod", "default", name), owner_references=()))
+    for claim in c.pvcs("web"):
+        c.store.update("PersistentVolumeClaim", replace(claim, owner_references=()))
+    r = c.sync("web")
+    assert r.error is None
+    update = next(d for d in r.decisions if d.action == "update" and d.pod == "web-1")
+    assert update.resent == (("update", "Pod", "web-1", True),)
+    assert [o.kind for o in c.pod("web-1").owner_references] == ["StatefulSet"]
+    assert ("Normal", "SuccessfulUpdate", "Update Pod web-1 in StatefulSet web successful") in events(c, r.sync)

@@ -59,16 +59,7 @@ class ObjectManager(Protocol):
     def create_claim(self, d: Decision) -> None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
-    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
-        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
-        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
-        if not self.stale_cache:
-            return False
-        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
-        pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
-        return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
-                                                                                 condemned=False))
+    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool: ...
 
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
@@ -149,8 +140,9 @@ def _closure_of(ds: list[Decision], i: int) -> list[Decision] | None:
 def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
                          first: Decision | None = None) -> Decision:
     """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
-    informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
-    created are created again (AlreadyExists ends it), its claim fixes are sent again.  Each
+    informer cache has it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work
+    the caught-up cache still calls for is sent again (``claim_up_to_date``; with a cache that
+    never catches up, every claim again: a create meets AlreadyExists and ends it).  Each
     failure inside the closure records a FailedUpdate, and the outcome one more event
     (``recordPodEvent``)."""
     name = d.payload.name if d.payload is not None else d.pod
@@ -182,7 +174,8 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
             break
         if again is not d:  # the pod as the cache holds it; another pod of that name: its claims are left alone
             d, name, group = again, again.payload.name, (group if again.payload.uid == d.payload.uid else [])
-        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc"]
+        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc" and not (
+            hasattr(om, "claim_up_to_date") and om.claim_up_to_date(g, name))]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
         fixed = False
         if not errors:
@@ -694,12 +687,15 @@ class ClusterObjects:
         self._update("PersistentVolumeClaim", claim, replace(claim, owner_references=tuple(fixed)))
 
     def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
-        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
-        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        """What ``UpdateStatefulPod``'s retry finds for the claim work *d* in the (caught-up) cache: a
+        claim to create is there (``createPersistentVolumeClaims`` skips it); a claim fix's owner refs
+        already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A cache that never catches
+        up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
         claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        if d.action == "create-pvc":
+            return claim is not None
         pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
                                                                                  condemned=False))

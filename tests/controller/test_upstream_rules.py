@@ -663,3 +663,25 @@ def test_pod_update_after_another_pods_conflict_still_sends_the_listed_copy():
     assert update.resent == (("update", "Pod", "web-1", True),)
     assert [o.kind for o in c.pod("web-1").owner_references] == ["StatefulSet"]
     assert ("Normal", "SuccessfulUpdate", "Update Pod web-1 in StatefulSet web successful") in events(c, r.sync)
+
+
+def test_retry_after_a_stale_pod_write_does_not_create_the_claims_again():
+    """UpdateStatefulPod's retry runs createPersistentVolumeClaims again over the caught-up claim
+    lister, which skips a claim it holds (found by the differential suite with resource-version
+    conflicts on).  A Parallel set adopts a hand-made Running orphan web-0 without volumes (a patch);
+    the closure creates its claim, restores its storage and sends the pod from the stale copy: 409.
+    The retry re-reads web-0, restores its storage again, finds data-web-0 in the cache (no create)
+    and the pod update goes through (the kit created the claim again: AlreadyExists, FailedUpdate)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(0, claims=1, podManagementPolicy="Parallel"))
+    c.sync("web")
+    c.store.create("Pod", Pod(name="web-0", labels={"app": "web"}, phase="Pending",
+                              spec={"containers": [{"name": "nginx", "image": "nginx:1"}], "hostname": "web-0"}))
+    c.kubelet.start("web-0")
+    c.scale("web", 1)
+    r = c.sync("web")
+    update = next(d for d in r.decisions if d.action == "update" and d.pod == "web-0")
+    assert update.applied and update.resent == (("update", "Pod", "web-0", True), ("update", "Pod", "web-0", False))
+    assert [(d.action, d.applied) for d in r.decisions if d.action == "create-pvc"] == [("create-pvc", True)]
+    assert ("Normal", "SuccessfulUpdate", "Update Pod web-0 in StatefulSet web successful") in events(c, r.sync)
+    assert not [e for e in events(c, r.sync) if e[1] == "FailedUpdate"]

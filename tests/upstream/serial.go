@@ -41,7 +41,6 @@ type serializer struct {
 	mu        sync.Mutex
 	admitted  map[uint64]bool
 	unordered bool
-	buf       []byte
 }
 
 func newSerializer() *serializer { return &serializer{admitted: map[uint64]bool{}} }
@@ -80,9 +79,7 @@ func (s *serializer) gateHolding(held sync.Locker) {
 	if s == nil {
 		return
 	}
-	own := make([]byte, 8<<10)
-	own = own[:runtime.Stack(own, false)]
-	mine := goroutines(own)
+	mine := goroutines(stack(false))
 	var me uint64
 	batch := false
 	for id, b := range mine {
@@ -126,20 +123,24 @@ func (s *serializer) gateHolding(held sync.Locker) {
 func (s *serializer) earlierAlive(me uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.buf == nil {
-		s.buf = make([]byte, 1<<20)
-	}
-	n := runtime.Stack(s.buf, true)
-	for n == len(s.buf) {
-		s.buf = make([]byte, 2*len(s.buf))
-		n = runtime.Stack(s.buf, true)
-	}
-	for id, batch := range goroutines(s.buf[:n]) {
+	for id, batch := range goroutines(stack(true)) {
 		if batch && id < me {
 			return true
 		}
 	}
 	return false
+}
+
+// stack is runtime.Stack's whole dump (the "created by" line ends each goroutine's part).
+func stack(all bool) []byte {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, all)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // serially runs f with one P (goroutine ids in creation order), then restores GOMAXPROCS.

@@ -89,8 +89,8 @@ type request struct {
 	Faults    []fault                               `json:"faults"`
 	Gates     map[string]bool                       `json:"gates"`
 	// Conflicts turns on the API server's optimistic concurrency: an update whose
-	// resourceVersion is stale fails with Conflict. The differential suite leaves it
-	// off (docs/upstream-oracle.md, "Kept out").
+	// resourceVersion is stale fails with Conflict. On in the differential suite unless
+	// STSEDU_UPSTREAM_CONFLICTS=0 (docs/upstream-oracle.md, "Resource-version conflicts").
 	Conflicts bool `json:"conflicts"`
 	// PodOrder is the order in which the kit lists the namespace's pods. The informer's
 	// list order is random upstream (a Go map); the sync takes the kit's, so that of two

@@ -59,16 +59,7 @@ class ObjectManager(Protocol):
     def create_claim(self, d: Decision) -> None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
-    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
-        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
-        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
-        if not self.stale_cache:
-            return False
-        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
-        pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
-        return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
-                                                                                 condemned=False))
+    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool: ...
 
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
@@ -148,8 +139,9 @@ def _closure_of(ds: list[Decision], i: int) -> list[Decision] | None:
 def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
                          first: Decision | None = None) -> Decision:
     """``UpdateStatefulPod``: the pod update and, on Conflict, the whole closure again as the
-    informer cache had it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claims it
-    created are created again (AlreadyExists ends it), its claim fixes are sent again.  Each
+    informer cache has it (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work
+    the caught-up cache still calls for is sent again (``claim_up_to_date``; with a cache that
+    never catches up, every claim again: a create meets AlreadyExists and ends it).  Each
     failure inside the closure records a FailedUpdate, and the outcome one more event
     (``recordPodEvent``)."""
     name = d.payload.name if d.payload is not None else d.pod
@@ -176,12 +168,13 @@ def _update_stateful_pod(d: Decision, group: list[Decision], om: ObjectManager,
     while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
         retries += 1
         again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
-        if again is None:  # the cache holds another pod of that name, consistent as it is
+        if again is None:  # the pod the cache holds under that name is consistent as it is
             done = replace(d, applied=True, error=None)
             break
-        if again is not d:  # another pod of that name: its own fix (its claims are left alone)
-            d, name, group = again, again.payload.name, []
-        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc"]
+        if again is not d:  # the pod as the cache holds it; another pod of that name: its claims are left alone
+            d, name, group = again, again.payload.name, (group if again.payload.uid == d.payload.uid else [])
+        tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc" and not (
+            hasattr(om, "claim_up_to_date") and om.claim_up_to_date(g, name))]
         errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
         fixed = False
         if not errors:
@@ -496,6 +489,7 @@ class ClusterObjects:
         """The resourceVersion the informer cache still holds for each object this sync wrote:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
+        self.listed_rv: dict[str, int] = {}  # pods as listed: processReplica's copy, not caught up until reread
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -527,6 +521,8 @@ class ClusterObjects:
         """Note that this sync wrote *old* (as the cache holds it, until a Conflict)."""
         if self.stale_cache:
             self.cached_rv.setdefault((kind, old.name), old.resource_version)
+            if kind == "Pod":
+                self.listed_rv.setdefault(old.name, old.resource_version)
 
     def _update(self, kind: str, stored, new) -> None:
         """Update *stored* to *new*, sent with the resourceVersion the informer cache holds: the API
@@ -608,8 +604,8 @@ class ClusterObjects:
             # status and the defaults it added
             pod = replace(pod, uid=stored.uid, spec=stored.spec)
         elif stored is not None and stored.uid == pod.uid:
-            cached = self.cached_rv.get(("Pod", pod.name), stored.resource_version)
-            if cached != stored.resource_version:  # sent from the cache's stale copy
+            cached = self.listed_rv.get(pod.name, self.cached_rv.get(("Pod", pod.name), stored.resource_version))
+            if cached != stored.resource_version:  # sent from a stale copy
                 self._caught_up(e := APIError("update", "Pod", pod.name, reason="Conflict"))
                 raise e
         if stored is not None and stored.uid == pod.uid and (
@@ -625,11 +621,12 @@ class ClusterObjects:
 
     def reread(self, d: Decision) -> Decision | None:
         """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
-        from the informer cache.  The same pod: *d* again.  Another pod (a hand-made web-01 was
-        renamed web-1, and web-1 exists): None if that pod is consistent, else its own fix."""
+        from the informer cache (caught up) and checks it: None if consistent, else its fix; *d* again
+        for a pod just created or gone.  It may be another pod (web-01 renamed web-1 beside web-1)."""
         pod = d.payload
+        self.listed_rv.pop(pod.name, None)
         stored = self.c.store.get("Pod", self.sts.namespace, pod.name)
-        if stored is None or stored.uid == pod.uid or not pod.uid:
+        if stored is None or not pod.uid:
             return d
         profile = self.c.profile
         identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
@@ -695,12 +692,15 @@ class ClusterObjects:
         self._update("PersistentVolumeClaim", claim, replace(claim, owner_references=tuple(fixed)))
 
     def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
-        """What ``UpdateStatefulPod``'s retry finds for the claim fix *d* in the (caught-up) cache:
-        the claim's owner refs already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A
-        cache that never catches up (``stale_cache`` off) still holds the claim as it was: sent again."""
+        """What ``UpdateStatefulPod``'s retry finds for the claim work *d* in the (caught-up) cache: a
+        claim to create is there (``createPersistentVolumeClaims`` skips it); a claim fix's owner refs
+        already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A cache that never catches
+        up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
         claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        if d.action == "create-pvc":
+            return claim is not None
         pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
                                                                                  condemned=False))

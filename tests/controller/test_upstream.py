@@ -12,9 +12,11 @@ object after the sync, the events recorded, the requeue planned and whether the 
   treats apart (Conflict and Invalid too), claim templates and retention policies,
   ordinals.start, minReadySeconds, orphaning and re-adoption, delete and re-apply, hand-made
   pods, a lagging garbage collector).
-  ``STSEDU_UPSTREAM_HISTORIES=N`` sets how many per profile (default 50).
+  ``STSEDU_UPSTREAM_HISTORIES=N`` sets how many per profile (default 50); resource-version
+  conflicts are on (``STSEDU_UPSTREAM_CONFLICTS=0`` turns them off; docs/upstream-oracle.md).
 * ``test_shipped_scenarios``: every scenario of the library, every sync of it.
-* ``test_error_paths_agree``: reviewed error paths and the minimised histories of issue 27.
+* ``test_error_paths_agree``: reviewed error paths and the minimised histories of issue 27;
+  ``test_conflict_paths_agree``: those of the runs with conflicts on.
 
 Without Go, or when the oracle cannot be built, the whole module skips with one line.
 """
@@ -36,8 +38,8 @@ pytestmark = pytest.mark.upstream
 
 HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
 PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
-# resourceVersion checks in the oracle's fake API server (off: see docs/upstream-oracle.md, "Kept out")
-CONFLICTS = os.environ.get("STSEDU_UPSTREAM_CONFLICTS", "0") == "1"
+# resourceVersion checks in the oracle's fake API server (on; STSEDU_UPSTREAM_CONFLICTS=0 turns them off)
+CONFLICTS = os.environ.get("STSEDU_UPSTREAM_CONFLICTS", "1") == "1"
 PROFILES = ("current", "v1.36", "v1.16")
 
 _oracles: dict = {}
@@ -509,6 +511,29 @@ V116_PATHS = {
         lambda answer: ("patch", "ControllerRevision", "old-8df5464bd") in
                        [(w["verb"], w["kind"], w["name"]) for w in answer["writes"]],
 }
+
+
+# What the random histories with resource-version conflicts found (tests/controller/test_upstream_rules.py),
+# compared with the checks on: UpdateStatefulPod's retry over caught-up caches.
+CONFLICT_PATHS = {
+    "adopted pod, claim without owner: the retry finds the pod consistent": rules.orphan_whose_claim_lost_its_owner,
+    "Parallel batch: a pod update from the listed copy after another pod's Conflict":
+        rules.parallel_orphans_whose_claims_lost_their_owner,
+    "adopted Running orphan without volumes: the retry creates no claim": rules.running_orphan_without_volumes,
+}
+
+
+@pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
+@pytest.mark.parametrize("case", sorted(CONFLICT_PATHS))
+def test_conflict_paths_agree(case, profile):
+    """The minimised histories of the conflicts run: that sync and the next agree with the real
+    controller with resource-version checks on."""
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    CONFLICT_PATHS[case](c)
+    result, answer = uo.checked_sync(c, oracle, "web", conflicts=True)
+    assert any(w.get("reason") == "Conflict" for w in answer["writes"]), "no write met a Conflict"
+    uo.checked_sync(c, oracle, "web", conflicts=True)
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -64,8 +64,8 @@ func newSyncer(w *world, ns string, gates map[string]bool, recorder *record.Fake
 		recorder: recorder, ctx: klog.NewContext(context.Background(), klog.Background())}
 	store := consistency.NewNoopConsistencyStore()
 	s.control = statefulset.NewDefaultStatefulSetControl(
-		statefulset.NewStatefulPodControl(w.client, corelisters.NewPodLister(podIdx),
-			corelisters.NewPersistentVolumeClaimLister(pvcIdx), s.recorder, store),
+		statefulset.NewStatefulPodControl(w.client, serialPodLister{corelisters.NewPodLister(podIdx), w.serial.gate},
+			serialClaimLister{corelisters.NewPersistentVolumeClaimLister(pvcIdx), w.serial.gate}, s.recorder, store),
 		statefulset.NewRealStatefulSetStatusUpdater(w.client, s.setLister, store),
 		history.NewHistory(w.client, appslisters.NewControllerRevisionLister(revIdx), revIdx),
 	)

@@ -89,8 +89,8 @@ type request struct {
 	Faults    []fault                               `json:"faults"`
 	Gates     map[string]bool                       `json:"gates"`
 	// Conflicts turns on the API server's optimistic concurrency: an update whose
-	// resourceVersion is stale fails with Conflict. The differential suite leaves it
-	// off (docs/upstream-oracle.md, "Kept out").
+	// resourceVersion is stale fails with Conflict. On in the differential suite unless
+	// STSEDU_UPSTREAM_CONFLICTS=0 (docs/upstream-oracle.md, "Resource-version conflicts").
 	Conflicts bool `json:"conflicts"`
 	// PodOrder is the order in which the kit lists the namespace's pods. The informer's
 	// list order is random upstream (a Go map); the sync takes the kit's, so that of two
@@ -180,6 +180,9 @@ type world struct {
 	// namespace they hold
 	caches  map[string]cache.Indexer
 	cacheNS string
+	// serial admits a Parallel set's pod goroutines one at a time (serial.go); nil in the
+	// timing mode
+	serial *serializer
 }
 
 func (w *world) tracker() k8stesting.ObjectTracker { return w.client.Tracker() }
@@ -275,6 +278,7 @@ func describe(obj runtime.Object, wr *write) {
 // the API server's part where the fake tracker does not (uids, creation times, Pending phase
 // of new pods, graceful pod deletion, status validation).
 func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
+	w.serial.gateHolding(&w.client.Fake) // Invokes holds the clientset's lock
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	verb := action.GetVerb()
@@ -441,6 +445,8 @@ type response struct {
 	Kubernetes   string                            `json:"kubernetes,omitempty"`
 	Gates        map[string]bool                   `json:"gates,omitempty"`
 	Problem      string                            `json:"problem,omitempty"`
+	// Unordered: a goroutine of a batch went on before an earlier one had returned (serial.go)
+	Unordered bool `json:"unordered,omitempty"`
 }
 
 var gvrs = map[string]schema.GroupVersionResource{
@@ -570,12 +576,15 @@ func syncWith(req request, client *fake.Clientset,
 		resp.OK, resp.Problem = false, err.Error()
 		return
 	}
+	w.serial = newSerializer()
 	recorder := record.NewFakeRecorder(100000)
 	defer w.answer(&resp, ns, recorder)
-	if stage, err := sync(req, w, ns, recorder, &resp); err != nil {
-		msg := err.Error()
-		resp.Error, resp.Stage = &msg, stage
-	}
+	serially(func() {
+		if stage, err := sync(req, w, ns, recorder, &resp); err != nil {
+			msg := err.Error()
+			resp.Error, resp.Stage = &msg, stage
+		}
+	})
 	return resp
 }
 
@@ -604,6 +613,11 @@ func (w *world) answer(resp *response, ns string, recorder *record.FakeRecorder)
 	w.mu.Lock()
 	resp.Writes = append(resp.Writes, w.writes...)
 	w.mu.Unlock()
+	if w.serial != nil {
+		w.serial.mu.Lock()
+		resp.Unordered = w.serial.unordered
+		w.serial.mu.Unlock()
+	}
 	for _, wr := range resp.Writes {
 		if wr.Kind == "StatefulSet" && wr.Sub == "status" && wr.Error == "" {
 			obj, err := w.tracker().Get(gvrs["StatefulSet"], ns, wr.Name)

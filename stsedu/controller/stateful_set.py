@@ -2,7 +2,7 @@
 
 ``sync`` = adopt orphan revisions, claim pods (adopt / release), take a
 snapshot, :func:`~stsedu.controller.stateful_set_control.plan_sync`,
-:func:`~stsedu.controller.stateful_pod_control.apply_plan`, and record it all
+:func:`~stsedu.controller.plan_applier.apply_plan`, and record it all
 in the trace.  The writes go through
 :class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, which asks the
 cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
@@ -18,7 +18,8 @@ from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
 from ..api.errors import APIError
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus, controller_of, label_selector_as_selector
-from .stateful_pod_control import ClusterObjects, apply_plan
+from .plan_applier import apply_plan
+from .stateful_pod_control import ClusterObjects
 from . import stateful_set_utils as P
 from .history import sort_revisions
 

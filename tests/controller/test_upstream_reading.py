@@ -14,7 +14,7 @@ it in upstream's source (read from the Go files when they are in the module cach
 call must be there in the kit, by AST: the Python twin of the caller calls the twin of the callee.
 ``CALLS_NOT_YET`` lists, as ``"caller -> callee"``, the calls not mirrored yet (either twin missing,
 or the kit calls it from elsewhere: the steps still return decisions and
-``stateful_pod_control.apply_plan`` makes the writes until the rewrite of issue 30 lands); it too
+``plan_applier.apply_plan`` makes the writes until the rewrite of issue 30 lands); it too
 only shrinks, and a twin that disappears or moves to another
 caller makes the test fail.
 """

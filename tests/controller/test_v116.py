@@ -17,7 +17,7 @@ from stsedu.controller import stateful_set_control as control
 from stsedu.controller import stateful_set_control_v116 as control_v116
 from stsedu.controller.stateful_set import claimed_pods, set_revisions
 from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
-from stsedu.controller.stateful_pod_control import NOT_REACHED
+from stsedu.controller.plan_applier import NOT_REACHED
 
 POLICIES = ["OrderedReady", "Parallel"]
 

@@ -241,7 +241,9 @@ class Lab(DisplayedAsWidget):
             return self.max_syncs
         n = 0
         if self._exists():
-            n = max(self._sts().spec.replicas, len(self.cluster.pods(self.name)))
+            # a count of the set's pods: read in the store, not deep-copied pod by pod as pods() hands them out
+            owned = sum(p.owner == self.name for p in self.cluster.store.list("Pod", "default"))
+            n = max(self._sts().spec.replicas, owned)
         return 300 + 10 * n
 
     def _run(self, until: float | None = None) -> list[SyncResult]:

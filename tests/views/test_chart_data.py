@@ -82,3 +82,24 @@ def test_every_chart_function_with_data_is_its_data_drawn():
         chart, data = getattr(charts, fn)(trace), getattr(charts, f"{fn}_data")(trace)
         assert charts.to_spec(chart) == charts.to_spec(data.chart()), fn
         chart.to_dict()  # and the spec is valid Vega-Lite (Altair's full check)
+
+
+@pytest.mark.parametrize("fn", [charts.pod_timeline_data, charts.revision_map_data, charts.decision_strip_data])
+def test_a_chart_data_function_turns_each_trace_table_into_a_dataframe_once(fn, monkeypatch):
+    """Issue 26 item 5: the set's name, the trace's end, the pod segments, the revision colours and the
+    partition line of one redraw read one DataFrame per trace table, not one each."""
+    lab = labs.UpdateLab(examples.web(4))
+    lab.set_image("nginx:2")
+    trace = lab.cluster.trace
+    built: dict[str, int] = {}
+    for table in ("pods", "status", "syncs", "decisions"):
+        real = getattr(trace, table)
+
+        def counted(*a, _real=real, _table=table, **k):
+            built[_table] = built.get(_table, 0) + 1
+            return _real(*a, **k)
+        monkeypatch.setattr(trace, table, counted)
+    expected = fn(trace, "web")
+    assert built and max(built.values()) == 1, built
+    monkeypatch.undo()
+    assert fn(trace, "web").rows == expected.rows

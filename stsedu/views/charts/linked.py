@@ -14,7 +14,7 @@ import pandas as pd
 
 from .. import tables
 from . import common
-from .common import CONFIG, WIDTH, chart_title, pick_set, x_extent, x_scale
+from .common import CONFIG, WIDTH, TablesOnce, chart_title, pick_set, x_extent, x_scale
 from .timeline import timeline_panel
 from .revisions import revision_panel
 from .status import LANE_PX, status_layers
@@ -64,38 +64,6 @@ class _Stacked(alt.VConcatChart):
         alt.TopLevelVConcatSpec.__init__(self, data=data, vconcat=list(vconcat), **kwargs)
 
 
-class _TablesOnce:
-    """*trace* for the length of one chart: its whole tables (``syncs()``, ``pods()``, ``status()``,
-    ``decisions()``) are built once and handed out as copies; everything else is the trace's own."""
-
-    def __init__(self, trace) -> None:
-        object.__setattr__(self, "_trace", trace)
-        object.__setattr__(self, "_tables", {})
-
-    def _table(self, name: str) -> pd.DataFrame:
-        if name not in self._tables:
-            self._tables[name] = getattr(self._trace, name)()
-        return self._tables[name].copy()
-
-    def syncs(self):
-        return self._table("syncs")
-
-    def pods(self):
-        return self._table("pods")
-
-    def status(self):
-        return self._table("status")
-
-    def decisions(self, sync: int | None = None):
-        return self._table("decisions") if sync is None else self._trace.decisions(sync)
-
-    def __getattr__(self, name):
-        return getattr(self._trace, name)
-
-    def __setattr__(self, name, value) -> None:  # e.g. the cache tables.pod_intervals keeps on the trace
-        setattr(self._trace, name, value)
-
-
 def _rows(data):
     """*data* (a DataFrame) converted as Altair converts a chart's data in ``to_dict()``: the same rows,
     the same dataset name; converted once here for data several layers show."""
@@ -121,7 +89,7 @@ def overview(trace, set_name: str | None = None):
     # Built without Altair's check of each part as it is made: these parts are fixed by this code, and
     # to_dict() (which every display runs) validates the whole spec anyway.
     with debug_mode(False):
-        return _overview(_TablesOnce(trace), set_name)
+        return _overview(TablesOnce(trace), set_name)
 
 
 def _overview(trace, set_name: str):

@@ -118,9 +118,6 @@ class SyncPlan:
     update_revision: str = ""
     collision_count: int = 0
     monotonic: bool = True
-    replica_slots: int = 0
-    condemned_slots: int = 0
-    live_revisions: frozenset[str] = frozenset()
     history_if_revisions_fail: tuple[Decision, ...] | None = None
     """``truncateHistory`` when ``getStatefulSetRevisions`` fails: no current or update
     revision then, so only the pods' revisions are live (None: the profile's code did not

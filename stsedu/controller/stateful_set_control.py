@@ -9,7 +9,7 @@ and in their order: :func:`perform_update` → :func:`get_stateful_set_revisions
 for each slot and ``fixPodClaim`` / :func:`process_condemned` for each condemned pod, each through
 :func:`run_for_all` (:func:`slow_start_batch` for Parallel sets), then the rolling update (its
 gate-off loop, or :func:`update_stateful_set_after_invariant_established`); :func:`truncate_history`
-last.  Nothing is written here yet: ``stateful_pod_control.apply_plan`` carries the plan out and
+last.  Nothing is written here yet: ``plan_applier.apply_plan`` carries the plan out and
 stops where upstream would stop on an error (docs/behaviour.md section 1).
 """
 
@@ -603,7 +603,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
     log: list[Decision] = []
     gates = gates or {}
     pod_control = RecordingPodControl(log)  # the planner's pod control: its requests are decision rows
-    current, update, collisions, status, condemned, monotonic, status_if_recreate_fails = perform_update(
+    current, update, collisions, status, monotonic, status_if_recreate_fails = perform_update(
         snap, profile, gates, log, pod_control)
     log.extend(truncate_history(sts, snap.pods, snap.revisions, current, update))
     fallback = None
@@ -612,8 +612,6 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
         fallback = tuple(truncate_history(sts, snap.pods, snap.revisions, None, None))
     return SyncPlan(decisions=tuple(log), status=status, current_revision=current,
                     update_revision=update, collision_count=collisions, monotonic=monotonic,
-                    replica_slots=sts.spec.replicas, condemned_slots=condemned,
-                    live_revisions=frozenset(live_revisions(snap.pods, current, update)),
                     history_if_revisions_fail=fallback, status_if_recreate_fails=status_if_recreate_fails,
                     recreate_time=snap.now if profile.gate(gates, RECREATE_GATE) else None)
 
@@ -626,21 +624,21 @@ def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], 
                    pod_control: RecordingPodControl):
     """The revisions, then the pods (``performUpdate``): :func:`get_stateful_set_revisions`, then
     :func:`update_stateful_set_pods`.  Appends the decisions to *log*; returns (current revision,
-    update revision, collisionCount, status, condemned pods, monotonic, the status to write if a
+    update revision, collisionCount, status, monotonic, the status to write if a
     Recreate delete fails); the steps' pod requests go through *pod_control* (deletes so far:
     ``DeleteStatefulPod``).  The status write (``updateStatefulSetStatus``) is still made by
-    ``stateful_pod_control.apply_plan``."""
+    ``plan_applier.apply_plan``."""
     decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile)
     log.extend(decisions)
-    status, condemned, monotonic, status_if_recreate_fails = update_stateful_set_pods(
+    status, monotonic, status_if_recreate_fails = update_stateful_set_pods(
         snap, current, update, collisions, update_rev, profile, gates, log, pod_control)
-    return current, update, collisions, status, condemned, monotonic, status_if_recreate_fails
+    return current, update, collisions, status, monotonic, status_if_recreate_fails
 
 
 def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
                              update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
                              log: list[Decision], pod_control: RecordingPodControl
-                             ) -> tuple[StatefulSetStatus | None, int, bool, StatefulSetStatus | None]:
+                             ) -> tuple[StatefulSetStatus | None, bool, StatefulSetStatus | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
 
     Named ``update_stateful_set_pods`` because Python's snake_case cannot tell it from
@@ -649,8 +647,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     the status (``updateStatus``), :func:`process_replica` for each slot (:func:`run_for_all`), then
     ``fixPodClaim`` and :func:`process_condemned` for each condemned pod, then the rolling update
     (the gate-off loop below, or :func:`update_stateful_set_after_invariant_established`).
-    Appends to *log*, deletes through *pod_control* (``DeleteStatefulPod``); returns (status, number
-    of condemned pods, monotonic, the status without Recreate's Progressing change, written instead if
+    Appends to *log*, deletes through *pod_control* (``DeleteStatefulPod``); returns (status,
+    monotonic, the status without Recreate's Progressing change, written instead if
     one of its deletes fails; None if no Recreate).
     """
     sts, now = snap.sts, snap.now
@@ -707,16 +705,16 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     monotonic = not P.allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
         log.extend(unknown_strategy(sts))
-        return None, len(condemned), monotonic, None
+        return None, monotonic, None
     if sts.deletion_timestamp is not None:
-        return status, len(condemned), monotonic, None
+        return status, monotonic, None
     status_before_recreate = None
     if sts.spec.update_strategy == "Recreate":
         status_before_recreate = status
         all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now,
                                                                    pod_control, log)
         if not all_old_pods_terminated:
-            return status, len(condemned), monotonic, status_before_recreate
+            return status, monotonic, status_before_recreate
         if current != update:
             status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
                                                  "Waiting for new-revision pods to be created", now)
@@ -750,7 +748,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     should_exit, error = run_for_all(n, process_replica_fn, monotonic)
     if should_exit or error is not None:
-        return status, len(condemned), monotonic, status_before_recreate
+        return status, monotonic, status_before_recreate
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
@@ -770,15 +768,15 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     should_exit, _ = run_for_all(len(condemned), process_condemned_fn, monotonic)
     if should_exit:
-        return status, len(condemned), monotonic, status_before_recreate
+        return status, monotonic, status_before_recreate
 
     # the rolling update (OnDelete and Recreate sets have none)
     if sts.spec.update_strategy in ("OnDelete", "Recreate"):
-        return status, len(condemned), monotonic, status_before_recreate
+        return status, monotonic, status_before_recreate
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
         status = update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
                                                                  pod_control, log, status, unavailable)
-        return status, len(condemned), monotonic, status_before_recreate
+        return status, monotonic, status_before_recreate
     # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
     # update revision and not terminating is deleted (one per sync, then one is taken off
     # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
@@ -797,4 +795,4 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
                           f"{pod.name} is not yet Available; the rolling update waits for it.",
                           "update-unavailable", step=STEP_UPDATE, slot=target))
             break
-    return status, len(condemned), monotonic, status_before_recreate
+    return status, monotonic, status_before_recreate

@@ -187,8 +187,7 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         live = {current, update} | {p.revision for p in snap.pods}
         decisions.extend(_truncate(snap, live))
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
-                        update_revision=update, collision_count=collisions, monotonic=monotonic,
-                        replica_slots=n, condemned_slots=len(condemned), live_revisions=frozenset(live))
+                        update_revision=update, collision_count=collisions, monotonic=monotonic)
 
     if sts.deletion_timestamp is not None:
         return finish()

@@ -49,6 +49,13 @@ loaded machine the kubelet's timers and the API server's writes run later still.
 state a timed scenario shows (the shortest, a container up for a second before it exits, lasts 1 s), so a
 late cluster is read in the state the kit shows, and a cluster in another state is still caught."""
 
+EVENT_SLACK = 12.0
+"""Seconds a stable point may go on reading ``describe`` until its events are the kit's. The controller
+manager's event broadcaster posts events in the background, and a post that fails (an API server busy on a
+loaded machine) is tried again up to 10 s later (client-go's ``tools/record``), so an event can land after
+the objects have been quiet for :data:`QUIET` seconds. Events that never come, or come different, are still
+caught."""
+
 
 # ================================================================ what a learner observes
 
@@ -463,8 +470,12 @@ def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = T
         return 0.0
     for _, docs in scenario.objects:
         session.apply(list(docs))
+    def settled_point(step, actions):
+        point(step, actions)
+        if texts and len(run.points) <= len(kit_points):
+            _await_events(session, scenario.set_name, kit_points[len(run.points) - 1], run.points[-1])
     stable = session.wait_stable(timeout)
-    point(0, ["objects"])
+    settled_point(0, ["objects"])
     for chunk, wait in _points(scenario):
         if anchor is None or wait is None:
             anchor = time.time()
@@ -480,7 +491,7 @@ def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = T
         if wait is None:
             stable = session.wait_stable(timeout + kit_elapsed())
             anchor = None
-            point(chunk[-1].number if chunk else run.points[-1]["step"], [s.action for s in chunk] or ["run"])
+            settled_point(chunk[-1].number if chunk else run.points[-1]["step"], [s.action for s in chunk] or ["run"])
         else:
             want = kit_points[len(run.points)] if len(run.points) < len(kit_points) else {"since": 0.0}
             since = want["since"]
@@ -497,6 +508,19 @@ def play(scenario, session: LiveSession, timeout: float = 120.0, texts: bool = T
     run.pod_changes = [("create" if v == "create" else "delete", n) for v, k, n, _ in run.writes
                        if k == "Pod" and v in ("create", "delete")]
     return run
+
+
+def _await_events(session, set_name: str, kit_point: dict, live_point: dict) -> None:
+    """Read ``describe`` again, for up to :data:`EVENT_SLACK` seconds, until *live_point* lists the events
+    *kit_point* lists (the events are posted after the writes they tell of)."""
+    name = "describe sts: events"
+    want, got = kit_point.get("texts") or {}, live_point["texts"]
+    if want.get(name) is None or got.get(name) is None:
+        return
+    deadline = time.time() + EVENT_SLACK
+    while not _same_events(want[name], got[name], live_point["namespace"]) and time.time() < deadline:
+        time.sleep(0.5)
+        got.update(_describe_parts(session.kubectl("describe", f"statefulset/{set_name}", check=False).stdout))
 
 
 def _agrees_in_time(kit_point: dict, live_point: dict) -> bool:

@@ -9,8 +9,9 @@ and in their order: :func:`perform_update` → :func:`get_stateful_set_revisions
 for each slot and ``fixPodClaim`` / :func:`process_condemned` for each condemned pod, each through
 :func:`run_for_all` (:func:`slow_start_batch` for Parallel sets), then the rolling update (its
 gate-off loop, or :func:`update_stateful_set_after_invariant_established`); :func:`truncate_history`
-last.  Nothing is written here yet: ``plan_applier.apply_plan`` carries the plan out and
-stops where upstream would stop on an error (docs/behaviour.md section 1).
+last.  The steps make their requests through the pod control they are given; the planner's is a
+``RecordingPodControl``, so nothing is written here yet: ``plan_applier.apply_plan`` carries the
+recorded requests out and stops where upstream would stop on an error (docs/behaviour.md section 1).
 """
 
 from __future__ import annotations
@@ -158,8 +159,9 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
 
 
 def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                     rule_key: str, slot: int, step: str) -> tuple[list[Decision], bool]:
-    """Creates for missing claims of *pod*; second item True if a claim is being deleted.
+                     rule_key: str, slot: int, step: str) -> list[Decision]:
+    """Creates for missing claims of *pod*, then a failing row (with its error) for each claim
+    being deleted.
 
     Like ``createPersistentVolumeClaims``: every missing claim is created,
     and a claim that is being deleted makes the whole call fail afterwards.
@@ -177,7 +179,7 @@ def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persistent
                                f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
                                "claim-deleting", target=name, step=step, slot=slot,
                                error=f"pvc {name} is being deleted", payload=rule_key))
-    return out + deleting, bool(deleting)
+    return out + deleting
 
 
 def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
@@ -220,9 +222,10 @@ def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Pers
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, mrs: int, pod_control: RecordingPodControl) -> tuple[list[Decision], bool]:
-    """Decisions for one slot of the ordinal range, and whether to stop (``processReplica``);
-    *mrs* is the set's minReadySeconds as the profile reads it, once per sync.  A Failed (or
-    Succeeded) pod is deleted through *pod_control* (``DeleteStatefulPod``), which records it."""
+    """One slot of the ordinal range (``processReplica``): its waits, and whether to stop (*mrs*: the
+    set's minReadySeconds, read once per sync).  Its requests, as decision rows, go through *pod_control*:
+    ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (its error, a claim being
+    deleted, stops the slot), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
     out: list[Decision] = []
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
@@ -243,37 +246,32 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
             return out, True
-        claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
-        out.extend(claim_ds)
-        if blocked:
-            return out, True
+        claim_ds = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
         created = pod
-        out.append(_d("create", name, "missing",
-                      f"{name} does not exist: create it at revision {pod.revision}.",
-                      "create", payload=created, step=STEP_REPLICAS, slot=slot))
-        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                          STEP_REPLICAS, profile))
-        if monotonic:
+        error = pod_control.create_stateful_pod(
+            claim_ds, _d("create", name, "missing", f"{name} does not exist: create it at revision {pod.revision}.",
+                         "create", payload=created, step=STEP_REPLICAS, slot=slot),
+            _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
+        if error is not None or monotonic:
             return out, True
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
         if not claims_match_retention_policy(sts, created, snap.claims, False, profile):
-            out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                              STEP_REPLICAS, profile))
-            out.append(_d("update", name, "identity",
-                          f"The owner refs of {name}'s claims did not fit the retention policy when "
-                          f"this sync began; they are fixed again and {name} is updated (unchanged).",
-                          "identity", payload=created, step=STEP_REPLICAS, slot=slot))
+            pod_control.update_stateful_pod(
+                [], _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
+                _d("update", name, "identity",
+                   f"The owner refs of {name}'s claims did not fit the retention policy when "
+                   f"this sync began; they are fixed again and {name} is updated (unchanged).",
+                   "identity", payload=created, step=STEP_REPLICAS, slot=slot))
         return out, False
     # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
     if P.is_pending(pod) and profile.pvc_retention:
-        claim_ds, blocked = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
-        out.extend(claim_ds)
-        if blocked:
+        claim_ds = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
+        if pod_control.create_missing_persistent_volume_claims(
+                claim_ds, _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                                 STEP_REPLICAS, profile)) is not None:
             return out, True
-        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                          STEP_REPLICAS, profile))
     # OrderedReady: wait for the pod to be gone, Running and Ready, Available
     if P.is_terminating(pod) and monotonic:
         out.append(_d("wait", name, "terminating",
@@ -294,13 +292,11 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
     if identity_ok and storage_ok and retention_ok:
         return out, False
-    if not storage_ok:
-        # UpdateStatefulPod's createPersistentVolumeClaims: a claim being deleted fails it too
-        claim_ds, _ = _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
-        out.extend(claim_ds)
-    if not retention_ok:
-        out.extend(_claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                          STEP_REPLICAS, profile))
+    # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
+    # then UpdatePodClaimForRetentionPolicy
+    claim_ds = [] if storage_ok else _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
+    owner_ds = [] if retention_ok else _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+                                                              STEP_REPLICAS, profile)
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
     # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
@@ -320,7 +316,8 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     else:
         message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
                    f"they were fixed and {name} is updated (unchanged).")
-    out.append(_d("update", name, "identity", message, "identity", payload=fixed, step=STEP_REPLICAS, slot=slot))
+    pod_control.update_stateful_pod(claim_ds, owner_ds, _d("update", name, "identity", message, "identity",
+                                                           payload=fixed, step=STEP_REPLICAS, slot=slot))
     return out, False
 
 
@@ -735,11 +732,13 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
             if pod is None:
                 pod = new_pod(i)
             replicas.append(pod)
+        before = len(log)
         ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
         log.extend(ds)
+        made = log[before:]  # the slot's requests (through pod_control) and waits
         if monotonic:
-            return stop, next((d.error for d in ds if d.error), None)
-        creates += sum(1 for d in ds if d.action == "create")
+            return stop, next((d.error for d in made if d.error), None)
+        creates += sum(1 for d in made if d.action == "create")
         if over_create_budget(creates, len(snap.pods)):
             # the create past the budget fails (TooManyRequests) and ends updateStatefulSet
             over_budget = True
@@ -754,8 +753,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
         pod = condemned[i]
         if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
-            log.extend(_claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i,
-                                              STEP_CLAIMS_FIX, profile))
+            pod_control.update_pod_claim_for_retention_policy(
+                _claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
         return False, None
 
     run_for_all(len(condemned), fix_pod_claim, monotonic)

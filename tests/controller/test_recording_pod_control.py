@@ -1,0 +1,76 @@
+"""The recording pod control: the steps' requests as decision rows, nothing written.
+
+Upstream's steps call the ``StatefulPodControl`` (``processReplica`` → ``CreateStatefulPod``,
+``UpdateStatefulPod``, ``createMissingPersistentVolumeClaims``; ``fixPodClaim`` →
+``UpdatePodClaimForRetentionPolicy``; ``processCondemned`` → ``DeleteStatefulPod``), and its tests pass a
+fake one.  ``Cluster.preview()`` runs the kit's steps with ``RecordingPodControl``.
+"""
+
+from __future__ import annotations
+
+import stsedu
+from helpers import web
+from stsedu.api.objects import POD_NAME_LABEL
+from stsedu.controller.decisions import RULES, Decision
+from stsedu.controller.recording_pod_control import RecordingPodControl
+
+RETAIN_ON_DELETE = {"whenScaled": "Delete", "whenDeleted": "Retain"}
+
+
+def rows(plan) -> list[tuple]:
+    return [(d.step, d.action, d.pod, d.target) for d in plan.decisions]
+
+
+def state(c: stsedu.Cluster) -> tuple:
+    return c.store.dump(), c.trace.events().to_csv(), c.trace.decisions().to_csv()
+
+
+def test_preview_of_creates_records_create_stateful_pod_and_writes_nothing():
+    """CreateStatefulPod: the claims first (createPersistentVolumeClaims), then the pod, slot by slot
+    in slowStartBatch's order; preview() records them and creates nothing."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(2, "Parallel", claims=True))
+    before = state(c)
+    plan = c.preview("web")
+    assert [r for r in rows(plan) if r[0] == "replicas"] == [
+        ("replicas", "create-pvc", "web-0", "data-web-0"), ("replicas", "create", "web-0", None),
+        ("replicas", "create-pvc", "web-1", "data-web-1"), ("replicas", "create", "web-1", None)]
+    assert state(c) == before
+    assert c.pods("web") == []
+
+
+def test_preview_of_fixes_records_update_stateful_pod_and_the_claim_fix_and_writes_nothing():
+    """UpdateStatefulPod for a pod that lost its identity label; UpdatePodClaimForRetentionPolicy
+    (fixPodClaim) for the condemned pods' claims before processCondemned deletes them; nothing
+    written."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(web(3, "Parallel", claims=True, retention=RETAIN_ON_DELETE))
+    c.sync("web")
+    for name in ("web-0", "web-1", "web-2"):
+        c.kubelet.start(name)
+        c.kubelet.set_ready(name)
+    c.sync("web")
+    c.scale("web", 1)
+    c.patch_pod("web-0", {"metadata": {"labels": {POD_NAME_LABEL: None}}})
+    before = state(c)
+    plan = c.preview("web")
+    assert rows(plan)[-5:] == [
+        ("replicas", "update", "web-0", None),
+        ("fix-claims", "update-pvc", "web-2", "data-web-2"), ("fix-claims", "update-pvc", "web-1", "data-web-1"),
+        ("condemned", "delete", "web-2", None), ("condemned", "delete", "web-1", None)]
+    assert state(c) == before
+    assert c.pods("web")[0].labels.get(POD_NAME_LABEL) is None
+
+
+def test_create_stateful_pod_stops_when_a_claim_is_being_deleted():
+    """CreateStatefulPod returns createPersistentVolumeClaims' error before it creates the pod: the
+    recording control records the claim rows, not the create nor the owner fixes, and returns it."""
+    log: list[Decision] = []
+    claim = Decision("wait", "web-0", "claim-deleting", "m", RULES["claim-deleting"], target="data-web-0",
+                     error="pvc data-web-0 is being deleted")
+    create = Decision("create", "web-0", "missing", "m", RULES["create"])
+    owner = Decision("update-pvc", "web-0", "retention-policy", "m", RULES["claim-owner"], target="data-web-0")
+    assert RecordingPodControl(log).create_stateful_pod([claim], create, [owner]) == "pvc data-web-0 is being deleted"
+    assert log == [claim]
+    assert RecordingPodControl(log).create_stateful_pod([], create, [owner]) is None
+    assert log == [claim, create, owner]

@@ -1,6 +1,6 @@
 """Seeded random walks through real cluster states, and what each sync decided along them.
 
-``tests/controller/test_perf_equivalence.py`` replays these walks and compares every
+``tests/controller/upstream/test_perf_equivalence.py`` replays these walks and compares every
 sync's outcome with ``tests/data/walks.json``, recorded with the earlier,
 hand-tuned planner (the one with inlined fast paths and memos, before the
 plain algorithm replaced it): the shipped algorithm must decide exactly what

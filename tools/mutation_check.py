@@ -14,7 +14,7 @@ non-upstream test checks, and gets a test.
     python tools/mutation_check.py --list       # their names
     python tools/mutation_check.py cap-400 ...  # only these
 
-``tests/controller/test_mutation_check.py`` (marked ``slow``) runs a few of them in CI.
+``tests/controller/upstream/test_mutation_check.py`` (marked ``slow``) runs a few of them in CI.
 Exit status 0 when every mutation run was caught, 1 otherwise.
 """
 
@@ -33,14 +33,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 TESTS = (
-    "tests/controller/test_api_errors.py",
-    "tests/controller/test_perf_equivalence.py",   # the recorded walks: every decision of every sync
-    "tests/controller/test_scaling.py",
-    "tests/controller/test_updates.py",
-    "tests/controller/test_max_unavailable.py",
-    "tests/controller/test_upstream_rules.py",
-    "tests/controller/test_storage.py",
-    "tests/controller/test_recreate.py",
+    "tests/controller/stateful_set_control/test_api_errors.py",
+    "tests/controller/upstream/test_perf_equivalence.py",   # the recorded walks: every decision of every sync
+    "tests/controller/stateful_set_control/test_scaling.py",
+    "tests/controller/stateful_set_control/test_updates.py",
+    "tests/controller/stateful_set_control/test_max_unavailable.py",
+    "tests/controller/upstream/test_upstream_rules.py",
+    "tests/controller/stateful_pod_control/test_storage.py",
+    "tests/controller/stateful_set_control/test_recreate.py",
 )
 """The controller's tests of the quick suite (none needs Go)."""
 

@@ -170,7 +170,7 @@ class Writes:
     def requeue_for_availability(self, sts: StatefulSet, at: float) -> None:
         """Wake the set at *at*, when ``syncStatefulSet`` planned its next availability check
         (``enqueueSSAfter``; the delay comes from ``next_sync_duration``, checked against the
-        real controller's ``requeue_after`` by tests/controller/test_upstream.py)."""
+        real controller's ``requeue_after`` by tests/controller/upstream/test_upstream.py)."""
         key = (sts.namespace, sts.name, at)
         if key in self._requeues:
             return

@@ -449,7 +449,7 @@ def test_update_storage_puts_claim_volumes_first_and_keeps_others():
 def test_docs_retention_table_matches_the_code():
     """docs/storage.md's retention table is what claim_owner_refs_wanted (isClaimOwnerUpToDate's table) says."""
     from pathlib import Path
-    text = (Path(__file__).parents[2] / "docs" / "storage.md").read_text()
+    text = (Path(__file__).parents[3] / "docs" / "storage.md").read_text()
     section = text.split("| whenScaled / whenDeleted |", 1)[1].split("\n\n", 1)[0]
     rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
             for line in section.splitlines()[2:]]

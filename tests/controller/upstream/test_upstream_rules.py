@@ -2,7 +2,7 @@
 
 Each test is the minimised history of one divergence, named after the upstream rule it checks
 (k8s.io/kubernetes v1.37.2, ``pkg/controller/statefulset`` and ``pkg/controller/history``).
-``tests/controller/test_upstream.py`` runs the same histories beside the real code (``ISSUE_27``).
+``tests/controller/upstream/test_upstream.py`` runs the same histories beside the real code (``ISSUE_27``).
 """
 
 from __future__ import annotations

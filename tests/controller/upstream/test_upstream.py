@@ -438,7 +438,7 @@ def _failed_pod_create_with_claims(c, oracle, log):
 
 
 def _issue27(setup, **cluster):
-    """A minimised history of issue 27 (tests/controller/test_upstream_rules.py), run beside the real code."""
+    """A minimised history of issue 27 (tests/controller/upstream/test_upstream_rules.py), run beside the real code."""
     def run(c, oracle, log):
         setup(c)
     run.cluster = cluster  # Cluster() arguments of the history
@@ -513,7 +513,7 @@ V116_PATHS = {
 }
 
 
-# What the random histories with resource-version conflicts found (tests/controller/test_upstream_rules.py),
+# What the random histories with resource-version conflicts found (tests/controller/upstream/test_upstream_rules.py),
 # compared with the checks on: UpdateStatefulPod's retry over caught-up caches.
 CONFLICT_PATHS = {
     "adopted pod, claim without owner: the retry finds the pod consistent": rules.orphan_whose_claim_lost_its_owner,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONTROLLER = ROOT / "stsedu" / "controller"
 GO_SOURCE = Path.home() / "go/pkg/mod/k8s.io/kubernetes@v1.37.2/pkg/controller/statefulset"
 

@@ -54,42 +54,6 @@ def pick_set(trace, set_name: str | None) -> str:
     raise ValueError(f"the trace has several StatefulSets ({', '.join(names)}): pass set_name=")
 
 
-class TablesOnce:
-    """*trace* for the length of one chart: its whole tables (``syncs()``, ``pods()``, ``status()``,
-    ``decisions()``) are built once and handed out as copies; everything else is the trace's own.
-
-    Made afresh by each chart function and dropped with it (never kept on the trace): the set's
-    name, the trace's end, the pod segments, the revision colours and the partition line of one
-    redraw read the same tables, which the trace would otherwise turn into DataFrames for each."""
-
-    def __init__(self, trace) -> None:
-        object.__setattr__(self, "_trace", trace)
-        object.__setattr__(self, "_tables", {})
-
-    def _table(self, name: str) -> pd.DataFrame:
-        if name not in self._tables:
-            self._tables[name] = getattr(self._trace, name)()
-        return self._tables[name].copy()
-
-    def syncs(self):
-        return self._table("syncs")
-
-    def pods(self):
-        return self._table("pods")
-
-    def status(self):
-        return self._table("status")
-
-    def decisions(self, sync: int | None = None):
-        return self._table("decisions") if sync is None else self._trace.decisions(sync)
-
-    def __getattr__(self, name):
-        return getattr(self._trace, name)
-
-    def __setattr__(self, name, value) -> None:  # e.g. the cache tables.pod_intervals keeps on the trace
-        setattr(self._trace, name, value)
-
-
 CONFIG = dict(
     font=FONT,
     axis=alt.AxisConfig(labelFontSize=13, titleFontSize=14, titleFontWeight="normal", grid=False),

@@ -303,7 +303,8 @@ class Lab(DisplayedAsWidget):
         """Pods Ready at the revision they should have, out of those wanted; syncs and the clock."""
         if not self._exists():
             return
-        spec, st = self._sts().spec, self._sts().status
+        sts = self._sts()
+        spec, st = sts.spec, sts.status
         lo, hi = spec.start_ordinal, spec.start_ordinal + spec.replicas
         partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
         done = sum(1 for p in self.cluster.pods(self.name)
@@ -479,11 +480,8 @@ class Lab(DisplayedAsWidget):
         return []
 
     def _exists(self) -> bool:
-        try:
-            self.cluster.statefulset(self.name)
-            return True
-        except KeyError:
-            return False
+        # looked up in the store: cluster.statefulset would deep-copy the set only to be dropped
+        return self.cluster.store.get("StatefulSet", "default", self.name) is not None
 
     def _sts(self):
         return self.cluster.statefulset(self.name)

@@ -14,8 +14,22 @@ from stsedu.views.charts.common import merge_segments, pod_segments
 
 
 def _snapshot(trace) -> dict:
-    """Each attribute of the trace, as (object, size): a view that kept something on it changes one."""
-    return {k: (id(v), len(v) if hasattr(v, "__len__") else v) for k, v in vars(trace).items()}
+    """Each attribute of the trace, as (object, size, and for a dict what each key holds): a view that
+    kept something on it changes one."""
+    return {k: (id(v), len(v) if hasattr(v, "__len__") else v,
+                {key: id(x) for key, x in v.items()} if isinstance(v, dict) else None)
+            for k, v in vars(trace).items()}
+
+
+def _frames_in(value, depth: int = 3) -> int:
+    """How many DataFrames *value* holds (in dicts, lists and tuples, *depth* levels down)."""
+    if isinstance(value, pd.DataFrame):
+        return 1
+    if depth and isinstance(value, dict):
+        return sum(_frames_in(v, depth - 1) for v in value.values())
+    if depth and isinstance(value, (list, tuple)):
+        return sum(_frames_in(v, depth - 1) for v in value)
+    return 0
 
 
 def test_the_views_keep_nothing_on_the_trace():
@@ -28,6 +42,7 @@ def test_the_views_keep_nothing_on_the_trace():
     for fn in ("pod_timeline", "revision_map", "decision_strip"):
         getattr(charts, f"{fn}_data")(trace, "web")
     assert _snapshot(trace) == before
+    assert _frames_in(vars(trace)) == 0, "a table a view worked out is kept on the trace"
 
 
 def test_pod_intervals_of_a_grown_trace_are_worked_out_afresh():

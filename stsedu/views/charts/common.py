@@ -188,7 +188,7 @@ def merge_segments(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
 
 def _same(a, b) -> bool:
     """*a* equals *b*, and neither is missing (None or NaN: pandas' ``eq``)."""
-    return a is not None and a == a and a == b
+    return a is not None and not (isinstance(a, float) and math.isnan(a)) and a == b
 
 
 def pod_segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None,

@@ -284,7 +284,7 @@ def pod_rows(cluster, pods, wide: bool = False, tables: TablesOnce | None = None
     """The cells of ``kubectl get pods`` for *pods*: NAME READY STATUS RESTARTS AGE (and ``-o wide``'s four).
     *tables*: the redraw's tables of ``cluster.trace``, if it has them."""
     now = cluster.now
-    ips = pod_ips(tables if tables is not None else cluster.trace)
+    ips = pod_ips(tables if tables is not None else cluster.trace) if wide else {}  # only -o wide shows IPs
     rows = []
     for p in pods:
         n = len(p.spec.get("containers") or ()) or 1

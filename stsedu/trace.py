@@ -155,9 +155,6 @@ class Trace:
         self._events: list[tuple] = []
         self._syncs: list[tuple] = []
         self._queue: list[tuple] = []
-        self.view_cache: dict[str, tuple] = {}
-        """What the views worked out from this trace, by view: ``(key, value)`` where the key
-        holds :meth:`counts` (so a grown trace is worked out afresh).  The trace never reads it."""
 
     # --------------------------------------------------------------- writing
     def add_decision(self, set_name: str, seq: int, d) -> None:

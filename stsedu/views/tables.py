@@ -16,8 +16,9 @@ import pandas as pd
 from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables.*)
     human_duration, KubectlTabWriter, pod_status_text, watch_frame, watch_lines, pods_frame, get_pods_text,
     get_sts_text, get_controllerrevisions_text, get_pvc_text, TABWRITER_MIN_WIDTH, TABWRITER_PADDING,
-    SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER, pod_incarnations)
+    SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER)
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
+from .trace_tables import TablesOnce, pod_incarnations  # noqa: F401  (pod_incarnations: public as stsedu.tables.*)
 from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
 from ..frames import kit_frame
@@ -219,7 +220,7 @@ def trace_now(trace) -> float:
     return max(end, float(now)) if isinstance(now, (int, float)) else end
 
 
-def _pod_intervals(trace, set_name: str | None = None, until: float | None = None):
+def pod_intervals(trace, set_name: str | None = None, until: float | None = None):
     """Each pod's life as state segments: one row per stretch of one state (and revision).
 
     Built from the trace's pod changes.  Available is derived: a pod Ready
@@ -235,9 +236,16 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
     controller decision behind it, if any.  Segments still open at *until*
     (default: the end of the trace) are cut there and marked ``ongoing``.
 
-    Columns: :data:`INTERVAL_COLUMNS`.
+    Columns: :data:`INTERVAL_COLUMNS`.  *trace* may be a redraw's
+    :class:`~stsedu.views.trace_tables.TablesOnce`: its charts then work the segments
+    out once for all of them.
     """
-    pods = trace.pods()
+    tables = TablesOnce.of(trace)
+    return tables.once(("pod_intervals", set_name, until), lambda: _intervals(tables, set_name, until))
+
+
+def _intervals(trace: TablesOnce, set_name: str | None, until: float | None):
+    pods = trace.incarnations()
     if set_name is not None:
         pods = pods[pods["set"] == set_name]
     end_time, end_sync = trace_end(trace)
@@ -245,7 +253,7 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
         end_time = until
     if pods.empty:
         return kit_frame(columns=list(INTERVAL_COLUMNS))
-    pods = pod_incarnations(pods.reset_index(drop=True))
+    pods = pods.reset_index(drop=True)
     status = trace.status()
     syncs = trace.syncs()
     # minReadySeconds per set over time, and each set's sync times (for availability in sync positions)
@@ -334,23 +342,6 @@ def _pod_intervals(trace, set_name: str | None = None, until: float | None = Non
 
 # ===================================================================== rollout
 
-
-
-def pod_intervals(trace, set_name: str | None = None, until: float | None = None):
-    """Each pod's life as state segments (see :func:`_pod_intervals`), cached per trace state.
-
-    Several charts of one trace need the same segments; the result is kept
-    on the trace until it grows (a copy is returned, so callers may change it).
-    """
-    key = ("pod_intervals", set_name, until, *trace.counts()) if hasattr(trace, "counts") else None
-    cache = getattr(trace, "view_cache", None) if key else None
-    if cache is not None and cache.get("pod_intervals", (None,))[0] == key:
-        return cache["pod_intervals"][1].copy()
-    value = _pod_intervals(trace, set_name, until)
-    if cache is not None:
-        cache["pod_intervals"] = (key, value)
-        return value.copy()
-    return value
 
 
 def sync_result_html(result: SyncResult) -> str:

@@ -12,6 +12,7 @@ import ipywidgets as W
 
 from ..lessons import examples
 from ..views import tables
+from ..views.trace_tables import TablesOnce
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
@@ -102,18 +103,19 @@ class LabChart:
         """The Altair chart shown (None before the first sync)."""
         return self._view.chart if self._view is not None else self.widget.chart
 
-    def update(self, lab: "Lab") -> None:
+    def update(self, lab: "Lab", tables: TablesOnce | None = None) -> None:
+        """Redraw from ``lab.cluster``; *tables*: the redraw's tables of its trace, if the lab has them."""
         trace = lab.cluster.trace
-        rows = trace.rows()
-        key = (id(trace), lab.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
+        decisions, pods, status, _events, syncs = trace.counts()  # events (a spec edit's) draw nothing
+        key = (id(trace), lab.cluster.now, decisions, pods, status, syncs)
         if key == self._key:
             return
         if self._view is not None:
             self._view.update(lab)
-        elif not rows["syncs"]:
+        elif not len(trace):
             self.widget.update(None)
         elif self.data_fn is not None:
-            self.widget.show(self.data_fn(trace, lab.name))
+            self.widget.show(self.data_fn(tables if tables is not None else trace, lab.name))
         else:
             from ..views.charts import build_chart
             self.widget.update(build_chart(self.fn, trace, lab.name))
@@ -301,7 +303,8 @@ class Lab(DisplayedAsWidget):
         """Pods Ready at the revision they should have, out of those wanted; syncs and the clock."""
         if not self._exists():
             return
-        spec, st = self._sts().spec, self._sts().status
+        sts = self._sts()
+        spec, st = sts.spec, sts.status
         lo, hi = spec.start_ordinal, spec.start_ordinal + spec.replicas
         partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
         done = sum(1 for p in self.cluster.pods(self.name)
@@ -477,11 +480,8 @@ class Lab(DisplayedAsWidget):
         return []
 
     def _exists(self) -> bool:
-        try:
-            self.cluster.statefulset(self.name)
-            return True
-        except KeyError:
-            return False
+        # looked up in the store: cluster.statefulset would deep-copy the set only to be dropped
+        return self.cluster.store.get("StatefulSet", "default", self.name) is not None
 
     def _sts(self):
         return self.cluster.statefulset(self.name)
@@ -553,15 +553,18 @@ class Lab(DisplayedAsWidget):
         self.decisions.value = ("<div class='lab-scroll'>" +
                                 decisions_html(self.last_results, self.empty_note if not self._ran else
                                                "The controller found no pod to create, delete or wait for.") + "</div>")
-        self.text.value = "".join(self._view(v) for v in self.views)
-        self.chart.update(self)
+        # the trace's tables for this redraw: `get pods` and the chart read the same ones
+        once = TablesOnce(c.trace)
+        self.text.value = "".join(self._view(v, once) for v in self.views)
+        self.chart.update(self, once)
 
-    def _view(self, kind: str) -> str:
+    def _view(self, kind: str, once: TablesOnce | None = None) -> str:
         c, name = self.cluster, self.name
         if kind == "pods":
             from ..api.objects import REVISION_LABEL
             head, text = (f"kubectl get pods -L {REVISION_LABEL}",
-                          tables.get_pods_text(c, name if self._exists() else None, label_columns=(REVISION_LABEL,)))
+                          tables.get_pods_text(c, name if self._exists() else None, label_columns=(REVISION_LABEL,),
+                                               tables=once))
         elif kind == "pvc":
             head, text = "kubectl get pvc", tables.get_pvc_text(c)
         elif kind == "sts":

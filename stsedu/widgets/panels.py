@@ -280,7 +280,8 @@ class PodsView(View):
         rev = f" · update revision <code>{esc(update_rev)}</code>" if update_rev else ""
         self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
                               f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")
-        text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,))
+        text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,),
+                                    tables=getattr(pg, "redraw_tables", None))
         self.table.value = f"<pre class='stsedu-pre stsedu-scroll'>{esc(text)}</pre>"
 
 
@@ -375,18 +376,19 @@ class ChartView(View):
 
     def update(self, pg: "Playground") -> None:
         trace = pg.cluster.trace
-        rows = trace.rows()
-        key = (id(trace), pg.cluster.now) + tuple(len(rows[k]) for k in ("syncs", "decisions", "pods", "status"))
+        decisions, pods, status, _events, syncs = trace.counts()  # events (a spec edit's) draw nothing
+        key = (id(trace), pg.cluster.now, decisions, pods, status, syncs)
         if key == self._key:
             return  # nothing the chart shows has changed (a spec edit waits for the next sync)
         self._key = key
-        if not rows["syncs"]:
+        if not len(trace):
             self.note.value = "<p class='stsedu-note'>No syncs yet: the chart appears after the first sync.</p>"
             self.jchart.layout.display = "none"
             return
         try:
             from ..views.charts import ChartData, build_chart
-            chart = build_chart(self.chart_fn, *((trace, pg.name) if self._with_name else (trace,)))
+            once = getattr(pg, "redraw_tables", None) or trace  # the redraw's tables, when it has them
+            chart = build_chart(self.chart_fn, *((once, pg.name) if self._with_name else (once,)))
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
             self.note.value = f"<div class='stsedu-error'>chart failed: {esc(type(e).__name__)}: {esc(e)}</div>"
             return

@@ -18,6 +18,7 @@ from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
+from ..views.trace_tables import TablesOnce
 from .layout import MAX_REPLICAS, PlaygroundLayout
 from .settled import unsettled
 from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
@@ -284,13 +285,21 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         finally:
             self._loading = False
 
+    redraw_tables: TablesOnce | None = None
+    """While the views redraw, the trace's tables for that redraw (``get pods`` and the chart
+    read the same ones, built once); None between redraws."""
+
     def _update_views(self) -> None:
         """Redraw the views on show: main and full ones always, a tab only when selected."""
         selected = self.tabs.selected_index if self.tabs is not None else None
-        for v in self.views:
-            if v in self._tabbed and self._tabbed.index(v) != selected:
-                continue
-            v.update(self)
+        self.redraw_tables = TablesOnce(self.cluster.trace)
+        try:
+            for v in self.views:
+                if v in self._tabbed and self._tabbed.index(v) != selected:
+                    continue
+                v.update(self)
+        finally:
+            self.redraw_tables = None
 
     def refresh(self) -> None:
         """Re-read the cluster into the controls and redraw the views (after editing

@@ -54,42 +54,6 @@ def pick_set(trace, set_name: str | None) -> str:
     raise ValueError(f"the trace has several StatefulSets ({', '.join(names)}): pass set_name=")
 
 
-class TablesOnce:
-    """*trace* for the length of one chart: its whole tables (``syncs()``, ``pods()``, ``status()``,
-    ``decisions()``) are built once and handed out as copies; everything else is the trace's own.
-
-    Made afresh by each chart function and dropped with it (never kept on the trace): the set's
-    name, the trace's end, the pod segments, the revision colours and the partition line of one
-    redraw read the same tables, which the trace would otherwise turn into DataFrames for each."""
-
-    def __init__(self, trace) -> None:
-        object.__setattr__(self, "_trace", trace)
-        object.__setattr__(self, "_tables", {})
-
-    def _table(self, name: str) -> pd.DataFrame:
-        if name not in self._tables:
-            self._tables[name] = getattr(self._trace, name)()
-        return self._tables[name].copy()
-
-    def syncs(self):
-        return self._table("syncs")
-
-    def pods(self):
-        return self._table("pods")
-
-    def status(self):
-        return self._table("status")
-
-    def decisions(self, sync: int | None = None):
-        return self._table("decisions") if sync is None else self._trace.decisions(sync)
-
-    def __getattr__(self, name):
-        return getattr(self._trace, name)
-
-    def __setattr__(self, name, value) -> None:  # e.g. the cache tables.pod_intervals keeps on the trace
-        setattr(self._trace, name, value)
-
-
 CONFIG = dict(
     font=FONT,
     axis=alt.AxisConfig(labelFontSize=13, titleFontSize=14, titleFontWeight="normal", grid=False),
@@ -179,19 +143,52 @@ def sync_range(trace) -> tuple[int, int]:
     return int(syncs["sync"].min()), int(syncs["sync"].max())
 
 
+MERGED_LAST = ("x1", "end", "last_sync", "sync_end", "ongoing")
+"""Columns a merged segment takes from the last segment it merges (the others from the first)."""
+
+
 def merge_segments(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
-    """Merge neighbouring segments of one pod incarnation that agree on every column in *key*."""
+    """Merge neighbouring segments of one pod incarnation that agree on every column in *key*.
+
+    Segments merge when they follow each other (in ordinal, incarnation and ``x0`` order) without
+    a gap on the x axis and have the same ordinal, incarnation and *key* values (a missing value
+    equals nothing).  A merged segment has the first segment's values, but those of
+    :data:`MERGED_LAST` from the last one; where that value is missing (None, NaN), the nearest
+    segment of the merge that has one gives it (pandas' ``first``/``last``).  One pass over the
+    sorted rows."""
     if seg.empty:
         return seg
-    seg = seg.sort_values(["ordinal", "incarnation", "x0"], kind="stable").reset_index(drop=True)
-    same = seg["ordinal"].eq(seg["ordinal"].shift()) & seg["incarnation"].eq(seg["incarnation"].shift())
-    for k in key:
-        same &= seg[k].eq(seg[k].shift())
-    same &= seg["x0"].le(seg["x1"].shift())
-    group = (~same).cumsum()
-    how = {c: "first" for c in seg.columns}
-    how.update({c: "last" for c in ("x1", "end", "last_sync", "sync_end", "ongoing")})
-    return seg.groupby(group, sort=False).agg(how).reset_index(drop=True)
+    # the columns as arrays in (ordinal, incarnation, x0) order, stable (a Series per column of a
+    # kit frame would copy its attrs each time)
+    order = np.lexsort((seg["x0"].to_numpy(), seg["incarnation"].to_numpy(), seg["ordinal"].to_numpy()))
+    arrays = {c: values[order] for c, values in zip(seg.columns, (seg[c].to_numpy() for c in seg.columns))}
+    checks = [arrays[c].tolist() for c in ("ordinal", "incarnation", *key)]
+    x0, x1 = arrays["x0"].tolist(), arrays["x1"].tolist()
+    starts = [0]
+    for i in range(1, len(x0)):
+        if not x0[i] <= x1[i - 1] or not all(_same(col[i], col[i - 1]) for col in checks):
+            starts.append(i)
+    ends = [*starts[1:], len(x0)]
+    firsts, lasts = np.array(starts), np.array(ends) - 1
+    merged = {}
+    for c, values in arrays.items():
+        missing = pd.isna(values) if values.dtype.kind in "OfcmM" else None
+        if missing is None or not missing.any():
+            merged[c] = values[lasts if c in MERGED_LAST else firsts]
+            continue
+        picked = []
+        for a, b in zip(starts, ends):
+            run = range(b - 1, a - 1, -1) if c in MERGED_LAST else range(a, b)
+            picked.append(next((values[i] for i in run if not missing[i]), values[a]))
+        merged[c] = np.array(picked, dtype=values.dtype)
+    out = pd.DataFrame(merged)
+    out.attrs = dict(seg.attrs)
+    return out
+
+
+def _same(a, b) -> bool:
+    """*a* equals *b*, and neither is missing (None or NaN: pandas' ``eq``)."""
+    return a is not None and not (isinstance(a, float) and math.isnan(a)) and a == b
 
 
 def pod_segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = None,

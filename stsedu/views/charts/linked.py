@@ -14,7 +14,8 @@ import pandas as pd
 
 from .. import tables
 from . import common
-from .common import CONFIG, WIDTH, TablesOnce, chart_title, pick_set, x_extent, x_scale
+from ..trace_tables import TablesOnce
+from .common import CONFIG, WIDTH, chart_title, pick_set, x_extent, x_scale
 from .timeline import timeline_panel
 from .revisions import revision_panel
 from .status import LANE_PX, status_layers
@@ -89,7 +90,7 @@ def overview(trace, set_name: str | None = None):
     # Built without Altair's check of each part as it is made: these parts are fixed by this code, and
     # to_dict() (which every display runs) validates the whole spec anyway.
     with debug_mode(False):
-        return _overview(TablesOnce(trace), set_name)
+        return _overview(TablesOnce.of(trace), set_name)
 
 
 def _overview(trace, set_name: str):

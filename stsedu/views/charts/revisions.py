@@ -13,7 +13,8 @@ from .. import tables
 from ..palette import PARTITION_COLOR
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
-from .common import TablesOnce, WIDTH, aggregate, chart_height, chart_title, merge_segments, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, revision_colors, x_axis, x_extent, x_scale
+from ..trace_tables import TablesOnce
+from .common import WIDTH, aggregate, chart_height, chart_title, merge_segments, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, revision_colors, x_axis, x_extent, x_scale
 
 
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
@@ -145,7 +146,7 @@ def revision_panel(trace, set_name: str):
 
 def revision_map_data(trace, set_name: str | None = None) -> ChartData:
     """:func:`revision_map`'s data without the chart: ``charts.revision_map_data(...).chart()`` is that chart."""
-    trace = TablesOnce(trace)  # one DataFrame per table for this chart (see there)
+    trace = TablesOnce.of(trace)  # one DataFrame per table for this chart, or for the redraw (see there)
     return revision_data(trace, pick_set(trace, set_name))
 
 

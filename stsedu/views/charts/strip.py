@@ -14,7 +14,8 @@ from .. import tables
 from ..palette import ACTION_COLORS, ACTION_SHAPES
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
-from .common import TablesOnce, N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, ordinal_ticks, pick_set, x_axis, x_extent, x_scale
+from ..trace_tables import TablesOnce
+from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, ordinal_ticks, pick_set, x_axis, x_extent, x_scale
 
 
 def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
@@ -112,7 +113,7 @@ def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "syn
 def decision_strip_data(trace, set_name: str | None = None, include_other: bool = False, x: str = "sync",
                         until: float | None = None) -> ChartData:
     """:func:`decision_strip`'s data without the chart: ``charts.decision_strip_data(...).chart()`` is that chart."""
-    trace = TablesOnce(trace)  # one DataFrame per table for this chart (see there)
+    trace = TablesOnce.of(trace)  # one DataFrame per table for this chart, or for the redraw (see there)
     return strip_data(trace, pick_set(trace, set_name), include_other, x, until=until)
 
 

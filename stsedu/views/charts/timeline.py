@@ -11,7 +11,8 @@ from .. import tables
 from ..palette import STATE_COLORS
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
-from .common import TablesOnce, STATE_LABEL_EXPR, WIDTH, aggregate, chart_height, chart_title, check_x, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, until_time, x_axis, x_extent, x_scale
+from ..trace_tables import TablesOnce
+from .common import STATE_LABEL_EXPR, WIDTH, aggregate, chart_height, chart_title, check_x, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, until_time, x_axis, x_extent, x_scale
 
 
 def timeline_data(trace, set_name: str, x: str = "time", until: float | None = None) -> ChartData:
@@ -81,7 +82,7 @@ def timeline_panel(trace, set_name: str, x: str = "time", until: float | None = 
 
 def pod_timeline_data(trace, set_name: str | None = None, x: str = "time", until: float | None = None) -> ChartData:
     """:func:`pod_timeline`'s data without the chart: ``charts.pod_timeline_data(...).chart()`` is that chart."""
-    trace = TablesOnce(trace)  # one DataFrame per table for this chart (see there)
+    trace = TablesOnce.of(trace)  # one DataFrame per table for this chart, or for the redraw (see there)
     return timeline_data(trace, pick_set(trace, set_name), x, until)
 
 

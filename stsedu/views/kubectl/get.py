@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...api.objects import controller_of, kubectl_status
 from ...frames import kit_frame
+from ..trace_tables import TablesOnce, pod_incarnations
 
 
 # ===================================================================== durations
@@ -127,23 +128,6 @@ def access_modes(modes) -> str:
 
 SIM_NODE = "node-1"
 """The one node stsedu's kubelet runs every pod on (``kubectl get pods -o wide``'s NODE)."""
-
-
-def pod_incarnations(pods_df):
-    """Add ``incarnation`` (0, 1, ... per pod name: each create starts a new pod) and ``ip``.
-
-    The IP is simulated as a node's IPAM would hand them out: the n-th pod
-    (by start) gets 10.244.0.(n+1); a recreated pod gets a new address.
-    """
-    df = pods_df.copy()
-    df["incarnation"] = (df["event"] == "created").astype(int).groupby(df["pod"]).cumsum() - 1
-    started = df[df["phase"] != "Pending"].drop_duplicates(["pod", "incarnation"])
-    ips = {}
-    for n, key in enumerate(zip(started["pod"], started["incarnation"])):
-        ips[key] = f"10.244.{n // 254}.{n % 254 + 1}"
-    df["ip"] = [ips.get(k, "<none>") if ph != "Pending" else "<none>"
-                for k, ph in zip(zip(df["pod"], df["incarnation"]), df["phase"])]
-    return df
 
 
 def _last_restart_times(df) -> list[float | None]:
@@ -271,31 +255,36 @@ def pods_frame(cluster, set_name: str | None = None):
 
 
 def get_pods_text(cluster, set_name: str | None = None, wide: bool = False,
-                  label_columns=()) -> str:
+                  label_columns=(), tables: TablesOnce | None = None) -> str:
     """What ``kubectl get pods`` prints now (``-o wide`` with *wide*; ``-L key`` per *label_columns*).
 
     Rows are in name order, as the API server lists them (so ``web-10``
     comes before ``web-2``).  With *set_name*, only that set's pods (like
     ``-l`` with its selector).  Says ``No resources found in default
-    namespace.`` when there are none.
+    namespace.`` when there are none.  *tables*: the redraw's tables of ``cluster.trace``, when
+    the caller reads them for more than this text.
     """
     pods = sorted(cluster.pods(set_name), key=lambda p: p.name)
     header = list(WATCH_HEADER) + (list(WIDE_HEADER) if wide else []) + [k.upper() for k in label_columns]
-    rows = pod_rows(cluster, pods, wide)
+    rows = pod_rows(cluster, pods, wide, tables)
     for row, p in zip(rows, pods):
         row += [p.labels.get(k, "") for k in label_columns]
     return _table_text(header, rows)
 
 
-def pod_rows(cluster, pods, wide: bool = False) -> list[list[str]]:
-    """The cells of ``kubectl get pods`` for *pods*: NAME READY STATUS RESTARTS AGE (and ``-o wide``'s four)."""
+def pod_ips(trace) -> dict[str, str]:
+    """Pod name -> its simulated IP now (``get -o wide``'s column), for the pods that have one.
+    *trace* may be a redraw's :class:`~stsedu.views.trace_tables.TablesOnce`."""
+    inc = TablesOnce.of(trace).incarnations()
+    last = inc.drop_duplicates("pod", keep="last")
+    return {p: ip for p, ip in zip(last["pod"], last["ip"]) if ip != "<none>"}
+
+
+def pod_rows(cluster, pods, wide: bool = False, tables: TablesOnce | None = None) -> list[list[str]]:
+    """The cells of ``kubectl get pods`` for *pods*: NAME READY STATUS RESTARTS AGE (and ``-o wide``'s four).
+    *tables*: the redraw's tables of ``cluster.trace``, if it has them."""
     now = cluster.now
-    ips = {}
-    tp = cluster.trace.pods()
-    if not tp.empty:
-        inc = pod_incarnations(tp)
-        last = inc.drop_duplicates("pod", keep="last")
-        ips = dict(zip(last["pod"], last["ip"]))
+    ips = pod_ips(tables if tables is not None else cluster.trace) if wide else {}  # only -o wide shows IPs
     rows = []
     for p in pods:
         n = len(p.spec.get("containers") or ()) or 1

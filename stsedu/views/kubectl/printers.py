@@ -133,12 +133,7 @@ def api_object(obj, ips: dict | None = None) -> dict:
 
 def ip_table(cluster) -> dict[str, str]:
     """Pod name -> its simulated IP now (``get -o wide``'s column)."""
-    tp = cluster.trace.pods()
-    if tp.empty:
-        return {}
-    inc = G.pod_incarnations(tp)
-    last = inc.drop_duplicates("pod", keep="last")
-    return {p: ip for p, ip in zip(last["pod"], last["ip"]) if ip != "<none>"}
+    return G.pod_ips(cluster.trace)
 
 
 def as_list(objs: list[dict]) -> dict:

@@ -1,0 +1,116 @@
+"""Issue 26 item 5: a redraw works each trace table out once and shares it between its views (``kubectl
+get pods`` and the chart both need the pods' incarnations), and nothing a view works out is kept on the
+trace: the project keeps no memo caches, so the speed comes from passing one redraw's tables down."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsedu import charts, examples, labs, tables, widgets
+from stsedu.views import trace_tables
+from stsedu.views.charts.common import merge_segments, pod_segments
+
+
+def _snapshot(trace) -> dict:
+    """Each attribute of the trace, as (object, size, and for a dict what each key holds): a view that
+    kept something on it changes one."""
+    return {k: (id(v), len(v) if hasattr(v, "__len__") else v,
+                {key: id(x) for key, x in v.items()} if isinstance(v, dict) else None)
+            for k, v in vars(trace).items()}
+
+
+def _frames_in(value, depth: int = 3) -> int:
+    """How many DataFrames *value* holds (in dicts, lists and tuples, *depth* levels down)."""
+    if isinstance(value, pd.DataFrame):
+        return 1
+    if depth and isinstance(value, dict):
+        return sum(_frames_in(v, depth - 1) for v in value.values())
+    if depth and isinstance(value, (list, tuple)):
+        return sum(_frames_in(v, depth - 1) for v in value)
+    return 0
+
+
+def test_the_views_keep_nothing_on_the_trace():
+    lab = labs.UpdateLab(examples.web(3))
+    lab.set_image("nginx:2")
+    trace = lab.cluster.trace
+    before = _snapshot(trace)
+    tables.pod_intervals(trace, "web")
+    tables.get_pods_text(lab.cluster, "web", wide=True)
+    for fn in ("pod_timeline", "revision_map", "decision_strip"):
+        getattr(charts, f"{fn}_data")(trace, "web")
+    assert _snapshot(trace) == before
+    assert _frames_in(vars(trace)) == 0, "a table a view worked out is kept on the trace"
+
+
+def test_pod_intervals_of_a_grown_trace_are_worked_out_afresh():
+    lab = labs.ScalingLab()
+    trace = lab.cluster.trace
+    first = tables.pod_intervals(trace, "web")
+    lab.scale(4)
+    grown = tables.pod_intervals(trace, "web")
+    assert set(grown["pod"]) - set(first["pod"]), "the new pods are missing from the segments"
+
+
+def _count(monkeypatch, trace) -> dict[str, int]:
+    """How many times the redraw builds the trace's pod table and the pods' incarnations."""
+    built = {"pods": 0, "incarnations": 0}
+    real_pods, real_inc = trace.pods, trace_tables.pod_incarnations
+
+    def pods(*a, **k):
+        built["pods"] += 1
+        return real_pods(*a, **k)
+
+    def incarnations(*a, **k):
+        built["incarnations"] += 1
+        return real_inc(*a, **k)
+    monkeypatch.setattr(trace, "pods", pods)
+    monkeypatch.setattr(trace_tables, "pod_incarnations", incarnations)
+    return built
+
+
+@pytest.mark.parametrize("name", ["ScalingLab", "UpdateLab"])
+def test_a_lab_redraw_works_out_the_pods_once_for_get_pods_and_the_chart(name, monkeypatch):
+    lab = getattr(labs, name)()
+    assert "pods" in lab.views
+    lab.chart.reset()  # the chart is redrawn even though the trace did not grow
+    built = _count(monkeypatch, lab.cluster.trace)
+    lab._redraw()
+    assert built == {"pods": 1, "incarnations": 1}
+    monkeypatch.undo()
+    assert lab.chart.widget.spec == charts.to_spec(lab.chart.fn(lab.cluster.trace, lab.name))
+
+
+def test_a_playground_redraw_works_out_the_pods_once_for_get_pods_and_the_chart(monkeypatch):
+    pg = widgets.Playground(replicas=3, settle=True)
+    pg.tabs.selected_index = [v.title for v in pg._tabbed].index("Pod timeline")
+    built = _count(monkeypatch, pg.cluster.trace)
+    pg.sync_once()
+    assert built["incarnations"] == 1 and built["pods"] <= 2, built  # the panel's own "changed now?" check reads pods
+    assert pg.redraw_tables is None, "the redraw's tables outlived it"
+
+
+def _merge_by_groupby(seg, key):
+    """merge_segments as it was written before, with a pandas groupby: the reference it must still equal."""
+    seg = seg.sort_values(["ordinal", "incarnation", "x0"], kind="stable").reset_index(drop=True)
+    same = seg["ordinal"].eq(seg["ordinal"].shift()) & seg["incarnation"].eq(seg["incarnation"].shift())
+    for k in key:
+        same &= seg[k].eq(seg[k].shift())
+    same &= seg["x0"].le(seg["x1"].shift())
+    how = {c: "first" for c in seg.columns}
+    how.update({c: "last" for c in ("x1", "end", "last_sync", "sync_end", "ongoing")})
+    return seg.groupby((~same).cumsum(), sort=False).agg(how).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("x", ["sync", "time"])
+def test_merged_segments_are_those_of_a_groupby(x):
+    lab = labs.FaultLab()
+    for k in range(3):
+        lab.set_image(("nginx:2", "nginx:1")[k % 2])
+    seg = pod_segments(lab.cluster.trace, "web", x)
+    seg = seg.assign(look=np.where(seg["state"] == "Terminating", "terminating", "other"))
+    assert len(merge_segments(seg, ("look",))) < len(seg)  # merges happen (and fill missing actions)
+    for key in (("revision", "look"), ("look",), ("action",)):  # actions are missing in many rows
+        pd.testing.assert_frame_equal(merge_segments(seg, key), _merge_by_groupby(seg, key))

@@ -536,6 +536,27 @@ def test_conflict_paths_agree(case, profile):
     uo.checked_sync(c, oracle, "web", conflicts=True)
 
 
+@pytest.mark.parametrize("conflict", ("stale copy", "injected"))
+@pytest.mark.parametrize("profile", PROFILES)
+def test_revision_renumbering_after_a_conflict_agrees(profile, conflict):
+    """UpdateControllerRevision's retry after a Conflict renumbers the empty object the client
+    returned beside the error, which client-go refuses unsent: both sides send one renumbering,
+    answered 409, and fail the sync with "resource name may not be empty"; the next sync agrees too.
+    The Conflict comes from the stale cache copy of a revision adopted in the same sync (checks on),
+    or is injected (checks off)."""
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    rules.orphaned_and_reapplied_with_an_older_template(c)
+    if conflict == "injected":
+        c.inject_error("update", "ControllerRevision", reason="Conflict", after=2)  # after the adoptions
+    result, answer = uo.checked_sync(c, oracle, "web", conflicts=conflict == "stale copy")
+    renumbering = [(w["verb"], w["kind"], w.get("reason")) for w in answer["writes"] if w["verb"] == "update"]
+    assert renumbering == [("update", "ControllerRevision", "Conflict")], answer["writes"]
+    assert answer["error"] == result.error == "resource name may not be empty"
+    c.clear_errors()
+    uo.checked_sync(c, oracle, "web", conflicts=conflict == "stale copy")
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", sorted(ERROR_PATHS))
 def test_error_paths_agree(case, profile):

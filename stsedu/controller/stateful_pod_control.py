@@ -20,7 +20,7 @@ from .decisions import Decision
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.profiles import Profile
-from .stateful_set_status_updater import retry_on_conflict, update_stateful_set_status
+from .stateful_set_status_updater import update_stateful_set_status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
@@ -88,6 +88,12 @@ def claim_path_verb(rule: str | None) -> str | None:
     if rule.startswith("CreateStatefulPod"):
         return "create"
     return "update" if "UpdateStatefulPod" in rule else None
+
+
+def unnamed_update_error(kind: str) -> APIError:
+    """What client-go's REST client answers, without sending anything, to a request for an object
+    without a name (``Request.Name``): ``resource name may not be empty``."""
+    return APIError("update", kind, "", reason="ClientError", message="resource name may not be empty")
 
 
 def canonical_pod_name(pod: str) -> str:
@@ -342,19 +348,25 @@ class ClusterObjects:
                 raise
 
     def update_revision(self, d: Decision) -> int:
-        """``UpdateControllerRevision``: renumber it, sent again on Conflict (``retry.DefaultBackoff``)."""
+        """``UpdateControllerRevision``: renumber it.  Its ``retry.RetryOnConflict`` closure takes the
+        object the typed client returned beside a Conflict as its copy, and client-go returns a new,
+        empty object with every error; the lister has no revision named "", so the retry renumbers an
+        object without a name, which client-go refuses before sending a request: the renumbering
+        fails after one request (docs/upstream-oracle.md, "A revision renumbered from a stale copy")."""
         rev = d.payload
-
-        def attempt():
+        try:
             self._check("update", "ControllerRevision", rev.name)
             stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
             if stored is None:
                 raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
             self._update("ControllerRevision", stored, replace(stored, revision=rev.revision))
-        retries = retry_on_conflict(DEFAULT_BACKOFF_STEPS, attempt)
+        except APIError as e:
+            if e.reason == "Conflict":
+                raise unnamed_update_error("ControllerRevision") from e
+            raise
         self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
                                f"reused revision {rev.name}, renumbered {rev.revision}")
-        return retries
+        return 0
 
     def delete_revision(self, d: Decision) -> None:
         rev = d.payload

@@ -299,6 +299,12 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 	case "delete":
 		wr.Name = action.(k8stesting.DeleteAction).GetName()
 	}
+	if verb != "create" && wr.Name == "" {
+		// client-go's REST client refuses a request for an object without a name before sending
+		// it (rest.Request.Name): no request, so no write and no fault; the fake clientset would
+		// answer NotFound. UpdateControllerRevision's retry after a Conflict sends such an update.
+		return true, emptyOf(kind), fmt.Errorf("resource name may not be empty")
+	}
 	gr := res.GroupResource()
 	if reason := w.faultFor(verb, kind); reason != "" {
 		faultVerb := verb
@@ -311,11 +317,14 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		if w.conflicts && apierrors.IsConflict(err) {
 			w.catchUp()
 		}
-		return true, nil, err
+		return true, emptyOf(kind), err
 	}
 	handled, obj, err := w.serve(action, kind, gr, wr.Name)
 	if err != nil {
 		wr.Error, wr.Reason = err.Error(), string(apierrors.ReasonForError(err))
+		if handled && obj == nil {
+			obj = emptyOf(kind)
+		}
 	}
 	if w.conflicts && apierrors.IsConflict(err) {
 		w.catchUp()
@@ -325,6 +334,25 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 	}
 	w.writes = append(w.writes, wr)
 	return handled, obj, err
+}
+
+// emptyOf is the object a typed client returns beside an error: client-go's clients (every
+// release) decode the answer into a new, empty object made before the request, so a failed
+// request returns that empty object, not nil. v1.16's fake clientset returns nil when a reactor
+// does; given this, it returns the empty object too, as the real client does.
+// UpdateControllerRevision's retry takes it as its copy (docs/upstream-oracle.md).
+func emptyOf(kind string) runtime.Object {
+	switch kind {
+	case "Pod":
+		return &v1.Pod{}
+	case "PersistentVolumeClaim":
+		return &v1.PersistentVolumeClaim{}
+	case "ControllerRevision":
+		return &apps.ControllerRevision{}
+	case "StatefulSet":
+		return &apps.StatefulSet{}
+	}
+	return nil
 }
 
 func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupResource, name string) (bool, runtime.Object, error) {

@@ -696,3 +696,44 @@ def test_retry_after_a_stale_pod_write_does_not_create_the_claims_again():
     assert [(d.action, d.applied) for d in r.decisions if d.action == "create-pvc"] == [("create-pvc", True)]
     assert ("Normal", "SuccessfulUpdate", "Update Pod web-0 in StatefulSet web successful") in events(c, r.sync)
     assert not [e for e in events(c, r.sync) if e[1] == "FailedUpdate"]
+
+
+def orphaned_and_reapplied_with_an_older_template(c):
+    c.apply(web(0))
+    c.sync("web")
+    c.set_image("web", "nginx:2")
+    c.sync("web")
+    c.delete("web", cascade="orphan")
+    c.advance(0)
+    c.apply(web(0))  # nginx:1 again: equal to revision 1, which is not the newest
+
+
+def revision_numbers(c) -> dict:
+    return {r.name: r.revision for r in c.store.list("ControllerRevision", "default")}
+
+
+@pytest.mark.parametrize("profile", ("current", "v1.36", "v1.16"))
+def test_revision_renumbered_from_the_stale_copy_fails_the_sync_without_a_second_request(profile):
+    """UpdateControllerRevision (pkg/controller/history) under retry.RetryOnConflict: after a
+    Conflict the closure takes the object the typed client returned beside the error as its copy,
+    and client-go returns a new, empty object with every error; the lister has no revision named
+    "", so the next try renumbers an object without a name, which client-go's REST client refuses
+    before sending anything ("resource name may not be empty"): getStatefulSetRevisions fails and so
+    does the sync (found by the differential suite with resource-version conflicts on; run against
+    a real kube-apiserver v1.37.2 the same way: one PUT answered 409, then that error).  Here a set
+    orphaned and applied again with its first template adopts its revisions (patches) and renumbers
+    revision 1 from the informer cache's copy from before the adoption: 409.  The kit sent the
+    renumbering again and went on.  The next sync reads the caught-up cache and renumbers it."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    orphaned_and_reapplied_with_an_older_template(c)
+    before = revision_numbers(c)
+    r = c.sync("web")
+    assert r.error is not None and "resource name may not be empty" in r.error
+    renumber = [d for d in r.decisions if d.action == "update-revision"]
+    assert [(d.applied, d.retries, d.error) for d in renumber] == [(False, 0, "resource name may not be empty")]
+    assert revision_numbers(c) == before
+    assert not [e for e in events(c, r.sync)]  # upstream records no event for it: the sync's error is logged
+    r = c.sync("web")
+    assert r.error is None
+    assert sorted(revision_numbers(c).values()) == [2, 3]
+    assert c.statefulset("web").status.update_revision == min(before, key=before.get)

@@ -303,7 +303,7 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		// client-go's REST client refuses a request for an object without a name before sending
 		// it (rest.Request.Name): no request, so no write and no fault; the fake clientset would
 		// answer NotFound. UpdateControllerRevision's retry after a Conflict sends such an update.
-		return true, emptyOf(kind), fmt.Errorf("resource name may not be empty")
+		return true, newObject(kind), fmt.Errorf("resource name may not be empty")
 	}
 	gr := res.GroupResource()
 	if reason := w.faultFor(verb, kind); reason != "" {
@@ -317,13 +317,13 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		if w.conflicts && apierrors.IsConflict(err) {
 			w.catchUp()
 		}
-		return true, emptyOf(kind), err
+		return true, newObject(kind), err
 	}
 	handled, obj, err := w.serve(action, kind, gr, wr.Name)
 	if err != nil {
 		wr.Error, wr.Reason = err.Error(), string(apierrors.ReasonForError(err))
 		if handled && obj == nil {
-			obj = emptyOf(kind)
+			obj = newObject(kind)
 		}
 	}
 	if w.conflicts && apierrors.IsConflict(err) {
@@ -334,25 +334,6 @@ func (w *world) react(action k8stesting.Action) (bool, runtime.Object, error) {
 	}
 	w.writes = append(w.writes, wr)
 	return handled, obj, err
-}
-
-// emptyOf is the object a typed client returns beside an error: client-go's clients (every
-// release) decode the answer into a new, empty object made before the request, so a failed
-// request returns that empty object, not nil. v1.16's fake clientset returns nil when a reactor
-// does; given this, it returns the empty object too, as the real client does.
-// UpdateControllerRevision's retry takes it as its copy (docs/upstream-oracle.md).
-func emptyOf(kind string) runtime.Object {
-	switch kind {
-	case "Pod":
-		return &v1.Pod{}
-	case "PersistentVolumeClaim":
-		return &v1.PersistentVolumeClaim{}
-	case "ControllerRevision":
-		return &apps.ControllerRevision{}
-	case "StatefulSet":
-		return &apps.StatefulSet{}
-	}
-	return nil
 }
 
 func (w *world) serve(action k8stesting.Action, kind string, gr schema.GroupResource, name string) (bool, runtime.Object, error) {
@@ -484,6 +465,11 @@ var gvrs = map[string]schema.GroupVersionResource{
 	"ControllerRevision":    apps.SchemeGroupVersion.WithResource("controllerrevisions"),
 }
 
+// newObject is a new, empty object of kind. It is also what a typed client returns beside an
+// error: client-go's clients (every release) decode the answer into a new, empty object made
+// before the request, so a failed request returns that empty object, not nil. v1.16's fake
+// clientset returns nil when a reactor does; given this, it returns the empty object too, as the
+// real client does. UpdateControllerRevision's retry takes it as its copy (docs/upstream-oracle.md).
 func newObject(kind string) runtime.Object {
 	switch kind {
 	case "StatefulSet":

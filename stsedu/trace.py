@@ -21,7 +21,7 @@ DECISION_COLUMNS = ("sync", "time", "set", "seq", "action", "pod", "reason", "ta
 ``seq`` orders decisions within a sync; ``target`` names the PVC or revision
 acted on; ``step`` is the part of the algorithm (revisions, replicas,
 fix-claims, condemned, update, status, history, claim); ``applied`` is True
-when carried out, False when an API error stopped it or it was not reached,
+when carried out, False when the API server refused it (the sync stopped there),
 None for waits."""
 
 POD_COLUMNS = ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",

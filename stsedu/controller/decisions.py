@@ -77,7 +77,7 @@ class Decision:
     about (or None); *target* names the object acted on when that is not the
     pod (a PVC, a revision); *message* is a sentence for a learner; *rule* the
     upstream step.  *applied* is True once carried out, False if a (simulated)
-    API error stopped it or it was not reached, None for waits.  *retries* counts the
+    API error refused it, None for waits (and for ``preview()``'s requests).  *retries* counts the
     requests that were answered Conflict and sent again (``retry.RetryOnConflict``).
     """
 
@@ -104,12 +104,14 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class SyncPlan:
-    """What one sync would do if every request succeeded (``plan_sync``'s result).
+    """What ``UpdateStatefulSet`` did in one sync (``plan_sync``'s result), or would do if every
+    request succeeded (``Cluster.preview()``).
 
-    *status* is the status the sync would write if every request succeeded: counted from the
-    snapshot, with one taken off ``current_replicas`` for each rolling-update delete, where
-    upstream's update loops write ``status.CurrentReplicas--``.  The applier gives back one for
-    each such delete that fails or is not reached.
+    *decisions* are the requests as carried out and the waits, in upstream's order; the steps stop
+    where upstream's stop when a request fails, so no row follows the failure they did not reach.
+    *status* is the status the sync counted (written if it differed from the set's; None when
+    none was counted: the revisions could not be made, or a Recreate set with its gate off).
+    *error* is the first failed request's error (None if the sync succeeded).
     """
 
     decisions: tuple[Decision, ...]
@@ -117,17 +119,7 @@ class SyncPlan:
     current_revision: str = ""
     update_revision: str = ""
     collision_count: int = 0
-    monotonic: bool = True
-    history_if_revisions_fail: tuple[Decision, ...] | None = None
-    """``truncateHistory`` when ``getStatefulSetRevisions`` fails: no current or update
-    revision then, so only the pods' revisions are live (None: the profile's code did not
-    truncate then)."""
-    status_if_recreate_fails: StatefulSetStatus | None = None
-    """The status when a delete of ``recreateDeleteAndWait`` fails: the one before it set the
-    ``Progressing`` condition (None: no Recreate step in this sync)."""
-    recreate_time: float | None = None
-    """The sync's time when StatefulSetRecreateStrategy is on, for ``completeUpdate``'s
-    ``Progressing`` condition (None: the gate is off)."""
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

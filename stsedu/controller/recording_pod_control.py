@@ -5,12 +5,10 @@ Upstream's steps call the ``StatefulPodControl`` interface (``CreateStatefulPod`
 ``createMissingPersistentVolumeClaims``); its tests pass a fake one that only counts the
 requests.  The kit's steps call the same interface (:func:`~stsedu.controller.stateful_set_control.process_replica`,
 ``fixPodClaim``, :func:`~stsedu.controller.stateful_set_control.process_condemned` and the
-rolling updates), each request described by its decision rows, and the planner and
-``Cluster.preview()`` pass a :class:`RecordingPodControl`: each request becomes decision rows
-in the sync's log, in the order the steps make it, and succeeds.  The real pod control is
-:class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, through which
-``plan_applier.apply_plan`` still sends the recorded requests afterwards, stopping where
-upstream stops on an error (issue 30: the steps are to call it directly).
+rolling updates), each request described by its decision rows.  A sync passes the real one,
+:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`, which sends each request when
+the step makes it; ``Cluster.preview()`` passes a :class:`RecordingPodControl`: each request becomes
+decision rows in the sync's log, in the order the steps make it, and succeeds.
 """
 
 from __future__ import annotations
@@ -37,13 +35,17 @@ class RecordingPodControl:
         self.log.extend(owners)
         return None
 
-    def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> None:
+    def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
         """Record ``UpdateStatefulPod``: the claim creates of ``createPersistentVolumeClaims``
         (*claims*, when the pod's storage did not match), the claim owner fixes of
         ``UpdatePodClaimForRetentionPolicy`` (*owners*), then the pod update."""
         self.log.extend(claims)
+        error = _claim_error(claims)
+        if error is not None:
+            return error
         self.log.extend(owners)
         self.log.append(update)
+        return None
 
     def create_missing_persistent_volume_claims(self, claims: list[Decision], owners: list[Decision]
                                                 ) -> str | None:
@@ -64,6 +66,16 @@ class RecordingPodControl:
 
     def delete_stateful_pod(self, d: Decision) -> None:
         """Record the request of ``DeleteStatefulPod`` that *d* describes (its pod is ``d.payload``)."""
+        self.log.append(d)
+
+    def request(self, d: Decision) -> str | None:
+        """Record one request of the sync's own (a revision create, renumbering or delete); a row
+        that knows its failure already (a Recreate set with its gate off) returns it."""
+        self.log.append(d)
+        return d.error
+
+    def update_stateful_set_status(self, d: Decision, sts, status) -> None:
+        """Record the status write."""
         self.log.append(d)
 
 

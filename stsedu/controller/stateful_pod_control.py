@@ -6,8 +6,10 @@ is the real one of a simulated cluster: each write goes to the store, with the e
 upstream's ``StatefulPodControl`` records (``SuccessfulCreate``, ``FailedDelete`` ...), and
 a stale write is refused 409 as a real API server refuses it.
 :func:`claims_match_retention_policy` is upstream's ``ClaimsMatchRetentionPolicy``.
-The sync's plan is carried out through it by :mod:`.plan_applier` (for now: issue 30 has the
-steps call the pod control directly).
+:class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
+``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
+:class:`ObjectManager` when the step makes it, and the step stops where upstream's stops when
+one fails.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .decisions import Decision
+from .decisions import RULES, Decision
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.profiles import Profile
@@ -189,7 +191,7 @@ class ClusterObjects:
 
     def create_pod(self, d: Decision) -> None:
         """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
-        are set (see ``_run_sequential``)."""
+        are set (``StatefulPodControl.create_stateful_pod``)."""
         pod: Pod = d.payload
         self._throttle(pod.name)
         self._check("create", "Pod", pod.name)
@@ -430,3 +432,295 @@ class ClusterObjects:
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
         self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
         self._wrote("Pod", pod)
+
+
+# ------------------------------------------------------------- the claim work of one pod
+
+
+def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                    rule_key: str, slot: int, step: str) -> list[Decision]:
+    """Creates for missing claims of *pod*, then a failing row (with its error) for each claim
+    being deleted.
+
+    Like ``createPersistentVolumeClaims``: every missing claim is created,
+    and a claim that is being deleted makes the whole call fail afterwards.
+    """
+    out, deleting = [], []
+    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is None:
+            out.append(_claim_row("create-pvc", pod.name, "missing",
+                          f"Create claim {name} for {pod.name} before the pod.",
+                          rule_key, target=name, step=step, slot=slot,
+                          payload=P.new_claim(sts, template, name)))
+        elif claim.deleting:
+            deleting.append(_claim_row("wait", pod.name, "claim-deleting",
+                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
+                               "claim-deleting", target=name, step=step, slot=slot,
+                               error=f"pvc {name} is being deleted", payload=rule_key))
+    return out + deleting
+
+
+def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
+                          condemned: bool, rule_key: str, slot: int, step: str,
+                          profile: Profile) -> list[Decision]:
+    """Owner-ref fixes for the existing claims of *pod* (``UpdatePodClaimForRetentionPolicy``)."""
+    if not profile.pvc_retention:
+        return []
+    out = []
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is None:
+            continue
+        conflicting = P.has_unexpected_controller(claim, sts, pod)
+        if conflicting:
+            # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
+            out.append(_claim_row("warn", pod.name, "conflicting-controller",
+                          f"Claim {name} has another managing controller: the retention policy is "
+                          "ignored for it (Warning ConflictingController).",
+                          rule_key, target=name, step=step, slot=slot))
+        if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
+            continue
+        refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
+        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        if conflicting:
+            out.append(_claim_row("update-pvc", pod.name, "conflicting-controller",
+                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                          f"and ignore the retention policy for it (owners left: {owners}).",
+                          rule_key, target=name, step=step, slot=slot, payload=refs))
+            continue
+        out.append(_claim_row("update-pvc", pod.name, "retention-policy",
+                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
+                      f"whenDeleted={sts.spec.when_deleted}).",
+                      rule_key, target=name, step=step, slot=slot, payload=refs))
+    return out
+
+
+def _claim_row(action, pod, reason, message, rule_key, **kw) -> Decision:
+    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES[rule_key], **kw)
+
+
+# ------------------------------------------------------------------ the pod control the steps call
+
+
+def carry_out(d: Decision, om: ObjectManager) -> Decision:
+    """Send the request *d* describes through *om*; return *d* marked applied, or failed with the
+    API server's answer.  A row that already knows its failure (a claim being deleted) is not
+    sent; waits and notes pass as they are; a Warning is recorded, no request."""
+    if d.error:
+        return replace(d, applied=False)
+    verb = VERBS.get(d.action)
+    if verb is None:
+        return d
+    if verb == "warn":
+        om.warn(d)
+        return d
+    if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
+        verb = "probe_revision"
+    try:
+        retries = getattr(om, verb)(d)
+    except APIError as e:
+        return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+    return replace(d, applied=True, retries=retries or 0)
+
+
+def failed(d: Decision) -> str | None:
+    """The error of a row that was not carried out, else None."""
+    return d.error if d.applied is False else None
+
+
+def aggregate(errors: list[str]) -> str:
+    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
+    repeated messages once."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+def claim_update_error(d: Decision) -> str:
+    """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
+    return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
+
+
+def already_exists(error: str | None) -> bool:
+    return bool(error) and ("AlreadyExists" in error or "already exists" in error)
+
+
+class StatefulPodControl:
+    """The pod control the steps call (``StatefulPodControl``).
+
+    Each method makes its requests through *om* at once, appends their rows to *log* as carried
+    out (applied, or failed with the API server's answer), records upstream's pod events, and
+    returns the error upstream's method returns (None when it succeeded).  The steps stop on it as
+    upstream's do.  :class:`~stsedu.controller.recording_pod_control.RecordingPodControl` has the
+    same methods and writes nothing.
+    """
+
+    def __init__(self, om: ObjectManager, log: list[Decision]) -> None:
+        self.om = om
+        self.log = log
+
+    def request(self, d: Decision) -> str | None:
+        """One request of the sync's own (a revision create, renumbering or delete); its error."""
+        x = carry_out(d, self.om)
+        self.log.append(x)
+        return failed(x)
+
+    def update_stateful_set_status(self, d: Decision, sts: StatefulSet, status: StatefulSetStatus) -> str | None:
+        """``updateStatefulSetStatus``: the status write *d* describes, through the status updater."""
+        try:
+            retries = self.om.write_status(sts, status) or 0
+        except APIError as e:
+            self.log.append(replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0)))
+            return str(e)
+        self.log.append(replace(d, applied=True, retries=retries))
+        return None
+
+    def create_persistent_volume_claims(self, claims: list[Decision]) -> str | None:
+        """``createPersistentVolumeClaims``: every claim of *claims* is tried; the errors, aggregated,
+        make one pod event, by the method that called it (the rule of the claim rows)."""
+        errors = []
+        for c in claims:
+            x = carry_out(c, self.om)
+            self.log.append(x)
+            if x.applied is False:
+                errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
+        if not errors:
+            return None
+        error = aggregate(errors)
+        first = claims[0]
+        verb = claim_path_verb(first.rule if first.action == "create-pvc" else
+                               RULES.get(first.payload) if isinstance(first.payload, str) else None)
+        if verb is not None:
+            # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
+            self.om.pod_event(verb, canonical_pod_name(first.pod) if verb == "update" else first.pod, error)
+        return error
+
+    def update_pod_claim_for_retention_policy(self, owners: list[Decision]) -> str | None:
+        """``UpdatePodClaimForRetentionPolicy``: each claim's owner refs (and the ConflictingController
+        warnings), stopping at the first update that fails; its error as upstream words it (no event
+        of its own: ``fixPodClaim`` records none, the other callers a FailedUpdate of the pod)."""
+        for o in owners:
+            x = carry_out(o, self.om)
+            self.log.append(x)
+            if x.applied is False:
+                return claim_update_error(x)
+        return None
+
+    def create_stateful_pod(self, claims: list[Decision], create: Decision, owners: list[Decision]) -> str | None:
+        """``CreateStatefulPod``: the claims, the pod, then the claims' owner refs (set whether the pod
+        create worked or not, unless it met AlreadyExists); one pod event at the end."""
+        error = self.create_persistent_volume_claims(claims)
+        if error is not None:
+            return error
+        x = carry_out(create, self.om)
+        self.log.append(x)
+        if already_exists(failed(x)):
+            return x.error  # returned at once, without an event
+        error = self.update_pod_claim_for_retention_policy(owners)
+        if error is not None:
+            self.om.pod_event("update", create.pod, error)
+            return error
+        self.om.pod_event("create", create.pod, failed(x))
+        return failed(x)
+
+    def create_missing_persistent_volume_claims(self, claims: list[Decision], owners: list[Decision]
+                                                ) -> str | None:
+        """``createMissingPersistentVolumeClaims`` (a Pending pod): its claims, then their owner refs."""
+        error = self.create_persistent_volume_claims(claims)
+        if error is not None:
+            return error
+        error = self.update_pod_claim_for_retention_policy(owners)
+        if error is not None and owners:
+            self.om.pod_event("update", owners[0].pod, error)
+        return error
+
+    def delete_stateful_pod(self, d: Decision) -> str | None:
+        """``DeleteStatefulPod`` (its events are the object manager's)."""
+        return self.request(d)
+
+    def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
+        """``UpdateStatefulPod``: inside ``retry.RetryOnConflict``, the claims (when the pod's storage did
+        not match), the claims' owner refs, then the pod update; a Conflict runs the whole closure
+        again (:meth:`_retry_update`)."""
+        error = self.create_persistent_volume_claims(claims) if claims else None
+        if error is not None:
+            return error
+        error = self.update_pod_claim_for_retention_policy(owners)
+        if error is not None:
+            if is_conflict(self.log[-1].error):
+                # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
+                return self._retry_update(update, claims + owners, first=self.log.pop())
+            self.om.pod_event("update", update.pod, error)
+            return error
+        return self._retry_update(update, claims + owners)
+
+    def _retry_update(self, d: Decision, group: list[Decision], first: Decision | None = None) -> str | None:
+        """The pod update and, on Conflict, the whole closure again as the informer cache has it
+        (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work the caught-up cache
+        still calls for is sent again (``claim_up_to_date``; with a cache that never catches up,
+        every claim again: a create meets AlreadyExists and ends it).  Each failure inside the
+        closure records a FailedUpdate, and the outcome one more event (``recordPodEvent``).
+        *first* is the claim update of the first try that was answered Conflict before the pod
+        update was sent."""
+        om = self.om
+        name = d.payload.name if d.payload is not None else d.pod
+        retries = 0
+        resent: list[tuple] = []
+        attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
+
+        def send(g: Decision) -> Decision:
+            x = carry_out(g, om)
+            kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
+            if g.action != "warn":
+                resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
+                               x.applied is False))
+            return x
+
+        if first is None:
+            done = send(d)
+        else:
+            resent.append(("update", "PersistentVolumeClaim", first.target, True))
+            error = claim_update_error(first)
+            om.pod_event("update", name, error)
+            done = replace(d, applied=False, error=error)
+        from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
+        while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
+            retries += 1
+            again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
+            if again is None:  # the pod the cache holds under that name is consistent as it is
+                done = replace(d, applied=True, error=None)
+                break
+            if again is not d:  # the pod as the cache holds it; another pod of that name: its claims are left alone
+                d, name, group = again, again.payload.name, (group if again.payload.uid == d.payload.uid else [])
+            tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc" and not (
+                hasattr(om, "claim_up_to_date") and om.claim_up_to_date(g, name))]
+            errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+            fixed = False
+            if not errors:
+                for g in group:
+                    if g.action == "create-pvc" or (g.action == "update-pvc" and hasattr(om, "claim_up_to_date")
+                                                     and om.claim_up_to_date(g, name)):
+                        continue  # the retry reads the claim again: a fix that went through is not sent again
+                    x = send(g)
+                    fixed = fixed or g.action == "update-pvc"
+                    if x.applied is False:
+                        errors = [claim_update_error(x)]
+                        break
+            if errors:
+                error = aggregate(errors)
+                om.pod_event("update", name, error)
+                done, from_claims = replace(d, applied=False, error=error), True
+                continue
+            if from_claims and not fixed and hasattr(om, "claim_up_to_date"):
+                done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:
+                break                                        # consistent, no pod update
+            done, from_claims = send(d), False
+            attempted = True
+        if attempted:
+            om.pod_event("update", name, failed(done))
+        done = replace(done, retries=retries, resent=tuple(resent))
+        self.log.append(done)
+        return failed(done)

@@ -1,8 +1,8 @@
 """One sync of one StatefulSet, end to end (≈ upstream ``stateful_set.go``).
 
 ``sync`` = adopt orphan revisions, claim pods (adopt / release), take a
-snapshot, :func:`~stsedu.controller.stateful_set_control.plan_sync`,
-:func:`~stsedu.controller.plan_applier.apply_plan`, and record it all
+snapshot, :func:`~stsedu.controller.stateful_set_control.update_stateful_set`
+with the :class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`, and record it all
 in the trace.  The writes go through
 :class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, which asks the
 cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
@@ -18,8 +18,7 @@ from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
 from ..api.errors import APIError
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus, controller_of, label_selector_as_selector
-from .plan_applier import apply_plan
-from .stateful_pod_control import ClusterObjects
+from .stateful_pod_control import ClusterObjects, StatefulPodControl
 from . import stateful_set_utils as P
 from .history import sort_revisions
 
@@ -141,20 +140,21 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):
         claimed = claimed_pods(sts, store.view("Pod", namespace).values())
 
-    # 2. snapshot, plan, act
-    revisions = store.view("ControllerRevision", namespace)
+    # 2. snapshot, then UpdateStatefulSet through the pod control
+    # the informer cache as the sync begins: the steps' own writes do not show in it
+    revisions = dict(store.view("ControllerRevision", namespace))
     snap = control.Snapshot(
-        sts=sts, pods=tuple(claimed), claims=store.view("PersistentVolumeClaim", namespace),
+        sts=sts, pods=tuple(claimed), claims=dict(store.view("PersistentVolumeClaim", namespace)),
         revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
         now=ctl.clock.now)
-    plan = ctl.planner(snap, ctl.profile, ctl.feature_gates)
-    done, status, error = apply_plan(plan, sts, om, ctl.profile, control.slow_start_batch)
+    done = ctl.planner(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
+    status, error = done.status, done.error
     requeue = None
     if error is None:  # syncStatefulSet returns before it plans a requeue when the sync failed
         requeue = next_sync_duration(sts, snap.pods, status, snap.now, ctl.profile)
         if requeue is not None:
             ctl.writes.requeue_for_availability(sts, snap.now + requeue)
-    decisions.extend(done)
+    decisions.extend(done.decisions)
     return _finish(ctl, sts, n, decisions, status, error, requeue)
 
 
@@ -199,7 +199,7 @@ class StatefulSetController:
 
     It reads the store and writes through *writes* (the cluster's
     :class:`~stsedu.sim.writes.Writes`); *planner* is the profile's
-    ``plan_sync``; *feature_gates* the cluster's gates (shared, not copied).
+    ``UpdateStatefulSet`` (``plan_sync``); *feature_gates* the cluster's gates (shared, not copied).
     """
 
     def __init__(self, writes: "Writes", profile, feature_gates: dict, planner) -> None:
@@ -216,7 +216,8 @@ class StatefulSetController:
         return sync(self, name, namespace)
 
     def preview(self, sts: StatefulSet, namespace: str = "default"):
-        """The plan the next sync of *sts* would carry out, without doing anything."""
+        """What the next sync of *sts* would do if every request succeeded, run against a pod control
+        that writes nothing (``RecordingPodControl``)."""
         snap = control.Snapshot(
             sts=sts, pods=tuple(claimed_pods(sts, self.store.list("Pod", namespace))),
             claims=self.store.view("PersistentVolumeClaim", namespace),

@@ -1,17 +1,18 @@
-"""The controller's algorithm (≈ upstream ``stateful_set_control.go``), as a plan.
+"""The controller's algorithm (≈ upstream ``stateful_set_control.go``).
 
 :func:`update_stateful_set` (``UpdateStatefulSet``; also :func:`plan_sync`, the name the
-controller's planner goes by) takes a :class:`Snapshot` (what the informer cache holds at the
-start of a sync) and returns a :class:`SyncPlan`: every decision upstream would make if each
-request succeeded, in the order it would make them.  It runs upstream's steps under their names
-and in their order: :func:`perform_update` → :func:`get_stateful_set_revisions`, then
-:func:`update_stateful_set_pods` (upstream's unexported ``updateStatefulSet``) → :func:`process_replica`
-for each slot and ``fixPodClaim`` / :func:`process_condemned` for each condemned pod, each through
-:func:`run_for_all` (:func:`slow_start_batch` for Parallel sets), then the rolling update (its
-gate-off loop, or :func:`update_stateful_set_after_invariant_established`); :func:`truncate_history`
-last.  The steps make their requests through the pod control they are given; the planner's is a
-``RecordingPodControl``, so nothing is written here yet: ``plan_applier.apply_plan`` carries the
-recorded requests out and stops where upstream would stop on an error (docs/behaviour.md section 1).
+controller gives it) takes a :class:`Snapshot` (what the informer cache holds at the start of a
+sync) and a pod control, and returns a :class:`SyncPlan`: what the sync did, decision by decision,
+in the order it did it.  It runs upstream's steps under their names and in their order:
+:func:`perform_update` → :func:`get_stateful_set_revisions`, then :func:`update_stateful_set_pods`
+(upstream's unexported ``updateStatefulSet``) → :func:`process_replica` for each slot and
+``fixPodClaim`` / :func:`process_condemned` for each condemned pod, each through :func:`run_for_all`
+(:func:`slow_start_batch` for Parallel sets), then the rolling update (its gate-off loop, or
+:func:`update_stateful_set_after_invariant_established`), the status write; :func:`truncate_history`
+last.  The steps make their requests through the pod control when they reach them and stop where
+upstream's stop when one fails (docs/behaviour.md section 1).  The sync passes the
+:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`; ``Cluster.preview()`` a
+:class:`~stsedu.controller.recording_pod_control.RecordingPodControl`, which writes nothing.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from typing import Mapping
 
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS,
-                        STEP_REVISIONS, STEP_UPDATE, Decision, SyncPlan)
+                        STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
-from .stateful_pod_control import claims_match_retention_policy
+from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
+                                   claims_match_retention_policy)
 from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
 
@@ -46,6 +48,10 @@ class Snapshot:
     now: float
 
 
+PodControl = RecordingPodControl | StatefulPodControl
+"""The pod controls the steps are given: the sync's, which writes, or ``preview()``'s, which records."""
+
+
 def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
     return Decision(action=action, pod=pod, reason=reason, message=message,
                     rule=RULES[rule_key], **kw)
@@ -54,10 +60,10 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 # ------------------------------------------------------------------ revisions
 
 
-def get_stateful_set_revisions(snap: Snapshot, profile: Profile = CURRENT
-                   ) -> tuple[list[Decision], str, str, int, ControllerRevision]:
-    """Current and update revision names, and the decisions that make them (``getStatefulSetRevisions``,
-    called by :func:`perform_update`).
+def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: PodControl
+                               ) -> tuple[str | None, str, str, int, ControllerRevision]:
+    """Current and update revision names, and the requests that make them (``getStatefulSetRevisions``,
+    called by :func:`perform_update`; the kit's pod control carries upstream's controllerHistory).
 
     The candidate revision holds the live ``spec.template``.  If the newest
     revision holds the same template it stays the update revision; if an
@@ -65,12 +71,11 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile = CURRENT
     same name); otherwise a new revision is created (``CreateControllerRevision``:
     a name taken by different data bumps collisionCount and retries).  The
     current revision is the one named by ``status.currentRevision``, or the
-    update revision when there is none.  Returns (decisions, current name,
-    update name, collisionCount, update revision).
+    update revision when there is none.  Returns (the error of the request
+    that failed or None, current name, update name, collisionCount, update revision).
     """
     sts, revisions = snap.sts, list(snap.revisions)
     collisions = sts.status.collision_count or 0
-    decisions: list[Decision] = []
     candidate = P.new_revision(sts, P.next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
     if equal and equal_revision(revisions[-1], equal[-1]):
@@ -78,10 +83,13 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile = CURRENT
     elif equal:
         old = equal[-1]
         update = replace(old, revision=candidate.revision)
-        decisions.append(_d("update-revision", None, "rollback",
-                            f"The template equals revision {old.name} (number {old.revision}); "
-                            f"it becomes the update revision again, renumbered {candidate.revision}.",
-                            "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
+        error = pod_control.request(_d(
+            "update-revision", None, "rollback",
+            f"The template equals revision {old.name} (number {old.revision}); "
+            f"it becomes the update revision again, renumbered {candidate.revision}.",
+            "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
+        if error is not None:
+            return error, "", "", collisions, update
     else:
         # CreateControllerRevision: on a name clash with different data, count a
         # collision and retry under a new name.  Only the name changes: the hash
@@ -91,32 +99,34 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile = CURRENT
             if existing is None:
                 what = ("The pod template changed" if revisions
                         else "No revision records this pod template yet")
-                decisions.append(_d("create-revision", None, "new-template",
-                                    f"{what}: create revision {candidate.name} "
-                                    f"(number {candidate.revision}).",
-                                    "create-revision", target=candidate.name, step=STEP_REVISIONS,
-                                    payload=candidate))
+                error = pod_control.request(_d(
+                    "create-revision", None, "new-template",
+                    f"{what}: create revision {candidate.name} (number {candidate.revision}).",
+                    "create-revision", target=candidate.name, step=STEP_REVISIONS, payload=candidate))
                 update = candidate
                 break
             if existing.data == candidate.data:
-                decisions.append(_d("reuse-revision", None, "already-exists",
-                                    f"Revision {candidate.name} already exists with the same template; "
-                                    "use it as it is.", "reuse-revision", target=candidate.name,
-                                    step=STEP_REVISIONS))
+                error = pod_control.request(_d(
+                    "reuse-revision", None, "already-exists",
+                    f"Revision {candidate.name} already exists with the same template; use it as it is.",
+                    "reuse-revision", target=candidate.name, step=STEP_REVISIONS))
                 update = existing
                 break
             collisions += 1
-            decisions.append(_d("create-revision", None, "collision",
-                                f"Revision name {candidate.name} is taken by a different template; "
-                                f"collisionCount becomes {collisions}.",
-                                "collision", target=candidate.name, step=STEP_REVISIONS,
-                                applied=None))
+            error = pod_control.request(_d(
+                "create-revision", None, "collision",
+                f"Revision name {candidate.name} is taken by a different template; "
+                f"collisionCount becomes {collisions}.", "collision", target=candidate.name, step=STEP_REVISIONS))
+            if error is not None:
+                return error, "", "", collisions, candidate
             h = revision_hash(candidate.data, collisions)
             candidate = replace(candidate, name=revision_name(sts.name, h))
+        if error is not None:
+            return error, "", "", collisions, update
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
     if current is None:
         current = update
-    return decisions, current.name, update.name, collisions, update
+    return None, current.name, update.name, collisions, update
 
 
 # --------------------------------------------------------------------- status
@@ -155,147 +165,87 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
                              conditions=sts.status.conditions if profile.status_conditions else ())
 
 
-# ------------------------------------------------------------- claim helpers
-
-
-def _claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                     rule_key: str, slot: int, step: str) -> list[Decision]:
-    """Creates for missing claims of *pod*, then a failing row (with its error) for each claim
-    being deleted.
-
-    Like ``createPersistentVolumeClaims``: every missing claim is created,
-    and a claim that is being deleted makes the whole call fail afterwards.
-    """
-    out, deleting = [], []
-    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is None:
-            out.append(_d("create-pvc", pod.name, "missing",
-                          f"Create claim {name} for {pod.name} before the pod.",
-                          rule_key, target=name, step=step, slot=slot,
-                          payload=P.new_claim(sts, template, name)))
-        elif claim.deleting:
-            deleting.append(_d("wait", pod.name, "claim-deleting",
-                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
-                               "claim-deleting", target=name, step=step, slot=slot,
-                               error=f"pvc {name} is being deleted", payload=rule_key))
-    return out + deleting
-
-
-def _claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                           condemned: bool, rule_key: str, slot: int, step: str,
-                           profile: Profile) -> list[Decision]:
-    """Owner-ref fixes for the existing claims of *pod* (``UpdatePodClaimForRetentionPolicy``)."""
-    if not profile.pvc_retention:
-        return []
-    out = []
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is None:
-            continue
-        conflicting = P.has_unexpected_controller(claim, sts, pod)
-        if conflicting:
-            # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
-            out.append(_d("warn", pod.name, "conflicting-controller",
-                          f"Claim {name} has another managing controller: the retention policy is "
-                          "ignored for it (Warning ConflictingController).",
-                          rule_key, target=name, step=step, slot=slot))
-        if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
-            continue
-        refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
-        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
-        if conflicting:
-            out.append(_d("update-pvc", pod.name, "conflicting-controller",
-                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
-                          f"and ignore the retention policy for it (owners left: {owners}).",
-                          rule_key, target=name, step=step, slot=slot, payload=refs))
-            continue
-        out.append(_d("update-pvc", pod.name, "retention-policy",
-                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
-                      f"whenDeleted={sts.spec.when_deleted}).",
-                      rule_key, target=name, step=step, slot=slot, payload=refs))
-    return out
-
-
 # ----------------------------------------------------------- processReplica
 
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
-                    profile: Profile, mrs: int, pod_control: RecordingPodControl) -> tuple[list[Decision], bool]:
-    """One slot of the ordinal range (``processReplica``): its waits, and whether to stop (*mrs*: the
-    set's minReadySeconds, read once per sync).  Its requests, as decision rows, go through *pod_control*:
-    ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (its error, a claim being
-    deleted, stops the slot), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
+                    profile: Profile, mrs: int, pod_control: PodControl
+                    ) -> tuple[list[Decision], bool, str | None]:
+    """One slot of the ordinal range (``processReplica``): its waits, whether to stop, and the error
+    that stopped it (*mrs*: the set's minReadySeconds, read once per sync).  Its requests go through
+    *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim
+    being deleted fails it), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
     out: list[Decision] = []
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
         if not P.is_terminating(pod):
-            pod_control.delete_stateful_pod(_d(
+            error = pod_control.delete_stateful_pod(_d(
                 "delete", name, "failed", f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
                 "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
-        else:
-            out.append(_d("wait", name, "terminating",
-                          f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
-                          "failed-terminating", step=STEP_REPLICAS, slot=slot))
-        return out, True
+            return out, True, error
+        out.append(_d("wait", name, "terminating",
+                      f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
+                      "failed-terminating", step=STEP_REPLICAS, slot=slot))
+        return out, True, None
     # a missing pod is created, with its claims first
     if not P.is_created(pod):
         if profile.pvc_retention and P.pod_claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
-            return out, True
-        claim_ds = _claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
+            return out, True, None
+        claim_ds = claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
         created = pod
         error = pod_control.create_stateful_pod(
             claim_ds, _d("create", name, "missing", f"{name} does not exist: create it at revision {pod.revision}.",
                          "create", payload=created, step=STEP_REPLICAS, slot=slot),
-            _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
+            claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
         if error is not None or monotonic:
-            return out, True
+            return out, True, error
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
         if not claims_match_retention_policy(sts, created, snap.claims, False, profile):
-            pod_control.update_stateful_pod(
-                [], _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
+            error = pod_control.update_stateful_pod(
+                [], claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
                 _d("update", name, "identity",
                    f"The owner refs of {name}'s claims did not fit the retention policy when "
                    f"this sync began; they are fixed again and {name} is updated (unchanged).",
                    "identity", payload=created, step=STEP_REPLICAS, slot=slot))
-        return out, False
+            return out, error is not None, error
+        return out, False, None
     # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
     if P.is_pending(pod) and profile.pvc_retention:
-        claim_ds = _claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
-        if pod_control.create_missing_persistent_volume_claims(
-                claim_ds, _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                                 STEP_REPLICAS, profile)) is not None:
-            return out, True
+        claim_ds = claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
+        error = pod_control.create_missing_persistent_volume_claims(
+            claim_ds, claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
+        if error is not None:
+            return out, True, error
     # OrderedReady: wait for the pod to be gone, Running and Ready, Available
     if P.is_terminating(pod) and monotonic:
         out.append(_d("wait", name, "terminating",
                       f"{name} is terminating; wait until it is gone.", "terminating", step=STEP_REPLICAS, slot=slot))
-        return out, True
+        return out, True, None
     if not P.is_running_and_ready(pod) and monotonic:
         out.append(_d("wait", name, "not-running-ready",
                       f"{name} is not Running and Ready; wait before going on.", "not-running-ready", step=STEP_REPLICAS, slot=slot))
-        return out, True
+        return out, True, None
     if not P.is_running_and_available(pod, mrs, snap.now) and monotonic:
         out.append(_d("wait", name, "not-available",
                       f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
                       "not-available", step=STEP_REPLICAS, slot=slot))
-        return out, True
+        return out, True, None
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = P.identity_matches(sts, pod)
     storage_ok = P.storage_matches(sts, pod)
     retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
     if identity_ok and storage_ok and retention_ok:
-        return out, False
+        return out, False, None
     # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
     # then UpdatePodClaimForRetentionPolicy
-    claim_ds = [] if storage_ok else _claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
-    owner_ds = [] if retention_ok else _claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
+    claim_ds = [] if storage_ok else claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
+    owner_ds = [] if retention_ok else claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
                                                               STEP_REPLICAS, profile)
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
@@ -316,9 +266,9 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     else:
         message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
                    f"they were fixed and {name} is updated (unchanged).")
-    pod_control.update_stateful_pod(claim_ds, owner_ds, _d("update", name, "identity", message, "identity",
-                                                           payload=fixed, step=STEP_REPLICAS, slot=slot))
-    return out, False
+    error = pod_control.update_stateful_pod(claim_ds, owner_ds, _d("update", name, "identity", message, "identity",
+                                                                   payload=fixed, step=STEP_REPLICAS, slot=slot))
+    return out, error is not None, error
 
 
 # ----------------------------------------------------------- processCondemned
@@ -326,8 +276,8 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
 
 def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: Pod | None,
                       monotonic: bool, now: float, profile: Profile,
-                      pod_control: RecordingPodControl) -> tuple[list[Decision], bool]:
-    """Decisions for one pod outside the ordinal range, highest first, and whether to stop
+                      pod_control: PodControl) -> tuple[list[Decision], bool, str | None]:
+    """Waits for one pod outside the ordinal range, highest first, whether to stop, and the error
     (``processCondemned``); the delete goes through *pod_control* (``DeleteStatefulPod``)."""
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
@@ -336,22 +286,22 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
         if monotonic:
             return [_d("wait", name, "terminating",
                        f"{name} is terminating for scale down; wait until it is gone.",
-                       "condemned-terminating", **kw)], True
-        return [], False
+                       "condemned-terminating", **kw)], True, None
+        return [], False, None
     blocker = first_unavailable.name if first_unavailable is not None else None
     if not P.is_running_and_ready(pod) and monotonic and pod is not first_unavailable:
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
-                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
+                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True, None
     if (not P.is_running_and_available(pod, mrs, now) and monotonic
             and pod is not first_unavailable):
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Available and {blocker} is the first unavailable pod; "
-                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True
-    pod_control.delete_stateful_pod(_d("delete", name, "scale-down",
-                                       f"{name} is outside the ordinal range: delete it (highest ordinal first).",
-                                       "scale-down", payload=pod, **kw))
-    return [], True
+                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True, None
+    error = pod_control.delete_stateful_pod(_d(
+        "delete", name, "scale-down", f"{name} is outside the ordinal range: delete it (highest ordinal first).",
+        "scale-down", payload=pod, **kw))
+    return [], True, error
 
 
 # ------------------------------------------------------------ rolling update
@@ -359,9 +309,10 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
 
 def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: list[Pod], update: str,
                                                     now: float, profile: Profile,
-                                                    pod_control: RecordingPodControl, log: list[Decision],
+                                                    pod_control: PodControl, log: list[Decision],
                                                     status: StatefulSetStatus,
-                                                    unavailable: list[bool] | None = None) -> StatefulSetStatus:
+                                                    unavailable: list[bool] | None = None
+                                                    ) -> tuple[StatefulSetStatus, str | None]:
     """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``,
     called by :func:`update_stateful_set_pods` when the MaxUnavailableStatefulSet gate is on).
 
@@ -377,7 +328,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     in range but none could be deleted.  *unavailable*, when given, says for each slot whether
     its pod is unavailable (``isUnavailable``), as the sync worked it out before processReplica.
     The deletes go through *pod_control* (``DeleteStatefulPod``), each taking one off
-    ``status.currentReplicas`` once made; the wait goes to *log*.  Returns the status.
+    ``status.currentReplicas`` once made; the first that fails ends the update.  The wait goes to
+    *log*.  Returns (the status, the error or None).
     """
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
@@ -397,37 +349,42 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     needing = sum(1 for i in range(len(replicas)) if unavailable[i] and old(i)) if parallel else 0
     if n_unavailable >= max_u and needing == 0:
         log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
-        return status
+        return status, None
     deleted = 0
 
-    def delete(i: int, why: str) -> None:
+    def delete(i: int, why: str) -> str | None:
         nonlocal deleted, status
         pod = replicas[i]
-        pod_control.delete_stateful_pod(_d(
+        error = pod_control.delete_stateful_pod(_d(
             "delete", pod.name, "update",
             f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
             "mu-update", step=STEP_UPDATE, slot=i, payload=pod))
-        status = replace(status, current_replicas=status.current_replicas - 1)
-        deleted += 1
+        if error is None:
+            status = replace(status, current_replicas=status.current_replicas - 1)
+            deleted += 1
+        return error
 
     if parallel:
         # phase 1: every old pod that is unavailable anyway (no cap: it costs no budget)
         for i in [i for i in in_range if unavailable[i]]:
-            delete(i, "it is already unavailable, so replacing it costs nothing")
+            if (error := delete(i, "it is already unavailable, so replacing it costs nothing")) is not None:
+                return status, error
         # phase 2: healthy old pods, within what the budget has left
         budget = max_u - n_unavailable
         for i in in_range:
             if budget <= 0:
                 break
             if not unavailable[i]:
-                delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")
+                if (error := delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")) is not None:
+                    return status, error
                 budget -= 1
     else:
         for i in in_range[:max_u - n_unavailable]:
-            delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")
+            if (error := delete(i, f"{n_unavailable} unavailable, maxUnavailable={max_u}")) is not None:
+                return status, error
     if not deleted:
         log.extend(_budget_wait(replicas, in_range, n_unavailable, max_u))
-    return status
+    return status, None
 
 
 def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
@@ -502,41 +459,51 @@ RECREATE_GATE = "StatefulSetRecreateStrategy"
 
 
 def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[int, Pod], condemned: list[Pod],
-                             status: StatefulSetStatus, now: float, pod_control: RecordingPodControl,
-                             log: list[Decision]) -> tuple[bool, StatefulSetStatus]:
+                             status: StatefulSetStatus, now: float, pod_control: PodControl,
+                             log: list[Decision]) -> tuple[bool, StatefulSetStatus, str | None]:
     """The first two phases of a Recreate update (``recreateDeleteAndWait``): delete every created
     pod not at *update* -- replicas (by slot) and condemned pods alike, all at once
     (``runForAll`` in burst mode, whatever the pod management policy) -- then wait until none of
     them is left.
 
-    Deletes through *pod_control* (``DeleteStatefulPod``), records the waits in *log*; returns
-    (whether every old-revision pod is gone, *status*): while one is left the
-    status gets ``Progressing`` True, RecreateInProgress, "Deleting old revision pods", and
-    ``updateStatefulSet`` creates nothing.  Slots number the replicas from 0 and the condemned
-    pods after ``spec.replicas``, as upstream's concatenated slice does.
+    Deletes through *pod_control* (``DeleteStatefulPod``) in :func:`run_for_all`'s burst batches, records
+    the waits in *log*; returns (whether every old-revision pod is gone, *status*, the error of a
+    failed delete): while one is left the status gets ``Progressing`` True, RecreateInProgress,
+    "Deleting old revision pods", and ``updateStatefulSet`` creates nothing; a failed delete ends the
+    sync with the status as it was.  Slots number the replicas from 0 and the condemned pods after
+    ``spec.replicas``, as upstream's concatenated slice does (only the slots up to the last pod are
+    visited: the range may be 2147483647 slots long).
     """
     n = sts.spec.replicas
-    slots = [(i, replicas[i]) for i in sorted(replicas)] + [(n + j, pod) for j, pod in enumerate(condemned)]
+    slots = {i: replicas[i] for i in replicas}
+    slots.update((n + j, pod) for j, pod in enumerate(condemned))
     in_progress = False
-    for slot, pod in slots:
-        if not P.is_created(pod) or P.get_pod_revision(pod) == update:
-            continue
+
+    def process_recreate_fn(slot: int) -> tuple[bool, str | None]:
+        nonlocal in_progress
+        pod = slots.get(slot)
+        if pod is None or not P.is_created(pod) or P.get_pod_revision(pod) == update:
+            return False, None
         in_progress = True
         if P.is_terminating(pod):
             log.append(_d("wait", pod.name, "recreate-terminating",
                           f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
                           "no new pod until every old-revision pod is gone.",
                           "recreate-terminating", step=STEP_RECREATE, slot=slot))
-            continue
+            return False, None
         # upstream logs "Recreate: deleting old revision pod"
-        pod_control.delete_stateful_pod(_d(
+        return True, pod_control.delete_stateful_pod(_d(
             "delete", pod.name, "recreate", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
             "Recreate deletes every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot,
             payload=pod))
+
+    _, error = run_for_all(max(slots) + 1 if slots else 0, process_recreate_fn, False)
+    if error is not None:
+        return False, status, error
     if in_progress:
         return False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
-                                                  "Deleting old revision pods", now)
-    return True, status
+                                                  "Deleting old revision pods", now), None
+    return True, status, None
 
 
 def unknown_strategy(sts: StatefulSet) -> list[Decision]:
@@ -575,67 +542,87 @@ def live_revisions(pods, current: str | None, update: str | None) -> set[str]:
     return live
 
 
-def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, update: str | None
-                     ) -> list[Decision]:
+def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, update: str | None,
+                     pod_control: PodControl) -> str | None:
     """Delete the oldest revisions beyond ``revisionHistoryLimit`` that no pod, nor the current or
-    update revision, uses (``truncateHistory``; *current* and *update* are None when
-    ``getStatefulSetRevisions`` failed)."""
-    return [_d("delete-revision", None, "history-limit",
-               f"Revision {r.name} (number {r.revision}) is beyond "
-               f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-               "truncate", target=r.name, step=STEP_HISTORY, payload=r)
-            for r in history_to_truncate(list(revisions), live_revisions(pods, current, update),
-                                         sts.spec.revision_history_limit)]
+    update revision, uses, stopping at the first delete that fails, whose error is returned
+    (``truncateHistory``; *current* and *update* are None when ``getStatefulSetRevisions`` failed)."""
+    for r in history_to_truncate(list(revisions), live_revisions(pods, current, update),
+                                 sts.spec.revision_history_limit):
+        error = pod_control.request(_d(
+            "delete-revision", None, "history-limit",
+            f"Revision {r.name} (number {r.revision}) is beyond "
+            f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+            "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        if error is not None:
+            return error
+    return None
 
 
-def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT,
-                        gates: Mapping[str, bool] | None = None) -> SyncPlan:
-    """Everything one sync decides, assuming each request succeeds (``UpdateStatefulSet``).
-
-    :func:`perform_update`, then :func:`truncate_history`, which runs even when the revisions
-    could not be made (then with only the pods' revisions live: ``history_if_revisions_fail``).
-    The decisions are recorded in upstream's order, where it logs or writes.
+def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mapping[str, bool] | None = None,
+                        pod_control: PodControl | None = None) -> SyncPlan:
+    """One sync's work on the set (``UpdateStatefulSet``): :func:`perform_update`, then
+    :func:`truncate_history`, which runs even when the revisions could not be made (then with only
+    the pods' revisions live).  The requests go through *pod_control* as the steps reach them (by
+    default a :class:`~stsedu.controller.recording_pod_control.RecordingPodControl`: every request
+    succeeds and nothing is written, as ``Cluster.preview()`` shows); the decisions are recorded in
+    upstream's order, where it logs or writes, and the sync's error is the first request's that failed.
     """
     sts = snap.sts
-    log: list[Decision] = []
-    gates = gates or {}
-    pod_control = RecordingPodControl(log)  # the planner's pod control: its requests are decision rows
-    current, update, collisions, status, monotonic, status_if_recreate_fails = perform_update(
-        snap, profile, gates, log, pod_control)
-    log.extend(truncate_history(sts, snap.pods, snap.revisions, current, update))
-    fallback = None
-    if any(d.step == STEP_REVISIONS and d.action in ("create-revision", "update-revision", "reuse-revision")
-           for d in log):
-        fallback = tuple(truncate_history(sts, snap.pods, snap.revisions, None, None))
-    return SyncPlan(decisions=tuple(log), status=status, current_revision=current,
-                    update_revision=update, collision_count=collisions, monotonic=monotonic,
-                    history_if_revisions_fail=fallback, status_if_recreate_fails=status_if_recreate_fails,
-                    recreate_time=snap.now if profile.gate(gates, RECREATE_GATE) else None)
+    if pod_control is None:
+        pod_control = RecordingPodControl([])
+    log = pod_control.log
+    current, update, collisions, status = perform_update(snap, profile, gates or {}, log, pod_control)
+    truncate_history(sts, snap.pods, snap.revisions, current, update, pod_control)
+    return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
+                    update_revision=update or "", collision_count=collisions,
+                    error=next((d.error for d in log if d.applied is False), None))
 
 
 plan_sync = update_stateful_set
-"""The planner of the newest profiles (``StatefulSetController.planner``)."""
+"""The set control of the newest profiles (``StatefulSetController.planner``)."""
 
 
 def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision],
-                   pod_control: RecordingPodControl):
-    """The revisions, then the pods (``performUpdate``): :func:`get_stateful_set_revisions`, then
-    :func:`update_stateful_set_pods`.  Appends the decisions to *log*; returns (current revision,
-    update revision, collisionCount, status, monotonic, the status to write if a
-    Recreate delete fails); the steps' pod requests go through *pod_control* (deletes so far:
-    ``DeleteStatefulPod``).  The status write (``updateStatefulSetStatus``) is still made by
-    ``plan_applier.apply_plan``."""
-    decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile)
-    log.extend(decisions)
-    status, monotonic, status_if_recreate_fails = update_stateful_set_pods(
-        snap, current, update, collisions, update_rev, profile, gates, log, pod_control)
-    return current, update, collisions, status, monotonic, status_if_recreate_fails
+                   pod_control: PodControl):
+    """The revisions, the pods, then the status (``performUpdate``): :func:`get_stateful_set_revisions`,
+    :func:`update_stateful_set_pods`, then ``updateStatefulSetStatus`` (:func:`update_stateful_set_status`),
+    even when a pod request failed.  Returns (current revision, update revision, collisionCount, status);
+    the revisions are None when they could not be made, the status None when none was counted."""
+    error, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile, pod_control)
+    if error is not None:
+        return None, None, collisions, None
+    status, _ = update_stateful_set_pods(snap, current, update, collisions, update_rev, profile, gates, log,
+                                         pod_control)
+    if status is not None:
+        status = update_stateful_set_status(snap.sts, status, profile, pod_control,
+                                            snap.now if profile.gate(gates, RECREATE_GATE) else None)
+    return current, update, collisions, status
+
+
+def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, profile: Profile,
+                               pod_control: PodControl, recreate_time: float | None) -> StatefulSetStatus:
+    """Complete the update if it is done (``completeUpdate``), and write the status if it differs from
+    the set's (``inconsistentStatus``) through the status updater (``updateStatefulSetStatus``).
+    Returns the status, written or not."""
+    status = P.complete_update(sts, status, profile, recreate_time)
+    if P.inconsistent_status(sts, status, profile):
+        pod_control.update_stateful_set_status(
+            Decision(action="status", pod=None, reason="changed", message=_status_sentence(status),
+                     rule=RULES["status"], step=STEP_STATUS), sts, status)
+    return status
+
+
+def _status_sentence(st: StatefulSetStatus) -> str:
+    return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
+            f"available={st.available_replicas} current={st.current_replicas} "
+            f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")
 
 
 def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
                              update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
-                             log: list[Decision], pod_control: RecordingPodControl
-                             ) -> tuple[StatefulSetStatus | None, bool, StatefulSetStatus | None]:
+                             log: list[Decision], pod_control: PodControl
+                             ) -> tuple[StatefulSetStatus | None, str | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
 
     Named ``update_stateful_set_pods`` because Python's snake_case cannot tell it from
@@ -644,9 +631,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     the status (``updateStatus``), :func:`process_replica` for each slot (:func:`run_for_all`), then
     ``fixPodClaim`` and :func:`process_condemned` for each condemned pod, then the rolling update
     (the gate-off loop below, or :func:`update_stateful_set_after_invariant_established`).
-    Appends to *log*, deletes through *pod_control* (``DeleteStatefulPod``); returns (status,
-    monotonic, the status without Recreate's Progressing change, written instead if
-    one of its deletes fails; None if no Recreate).
+    Appends its waits to *log*, makes its requests through *pod_control*, and stops at the step
+    whose request failed; returns (status, the error or None).
     """
     sts, now = snap.sts, snap.now
     recreate_gate = profile.gate(gates, RECREATE_GATE)
@@ -701,17 +687,17 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     monotonic = not P.allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
-        log.extend(unknown_strategy(sts))
-        return None, monotonic, None
+        error = None
+        for d in unknown_strategy(sts):
+            error = pod_control.request(d) or error
+        return None, error
     if sts.deletion_timestamp is not None:
-        return status, monotonic, None
-    status_before_recreate = None
+        return status, None
     if sts.spec.update_strategy == "Recreate":
-        status_before_recreate = status
-        all_old_pods_terminated, status = recreate_delete_and_wait(sts, update, existing, condemned, status, now,
-                                                                   pod_control, log)
+        all_old_pods_terminated, status, error = recreate_delete_and_wait(sts, update, existing, condemned, status,
+                                                                          now, pod_control, log)
         if not all_old_pods_terminated:
-            return status, monotonic, status_before_recreate
+            return status, error
         if current != update:
             status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
                                                  "Waiting for new-revision pods to be created", now)
@@ -723,7 +709,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     def process_replica_fn(i: int) -> tuple[bool, str | None]:
         nonlocal creates, over_budget
-        if over_budget:  # the rest of a slow-start batch after the refused create: not planned
+        if over_budget:  # the rest of a slow-start batch after the refused create: not reached
             return False, None
         if full:
             pod = replicas[i]
@@ -733,49 +719,51 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
                 pod = new_pod(i)
             replicas.append(pod)
         before = len(log)
-        ds, stop = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
+        ds, stop, error = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
         log.extend(ds)
-        made = log[before:]  # the slot's requests (through pod_control) and waits
         if monotonic:
-            return stop, next((d.error for d in made if d.error), None)
-        creates += sum(1 for d in made if d.action == "create")
+            return stop, error
+        creates += sum(1 for d in log[before:] if d.action == "create")
         if over_create_budget(creates, len(snap.pods)):
-            # the create past the budget fails (TooManyRequests) and ends updateStatefulSet
+            # the create past the budget is refused (TooManyRequests) and ends updateStatefulSet
             over_budget = True
-            return True, "TooManyRequests"
-        return stop, None  # the plan assumes each request succeeds
+            return True, error or "TooManyRequests"
+        return stop, error
 
     should_exit, error = run_for_all(n, process_replica_fn, monotonic)
     if should_exit or error is not None:
-        return status, monotonic, status_before_recreate
+        return status, error
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
         pod = condemned[i]
         if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
-            pod_control.update_pod_claim_for_retention_policy(
-                _claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
+            error = pod_control.update_pod_claim_for_retention_policy(
+                claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
+            if error is not None:
+                return True, error
         return False, None
 
-    run_for_all(len(condemned), fix_pod_claim, monotonic)
+    should_exit, error = run_for_all(len(condemned), fix_pod_claim, monotonic)
+    if should_exit or error is not None:
+        return status, error
 
     def process_condemned_fn(i: int) -> tuple[bool, str | None]:
-        ds, stop = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile,
-                                     pod_control)
+        ds, stop, error = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile,
+                                            pod_control)
         log.extend(ds)
-        return stop, None
+        return stop, error
 
-    should_exit, _ = run_for_all(len(condemned), process_condemned_fn, monotonic)
-    if should_exit:
-        return status, monotonic, status_before_recreate
+    should_exit, error = run_for_all(len(condemned), process_condemned_fn, monotonic)
+    if should_exit or error is not None:
+        return status, error
 
     # the rolling update (OnDelete and Recreate sets have none)
     if sts.spec.update_strategy in ("OnDelete", "Recreate"):
-        return status, monotonic, status_before_recreate
+        return status, None
     if profile.max_unavailable_supported and profile.gate(gates, "MaxUnavailableStatefulSet"):
-        status = update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
-                                                                 pod_control, log, status, unavailable)
-        return status, monotonic, status_before_recreate
+        return update_stateful_set_after_invariant_established(sts, replicas, update, now, profile,
+                                                               pod_control, log, status, unavailable)
     # gate off: one pod at a time, from the top down to the partition.  The highest pod not at the
     # update revision and not terminating is deleted (one per sync, then one is taken off
     # status.currentReplicas, whatever that pod's revision was); an updated pod that is not
@@ -784,14 +772,15 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
         if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
-            pod_control.delete_stateful_pod(_d(
+            error = pod_control.delete_stateful_pod(_d(
                 "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                 "delete it so it comes back updated.", "update", step=STEP_UPDATE, slot=target, payload=pod))
-            status = replace(status, current_replicas=status.current_replicas - 1)
-            break
+            if error is not None:
+                return status, error
+            return replace(status, current_replicas=status.current_replicas - 1), None
         if P.is_unavailable(pod, mrs, now):
             log.append(_d("wait", pod.name, "update-unavailable",
                           f"{pod.name} is not yet Available; the rolling update waits for it.",
                           "update-unavailable", step=STEP_UPDATE, slot=target))
             break
-    return status, monotonic, status_before_recreate
+    return status, None

@@ -1,10 +1,11 @@
-"""The v1.16 controller's algorithm as a pure function (≈ ``stateful_set_control.go``, 1.14–1.20 line).
+"""The v1.16 controller's algorithm (≈ ``stateful_set_control.go``, 1.14–1.20 line).
 
 Most walkthroughs of the StatefulSet controller's source describe this
 release.  :func:`plan_sync` keeps the contract of
-:func:`stsedu.controller.stateful_set_control.plan_sync`: a :class:`~stsedu.controller.stateful_set_control.Snapshot` in, a
-:class:`~stsedu.controller.decisions.SyncPlan` out, nothing written, decisions in the
-order the Go code makes them and with the same action/reason vocabulary.
+:func:`stsedu.controller.stateful_set_control.plan_sync`: a :class:`~stsedu.controller.stateful_set_control.Snapshot`
+and a pod control in, a :class:`~stsedu.controller.decisions.SyncPlan` out, the requests made
+through the pod control in the order the Go code makes them (stopping at the first that fails, as
+v1.16 does even for Parallel sets), with the same action/reason vocabulary.
 
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
 ordinal range (no ``processReplica``, ``processCondemned`` or
@@ -41,7 +42,9 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .stateful_set_control import Snapshot, get_stateful_set_revisions, over_create_budget
+from .recording_pod_control import RecordingPodControl
+from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, over_create_budget,
+                                   update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -125,20 +128,26 @@ def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     return out
 
 
-def plan_sync(snap: Snapshot, profile: Profile = V1_16,
-              gates: Mapping[str, bool] | None = None) -> SyncPlan:
-    """Everything one v1.16 sync decides, assuming each request succeeds (``UpdateStatefulSet``).
+def plan_sync(snap: Snapshot, profile: Profile = V1_16, gates: Mapping[str, bool] | None = None,
+              pod_control: PodControl | None = None) -> SyncPlan:
+    """One v1.16 sync's work on the set (``UpdateStatefulSet``), its requests through *pod_control*
+    (by default a ``RecordingPodControl``: nothing written).
 
-    *profile* and *gates* are accepted for the planner contract and ignored:
+    *profile* and *gates* are accepted for the contract and ignored:
     v1.16 has a single behaviour and none of stsedu's feature gates.
     Spec fields newer than v1.16 (minReadySeconds, ordinals, PVC retention
-    policy, maxUnavailable) are ignored even if *snap* carries them.
+    policy, maxUnavailable) are ignored even if *snap* carries them.  A failed request ends the
+    sync: no status is written and no history truncated (v1.16 returned at once).
     """
     sts = snap.sts
-    rev_decisions, current, update, collisions, update_rev = get_stateful_set_revisions(snap, V1_16)
+    if pod_control is None:
+        pod_control = RecordingPodControl([])
+    decisions = pod_control.log
+    error, current, update, collisions, update_rev = get_stateful_set_revisions(snap, V1_16, pod_control)
+    if error is not None:
+        return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
     revisions_by_name = {r.name: r for r in snap.revisions}
     revisions_by_name[update_rev.name] = update_rev
-    decisions: list[Decision] = list(rev_decisions)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 
@@ -173,6 +182,12 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         first_unhealthy = next((p for p in condemned if not P.is_healthy(p)), None)
     monotonic = not P.allows_burst(sts)
 
+    def failed(error: str) -> SyncPlan:
+        """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
+        return SyncPlan(decisions=tuple(decisions), status=None, current_revision=current,
+                        update_revision=update, collision_count=collisions,
+                        error=next((d.error for d in decisions if d.applied is False), error))
+
     def finish(deleted_for_update: int = 0) -> SyncPlan:
         status = StatefulSetStatus(
             observed_generation=sts.generation, replicas=counts.replicas,
@@ -184,10 +199,16 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
-        live = {current, update} | {p.revision for p in snap.pods}
-        decisions.extend(_truncate(snap, live))
+        status = update_stateful_set_status(sts, status, V1_16, pod_control, None)
+        error = next((d.error for d in decisions if d.applied is False), None)
+        if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
+            live = {current, update} | {p.revision for p in snap.pods}
+            for d in _truncate(snap, live):
+                if (error := pod_control.request(d)) is not None:
+                    break
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
-                        update_revision=update, collision_count=collisions, monotonic=monotonic)
+                        update_revision=update, collision_count=collisions,
+                        error=next((d.error for d in decisions if d.applied is False), None))
 
     if sts.deletion_timestamp is not None:
         return finish()
@@ -200,28 +221,31 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         old_failed: Pod | None = None
         if P.is_failed(pod):
             again = " again (the API server accepts a repeated delete)" if P.is_terminating(pod) else ""
-            decisions.append(_d("delete", pod.name, "failed",
-                                f"{pod.name} is Failed: delete it{again} and create its replacement "
-                                "in the same pass (v1.16 recreates a Failed pod at once).",
-                                "failed", payload=pod, **kw))
+            error = pod_control.delete_stateful_pod(_d(
+                "delete", pod.name, "failed", f"{pod.name} is Failed: delete it{again} and create its replacement "
+                "in the same pass (v1.16 recreates a Failed pod at once).", "failed", payload=pod, **kw))
+            if error is not None:
+                return failed(error)
             counts.revision(pod.revision, -1)
             counts.replicas -= 1
             old_failed = pod
             pod = slots[i] = new_pod(i)
         if not P.is_created(pod):
-            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "before the pod", "create-pvc"))
+            claims = _missing_claims(sts, pod, snap.claims, i, "before the pod", "create-pvc")
             if old_failed is None:
-                decisions.append(_d("create", pod.name, "missing",
-                                    f"{pod.name} does not exist: create it at revision {pod.revision}.",
-                                    "create", payload=pod, **kw))
+                create = _d("create", pod.name, "missing",
+                            f"{pod.name} does not exist: create it at revision {pod.revision}.",
+                            "create", payload=pod, **kw)
             else:
-                decisions.append(_d(
+                create = (_d(
                     "create", pod.name, "missing",
                     f"Create the replacement {pod.name} at revision {pod.revision} right away. If the "
                     f"old {pod.name} is still terminating (graceful deletion), the API server answers "
                     "AlreadyExists: the sync ends with an error, writes no status, and is retried "
                     "with backoff until the old pod is gone.",
                     "recreate", payload=pod, **kw))
+            if (error := pod_control.create_stateful_pod(claims, create, [])) is not None:
+                return failed(error)
             counts.replicas += 1
             counts.revision(pod.revision, +1)
             creates += 1
@@ -243,18 +267,19 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         identity_ok, storage_ok = P.identity_matches(sts, pod), P.storage_matches(sts, pod)
         if identity_ok and storage_ok:
             continue
-        if not storage_ok:
-            decisions.extend(_missing_claims(sts, pod, snap.claims, i, "while restoring its storage",
-                                             "identity-pvc"))
+        claims = [] if storage_ok else _missing_claims(sts, pod, snap.claims, i, "while restoring its storage",
+                                                       "identity-pvc")
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
         fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal),
                         labels=P.update_identity(sts, pod, pod_index_label=False),
                         spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
-        decisions.append(_d("update", pod.name, "identity",
-                            f"{pod.name} lost its identity ({' and '.join(what)}); restore it.",
-                            "identity", payload=fixed, **kw))
+        error = pod_control.update_stateful_pod(claims, [], _d(
+            "update", pod.name, "identity", f"{pod.name} lost its identity ({' and '.join(what)}); restore it.",
+            "identity", payload=fixed, **kw))
+        if error is not None:
+            return failed(error)
 
     # Scale down: highest ordinal first.
     for k in range(len(condemned) - 1, -1, -1):
@@ -274,9 +299,11 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
                                 f"{blocker} to be Running and Ready prior to scale down.",
                                 "scale-down-blocked", **kw))
             return finish()
-        decisions.append(_d("delete", pod.name, "scale-down",
-                            f"{pod.name} is outside the ordinal range: delete it for scale down.",
-                            "scale-down", payload=pod, **kw))
+        error = pod_control.delete_stateful_pod(_d(
+            "delete", pod.name, "scale-down", f"{pod.name} is outside the ordinal range: delete it for scale down.",
+            "scale-down", payload=pod, **kw))
+        if error is not None:
+            return failed(error)
         counts.revision(pod.revision, -1)
         if monotonic:
             return finish()
@@ -290,9 +317,11 @@ def plan_sync(snap: Snapshot, profile: Profile = V1_16,
         pod = slots[target]
         kw = {"step": STEP_UPDATE, "slot": target}
         if pod.revision != update and not P.is_terminating(pod):
-            decisions.append(_d("delete", pod.name, "update",
-                                f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
-                                "delete it for update.", "update", payload=pod, **kw))
+            error = pod_control.delete_stateful_pod(_d(
+                "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+                "delete it for update.", "update", payload=pod, **kw))
+            if error is not None:
+                return failed(error)
             return finish(deleted_for_update=1)  # status.CurrentReplicas--
         if not P.is_healthy(pod):
             decisions.append(_d("wait", pod.name, "update-unavailable",

@@ -24,7 +24,7 @@ such echoes would shift the alignment.  ``align="sync"`` keeps every sync;
 either way each row names the trace syncs it stands for.
 Two syncs *decide differently* when their decisions differ (action, pod or
 object, reason), else when the same decisions had different outcomes (carried
-out / failed / not reached), else when one sync failed and the other did not,
+out / failed), else when one sync failed and the other did not,
 or when one run has no sync *n* at all: ``first_divergence`` is the first such
 sync.  Separately, ``first_status_divergence`` is the first sync after which
 the set shows a different status (``availableReplicas`` is only compared when
@@ -167,7 +167,7 @@ def _decision_text(row) -> str:
     obj = row.pod if isinstance(row.pod, str) else (row.target if isinstance(row.target, str) else "")
     text = f"{row.action} {obj} ({row.reason})".replace("  ", " ")
     if row.applied is False:
-        text += " ✗ " + ("not reached" if "not reached" in str(row.error) else str(row.error))
+        text += " ✗ " + str(row.error)
     return text
 
 
@@ -309,8 +309,7 @@ class Comparison:
         Columns: ``sync`` (the aligned row), then per profile ``<profile> syncs``
         (the trace syncs the row stands for, ``4-6`` when repeats were folded),
         ``<profile> time`` (of the first), ``<profile>
-        decisions`` (``;``-separated, ``✗`` marks a request that failed or was
-        not reached), ``<profile> status`` (replicas/ready/available/current/
+        decisions`` (``;``-separated, ``✗`` marks a request that failed), ``<profile> status`` (replicas/ready/available/current/
         updated after the sync; ``–`` where the release has no
         availableReplicas) and ``<profile> error``; and ``differs`` (words of
         :data:`KINDS` joined by ``+``, or "").

@@ -31,10 +31,10 @@ POD_ACTIONS = ("create", "delete", "update", "wait")
 
 def _outcome(action: str, applied, error) -> str:
     if isinstance(error, str) and error:  # (a column of None can come back as NaN)
-        return error if error.startswith("not reached") else f"failed: {error}"
+        return f"failed: {error}"
     if action == "wait" or applied is None or applied != applied:
         return ""
-    return "done" if applied else "not reached"
+    return "done" if applied else "failed"
 
 
 def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | None = None,
@@ -46,9 +46,9 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
     Accepts a :class:`~stsedu.trace.Trace` (every sync, or only *sync*), its
     ``decisions()`` DataFrame, a :class:`~stsedu.controller.decisions.SyncResult`, or a
     list of :class:`~stsedu.controller.decisions.Decision` (then *sync* and *time* fill
-    those columns).  ``outcome`` is ``done``, ``failed: <error>`` (an API
-    error stopped it), ``not reached...`` (an earlier failure stopped the
-    sync first) or empty for waits.  *pod_actions* keeps only create,
+    those columns).  ``outcome`` is ``done``, ``failed: <error>`` (the API
+    server refused it: the sync stopped there, as upstream's does) or empty for
+    waits.  *pod_actions* keeps only create,
     delete, update and wait.
     """
     obj = decisions_or_trace

@@ -157,7 +157,7 @@ class SyncStepper(DisplayedAsWidget):
         if d is None:
             self.card.value = "<div class='stsedu-card'>This sync decided nothing.</div>"
         else:
-            done = {True: "done", False: f"not done ({esc(d.error or 'not reached')})", None: "a wait"}[d.applied]
+            done = {True: "done", False: f"failed ({esc(d.error or 'refused')})", None: "a wait"}[d.applied]
             obj = d.pod or d.target or ""
             self.card.value = (
                 f"<div class='stsedu-card'><div><span class='mono {action_class(d.action)}'>"

@@ -50,8 +50,8 @@ def test_divergence_at_the_ended_pod(trigger, expect_a, expect_b):
 
 
 def test_divergence_for_parallel_without_slow_start():
-    """docs/behaviour.md section 2, item 1: same decisions, different outcomes: v1.16 does not reach web-2 after web-1's
-    create fails; v1.36 creates it in the same slowStartBatch.  (Against v1.36, whose gate-off
+    """docs/behaviour.md section 2, item 1: different decisions: v1.16 returns at web-1's failed
+    create and never reaches web-2; v1.36 creates web-2 in the same slowStartBatch.  (Against v1.36, whose gate-off
     update loop also waits on unhealthy Parallel pods as v1.16 does; the current profile's
     maxUnavailable path does not, so it differs from sync 1.)"""
     marks = {}
@@ -59,9 +59,9 @@ def test_divergence_for_parallel_without_slow_start():
                    lambda c: c.inject_error("create", "Pod"), lambda c: c.sync("web")],
                   web(1, "Parallel"), profiles=("v1.36", "v1.16"))
     d = cmp.first_divergence
-    assert d.kind == "outcome" and d.trace_syncs == (marks["v1.36"] + 1, marks["v1.16"] + 1)
+    assert d.kind == "decisions" and d.trace_syncs == (marks["v1.36"] + 1, marks["v1.16"] + 1)
     assert "create web-2 (missing)" in d.a and "✗" not in d.a.split("create web-2")[1].split(";")[0]
-    assert "create web-2 (missing) ✗ not reached" in d.b
+    assert "create web-1 (missing) ✗" in d.b and "web-2" not in d.b
 
 
 def test_divergence_for_min_ready_seconds():

@@ -208,13 +208,16 @@ def test_decisions_frame_of_a_run_and_pod_actions_only(rollout):
 
 
 def test_decisions_frame_outcome_names_api_errors():
-    """A failed create says so; the sync stops there (the rest is not reached)."""
+    """A failed create says so, with the API server's words; the sync stops there (web-1 after a failed
+    web-0, OrderedReady: no row), the done ones say done."""
     c = stsedu.Cluster(kubelet="manual")
-    c.apply(web(2, "Parallel"))
+    c.apply(web(2))
     c.inject_error("create", "Pod")
     df = tables.decisions_frame(c.sync("web"), pod_actions=True)
-    assert df.outcome[0].startswith("failed: ")
-    assert df.outcome[1].startswith("not reached")
+    assert list(df.pod) == ["web-0"]
+    assert df.outcome[0].startswith("failed: InternalError")
+    df = tables.decisions_frame(c.sync("web"), pod_actions=True)
+    assert list(df.outcome) == ["done"]
 
 
 def test_decisions_table_colours_each_action_and_is_deterministic(rollout):

@@ -54,10 +54,11 @@ def test_preview_of_fixes_records_update_stateful_pod_and_the_claim_fix_and_writ
     c.patch_pod("web-0", {"metadata": {"labels": {POD_NAME_LABEL: None}}})
     before = state(c)
     plan = c.preview("web")
-    assert rows(plan)[-5:] == [
+    assert rows(plan)[-6:] == [
         ("replicas", "update", "web-0", None),
         ("fix-claims", "update-pvc", "web-2", "data-web-2"), ("fix-claims", "update-pvc", "web-1", "data-web-1"),
-        ("condemned", "delete", "web-2", None), ("condemned", "delete", "web-1", None)]
+        ("condemned", "delete", "web-2", None), ("condemned", "delete", "web-1", None),
+        ("status", "status", None, None)]  # then updateStatefulSetStatus, through the status updater
     assert state(c) == before
     assert c.pods("web")[0].labels.get(POD_NAME_LABEL) is None
 

@@ -470,7 +470,7 @@ def test_failed_claim_create_stops_the_pod_create(manual_cluster):
     c.inject_error("create", "PersistentVolumeClaim")
     r = c.sync("web")
     assert [(d.action, d.applied) for d in r.decisions if d.action in ("create-pvc", "create")] == [
-        ("create-pvc", False), ("create", False)]
+        ("create-pvc", False)]
     assert c.pods() == [] and c.pvcs() == []
     failed = list(c.trace.events().query("type == 'Warning'")["message"])
     assert failed[0].startswith("Create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: ")

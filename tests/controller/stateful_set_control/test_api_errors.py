@@ -17,7 +17,6 @@ from helpers import gone, ready, st, web
 from invariants import (SyncChecker, assert_burst_invariants, assert_monotonic_invariants,
                         scale_down_control, scale_up_control)
 
-NOT_REACHED = "not reached: an earlier request in this sync failed"
 LOWEST = lambda n: 0  # noqa: E731  (the harness moves the lowest movable pod)
 
 
@@ -62,15 +61,15 @@ def test_create_pod_failure_then_scale_up_completes(manual_cluster, policy):
 
 def test_ordered_create_failure_stops_the_sync_and_the_next_sync_retries(manual_cluster):
     """processReplica / CreateStatefulPod: a failed claim create ends the sync before the pod create
-    (recorded as not reached), the status is still written (newest), and the next sync creates both."""
+    (no create is made), the status is still written (newest), and the next sync creates both."""
     c = manual_cluster
     c.apply(web(2, claims=True))
     c.inject_error("create", "PersistentVolumeClaim")
     r = c.sync("web")
     pvc = decision(r, "create-pvc", "web-0")
     assert pvc.applied is False and pvc.error.startswith("InternalError")
-    pod = decision(r, "create", "web-0")
-    assert (pod.applied, pod.error) == (False, NOT_REACHED)
+    assert [d.action for d in r.decisions if d.pod == "web-0"] == ["create-pvc"]
+    assert c.pods("web") == []
     assert r.error == pvc.error
     assert c.pods("web") == [] and c.pvcs("web") == []
     assert decision(r, "status").applied is True  # written although the sync failed
@@ -96,7 +95,7 @@ def test_parallel_create_failure_stops_at_the_failing_slow_start_batch(manual_cl
     assert outcome["web-0"] == (True, None)
     assert outcome["web-1"][0] is False and outcome["web-1"][1].startswith("InternalError")
     assert outcome["web-2"] == (True, None)
-    assert all(outcome[f"web-{i}"] == (False, NOT_REACHED) for i in range(3, 7))
+    assert set(outcome) == {"web-0", "web-1", "web-2"}  # batch 3 (web-3..web-6) is not started
     assert [p.name for p in c.pods("web")] == ["web-0", "web-2"]
     r = c.sync("web")
     assert r.error is None
@@ -114,9 +113,9 @@ def test_slow_start_batches_stop_growing_at_max_batch_size(manual_cluster, monke
     c.inject_error("create", "Pod", after=600)
     r = c.sync("web")
     creates = [d for d in r.decisions if d.action == "create"]
-    failed = [d.pod for d in creates if d.applied is False and d.error != NOT_REACHED]
+    failed = [d.pod for d in creates if d.applied is False]
     assert failed == ["web-600"]
-    assert [d.pod for d in creates if d.error == NOT_REACHED][:1] == ["web-1011"]
+    assert creates[-1].pod == "web-1010" and len(creates) == 1011
     assert len(c.pods("web")) == 1010
 
 
@@ -126,8 +125,7 @@ def test_parallel_failures_in_one_batch_are_all_attempted(manual_cluster):
     c.apply(web(7, "Parallel"))
     c.inject_error("create", "Pod", count=2, after=1)
     r = c.sync("web")
-    failed = [d.pod for d in r.decisions if d.action == "create" and d.applied is False
-              and d.error != NOT_REACHED]
+    failed = [d.pod for d in r.decisions if d.action == "create" and d.applied is False]
     assert failed == ["web-1", "web-2"]
     assert len(events(c, "FailedCreate")) == 2
     assert [p.name for p in c.pods("web")] == ["web-0"]
@@ -263,7 +261,7 @@ def test_revision_create_failure_skips_the_rest_and_writes_no_status(manual_clus
     c.inject_error("create", "ControllerRevision")
     r = c.sync("web")
     assert decision(r, "create-revision").applied is False
-    assert all(d.error == NOT_REACHED for d in r.decisions if d.action == "create")
+    assert [d for d in r.decisions if d.action == "create"] == []
     assert not [d for d in r.decisions if d.action == "status"] and r.status is None
     assert c.revisions("web") == [] and c.pods("web") == []
     assert c.statefulset("web").status.observed_generation == 0

@@ -148,7 +148,8 @@ def test_each_delete_takes_one_off_current_replicas():
     updateStatefulSetAfterInvariantEstablished writes it (the status the sync then writes)."""
     sts = make_set(5, "Parallel", max_unavailable=2)
     log = []
-    status = update_stateful_set_after_invariant_established(
+    status, error = update_stateful_set_after_invariant_established(
         sts, make_pods(5), "web-new", NOW, CURRENT, RecordingPodControl(log), log, StatefulSetStatus(current_replicas=5))
+    assert error is None
     assert [(d.action, d.pod) for d in log] == [("delete", "web-4"), ("delete", "web-3")]
     assert status.current_replicas == 3

@@ -17,7 +17,6 @@ from stsedu.controller import stateful_set_control as control
 from stsedu.controller import stateful_set_control_v116 as control_v116
 from stsedu.controller.stateful_set import claimed_pods, set_revisions
 from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
-from stsedu.controller.plan_applier import NOT_REACHED
 
 POLICIES = ["OrderedReady", "Parallel"]
 
@@ -62,14 +61,11 @@ def test_parallel_stops_at_first_failed_request():
         c.scale("web", 4)
         c.inject_error("create", "Pod")
         r = c.sync("web")
-        assert [a for a in acts(r) if a[0] == "create"] == [("create", f"web-{i}", "missing")
-                                                          for i in (1, 2, 3)]
-        outcomes[profile] = {d.pod: (d.applied, d.error) for d in r.decisions if d.action == "create"}
+        outcomes[profile] = {d.pod: d.applied for d in r.decisions if d.action == "create"}
         assert r.error is not None
-    assert outcomes["v1.16"]["web-2"] == (False, NOT_REACHED)
-    assert outcomes["v1.16"]["web-3"] == (False, NOT_REACHED)
-    assert outcomes["current"]["web-2"] == (True, None)  # same batch (1, 2) as the failed web-1
-    assert outcomes["current"]["web-3"][0] is False        # next batch not started
+        assert "web-3" not in [p.name for p in c.pods("web")]
+    assert outcomes["v1.16"] == {"web-1": False}                     # returned at the first failure
+    assert outcomes["current"] == {"web-1": False, "web-2": True}    # the rest of its batch (1, 2), no later one
 
 
 # ------------------------------------------------------------------ 2.2 failed pods
@@ -88,8 +84,8 @@ def test_failed_pod_deleted_and_recreated_in_one_pass_fails_with_already_exists(
     for _ in range(2):
         r = c.sync("web")
         assert acts(r)[:2] == [("delete", "web-1", "failed"), ("create", "web-1", "missing")]
-        # Parallel: the rolling-update loop's wait on the placeholder is planned but not reached
-        assert all(d.applied is False for d in r.decisions if d.step == "update")
+        # the failed create returns from updateStatefulSet: the rolling-update loop is not reached
+        assert [d for d in r.decisions if d.step == "update"] == []
         delete, create = [d for d in r.decisions if d.action in ("delete", "create")]
         assert delete.applied is True and create.applied is False
         assert create.error == 'pods "web-1" already exists' and "AlreadyExists" in create.message

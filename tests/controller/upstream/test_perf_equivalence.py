@@ -136,9 +136,9 @@ def test_a_pod_becoming_available_later_is_seen():
     c.sync("web")
     c.kubelet.start("web-0")
     c.kubelet.set_ready("web-0")
-    assert [d.as_tuple() for d in check_plan(c).decisions] == [("wait", "web-0", "not-available")]
+    assert [d.as_tuple() for d in check_plan(c).decisions if d.action != "status"] == [("wait", "web-0", "not-available")]
     c.advance(11)
-    assert [d.as_tuple() for d in check_plan(c).decisions] == [("create", "web-1", "missing")]
+    assert [d.as_tuple() for d in check_plan(c).decisions if d.action != "status"] == [("create", "web-1", "missing")]
 
 
 def test_overview_sync_summary_matches_a_groupby_per_sync():

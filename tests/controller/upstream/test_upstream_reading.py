@@ -4,8 +4,8 @@ function of the same snake_case name in the file of the same name, whose docstri
 The Go functions are listed here (k8s.io/kubernetes v1.37.2; the sort helpers ``Len``,
 ``Swap``, ``Less`` aside) and checked against the Go source in the module cache when it is
 there.  Issue 30 asks for all of them; ``NOT_YET`` lists, file by file, those the kit does
-not have in that shape yet (the plan-then-apply controller has no ``performUpdate``,
-``runForAll`` or ``slowStartBatch`` of its own, the pod control works from decisions, ...).
+not have in that shape yet (the object manager's verbs are the kit's, the loop's informer
+handlers are the work queue's, ...).
 The test fails both ways: a listed function that appears must leave ``NOT_YET``, and one
 that is missing must be in it, so the list only shrinks.
 
@@ -13,9 +13,7 @@ The callers too: ``UPSTREAM_CALLERS`` says, for each listed function, which list
 it in upstream's source (read from the Go files when they are in the module cache), and each such
 call must be there in the kit, by AST: the Python twin of the caller calls the twin of the callee.
 ``CALLS_NOT_YET`` lists, as ``"caller -> callee"``, the calls not mirrored yet (either twin missing,
-or the kit calls it from elsewhere: the steps still return decisions and
-``plan_applier.apply_plan`` makes the writes until the rewrite of issue 30 lands); it too
-only shrinks, and a twin that disappears or moves to another
+or the kit calls it from elsewhere); it too only shrinks, and a twin that disappears or moves to another
 caller makes the test fail.
 """
 
@@ -66,16 +64,15 @@ UPSTREAM = {
 NOT_YET = {
     "stateful_set_control": {
         "NewDefaultStatefulSetControl", "ListRevisions", "AdoptOrphanRevisions",
-        "setMatchesLatestExistingRevision", "updateStatefulSetStatus"},
+        "setMatchesLatestExistingRevision"},
     "stateful_set_utils": {
         "getParentNameAndOrdinal", "getOrdinal", "getEndOrdinal", "getPersistentVolumeClaimRetentionPolicy",
         "removeRefs", "addControllerRef", "initIdentity", "isTerminalPhase", "setPodRevision",
         "ApplyRevision"},
     "stateful_pod_control": {
         "NewStatefulPodControl", "NewStatefulPodControlFromManager", "CreatePod", "GetPod", "UpdatePod",
-        "DeletePod", "CreateClaim", "GetClaim", "UpdateClaim", "CreateStatefulPod", "UpdateStatefulPod",
-        "UpdatePodClaimForRetentionPolicy", "PodClaimIsStale", "recordPodEvent",
-        "recordClaimEvent", "createMissingPersistentVolumeClaims", "createPersistentVolumeClaims"},
+        "DeletePod", "CreateClaim", "GetClaim", "UpdateClaim", "PodClaimIsStale", "recordPodEvent",
+        "recordClaimEvent"},
     "stateful_set": {
         "NewStatefulSetController", "Run", "addPod", "updatePod", "deletePod", "getPodsForStatefulSet",
         "canAdoptFunc", "adoptOrphanRevisions", "getStatefulSetsForPod", "resolveControllerRef",
@@ -227,10 +224,8 @@ UPSTREAM_CALLERS = {
 CALLS_NOT_YET = {
     "ClaimsMatchRetentionPolicy -> GetClaim", "ClaimsMatchRetentionPolicy -> getOrdinal",
     "ClaimsMatchRetentionPolicy -> getPersistentVolumeClaimName", "CreateStatefulPod -> CreatePod",
-    "CreateStatefulPod -> UpdatePodClaimForRetentionPolicy",
-    "CreateStatefulPod -> createPersistentVolumeClaims", "CreateStatefulPod -> recordPodEvent",
-    "DeleteStatefulPod -> DeletePod", "DeleteStatefulPod -> recordPodEvent",
-    "NewStatefulSetController -> NewDefaultStatefulSetControl",
+    "CreateStatefulPod -> recordPodEvent", "DeleteStatefulPod -> DeletePod",
+    "DeleteStatefulPod -> recordPodEvent", "NewStatefulSetController -> NewDefaultStatefulSetControl",
     "NewStatefulSetController -> NewRealStatefulSetStatusUpdater",
     "NewStatefulSetController -> NewStatefulPodControl", "NewStatefulSetController -> addPod",
     "NewStatefulSetController -> deletePod", "NewStatefulSetController -> enqueueStatefulSet",
@@ -244,17 +239,13 @@ CALLS_NOT_YET = {
     "UpdatePodClaimForRetentionPolicy -> isClaimOwnerUpToDate",
     "UpdatePodClaimForRetentionPolicy -> updateClaimOwnerRefForSetAndPod",
     "UpdateStatefulPod -> ClaimsMatchRetentionPolicy", "UpdateStatefulPod -> GetPod",
-    "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> UpdatePodClaimForRetentionPolicy",
-    "UpdateStatefulPod -> createPersistentVolumeClaims", "UpdateStatefulPod -> identityMatches",
+    "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> identityMatches",
     "UpdateStatefulPod -> recordPodEvent", "UpdateStatefulPod -> storageMatches",
     "UpdateStatefulPod -> updateIdentity", "UpdateStatefulPod -> updateStorage",
     "UpdateStatefulSet -> ListRevisions", "addPod -> deletePod", "addPod -> enqueueStatefulSet",
     "addPod -> getStatefulSetsForPod", "addPod -> resolveControllerRef",
     "adoptOrphanRevisions -> AdoptOrphanRevisions", "adoptOrphanRevisions -> ListRevisions",
-    "adoptOrphanRevisions -> canAdoptFunc",
-    "createMissingPersistentVolumeClaims -> UpdatePodClaimForRetentionPolicy",
-    "createMissingPersistentVolumeClaims -> createPersistentVolumeClaims",
-    "createMissingPersistentVolumeClaims -> recordPodEvent",
+    "adoptOrphanRevisions -> canAdoptFunc", "createMissingPersistentVolumeClaims -> recordPodEvent",
     "createPersistentVolumeClaims -> CreateClaim", "createPersistentVolumeClaims -> GetClaim",
     "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "deletePod -> enqueueStatefulSet",
@@ -267,28 +258,19 @@ CALLS_NOT_YET = {
     "isClaimOwnerUpToDate -> getPersistentVolumeClaimRetentionPolicy",
     "isClaimOwnerUpToDate -> podInOrdinalRange", "isMemberOf -> getParentNameAndOrdinal",
     "newStatefulSetPod -> initIdentity", "newVersionedStatefulSetPod -> setPodRevision",
-    "performUpdate -> updateStatefulSetStatus", "podInOrdinalRange -> getEndOrdinal",
-    "podInOrdinalRange -> getOrdinal", "processNextWorkItem -> sync",
-    "processReplica -> CreateStatefulPod", "processReplica -> PodClaimIsStale",
-    "processReplica -> UpdateStatefulPod", "processReplica -> createMissingPersistentVolumeClaims",
-    "processReplica -> isTerminalPhase",
-    "recreateDeleteAndWait -> runForAll",
+    "podInOrdinalRange -> getEndOrdinal", "podInOrdinalRange -> getOrdinal", "processNextWorkItem -> sync",
+    "processReplica -> PodClaimIsStale", "processReplica -> isTerminalPhase",
     "setMatchesLatestExistingRevision -> ApplyRevision", "setMatchesLatestExistingRevision -> newRevision",
-    "storageMatches -> getOrdinal",
-    "sync -> adoptOrphanRevisions", "sync -> getPodsForStatefulSet", "sync -> syncStatefulSet",
-    "syncStatefulSet -> UpdateStatefulSet", "syncStatefulSet -> enqueueSSAfter",
+    "storageMatches -> getOrdinal", "sync -> adoptOrphanRevisions", "sync -> getPodsForStatefulSet",
+    "sync -> syncStatefulSet", "syncStatefulSet -> UpdateStatefulSet", "syncStatefulSet -> enqueueSSAfter",
     "truncateHistory -> getPodRevision", "updateClaimOwnerRefForSetAndPod -> addControllerRef",
     "updateClaimOwnerRefForSetAndPod -> getPersistentVolumeClaimRetentionPolicy",
-    "updateClaimOwnerRefForSetAndPod -> podInOrdinalRange",
-    "updateClaimOwnerRefForSetAndPod -> removeRefs", "updateIdentity -> getOrdinal",
-    "updatePod -> enqueueSSAfter", "updatePod -> enqueueStatefulSet",
+    "updateClaimOwnerRefForSetAndPod -> podInOrdinalRange", "updateClaimOwnerRefForSetAndPod -> removeRefs",
+    "updateIdentity -> getOrdinal", "updatePod -> enqueueSSAfter", "updatePod -> enqueueStatefulSet",
     "updatePod -> getStatefulSetsForPod", "updatePod -> resolveControllerRef",
-    "updateStatefulSet -> ApplyRevision", "updateStatefulSet -> UpdatePodClaimForRetentionPolicy",
-    "updateStatefulSet -> getEndOrdinal", "updateStatefulSet -> getOrdinal",
-    "updateStatefulSetAfterInvariantEstablished -> isRunningAndAvailable",
-    "updateStatefulSetStatus -> UpdateStatefulSetStatus", "updateStatefulSetStatus -> completeUpdate",
-    "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
-    "updateStatefulSetStatus -> inconsistentStatus", "worker -> processNextWorkItem",
+    "updateStatefulSet -> ApplyRevision", "updateStatefulSet -> getEndOrdinal",
+    "updateStatefulSet -> getOrdinal", "updateStatefulSetAfterInvariantEstablished -> isRunningAndAvailable",
+    "updateStatefulSetStatus -> getStatefulSetMaxUnavailable", "worker -> processNextWorkItem",
 }
 
 def snake(go_name: str) -> str:

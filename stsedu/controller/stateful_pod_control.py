@@ -332,6 +332,26 @@ class ClusterObjects:
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
                                                                                  condemned=False))
 
+    def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None:
+        """The owner-ref fix ``UpdateStatefulPod``'s retry makes for the claim that the create *d* of its
+        first try made: the caught-up cache holds that claim now, and ``UpdatePodClaimForRetentionPolicy``
+        updates it if its refs do not fit the policy (``isClaimOwnerUpToDate``), for the pod of that
+        name (or *pod*, one whose create failed).  None when there is nothing to fix (or a cache that
+        never catches up: ``stale_cache`` off)."""
+        if not self.stale_cache or not self.c.profile.pvc_retention:
+            return None
+        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        if pod is None:
+            pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
+        if claim is None or pod is None or P.is_claim_owner_up_to_date(self.sts, pod, claim, condemned=False):
+            return None
+        refs = P.update_claim_owner_ref_for_set_and_pod(self.sts, pod, claim, condemned=False)
+        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+        return Decision("update-pvc", d.pod, "retention-policy",
+                        f"Set the owner of claim {d.target} to {owners} (the retry finds the claim its "
+                        "first try created).", RULES["claim-owner"], target=d.target, step=d.step, slot=d.slot,
+                        payload=refs)
+
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
         self._check("create", "ControllerRevision", rev.name)
@@ -619,6 +639,11 @@ class StatefulPodControl:
         self.log.append(x)
         if already_exists(failed(x)):
             return x.error  # returned at once, without an event
+        if is_conflict(failed(x)):
+            # the Conflict brought the caches up to date: the claim lister that
+            # UpdatePodClaimForRetentionPolicy reads holds the claims just created
+            owners = [g for g in self._owner_work(claims + owners, create.pod, create.payload)
+                      if g.action != "create-pvc"]
         error = self.update_pod_claim_for_retention_policy(owners)
         if error is not None:
             self.om.pod_event("update", create.pod, error)
@@ -656,6 +681,21 @@ class StatefulPodControl:
             self.om.pod_event("update", update.pod, error)
             return error
         return self._retry_update(update, claims + owners)
+
+    def _owner_work(self, group: list[Decision], name: str, pod: Pod | None = None) -> list[Decision]:
+        """The claim work of a retry of ``UpdateStatefulPod``'s closure, in the order of the set's claim
+        templates: the first try's (its claim creates, its owner fixes and warnings), and the owner
+        fixes of the claims its first try created (``ClusterObjects.claim_owner_fix``)."""
+        work = list(group)
+        if hasattr(self.om, "claim_owner_fix"):
+            work += [fix for g in group if g.action == "create-pvc"
+                     if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
+            sts = self.om.sts
+            pod = group[0].pod if group else None
+            if pod is not None and len(work) > len(group):
+                order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(sts, parse_pod_name(pod)[1]))}
+                work.sort(key=lambda g: order.get(g.target, len(order)))
+        return work
 
     def _retry_update(self, d: Decision, group: list[Decision], first: Decision | None = None) -> str | None:
         """The pod update and, on Conflict, the whole closure again as the informer cache has it
@@ -700,7 +740,7 @@ class StatefulPodControl:
             errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
             fixed = False
             if not errors:
-                for g in group:
+                for g in self._owner_work(group, name):
                     if g.action == "create-pvc" or (g.action == "update-pvc" and hasattr(om, "claim_up_to_date")
                                                      and om.claim_up_to_date(g, name)):
                         continue  # the retry reads the claim again: a fix that went through is not sent again

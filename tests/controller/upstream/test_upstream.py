@@ -557,15 +557,14 @@ def test_revision_renumbering_after_a_conflict_agrees(profile, conflict):
     uo.checked_sync(c, oracle, "web", conflicts=conflict == "stale copy")
 
 
-@pytest.mark.xfail(strict=True, reason="open (docs/upstream-oracle.md, Kept out: a pod create answered "
-                                       "Conflict): the oracle's caches catch up at the Conflict, the kit's plan does not")
 @pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
 def test_claims_after_a_pod_create_answered_conflict_agree(profile):
     """CreateStatefulPod sets its claims' owner refs after a failed pod create
     (UpdatePodClaimForRetentionPolicy, from the claim lister). Found by the v1.36 long run of branch
     rev409: the pod create answered Conflict, so the oracle's fake API server caught its caches up
-    and the lister held the claims this sync had just created: upstream updates them; the kit
-    planned the claim work before the sync and skips them."""
+    and the lister held the claims this sync had just created: upstream updates them (the kit planned
+    the claim work before the sync and skipped them, until StatefulPodControl.create_stateful_pod read
+    the caught-up claims after a Conflict)."""
     oracle = oracle_for(profile)
     c = stsedu.Cluster(kubelet="manual", profile=profile)
     c.apply(rules.web(1, claims=1, persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete",
@@ -574,16 +573,14 @@ def test_claims_after_a_pod_create_answered_conflict_agree(profile):
     uo.checked_sync(c, oracle, "web", conflicts=True)
 
 
-@pytest.mark.xfail(strict=True, reason="open (docs/upstream-oracle.md, Kept out: UpdateStatefulPod's retry and a "
-                                       "claim its first try created): the kit's retry does not fix the claim's owner refs")
 @pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
 def test_retry_fixes_the_owner_refs_of_a_claim_its_first_try_created(profile):
     """UpdateStatefulPod's retry.RetryOnConflict closure, run again over caught-up caches, checks
     ClaimsMatchRetentionPolicy and calls UpdatePodClaimForRetentionPolicy. Found by the current long
     run of branch rev409: a Parallel set with a retention policy adopts a hand-made Running orphan
     without volumes; the first try creates its claim and sends the pod from the stale copy (409); the
-    retry finds the new claim without the set's owner ref and updates it. The kit's retry re-sends
-    the pod only."""
+    retry finds the new claim without the set's owner ref and updates it (the kit's retry re-sent the
+    pod only, until StatefulPodControl's retry read the claims again: ClusterObjects.claim_owner_fix)."""
     oracle = oracle_for(profile)
     c = stsedu.Cluster(kubelet="manual", profile=profile)
     c.apply(rules.web(0, claims=1, podManagementPolicy="Parallel",

@@ -24,7 +24,7 @@ from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
 from .controller.loop import ControllerLoop
-from .controller.stateful_set import StatefulSetController, planner_for, set_revisions
+from .controller.stateful_set import StatefulSetController, set_control_for, set_revisions
 from .sim.clock import Clock
 from .sim.gc import FOREGROUND, ORPHAN, GarbageCollector
 from .sim.kubelet import Kubelet, StageProfile
@@ -91,7 +91,7 @@ class Cluster:
         self.gc = GarbageCollector(self._writes, gc_delay)
         self._writes.kubelet, self._writes.gc = self.kubelet, self.gc
         self.controller = StatefulSetController(self._writes, self.profile, self.feature_gates,
-                                                planner_for(self.profile))
+                                                set_control_for(self.profile))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
                                    arguments.as_integer(concurrent_syncs),
@@ -185,7 +185,8 @@ class Cluster:
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def preview(self, name: str, namespace: str = "default"):
-        """The plan the next sync would carry out, without doing anything."""
+        """What the next sync would do if every request succeeded, without doing anything (its
+        steps run against a pod control that writes nothing)."""
         self.statefulset(name, namespace)  # KeyError if absent
         return _with_detached_payloads(self.controller.preview(self.store.get("StatefulSet", namespace, name),
                                                                namespace))

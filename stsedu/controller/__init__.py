@@ -1,8 +1,9 @@
 """The StatefulSet controller, file for file with upstream ``pkg/controller/statefulset``.
 
-* :mod:`.stateful_set` -- the sync of one set (``stateful_set.go``): claim, snapshot, plan, act, record;
-* :mod:`.stateful_set_control` -- the algorithm (``stateful_set_control.go``), as a plan of decisions;
-* :mod:`.stateful_pod_control` -- carrying the plan out, with events (``stateful_pod_control.go``);
+* :mod:`.stateful_set` -- the sync of one set (``stateful_set.go``): claim, snapshot, ``UpdateStatefulSet``, record;
+* :mod:`.stateful_set_control` -- the algorithm (``stateful_set_control.go``): the steps, making their requests through a pod control;
+* :mod:`.stateful_pod_control` -- the pod control and its object manager: the requests, with events (``stateful_pod_control.go``);
+* :mod:`.recording_pod_control` -- the pod control ``preview()`` passes: it records the requests and writes nothing;
 * :mod:`.stateful_set_utils` -- the named predicates (``stateful_set_utils.go``);
 * :mod:`.history` -- ControllerRevisions (``controller_history.go``, hashing, truncation);
 * :mod:`.decisions` -- the record of each decision;

@@ -104,7 +104,7 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class SyncPlan:
-    """What ``UpdateStatefulSet`` did in one sync (``plan_sync``'s result), or would do if every
+    """What ``UpdateStatefulSet`` did in one sync (``update_stateful_set``'s result), or would do if every
     request succeeded (``Cluster.preview()``).
 
     *decisions* are the requests as carried out and the waits, in upstream's order; the steps stop

@@ -147,7 +147,7 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
         sts=sts, pods=tuple(claimed), claims=dict(store.view("PersistentVolumeClaim", namespace)),
         revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
         now=ctl.clock.now)
-    done = ctl.planner(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
+    done = ctl.update_stateful_set(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
     status, error = done.status, done.error
     requeue = None
     if error is None:  # syncStatefulSet returns before it plans a requeue when the sync failed
@@ -198,18 +198,19 @@ class StatefulSetController:
     """The StatefulSet controller of one cluster (``StatefulSetController``): it syncs one set at a time.
 
     It reads the store and writes through *writes* (the cluster's
-    :class:`~stsedu.sim.writes.Writes`); *planner* is the profile's
-    ``UpdateStatefulSet`` (``plan_sync``); *feature_gates* the cluster's gates (shared, not copied).
+    :class:`~stsedu.sim.writes.Writes`); *update_stateful_set* is the profile's
+    ``UpdateStatefulSet`` (upstream's ``ssc.control``); *feature_gates* the cluster's gates (shared,
+    not copied).
     """
 
-    def __init__(self, writes: "Writes", profile, feature_gates: dict, planner) -> None:
+    def __init__(self, writes: "Writes", profile, feature_gates: dict, update_stateful_set) -> None:
         self.writes = writes
         self.store = writes.store
         self.clock = writes.clock
         self.trace = writes.trace
         self.profile = profile
         self.feature_gates = feature_gates
-        self.planner = planner
+        self.update_stateful_set = update_stateful_set
 
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """One reconcile of one StatefulSet; KeyError if it does not exist."""
@@ -223,12 +224,12 @@ class StatefulSetController:
             claims=self.store.view("PersistentVolumeClaim", namespace),
             revisions=tuple(set_revisions(sts, self.store.list("ControllerRevision", namespace))),
             namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
-        return self.planner(snap, self.profile, self.feature_gates)
+        return self.update_stateful_set(snap, self.profile, self.feature_gates)
 
 
-def planner_for(profile):
-    """The profile's ``plan_sync``: the v1.16 algorithm for ``v1.16``, else today's."""
+def set_control_for(profile):
+    """The profile's ``UpdateStatefulSet``: the v1.16 algorithm for ``v1.16``, else today's."""
     if profile.name == "v1.16":
-        from .stateful_set_control_v116 import plan_sync as plan_v116
-        return plan_v116
-    return control.plan_sync
+        from .stateful_set_control_v116 import update_stateful_set as update_stateful_set_v116
+        return update_stateful_set_v116
+    return control.update_stateful_set

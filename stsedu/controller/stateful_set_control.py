@@ -1,7 +1,6 @@
 """The controller's algorithm (≈ upstream ``stateful_set_control.go``).
 
-:func:`update_stateful_set` (``UpdateStatefulSet``; also :func:`plan_sync`, the name the
-controller gives it) takes a :class:`Snapshot` (what the informer cache holds at the start of a
+:func:`update_stateful_set` (``UpdateStatefulSet``) takes a :class:`Snapshot` (what the informer cache holds at the start of a
 sync) and a pod control, and returns a :class:`SyncPlan`: what the sync did, decision by decision,
 in the order it did it.  It runs upstream's steps under their names and in their order:
 :func:`perform_update` → :func:`get_stateful_set_revisions`, then :func:`update_stateful_set_pods`
@@ -577,10 +576,6 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
                     error=next((d.error for d in log if d.applied is False), None))
-
-
-plan_sync = update_stateful_set
-"""The set control of the newest profiles (``StatefulSetController.planner``)."""
 
 
 def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision],

@@ -1,8 +1,8 @@
 """The v1.16 controller's algorithm (≈ ``stateful_set_control.go``, 1.14–1.20 line).
 
 Most walkthroughs of the StatefulSet controller's source describe this
-release.  :func:`plan_sync` keeps the contract of
-:func:`stsedu.controller.stateful_set_control.plan_sync`: a :class:`~stsedu.controller.stateful_set_control.Snapshot`
+release.  Its :func:`update_stateful_set` keeps the contract of
+:func:`stsedu.controller.stateful_set_control.update_stateful_set`: a :class:`~stsedu.controller.stateful_set_control.Snapshot`
 and a pod control in, a :class:`~stsedu.controller.decisions.SyncPlan` out, the requests made
 through the pod control in the order the Go code makes them (stopping at the first that fails, as
 v1.16 does even for Parallel sets), with the same action/reason vocabulary.
@@ -50,7 +50,7 @@ from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import V1_16, Profile
 
-__all__ = ["RULES_V116", "plan_sync", "complete_rolling_update"]
+__all__ = ["RULES_V116", "update_stateful_set", "complete_rolling_update"]
 
 RULES_V116 = {
     "failed": "updateStatefulSet (v1.16): delete a Failed pod and recreate it in the same pass",
@@ -128,8 +128,8 @@ def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     return out
 
 
-def plan_sync(snap: Snapshot, profile: Profile = V1_16, gates: Mapping[str, bool] | None = None,
-              pod_control: PodControl | None = None) -> SyncPlan:
+def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping[str, bool] | None = None,
+                        pod_control: PodControl | None = None) -> SyncPlan:
     """One v1.16 sync's work on the set (``UpdateStatefulSet``), its requests through *pod_control*
     (by default a ``RecordingPodControl``: nothing written).
 

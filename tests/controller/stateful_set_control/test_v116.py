@@ -166,7 +166,7 @@ def test_min_ready_seconds_is_dropped_with_a_warning_and_never_waited_for():
 
 
 def test_planner_ignores_min_ready_seconds_in_a_snapshot():
-    """plan_sync (v1.16) ignores minReadySeconds even if a snapshot carries it; the newest planner
+    """update_stateful_set (v1.16) ignores minReadySeconds even if a snapshot carries it; the newest planner
     waits for the pod to be Available (isRunningAndAvailable)."""
     c = v116()
     c.apply(web(2))
@@ -174,8 +174,8 @@ def test_planner_ignores_min_ready_seconds_in_a_snapshot():
     ready(c, "web-0")
     snap = snapshot(c, minReadySeconds=100)
     assert snap.sts.spec.min_ready_seconds == 100
-    assert plan_acts(control_v116.plan_sync(snap)) == [("create", "web-1", "missing")]
-    assert plan_acts(control.plan_sync(snap)) == [("wait", "web-0", "not-available")]
+    assert plan_acts(control_v116.update_stateful_set(snap)) == [("create", "web-1", "missing")]
+    assert plan_acts(control.update_stateful_set(snap)) == [("wait", "web-0", "not-available")]
 
 
 # ------------------------------------------------------------------ 2.4 no start ordinal
@@ -190,7 +190,7 @@ def test_start_ordinal_is_dropped_and_pods_start_at_zero():
     assert [p.name for p in c.pods("web")] == ["web-0", "web-1", "web-2"]
     c.scale("web", 1)
     assert acts(c.sync("web")) == [("delete", "web-2", "scale-down")]
-    assert plan_acts(control_v116.plan_sync(snapshot(c, ordinals={"start": 5}))) == [
+    assert plan_acts(control_v116.update_stateful_set(snapshot(c, ordinals={"start": 5}))) == [
         ("wait", "web-2", "terminating")]
 
 
@@ -229,8 +229,8 @@ def test_claim_being_deleted_does_not_block_create():
     claim = c.store.get("PersistentVolumeClaim", "default", "data-web-0")
     c.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=c.now))
     snap = snapshot(c)
-    assert plan_acts(control_v116.plan_sync(snap)) == [("create", "web-0", "missing")]
-    assert plan_acts(control.plan_sync(snap)) == [("wait", "web-0", "claim-deleting")]
+    assert plan_acts(control_v116.update_stateful_set(snap)) == [("create", "web-0", "missing")]
+    assert plan_acts(control.update_stateful_set(snap)) == [("wait", "web-0", "claim-deleting")]
 
 
 def test_pending_pod_claim_is_not_recreated():
@@ -241,9 +241,9 @@ def test_pending_pod_claim_is_not_recreated():
     c.sync("web")
     c.store.remove("PersistentVolumeClaim", "default", "data-web-0")
     snap = snapshot(c)
-    v116_plan = control_v116.plan_sync(snap)
+    v116_plan = control_v116.update_stateful_set(snap)
     assert [d.action for d in v116_plan.decisions if d.action != "status"] == ["wait"]
-    assert "create-pvc" in [d.action for d in control.plan_sync(snap).decisions]
+    assert "create-pvc" in [d.action for d in control.update_stateful_set(snap).decisions]
 
 
 # ------------------------------------------------------------------ 2.6 no maxUnavailable
@@ -393,10 +393,10 @@ def test_complete_rolling_update_compares_with_counted_replicas():
     snap = replace(snapshot(c), sts=replace(sts, deletion_timestamp=c.now))
     old, new = sts.status.current_revision, sts.status.update_revision
     assert old != new
-    p116 = control_v116.plan_sync(snap)
+    p116 = control_v116.update_stateful_set(snap)
     assert (p116.status.replicas, p116.status.updated_replicas) == (2, 2)
     assert p116.status.current_revision == new
-    assert control.plan_sync(snap).status.current_revision == old  # newest: 2 != spec.replicas 3
+    assert control.update_stateful_set(snap).status.current_revision == old  # newest: 2 != spec.replicas 3
 
 
 def test_ondelete_set_never_promotes_current_revision():
@@ -425,11 +425,11 @@ def test_negative_history_limit_fails_the_sync():
     c = v116()
     up(c, 1)
     snap = snapshot(c, revisionHistoryLimit=-1)
-    plan = control_v116.plan_sync(snap)
+    plan = control_v116.update_stateful_set(snap)
     errors = [d for d in plan.decisions if d.action == "error"]
     assert len(errors) == 1 and errors[0].reason == "negative-history-limit"
     assert "panic" in errors[0].error
-    assert not [d for d in control.plan_sync(snap).decisions if d.action in ("error", "delete-revision")]
+    assert not [d for d in control.update_stateful_set(snap).decisions if d.action in ("error", "delete-revision")]
 
 
 def test_history_is_truncated_like_newest():

@@ -147,17 +147,24 @@ def test_scale_down_blocked_by_unhealthy_lower_ordinal(manual_cluster):
     assert acts(r) == [("delete", "web-1", "scale-down")]
 
 
-def test_scale_down_waits_for_first_unhealthy_condemned_pod(manual_cluster):
-    """processCondemned: a condemned pod that is not Ready blocks unless it is firstUnavailablePod."""
-    c = manual_cluster
-    up(c, 4)
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+def test_scale_down_waits_for_first_unhealthy_condemned_pod(profile):
+    """processCondemned (v1.16: updateStatefulSet's scale-down loop): a condemned pod that is not
+    Running and Ready blocks scale down unless it is firstUnavailablePod (v1.16: firstUnhealthyPod),
+    the lowest unhealthy ordinal over the replicas and the condemned pods."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    bring_up(c, 4)  # v1.16 has no availableReplicas
     c.kubelet.set_unready("web-2")
     c.kubelet.set_unready("web-3")
     c.scale("web", 1)
     r = c.sync("web")
     # web-3 is unhealthy and is not the first unhealthy pod (web-2 is): wait
     assert acts(r) == [("wait", "web-3", "scale-down-blocked")]
-    assert "web-2" in r.decisions[-2 if r.decisions[-1].action == "status" else -1].message
+    assert "web-2" in r.waits[0].message
+    c.kubelet.set_ready("web-3")
+    assert acts(c.sync("web")) == [("delete", "web-3", "scale-down")]
+    gone(c, "web-3")
+    assert acts(c.sync("web")) == [("delete", "web-2", "scale-down")]  # web-2 is the first unhealthy
 
 
 @pytest.mark.parametrize("policy", POLICIES)

@@ -293,23 +293,7 @@ def test_pods_have_no_pod_index_label():
 
 
 # ------------------------------------------------------------------ 2.8 firstUnhealthyPod
-
-
-def test_scale_down_waits_for_first_unhealthy_pod():
-    """updateStatefulSet (v1.16): a condemned pod that is not Running and Ready blocks scale down
-    unless it is firstUnhealthyPod (lowest unhealthy ordinal over replicas and condemned)."""
-    c = v116()
-    up(c, 4)
-    c.kubelet.set_unready("web-2")
-    c.kubelet.set_unready("web-3")
-    c.scale("web", 1)
-    r = c.sync("web")
-    assert acts(r) == [("wait", "web-3", "scale-down-blocked")]
-    assert "web-2" in r.waits[0].message
-    c.kubelet.set_ready("web-3")
-    assert acts(c.sync("web")) == [("delete", "web-3", "scale-down")]
-    gone(c, "web-3")
-    assert acts(c.sync("web")) == [("delete", "web-2", "scale-down")]  # web-2 is the first unhealthy
+# (test_scaling.py: test_scale_down_waits_for_first_unhealthy_condemned_pod, both profiles)
 
 
 # ------------------------------------------------------------------ 2.9 status arithmetic

@@ -44,10 +44,12 @@ class ObjectManager(Protocol):
     """
 
     def create_pod(self, d: Decision) -> None: ...
-    def delete_stateful_pod(self, d: Decision) -> None: ...
+    def get_pod(self, name: str) -> Pod | None: ...
     def update_pod(self, d: Decision) -> None: ...
-    def pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
+    def delete_pod(self, d: Decision) -> None: ...
+    def record_pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str) -> bool: ...
@@ -60,7 +62,7 @@ class ObjectManager(Protocol):
 
 
 VERBS = {
-    "create": "create_pod", "delete": "delete_stateful_pod", "update": "update_pod",
+    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
     "create-pvc": "create_claim", "update-pvc": "update_claim",
     "create-revision": "create_revision", "update-revision": "update_revision",
     "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
@@ -190,8 +192,8 @@ class ClusterObjects:
                                    f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} failed error: {err}")
 
     def create_pod(self, d: Decision) -> None:
-        """The pod create of ``CreateStatefulPod``; its event comes after the claims' owner refs
-        are set (``StatefulPodControl.create_stateful_pod``)."""
+        """``CreatePod``: the pod create of ``CreateStatefulPod``; its event comes after the claims'
+        owner refs are set (``StatefulPodControl.create_stateful_pod``)."""
         pod: Pod = d.payload
         self._throttle(pod.name)
         self._check("create", "Pod", pod.name)
@@ -204,25 +206,27 @@ class ClusterObjects:
     """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
     Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
 
-    def delete_stateful_pod(self, d: Decision) -> None:
-        """``DeleteStatefulPod``: a pod that is already gone (NotFound) counts as deleted."""
+    def delete_pod(self, d: Decision) -> None:
+        """``DeletePod``: the delete of ``DeleteStatefulPod``, which records its event
+        (``StatefulPodControl.delete_stateful_pod``)."""
         pod: Pod = d.payload
-        if self.recreating_failed_event and d.reason == "failed":
-            self.c.trace.add_event("Warning", "RecreatingFailedPod", f"statefulset/{self.sts.name}",
-                                   f"StatefulSet {self.sts.namespace}/{self.sts.name} is recreating "
-                                   f"failed Pod {pod.name}")
         try:
             self._check("delete", "Pod", pod.name)
             self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
         except APIError as e:
             if e.reason != "NotFound" or not self.delete_ignores_not_found:
-                self._event(False, "delete", f"Pod {pod.name}", str(e))
-                raise
-        self._event(True, "delete", f"Pod {pod.name}")
+                raise  # a pod already gone counts as deleted (v1.16 returned the NotFound)
+
+    def recreating_failed_pod(self, pod: str) -> None:
+        """v1.16's Warning before it deletes a Failed pod (``recreating_failed_event``)."""
+        if self.recreating_failed_event:
+            self.c.trace.add_event("Warning", "RecreatingFailedPod", f"statefulset/{self.sts.name}",
+                                   f"StatefulSet {self.sts.namespace}/{self.sts.name} is recreating "
+                                   f"failed Pod {pod}")
 
     def update_pod(self, d: Decision) -> None:
-        """One request of ``UpdateStatefulPod``: write the restored labels/volumes (sent even if
-        nothing changed).  Its event comes once the retries are over (:meth:`pod_event`)."""
+        """``UpdatePod``, one request of ``UpdateStatefulPod``: write the restored labels/volumes (sent even if
+        nothing changed).  Its event comes once the retries are over (:meth:`record_pod_event`)."""
         pod: Pod = d.payload
         self._check("update", "Pod", pod.name)
         stored = self.c.store.get("Pod", pod.namespace, pod.name)
@@ -252,7 +256,7 @@ class ClusterObjects:
         for a pod just created or gone.  It may be another pod (web-01 renamed web-1 beside web-1)."""
         pod = d.payload
         self.listed_rv.pop(pod.name, None)
-        stored = self.c.store.get("Pod", self.sts.namespace, pod.name)
+        stored = self.get_pod(pod.name)
         if stored is None or not pod.uid:
             return d
         profile = self.c.profile
@@ -264,7 +268,15 @@ class ClusterObjects:
                         spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
         return replace(d, pod=stored.name, payload=fixed)
 
-    def pod_event(self, verb: str, pod: str, error: str | None) -> None:
+    def get_pod(self, name: str) -> Pod | None:
+        """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
+        return self.c.store.get("Pod", self.sts.namespace, name)
+
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None:
+        """``GetClaim``: the claim of that name in the set's namespace, as the (caught-up) cache holds it."""
+        return self.c.store.get("PersistentVolumeClaim", self.sts.namespace, name)
+
+    def record_pod_event(self, verb: str, pod: str, error: str | None) -> None:
         """``recordPodEvent``."""
         self._event(error is None, verb, f"Pod {pod}", error)
 
@@ -277,8 +289,8 @@ class ClusterObjects:
                                f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that acts "
                                "as a manging controller, the retention policy is ignored for this claim")
 
-    def _claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
-        """``recordClaimEvent``'s wording."""
+    def record_claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
+        """``recordClaimEvent``."""
         if ok:
             self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
                                    f"{self._verb(verb)} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
@@ -288,6 +300,7 @@ class ClusterObjects:
                                    f"failed error: {err}")
 
     def create_claim(self, d: Decision) -> None:
+        """``CreateClaim``, for ``createPersistentVolumeClaims``, which records its event."""
         claim = d.payload
         # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
         pod = canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
@@ -296,22 +309,22 @@ class ClusterObjects:
             self.c.store.create("PersistentVolumeClaim", claim)
         except APIError as e:
             if e.reason != "AlreadyExists":
-                self._claim_event(False, "create", claim.name, pod, str(e))
+                self.record_claim_event(False, "create", claim.name, pod, str(e))
             raise
-        self._claim_event(True, "create", claim.name, pod)
+        self.record_claim_event(True, "create", claim.name, pod)
 
     def update_claim(self, d: Decision) -> None:
-        """Set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
+        """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
         callers record the pod's FailedUpdate on an error, fixPodClaim records nothing)."""
         self._check("update", "PersistentVolumeClaim", d.target)
-        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        claim = self.get_claim(d.target)
         if claim is None:
             raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
         # a pod ref needs the pod's uid, known only once the pod exists
         fixed = []
         for r in d.payload:
             if r.kind == "Pod" and not r.uid:
-                pod = self.c.store.get("Pod", self.sts.namespace, r.name)
+                pod = self.get_pod(r.name)
                 if pod is None:
                     continue
                 r = replace(r, uid=pod.uid)
@@ -325,10 +338,10 @@ class ClusterObjects:
         up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
-        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        claim = self.get_claim(d.target)
         if d.action == "create-pvc":
             return claim is not None
-        pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
+        pod = self.get_pod(pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
                                                                                  condemned=False))
 
@@ -340,9 +353,9 @@ class ClusterObjects:
         never catches up: ``stale_cache`` off)."""
         if not self.stale_cache or not self.c.profile.pvc_retention:
             return None
-        claim = self.c.store.get("PersistentVolumeClaim", self.sts.namespace, d.target)
+        claim = self.get_claim(d.target)
         if pod is None:
-            pod = self.c.store.get("Pod", self.sts.namespace, pod_name)
+            pod = self.get_pod(pod_name)
         if claim is None or pod is None or P.is_claim_owner_up_to_date(self.sts, pod, claim, condemned=False):
             return None
         refs = P.update_claim_owner_ref_for_set_and_pod(self.sts, pod, claim, condemned=False)
@@ -429,7 +442,7 @@ class ClusterObjects:
             return
         if not self._check_unless_not_found("update", "Pod", d.pod):
             return
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        pod = self.get_pod(d.pod)
         if pod is None:
             return
         self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
@@ -446,7 +459,7 @@ class ClusterObjects:
             if e.reason == "Invalid":
                 return
             raise
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
+        pod = self.get_pod(d.pod)
         if pod is None:
             return
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
@@ -523,10 +536,11 @@ def _claim_row(action, pod, reason, message, rule_key, **kw) -> Decision:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
-def carry_out(d: Decision, om: ObjectManager) -> Decision:
-    """Send the request *d* describes through *om*; return *d* marked applied, or failed with the
-    API server's answer.  A row that already knows its failure (a claim being deleted) is not
-    sent; waits and notes pass as they are; a Warning is recorded, no request."""
+def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
+    """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
+    action names); return *d* marked applied, or failed with the API server's answer.  A row that
+    already knows its failure (a claim being deleted) is not sent; waits and notes pass as they
+    are; a Warning is recorded, no request."""
     if d.error:
         return replace(d, applied=False)
     verb = VERBS.get(d.action)
@@ -538,7 +552,7 @@ def carry_out(d: Decision, om: ObjectManager) -> Decision:
     if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
         verb = "probe_revision"
     try:
-        retries = getattr(om, verb)(d)
+        retries = (send or getattr(om, verb))(d)
     except APIError as e:
         return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
     return replace(d, applied=True, retries=retries or 0)
@@ -603,7 +617,7 @@ class StatefulPodControl:
         make one pod event, by the method that called it (the rule of the claim rows)."""
         errors = []
         for c in claims:
-            x = carry_out(c, self.om)
+            x = carry_out(c, self.om, self.om.create_claim)
             self.log.append(x)
             if x.applied is False:
                 errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
@@ -615,7 +629,7 @@ class StatefulPodControl:
                                RULES.get(first.payload) if isinstance(first.payload, str) else None)
         if verb is not None:
             # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
-            self.om.pod_event(verb, canonical_pod_name(first.pod) if verb == "update" else first.pod, error)
+            self.om.record_pod_event(verb, canonical_pod_name(first.pod) if verb == "update" else first.pod, error)
         return error
 
     def update_pod_claim_for_retention_policy(self, owners: list[Decision]) -> str | None:
@@ -623,7 +637,7 @@ class StatefulPodControl:
         warnings), stopping at the first update that fails; its error as upstream words it (no event
         of its own: ``fixPodClaim`` records none, the other callers a FailedUpdate of the pod)."""
         for o in owners:
-            x = carry_out(o, self.om)
+            x = carry_out(o, self.om, self.om.update_claim if o.action == "update-pvc" else None)
             self.log.append(x)
             if x.applied is False:
                 return claim_update_error(x)
@@ -635,7 +649,7 @@ class StatefulPodControl:
         error = self.create_persistent_volume_claims(claims)
         if error is not None:
             return error
-        x = carry_out(create, self.om)
+        x = carry_out(create, self.om, self.om.create_pod)
         self.log.append(x)
         if already_exists(failed(x)):
             return x.error  # returned at once, without an event
@@ -646,9 +660,9 @@ class StatefulPodControl:
                       if g.action != "create-pvc"]
         error = self.update_pod_claim_for_retention_policy(owners)
         if error is not None:
-            self.om.pod_event("update", create.pod, error)
+            self.om.record_pod_event("update", create.pod, error)
             return error
-        self.om.pod_event("create", create.pod, failed(x))
+        self.om.record_pod_event("create", create.pod, failed(x))
         return failed(x)
 
     def create_missing_persistent_volume_claims(self, claims: list[Decision], owners: list[Decision]
@@ -659,12 +673,17 @@ class StatefulPodControl:
             return error
         error = self.update_pod_claim_for_retention_policy(owners)
         if error is not None and owners:
-            self.om.pod_event("update", owners[0].pod, error)
+            self.om.record_pod_event("update", owners[0].pod, error)
         return error
 
     def delete_stateful_pod(self, d: Decision) -> str | None:
-        """``DeleteStatefulPod`` (its events are the object manager's)."""
-        return self.request(d)
+        """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
+        if d.reason == "failed" and hasattr(self.om, "recreating_failed_pod"):
+            self.om.recreating_failed_pod(d.pod)
+        x = carry_out(d, self.om, self.om.delete_pod)
+        self.log.append(x)
+        self.om.record_pod_event("delete", d.pod, failed(x))
+        return failed(x)
 
     def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
         """``UpdateStatefulPod``: inside ``retry.RetryOnConflict``, the claims (when the pod's storage did
@@ -678,7 +697,7 @@ class StatefulPodControl:
             if is_conflict(self.log[-1].error):
                 # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
                 return self._retry_update(update, claims + owners, first=self.log.pop())
-            self.om.pod_event("update", update.pod, error)
+            self.om.record_pod_event("update", update.pod, error)
             return error
         return self._retry_update(update, claims + owners)
 
@@ -712,7 +731,7 @@ class StatefulPodControl:
         attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
 
         def send(g: Decision) -> Decision:
-            x = carry_out(g, om)
+            x = carry_out(g, om, om.update_pod if g.action == "update" else None)
             kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
             if g.action != "warn":
                 resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
@@ -724,7 +743,7 @@ class StatefulPodControl:
         else:
             resent.append(("update", "PersistentVolumeClaim", first.target, True))
             error = claim_update_error(first)
-            om.pod_event("update", name, error)
+            om.record_pod_event("update", name, error)
             done = replace(d, applied=False, error=error)
         from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
         while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
@@ -751,7 +770,7 @@ class StatefulPodControl:
                         break
             if errors:
                 error = aggregate(errors)
-                om.pod_event("update", name, error)
+                om.record_pod_event("update", name, error)
                 done, from_claims = replace(d, applied=False, error=error), True
                 continue
             if from_claims and not fixed and hasattr(om, "claim_up_to_date"):
@@ -760,7 +779,7 @@ class StatefulPodControl:
             done, from_claims = send(d), False
             attempted = True
         if attempted:
-            om.pod_event("update", name, failed(done))
+            om.record_pod_event("update", name, failed(done))
         done = replace(done, retries=retries, resent=tuple(resent))
         self.log.append(done)
         return failed(done)

@@ -177,7 +177,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     out: list[Decision] = []
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
-    if P.is_failed(pod) or (profile.succeeded_restarts and P.is_succeeded(pod)):
+    if P.is_terminal_phase(pod) if profile.succeeded_restarts else P.is_failed(pod):
         if not P.is_terminating(pod):
             error = pod_control.delete_stateful_pod(_d(
                 "delete", name, "failed", f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",

@@ -33,9 +33,10 @@ def is_failed(pod: Pod) -> bool:
     return pod.phase == "Failed"
 
 
-def is_succeeded(pod: Pod) -> bool:
-    """True if the pod's phase is Succeeded (``isSucceeded``)."""
-    return pod.phase == "Succeeded"
+def is_terminal_phase(pod: Pod) -> bool:
+    """True if the pod's phase is Failed or Succeeded: its containers will not run again
+    (``isTerminalPhase``, v1.37; v1.31 to v1.36 asked ``isFailed`` or ``isSucceeded``, v1.16 ``isFailed`` only)."""
+    return pod.phase == "Failed" or pod.phase == "Succeeded"
 
 
 def is_terminating(pod: Pod) -> bool:

@@ -67,7 +67,7 @@ NOT_YET = {
         "setMatchesLatestExistingRevision"},
     "stateful_set_utils": {
         "getParentNameAndOrdinal", "getOrdinal", "getEndOrdinal", "getPersistentVolumeClaimRetentionPolicy",
-        "removeRefs", "addControllerRef", "initIdentity", "isTerminalPhase", "setPodRevision",
+        "removeRefs", "addControllerRef", "initIdentity", "setPodRevision",
         "ApplyRevision"},
     "stateful_pod_control": {"NewStatefulPodControl", "NewStatefulPodControlFromManager", "PodClaimIsStale"},
     "stateful_set": {
@@ -253,7 +253,7 @@ CALLS_NOT_YET = {
     "isClaimOwnerUpToDate -> podInOrdinalRange", "isMemberOf -> getParentNameAndOrdinal",
     "newStatefulSetPod -> initIdentity", "newVersionedStatefulSetPod -> setPodRevision",
     "podInOrdinalRange -> getEndOrdinal", "podInOrdinalRange -> getOrdinal", "processNextWorkItem -> sync",
-    "processReplica -> PodClaimIsStale", "processReplica -> isTerminalPhase",
+    "processReplica -> PodClaimIsStale",
     "setMatchesLatestExistingRevision -> ApplyRevision", "setMatchesLatestExistingRevision -> newRevision",
     "storageMatches -> getOrdinal", "sync -> adoptOrphanRevisions", "sync -> getPodsForStatefulSet",
     "sync -> syncStatefulSet", "syncStatefulSet -> UpdateStatefulSet", "syncStatefulSet -> enqueueSSAfter",

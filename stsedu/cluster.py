@@ -23,8 +23,7 @@ from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service
 from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
-from .controller.loop import ControllerLoop
-from .controller.stateful_set import StatefulSetController, set_control_for, set_revisions
+from .controller.stateful_set import ControllerLoop, StatefulSetController, set_control_for, set_revisions
 from .sim.clock import Clock
 from .sim.gc import FOREGROUND, ORPHAN, GarbageCollector
 from .sim.kubelet import Kubelet, StageProfile

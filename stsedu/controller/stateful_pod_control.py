@@ -672,7 +672,7 @@ class StatefulPodControl:
         if error is not None:
             return error
         error = self.update_pod_claim_for_retention_policy(owners)
-        if error is not None and owners:
+        if error is not None:
             self.om.record_pod_event("update", owners[0].pod, error)
         return error
 
@@ -709,10 +709,9 @@ class StatefulPodControl:
         if hasattr(self.om, "claim_owner_fix"):
             work += [fix for g in group if g.action == "create-pvc"
                      if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
-            sts = self.om.sts
-            pod = group[0].pod if group else None
-            if pod is not None and len(work) > len(group):
-                order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(sts, parse_pod_name(pod)[1]))}
+            if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
+                ordinal = parse_pod_name(group[0].pod)[1]
+                order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, ordinal))}
                 work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 

@@ -182,3 +182,16 @@ def test_the_revision_maps_bars_are_those_of_the_pod_segments_merged(run):
     assert len(bars) > 3 and any(b["syncs"].count("–") for b in bars)  # merged bars are there
     assert bars == reference
     assert [[type(v) for v in b.values()] for b in bars] == [[type(v) for v in b.values()] for b in reference]
+
+
+def test_a_tables_raw_rows_are_the_rows_of_its_dataframe_and_an_unknown_table_is_named():
+    lab = labs.UpdateLab()
+    lab.set_image("nginx:2")
+    trace = lab.cluster.trace
+    for table in ("pods", "status", "syncs", "decisions"):
+        rows = trace.table_rows(table)
+        assert rows == trace.rows()[table] and len(rows) == len(getattr(trace, table)()) > 0
+        rows.clear()  # a copy: the trace keeps its rows
+        assert trace.table_rows(table)
+    with pytest.raises(ValueError, match="no trace table 'pod'; the tables are: decisions, pods"):
+        trace.table_rows("pod")

@@ -225,6 +225,13 @@ class Trace:
         return (len(self._decisions), len(self._pods), len(self._status), len(self._events),
                 len(self._syncs))
 
+    def table_rows(self, table: str) -> list[tuple]:
+        """The raw rows of one table of :data:`TABLES` (a new list; each row a tuple in that table's
+        column order): for a view that reads them in one plain pass, without a DataFrame."""
+        if table not in TABLES:
+            raise ValueError(f"no trace table {table!r}; the tables are: {', '.join(TABLES)}")
+        return list(getattr(self, "_" + table))
+
     def rows(self) -> dict[str, list[tuple]]:
         """The raw rows of every table (for saving and comparing traces)."""
         return {"decisions": list(self._decisions), "pods": list(self._pods),

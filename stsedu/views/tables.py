@@ -18,7 +18,8 @@ from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables
     get_sts_text, get_controllerrevisions_text, get_pvc_text, TABWRITER_MIN_WIDTH, TABWRITER_PADDING,
     SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER)
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
-from .trace_tables import TablesOnce, pod_incarnations  # noqa: F401  (pod_incarnations: public as stsedu.tables.*)
+from .trace_tables import TablesOnce, columns_of, pod_incarnations  # noqa: F401  (pod_incarnations: public as stsedu.tables.*)
+from ..trace import POD_COLUMNS
 from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
 from ..frames import kit_frame
@@ -199,15 +200,19 @@ def _base_state(phase: str, ready: bool, terminating: bool, status: str | None =
     return "Pending"
 
 
+_POD_SET = POD_COLUMNS.index("set")
+
 _CAUSE_RE = re.compile(r"^sync (\d+): ([a-z-]+)")
 
 
 def trace_end(trace) -> tuple[float, int]:
     """(time, sync) of the last thing the trace recorded."""
+    tables = TablesOnce.of(trace)
     times = [0.0]
-    for f in (trace.syncs(), trace.pods()):
-        if not f.empty:
-            times.append(float(f["time"].max()))
+    for table in ("syncs", "pods"):
+        rows = tables.table_rows(table)
+        if rows:
+            times.append(float(max(map(columns_of(table, "time"), rows))))
     return max(times), int(trace.sync)
 
 
@@ -240,34 +245,44 @@ def pod_intervals(trace, set_name: str | None = None, until: float | None = None
     :class:`~stsedu.views.trace_tables.TablesOnce`: its charts then work the segments
     out once for all of them.
     """
+    return kit_frame(list(interval_rows(trace, set_name, until)), columns=list(INTERVAL_COLUMNS))
+
+
+def interval_rows(trace, set_name: str | None = None, until: float | None = None) -> tuple[tuple, ...]:
+    """:func:`pod_intervals`'s rows as plain tuples (in :data:`INTERVAL_COLUMNS`' order), without a
+    DataFrame: for a chart that reads them in one pass.  Worked out once per
+    :class:`~stsedu.views.trace_tables.TablesOnce`."""
     tables = TablesOnce.of(trace)
-    return tables.once(("pod_intervals", set_name, until), lambda: _intervals(tables, set_name, until))
+    return tables.once(("interval_rows", set_name, until), lambda: _intervals(tables, set_name, until))
 
 
-def _intervals(trace: TablesOnce, set_name: str | None, until: float | None):
-    pods = trace.incarnations()
-    if set_name is not None:
-        pods = pods[pods["set"] == set_name]
+def _intervals(trace: TablesOnce, set_name: str | None, until: float | None) -> tuple[tuple, ...]:
     end_time, end_sync = trace_end(trace)
     if until is not None:
         end_time = until
-    if pods.empty:
-        return kit_frame(columns=list(INTERVAL_COLUMNS))
-    pods = pods.reset_index(drop=True)
-    status = trace.status()
-    syncs = trace.syncs()
+    incarnations = trace.incarnation_rows()[0]
+    pick = columns_of("pods", "sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
+                      "terminating", "revision", "cause", "status")
+    pods = [(*pick(r), inc) for r, inc in zip(trace.table_rows("pods"), incarnations)
+            if set_name is None or r[_POD_SET] == set_name]
+    if not pods:
+        return ()
     # minReadySeconds per set over time, and each set's sync times (for availability in sync positions)
     mrs_by_set: dict[str, tuple[list[float], list[int]]] = {}
-    for s, g in status.groupby("set", sort=False):
-        mrs_by_set[s] = (g["time"].tolist(), [int(v) if v is not None and v == v else 0
-                                               for v in g["min_ready_seconds"]])
+    for s, t, v in map(columns_of("status", "set", "time", "min_ready_seconds"), trace.table_rows("status")):
+        times, vals = mrs_by_set.setdefault(s, ([], []))
+        times.append(t)
+        vals.append(int(v) if v is not None and v == v else 0)
     sync_times: dict[str, tuple[list[float], list[int]]] = {}
-    for s, g in syncs.groupby("set", sort=False):
-        sync_times[s] = (g["time"].tolist(), g["sync"].astype(int).tolist())
-    dec = trace.decisions()
+    for s, t, n in map(columns_of("syncs", "set", "time", "sync"), trace.table_rows("syncs")):
+        times, nums = sync_times.setdefault(s, ([], []))
+        times.append(t)
+        nums.append(int(n))
     dec_index = {}
-    for r in dec[dec["pod"].notna()].itertuples(index=False):
-        dec_index.setdefault((int(r.sync), r.pod, r.action), (r.message, r.rule))
+    for sync, pod, action, message, rule in map(columns_of("decisions", "sync", "pod", "action", "message", "rule"),
+                                                trace.table_rows("decisions")):
+        if pod is not None:
+            dec_index.setdefault((int(sync), pod, action), (message, rule))
 
     def mrs_at(s: str, t: float) -> int:
         times, vals = mrs_by_set.get(s, ([], []))
@@ -283,9 +298,9 @@ def _intervals(trace: TablesOnce, set_name: str | None, until: float | None):
         i = bisect.bisect_left(times, t)
         return float(nums[i]) if i < len(nums) else end_sync + 0.5
 
-    # one pass over plain lists (pandas row access per group is slow for thousands of pods)
-    cols = {c: pods[c].tolist() for c in ("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready",
-                                          "terminating", "revision", "cause", "incarnation", "status")}
+    # one pass over the plain rows, column by column
+    cols = dict(zip(("sync", "time", "pod", "set", "ordinal", "event", "phase", "ready", "terminating", "revision",
+                     "cause", "status", "incarnation"), (list(c) for c in zip(*pods))))
     groups: dict[tuple[str, int], list[int]] = {}
     for i, key in enumerate(zip(cols["pod"], cols["incarnation"])):
         groups.setdefault(key, []).append(i)
@@ -336,8 +351,7 @@ def _intervals(trace: TablesOnce, set_name: str | None, until: float | None):
                 continue  # empty in time and in syncs
             out.append((set_, pod, ordinal, int(inc), p[2], p[3], float(p[0]), float(t1), p[1], s1,
                         first, last, p[4], p[5], p[6], p[7], j + 1 == len(merged) and gone is None))
-    df = kit_frame(out, columns=list(INTERVAL_COLUMNS))
-    return df.sort_values(["set", "ordinal", "start", "incarnation"], kind="stable").reset_index(drop=True)
+    return tuple(sorted(out, key=lambda r: (r[0], r[2], r[6], r[3])))  # set, ordinal, start, incarnation
 
 
 # ===================================================================== rollout

@@ -18,7 +18,7 @@ from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .settled import describe_stop, unsettled
-from .panels import ChartView, DisplayedAsWidget, error_html, esc
+from .panels import ChartView, DisplayedAsWidget, DrawnChart, error_html, esc
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
 
@@ -68,7 +68,7 @@ LAB_CSS = """
 """
 
 
-class LabChart:
+class LabChart(DrawnChart):
     """One chart of a lab's run, redrawn in place after every change.
 
     Uses ``stsedu.charts.ChartWidget`` (one widget, ``show(data)`` per change, with the data
@@ -83,7 +83,6 @@ class LabChart:
         fn, self.title = CHARTS[kind]
         self.fn = getattr(charts, fn)
         self.data_fn = getattr(charts, f"{fn}_data", None)
-        self._key: tuple | None = None
         widget_cls = getattr(charts, "ChartWidget", None)
         if widget_cls is not None:
             self._view = None
@@ -94,7 +93,7 @@ class LabChart:
         self.widget.add_class("stsedu-lab-chart")
 
     def reset(self) -> None:
-        self._key = None
+        super().reset()
         if self._view is not None:
             self._view.reset()
 
@@ -106,9 +105,7 @@ class LabChart:
     def update(self, lab: "Lab", tables: TablesOnce | None = None) -> None:
         """Redraw from ``lab.cluster``; *tables*: the redraw's tables of its trace, if the lab has them."""
         trace = lab.cluster.trace
-        decisions, pods, status, _events, syncs = trace.counts()  # events (a spec edit's) draw nothing
-        key = (id(trace), lab.cluster.now, decisions, pods, status, syncs)
-        if key == self._key:
+        if self.shows_now(lab.cluster):
             return
         if self._view is not None:
             self._view.update(lab)
@@ -119,7 +116,7 @@ class LabChart:
         else:
             from ..views.charts import build_chart
             self.widget.update(build_chart(self.fn, trace, lab.name))
-        self._key = key  # the key of what is drawn: set once it is (a failed chart is tried again)
+        self.drawn_now(lab.cluster)  # once it is drawn (a failed chart is tried again)
 
 
 def _with_boxes(widget: W.Widget) -> W.Widget:

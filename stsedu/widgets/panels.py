@@ -273,7 +273,7 @@ class PodsView(View):
         except KeyError:
             update_rev = ""
         # every pod change is traced, and AGE follows the clock
-        key = (id(c), c.now, len(c.trace.rows()["pods"]), update_rev)
+        key = (id(c), c.now, c.trace.counts()[1], update_rev)
         if key == self._key:
             return
         self._key = key
@@ -338,7 +338,34 @@ class StatusView(View):
             "</tbody></table>")
 
 
-class ChartView(View):
+class DrawnChart:
+    """What a chart of a cluster's trace has drawn, so that a redraw skips an unchanged chart and a test
+    (or the browser walk's probe) can ask whether the chart on screen is the trace as it is now.
+
+    The key is the trace (by identity), the clock (a chart reaches "now") and the trace's row counts
+    except the events' (a spec edit writes an event and draws nothing until the next sync)."""
+
+    _drawn: tuple | None = None
+
+    @staticmethod
+    def _key_of(cluster) -> tuple:
+        decisions, pods, status, _events, syncs = cluster.trace.counts()
+        return (id(cluster.trace), cluster.now, decisions, pods, status, syncs)
+
+    def shows_now(self, cluster) -> bool:
+        """Whether the chart drawn is that of *cluster*'s trace as it is now."""
+        return self._drawn == self._key_of(cluster)
+
+    def drawn_now(self, cluster) -> None:
+        """Record that the chart of *cluster*'s trace as it is now is drawn."""
+        self._drawn = self._key_of(cluster)
+
+    def reset(self) -> None:
+        """Forget what is drawn: the next redraw draws again."""
+        self._drawn = None
+
+
+class ChartView(DrawnChart, View):
     """An Altair chart of the trace in a :class:`stsedu.charts.ChartWidget` that redraws in place.
 
     *chart_fn(trace, set_name)* (or *chart_fn(trace)*) returns the chart, or its
@@ -366,21 +393,15 @@ class ChartView(View):
             self._with_name = False
         if title:
             self.title = title
-        self._key: tuple | None = None
         self.jchart = ChartWidget(layout=W.Layout(display="none"))
         self.note = W.HTML()
         self.widget = W.VBox([self.note, self.jchart])
 
-    def reset(self) -> None:
-        self._key = None
-
     def update(self, pg: "Playground") -> None:
         trace = pg.cluster.trace
-        decisions, pods, status, _events, syncs = trace.counts()  # events (a spec edit's) draw nothing
-        key = (id(trace), pg.cluster.now, decisions, pods, status, syncs)
-        if key == self._key:
+        if self.shows_now(pg.cluster):
             return  # nothing the chart shows has changed (a spec edit waits for the next sync)
-        self._key = key
+        self.drawn_now(pg.cluster)
         if not len(trace):
             self.note.value = "<p class='stsedu-note'>No syncs yet: the chart appears after the first sync.</p>"
             self.jchart.layout.display = "none"

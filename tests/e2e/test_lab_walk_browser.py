@@ -90,10 +90,8 @@ def probe(lab):
     syncs = c.trace.syncs()
     mine = syncs[syncs["set"] == name] if not syncs.empty and "set" in syncs else syncs
     spec = lab.chart.widget.spec or {{}}
-    decisions, pod_rows, status, _events, sync_rows = c.trace.counts()  # the chart's key (LabChart.update)
-    key = (id(c.trace), c.now, decisions, pod_rows, status, sync_rows)
     print(json.dumps({{
-        "running": bool(lab._running) or lab.chart._key != key, "now": c.now, "exists": exists,
+        "running": bool(lab._running) or not lab.chart.shows_now(c), "now": c.now, "exists": exists,
         "unsettled": unsettled(c, name) if exists else None,
         "error": None if lab.last_error is None else str(lab.last_error),
         "controls": by_label,

@@ -85,9 +85,10 @@ def test_every_chart_function_with_data_is_its_data_drawn():
 
 
 @pytest.mark.parametrize("fn", [charts.pod_timeline_data, charts.revision_map_data, charts.decision_strip_data])
-def test_a_chart_data_function_turns_each_trace_table_into_a_dataframe_once(fn, monkeypatch):
+def test_a_chart_data_function_reads_each_trace_table_once(fn, monkeypatch):
     """Issue 26 item 5: the set's name, the trace's end, the pod segments, the revision colours and the
-    partition line of one redraw read one DataFrame per trace table, not one each."""
+    partition line of one redraw read each trace table once (as a DataFrame or as its raw rows), not
+    once each."""
     lab = labs.UpdateLab(examples.web(4))
     lab.set_image("nginx:2")
     trace = lab.cluster.trace
@@ -99,6 +100,12 @@ def test_a_chart_data_function_turns_each_trace_table_into_a_dataframe_once(fn, 
             built[_table] = built.get(_table, 0) + 1
             return _real(*a, **k)
         monkeypatch.setattr(trace, table, counted)
+    real_rows = trace.table_rows
+
+    def counted_rows(table):
+        built[table] = built.get(table, 0) + 1
+        return real_rows(table)
+    monkeypatch.setattr(trace, "table_rows", counted_rows)
     expected = fn(trace, "web")
     assert built and max(built.values()) == 1, built
     monkeypatch.undo()

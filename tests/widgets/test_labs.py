@@ -19,11 +19,11 @@ def test_a_lab_starts_with_the_set_up_and_says_so(cls):
 
 
 def _moved(lab, action):
-    before = (lab.decisions.value, lab.chart._key, lab.text.value)
+    before = (lab.decisions.value, lab.chart.widget.spec, lab.text.value)
     action(lab)
     assert lab.last_error is None, lab.last_error
-    after = (lab.decisions.value, lab.chart._key, lab.text.value)
-    assert after[0] != before[0] and after[1] != before[1]
+    after = (lab.decisions.value, lab.chart.widget.spec, lab.text.value)
+    assert after[0] != before[0] and after[1] != before[1] and lab.chart.shows_now(lab.cluster)
     return lab
 
 

@@ -14,6 +14,8 @@ import pandas as pd
 
 from .. import tables
 from ..palette import REVISION_COLORS
+from ..trace_tables import TablesOnce, columns_of
+from ...frames import kit_frame
 
 
 MAX_ROWS = 2000
@@ -37,12 +39,9 @@ FONT = "sans-serif"
 
 def pick_set(trace, set_name: str | None) -> str:
     """The set a chart is about: *set_name*, or the trace's only set (raise ValueError otherwise)."""
-    names = []
-    for frame in (trace.syncs(), trace.pods()):
-        if not frame.empty:
-            for n in frame["set"].dropna().tolist():
-                if n not in names:
-                    names.append(n)
+    rows = TablesOnce.of(trace)
+    names = list(dict.fromkeys(n for table in ("syncs", "pods")
+                               for n in map(columns_of(table, "set"), rows.table_rows(table)) if n is not None))
     if set_name is not None:
         if set_name not in names:
             raise ValueError(f"the trace has no StatefulSet {set_name!r}; it has: {', '.join(names) or 'none'}")
@@ -83,16 +82,16 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
 
     The same trace gives the same colours in every chart.
     """
-    set_name = pick_set(trace, set_name)
+    rows = TablesOnce.of(trace)
+    set_name = pick_set(rows, set_name)
     order: list[tuple[int, int, str]] = []
-    pods = trace.pods()
-    pods = pods[(pods["set"] == set_name) & (pods["revision"] != "")]
-    for s, r in zip(pods["sync"].tolist(), pods["revision"].tolist()):
-        order.append((int(s), 1, r))
-    st = trace.status()
-    st = st[st["set"] == set_name]
-    for s, cur, upd in zip(st["sync"].tolist(), st["current_revision"].tolist(), st["update_revision"].tolist()):
-        order += [(int(s), 0, cur), (int(s), 0, upd)]
+    for s, set_, r in map(columns_of("pods", "sync", "set", "revision"), rows.table_rows("pods")):
+        if set_ == set_name and r != "":
+            order.append((int(s), 1, r))
+    for s, set_, cur, upd in map(columns_of("status", "sync", "set", "current_revision", "update_revision"),
+                                 rows.table_rows("status")):
+        if set_ == set_name:
+            order += [(int(s), 0, cur), (int(s), 0, upd)]
     names: list[str] = []
     for _, _, r in sorted(order, key=lambda x: (x[0], x[1])):
         if r and r not in names:
@@ -137,10 +136,10 @@ def ordinal_range(segments: pd.DataFrame) -> tuple[int, int]:
 
 
 def sync_range(trace) -> tuple[int, int]:
-    syncs = trace.syncs()
-    if syncs.empty:
+    syncs = [int(n) for n in map(columns_of("syncs", "sync"), TablesOnce.of(trace).table_rows("syncs"))]
+    if not syncs:
         return 0, 1
-    return int(syncs["sync"].min()), int(syncs["sync"].max())
+    return min(syncs), max(syncs)
 
 
 MERGED_LAST = ("x1", "end", "last_sync", "sync_end", "ongoing")
@@ -162,13 +161,9 @@ def merge_segments(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
     # kit frame would copy its attrs each time)
     order = np.lexsort((seg["x0"].to_numpy(), seg["incarnation"].to_numpy(), seg["ordinal"].to_numpy()))
     arrays = {c: values[order] for c, values in zip(seg.columns, (seg[c].to_numpy() for c in seg.columns))}
-    checks = [arrays[c].tolist() for c in ("ordinal", "incarnation", *key)]
-    x0, x1 = arrays["x0"].tolist(), arrays["x1"].tolist()
-    starts = [0]
-    for i in range(1, len(x0)):
-        if not x0[i] <= x1[i - 1] or not all(_same(col[i], col[i - 1]) for col in checks):
-            starts.append(i)
-    ends = [*starts[1:], len(x0)]
+    starts = segment_runs(*(arrays[c].tolist() for c in ("ordinal", "incarnation", "x0", "x1")),
+                          [arrays[c].tolist() for c in key])
+    ends = [*starts[1:], len(order)]
     firsts, lasts = np.array(starts), np.array(ends) - 1
     merged = {}
     for c, values in arrays.items():
@@ -186,6 +181,17 @@ def merge_segments(seg: pd.DataFrame, key: tuple[str, ...]) -> pd.DataFrame:
     return out
 
 
+def segment_runs(ordinals: list, incarnations: list, x0: list, x1: list, keys: list[list]) -> list[int]:
+    """Where each run of segments that merge starts (:func:`merge_segments`' rule), given the segments'
+    columns in (ordinal, incarnation, ``x0``) order and the columns of the merge's key."""
+    checks = [ordinals, incarnations, *keys]
+    starts = [0] if x0 else []
+    for i in range(1, len(x0)):
+        if not x0[i] <= x1[i - 1] or not all(_same(col[i], col[i - 1]) for col in checks):
+            starts.append(i)
+    return starts
+
+
 def _same(a, b) -> bool:
     """*a* equals *b*, and neither is missing (None or NaN: pandas' ``eq``)."""
     return a is not None and not (isinstance(a, float) and math.isnan(a)) and a == b
@@ -200,17 +206,24 @@ def pod_segments(trace, set_name: str, x: str, key: tuple[str, ...] | None = Non
     empty on that axis are dropped; with *key*, neighbours equal on it are merged.
     Segments still open are cut at *until* (default: the end of the trace).
     """
-    seg = tables.pod_intervals(trace, set_name, until)
-    if seg.empty:
-        return seg.assign(x0=[], x1=[])
-    if x == "time":
-        seg = seg.assign(x0=seg["start"], x1=seg["end"])
-        seg = seg[seg["x1"] > seg["x0"]]
-    else:
-        seg = seg[seg["last_sync"] >= seg["first_sync"]]
-        seg = seg.assign(x0=seg["first_sync"] - 0.5, x1=seg["last_sync"] + 0.5)
-    seg = seg.reset_index(drop=True)
+    seg = kit_frame(segment_rows(trace, set_name, x, until), columns=list(SEGMENT_COLUMNS))
     return merge_segments(seg, key) if key else seg
+
+
+SEGMENT_COLUMNS = (*tables.INTERVAL_COLUMNS, "x0", "x1")
+"""Columns of :func:`pod_segments` and of the rows of :func:`segment_rows`."""
+
+_START, _END, _FIRST_SYNC, _LAST_SYNC = (tables.INTERVAL_COLUMNS.index(c)
+                                         for c in ("start", "end", "first_sync", "last_sync"))
+
+
+def segment_rows(trace, set_name: str, x: str, until: float | None = None) -> list[tuple]:
+    """:func:`pod_segments`' rows (unmerged) as plain tuples in :data:`SEGMENT_COLUMNS`' order, in
+    :func:`stsedu.tables.pod_intervals`' order: one pass over :func:`stsedu.tables.interval_rows`."""
+    rows = tables.interval_rows(trace, set_name, until)
+    if x == "time":
+        return [(*r, r[_START], r[_END]) for r in rows if r[_END] > r[_START]]
+    return [(*r, r[_FIRST_SYNC] - 0.5, r[_LAST_SYNC] + 0.5) for r in rows if r[_LAST_SYNC] >= r[_FIRST_SYNC]]
 
 
 def aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: float) -> tuple[pd.DataFrame, str]:

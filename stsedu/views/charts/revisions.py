@@ -6,32 +6,32 @@ Part of :mod:`stsedu.views.charts` (see there for how the charts are built and s
 from __future__ import annotations
 
 from .widget import alt  # first: imports Altair as the kit sets it up
-import numpy as np
 import pandas as pd
 
-from .. import tables
 from ..palette import PARTITION_COLOR
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
 from ..trace_tables import TablesOnce
-from .common import WIDTH, aggregate, chart_height, chart_title, merge_segments, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, revision_colors, x_axis, x_extent, x_scale
+from ..trace_tables import columns_of
+from .common import (SEGMENT_COLUMNS, WIDTH, aggregate, chart_height, chart_title, ordinal_axis, ordinal_ticks, pick_set,
+                     revision_colors, segment_rows, segment_runs, x_axis, x_extent, x_scale)
 
 
-def _partition_line(trace, set_name: str, lo: float, hi: float) -> pd.DataFrame:
-    """The partition as a step line along the sync axis: points (x, y, partition), y = partition - 0.5.
+def _partition_line(trace, set_name: str, lo: float, hi: float) -> list[dict]:
+    """The partition as a step line along the sync axis: points {x, y, partition}, y = partition - 0.5,
+    one where the partition changes (at its sync - 0.5, not before *lo*) and one at *hi*.
 
     Empty unless some sync applied a partition above 0 (RollingUpdate only).
     """
-    st = tables.status_frame(trace, set_name)
-    st = st[st["partition"].notna()]
-    if st.empty or not (st["partition"] > 0).any():
-        return pd.DataFrame(columns=["x", "y", "partition"])
-    part = st["partition"].astype(int)
-    keep = part.ne(part.shift())
-    pts = pd.DataFrame({"x": st.loc[keep, "sync"].astype(float) - 0.5, "partition": part[keep]})
-    pts = pd.concat([pts, pd.DataFrame({"x": [hi], "partition": [int(part.iloc[-1])]})], ignore_index=True)
-    pts["x"] = pts["x"].clip(lower=lo)
-    return pts.assign(y=pts["partition"] - 0.5)[["x", "y", "partition"]]
+    points: list[list] = []
+    for sync, set_, partition in map(columns_of("status", "sync", "set", "partition"),
+                                     TablesOnce.of(trace).table_rows("status")):
+        if set_ == set_name and partition is not None and (not points or points[-1][1] != partition):
+            points.append([float(sync) - 0.5, int(partition)])
+    if not any(p > 0 for _, p in points):
+        return []
+    points.append([float(hi), points[-1][1]])
+    return [{"x": float(max(x, lo)), "y": p - 0.5, "partition": p} for x, p in points]
 
 
 REVISION_LOOKS = {
@@ -43,35 +43,55 @@ REVISION_LOOKS = {
 Ready a filled bar, not Ready an outline, terminating a dashed line."""
 
 
+_POD, _ORDINAL, _INCARNATION, _STATE, _REVISION, _FIRST_SYNC, _LAST_SYNC, _X0, _X1 = (
+    SEGMENT_COLUMNS.index(c) for c in ("pod", "ordinal", "incarnation", "state", "revision", "first_sync",
+                                       "last_sync", "x0", "x1"))
+
+
+def _look(state: str) -> str:
+    """How the revision map draws a pod in *state* (a key of :data:`REVISION_LOOKS`)."""
+    return "terminating" if state == "Terminating" else "Ready" if state in ("Ready", "Available") else "not Ready"
+
+
+def revision_bars(trace, set_name: str) -> list[dict]:
+    """The revision map's bars: each pod's segments on the sync axis (:func:`segment_rows`) with their
+    look, neighbours of one incarnation with the same revision and look merged (:func:`merge_segments`'
+    rule), in (ordinal, incarnation, sync) order; one plain pass, no DataFrame."""
+    rows = sorted(segment_rows(trace, set_name, "sync"), key=lambda r: (r[_ORDINAL], r[_INCARNATION], r[_X0]))
+    looks = [_look(r[_STATE]) for r in rows]
+    starts = segment_runs([r[_ORDINAL] for r in rows], [r[_INCARNATION] for r in rows], [r[_X0] for r in rows],
+                          [r[_X1] for r in rows], [[r[_REVISION] for r in rows], looks])
+    bars = []
+    for a, b in zip(starts, [*starts[1:], len(rows)]):
+        first, last = rows[a], rows[b - 1]
+        o, s0, s1 = first[_ORDINAL], first[_FIRST_SYNC], last[_LAST_SYNC]
+        bars.append({"pod": first[_POD], "ordinal": o, "revision": first[_REVISION], "look": looks[a],
+                     "x0": first[_X0], "x1": last[_X1], "y0": o - 0.45, "y1": o + 0.45,
+                     "syncs": f"{s0}" if s0 == s1 else f"{s0}–{s1}"})
+    return bars
+
+
 def revision_data(trace, set_name: str) -> ChartData:
     """What :func:`revision_panel` draws (see :mod:`.chart_data`): each pod's revision sync by sync, the
     state's legend, and the partition when one was set."""
-    seg = pod_segments(trace, set_name, "sync")
-    if not seg.empty:
-        seg = seg.assign(look=np.where(seg["state"] == "Terminating", "terminating",
-                                       np.where(seg["state"].isin(["Ready", "Available"]), "Ready", "not Ready")))
-        seg = merge_segments(seg, ("revision", "look"))
-    colors = revision_colors(trace, set_name) if not seg.empty else {}
+    bars = revision_bars(trace, set_name)
+    colors = revision_colors(trace, set_name) if bars else {}
     lo, hi = x_extent(trace, "sync")
-    o_lo, o_hi = ordinal_range(seg)
+    o_lo, o_hi = (min(b["ordinal"] for b in bars), max(b["ordinal"] for b in bars)) if bars else (0, 0)
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = ["colour = the pod's revision (first grey, next orange); "
                 "filled = Ready, outline = not Ready, dashed line = terminating"]
-    aggregated = len(seg) > common.MAX_ROWS
+    aggregated = len(bars) > common.MAX_ROWS
     if aggregated:
-        grid, how = aggregate(seg, "revision", list(colors), lo, hi)
+        grid, how = aggregate(pd.DataFrame(bars), "revision", list(colors), lo, hi)
         rows = {"bars": records(grid)}
         subtitle = [how]
     else:
-        data = seg.assign(y0=seg["ordinal"] - 0.45, y1=seg["ordinal"] + 0.45,
-                          syncs=[f"{a}" if a == b else f"{a}–{b}"
-                                 for a, b in zip(seg["first_sync"].tolist(), seg["last_sync"].tolist())])
-        data = data.reindex(columns=["pod", "ordinal", "revision", "look", "x0", "x1", "y0", "y1", "syncs"])
-        rows = {"bars": records(data), "key": [{"look": k, "x0": None, "y0": None} for k in REVISION_LOOKS]}
+        rows = {"bars": bars, "key": [{"look": k, "x0": None, "y0": None} for k in REVISION_LOOKS]}
     part = _partition_line(trace, set_name, lo, hi)
-    if not part.empty:
-        rows["partition"] = records(part)
-        subtitle.append(f"purple line: the partition (now {int(part['partition'].iloc[-1])}); only ordinals "
+    if part:
+        rows["partition"] = part
+        subtitle.append(f"purple line: the partition (now {part[-1]['partition']}); only ordinals "
                         "at or above it are updated")
     return ChartData(build=revision_build,
                      structure=(set_name, tuple(colors.items()), aggregated, tuple(subtitle), ticks is None,

@@ -14,7 +14,7 @@ from .. import tables
 from ..palette import ACTION_COLORS, ACTION_SHAPES
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
-from ..trace_tables import TablesOnce
+from ..trace_tables import TablesOnce, columns_of
 from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, ordinal_ticks, pick_set, x_axis, x_extent, x_scale
 
 
@@ -39,10 +39,10 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
     seen = set(df["kind"].tolist())
     kinds = tuple(k for k in ACTION_COLORS if k in seen) or ("create",)
     o_lo, o_hi = (int(df["ordinal"].min()), int(df["ordinal"].max())) if len(df) else (0, 0)
-    pods = trace.pods()
-    pods = pods[(pods["set"] == set_name) & (pods["ordinal"] >= 0)]
-    if not pods.empty:  # the same rows as the pod charts, so the strip lines up with them
-        o_lo, o_hi = min(o_lo, int(pods["ordinal"].min())), max(o_hi, int(pods["ordinal"].max()))
+    ordinals = [int(o) for s, o in map(columns_of("pods", "set", "ordinal"), TablesOnce.of(trace).table_rows("pods"))
+                if s == set_name and o >= 0]
+    if ordinals:  # the same rows as the pod charts, so the strip lines up with them
+        o_lo, o_hi = min(o_lo, min(ordinals)), max(o_hi, max(ordinals))
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
     xfield = "sync" if x == "sync" else "time"

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...api.objects import controller_of, kubectl_status
 from ...frames import kit_frame
-from ..trace_tables import TablesOnce, pod_incarnations
+from ..trace_tables import TablesOnce, columns_of, pod_incarnations
 
 
 # ===================================================================== durations
@@ -275,9 +275,9 @@ def get_pods_text(cluster, set_name: str | None = None, wide: bool = False,
 def pod_ips(trace) -> dict[str, str]:
     """Pod name -> its simulated IP now (``get -o wide``'s column), for the pods that have one.
     *trace* may be a redraw's :class:`~stsedu.views.trace_tables.TablesOnce`."""
-    inc = TablesOnce.of(trace).incarnations()
-    last = inc.drop_duplicates("pod", keep="last")
-    return {p: ip for p, ip in zip(last["pod"], last["ip"]) if ip != "<none>"}
+    tables = TablesOnce.of(trace)
+    last = dict(zip(map(columns_of("pods", "pod"), tables.table_rows("pods")), tables.incarnation_rows()[1]))
+    return {p: ip for p, ip in last.items() if ip != "<none>"}
 
 
 def pod_rows(cluster, pods, wide: bool = False, tables: TablesOnce | None = None) -> list[list[str]]:

@@ -39,27 +39,17 @@ if TYPE_CHECKING:  # pragma: no cover
 # ------------------------------------------------------------------ claiming
 
 
-def plan_claims(sts: StatefulSet, pods, revisions,
-                recheck_deletion: bool = True) -> tuple[list[Decision], list[Pod]]:
-    """Adopt/release decisions, and the pods the set already controls and that match it.
-
-    Mirrors ``adoptOrphanRevisions`` and ``ClaimPods``: a pod matches when the
-    selector matches its labels and its name parses to the set's name
-    (``isMemberOf``).  An orphan that matches is adopted (unless it is
-    terminating or the set is being deleted); a pod we control that no
-    longer matches is released.  Adopted pods are not in the returned list:
-    re-read them after adopting.  Without *recheck_deletion* (v1.16, which compared only the
-    set's uid) a set being deleted still adopts orphan revisions; never pods (``ClaimPods``).
-    """
+def orphan_revisions_to_adopt(sts: StatefulSet, revisions, recheck_deletion: bool = True) -> list[Decision]:
+    """The adoptions ``adoptOrphanRevisions`` makes: each revision without a controller whose labels the
+    set's selector matches.  A set being deleted cannot adopt (``canAdoptFunc`` re-reads it first:
+    ``RecheckDeletionTimestamp``): then one error row ends the list, and the sync fails before
+    ``UpdateStatefulSet``.  Without *recheck_deletion* (v1.16, which compared only the set's uid)
+    a set being deleted still adopts."""
     out: list[Decision] = []
-    claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
-    selects = label_selector_as_selector(sts.spec.selector)  # once per call, as ClaimPods builds it
     for r in revisions:
-        if controller_of(r.owner_references) is None and selects(r.labels):
+        if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
             if deleting and recheck_deletion:
-                # adoptOrphanRevisions re-reads the set first (RecheckDeletionTimestamp): a set
-                # being deleted cannot adopt, and the sync fails before UpdateStatefulSet
                 msg = (f"can't adopt ControllerRevisions: {sts.namespace}/{sts.name} has just been "
                        "deleted")
                 out.append(Decision("error", None, "deleting", f"Revision {r.name} has no owner, but "
@@ -70,6 +60,22 @@ def plan_claims(sts: StatefulSet, pods, revisions,
             out.append(Decision("adopt", None, "orphan-revision",
                                 f"Revision {r.name} has no owner and matches the selector: adopt it.",
                                 RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
+    return out
+
+
+def pods_to_claim(sts: StatefulSet, pods) -> tuple[list[Decision], list[Pod]]:
+    """Adopt/release decisions of ``ClaimPods``, and the pods the set already controls and that
+    match it.
+
+    A pod matches when the selector matches its labels and its name parses to the set's name
+    (``isMemberOf``).  An orphan that matches is adopted (unless it is terminating or the set is
+    being deleted); a pod we control that no longer matches is released.  Adopted pods are not
+    in the returned list: re-read them after adopting.
+    """
+    out: list[Decision] = []
+    claimed: list[Pod] = []
+    deleting = sts.deletion_timestamp is not None
+    selects = label_selector_as_selector(sts.spec.selector)  # once per call, as ClaimPods builds it
     for pod in pods:
         ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
@@ -93,7 +99,7 @@ def plan_claims(sts: StatefulSet, pods, revisions,
 
 def claimed_pods(sts: StatefulSet, pods) -> list[Pod]:
     """Pods the set controls and that match it."""
-    return plan_claims(sts, pods, ())[1]
+    return pods_to_claim(sts, pods)[1]
 
 
 def set_revisions(sts: StatefulSet, revisions) -> list:
@@ -110,8 +116,9 @@ def set_revisions(sts: StatefulSet, revisions) -> list:
 
 
 def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") -> SyncResult:
-    """One reconcile of one StatefulSet (``sync``; ``adoptOrphanRevisions``, ``getPodsForStatefulSet``
-    and ``syncStatefulSet`` written out in it)."""
+    """One reconcile of one StatefulSet (``sync``): :func:`adopt_orphan_revisions`,
+    :func:`get_pods_for_stateful_set`, then :func:`sync_stateful_set`, each ending the sync on an
+    error."""
     store, trace = ctl.store, ctl.trace
     sts = store.get("StatefulSet", namespace, name)
     if sts is None:
@@ -119,54 +126,82 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     trace.sync += 1
     trace.time = ctl.clock.now
     n = trace.sync
-    cause = f"sync {n}"
-    om = ClusterObjects(ctl.writes, sts, cause)
+    om = ClusterObjects(ctl.writes, sts, f"sync {n}")
     om.title_case_messages = ctl.profile.event_verbs_title_case
     om.recreating_failed_event = not ctl.profile.event_verbs_title_case
     om.delete_ignores_not_found = ctl.profile.delete_ignores_not_found
     decisions: list[Decision] = []
-    error: str | None = None
+    error = adopt_orphan_revisions(ctl, sts, om, decisions)
+    if error is not None:
+        return _finish(ctl, sts, n, decisions, None, error)
+    pods, error = get_pods_for_stateful_set(ctl, sts, om, decisions)
+    if error is not None:
+        return _finish(ctl, sts, n, decisions, None, error)
+    return sync_stateful_set(ctl, sts, pods, om, n, decisions)
 
-    # 1. adopt orphan revisions, claim pods
-    claim_decisions, claimed = plan_claims(sts, store.view("Pod", namespace).values(),
-                                           store.view("ControllerRevision", namespace).values(),
-                                           ctl.profile.revision_adoption_rechecks_deletion)
-    for d in claim_decisions:
-        if d.action == "error":  # the set is being deleted and may not adopt (see plan_claims)
+
+def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
+                           decisions: list[Decision]) -> str | None:
+    """Adopt the set's orphan revisions (``adoptOrphanRevisions``, with ``canAdoptFunc``'s recheck):
+    the first adoption that fails ends it, and the sync; its error, or None."""
+    for d in orphan_revisions_to_adopt(sts, store_values(ctl, "ControllerRevision", sts.namespace),
+                                       ctl.profile.revision_adoption_rechecks_deletion):
+        if d.action == "error":  # the set is being deleted and may not adopt
             decisions.append(d)
-            error = d.error
-            break
+            return d.error
+        try:
+            om.adopt(d)
+        except APIError as e:
+            decisions.append(replace(d, applied=False, error=str(e)))
+            return str(e)
+        decisions.append(replace(d, applied=True))
+    return None
+
+
+def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
+                              decisions: list[Decision]) -> tuple[list[Pod], str | None]:
+    """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
+    adopted, owned pods that no longer match released; every pod is tried, and the first error is
+    returned with the pods."""
+    claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace))
+    error: str | None = None
+    for d in claim_decisions:
         try:
             getattr(om, d.action)(d)
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
-            if d.pod is None:
-                # AdoptOrphanRevisions stops at the first failure and the sync ends there,
-                # before any pod is claimed (ClaimPods, by contrast, tries every pod)
-                break
-    if error is not None:
-        return _finish(ctl, sts, n, decisions, None, error)
-    if claim_decisions and any(d.action == "adopt" and d.pod for d in claim_decisions):
-        claimed = claimed_pods(sts, store.view("Pod", namespace).values())
+    if any(d.action == "adopt" for d in claim_decisions):
+        claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace))
+    return claimed, error
 
-    # 2. snapshot, then UpdateStatefulSet through the pod control
+
+def store_values(ctl: "StatefulSetController", kind: str, namespace: str):
+    """Every object of *kind* in *namespace*, as the controller's cache (lister) holds it now."""
+    return ctl.store.view(kind, namespace).values()
+
+
+def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list[Pod], om: ClusterObjects,
+                      n: int, decisions: list[Decision]) -> SyncResult:
+    """``UpdateStatefulSet`` on the set and its pods, through the pod control, then the requeue for
+    availability (``syncStatefulSet``: ``enqueueSSAfter`` after :func:`next_sync_duration`, only
+    when the sync succeeded)."""
+    namespace = sts.namespace
     # the informer cache as the sync begins: the steps' own writes do not show in it
-    revisions = dict(store.view("ControllerRevision", namespace))
+    revisions = dict(ctl.store.view("ControllerRevision", namespace))
     snap = control.Snapshot(
-        sts=sts, pods=tuple(claimed), claims=dict(store.view("PersistentVolumeClaim", namespace)),
+        sts=sts, pods=tuple(pods), claims=dict(ctl.store.view("PersistentVolumeClaim", namespace)),
         revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
         now=ctl.clock.now)
     done = ctl.update_stateful_set(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
-    status, error = done.status, done.error
     requeue = None
-    if error is None:  # syncStatefulSet returns before it plans a requeue when the sync failed
-        requeue = next_sync_duration(sts, snap.pods, status, snap.now, ctl.profile)
+    if done.error is None:
+        requeue = next_sync_duration(sts, snap.pods, done.status, snap.now, ctl.profile)
         if requeue is not None:
             ctl.writes.requeue_for_availability(sts, snap.now + requeue)
     decisions.extend(done.decisions)
-    return _finish(ctl, sts, n, decisions, status, error, requeue)
+    return _finish(ctl, sts, n, decisions, done.status, done.error, requeue)
 
 
 def next_sync_duration(sts: StatefulSet, pods, status: StatefulSetStatus | None, now: float,

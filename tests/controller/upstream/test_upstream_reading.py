@@ -70,8 +70,7 @@ NOT_YET = {
         "removeRefs", "addControllerRef", "initIdentity", "setPodRevision",
         "ApplyRevision"},
     "stateful_pod_control": {"NewStatefulPodControl", "NewStatefulPodControlFromManager", "PodClaimIsStale"},
-    "stateful_set": {"NewStatefulSetController", "getPodsForStatefulSet", "canAdoptFunc", "adoptOrphanRevisions",
-                     "syncStatefulSet"},
+    "stateful_set": {"NewStatefulSetController", "canAdoptFunc"},
     "stateful_set_status_updater": {"NewRealStatefulSetStatusUpdater"},
 }
 
@@ -251,9 +250,8 @@ CALLS_NOT_YET = {
     "podInOrdinalRange -> getEndOrdinal", "podInOrdinalRange -> getOrdinal",
     "processReplica -> PodClaimIsStale", "setMatchesLatestExistingRevision -> ApplyRevision",
     "setMatchesLatestExistingRevision -> newRevision", "storageMatches -> getOrdinal",
-    "sync -> adoptOrphanRevisions", "sync -> getPodsForStatefulSet", "sync -> syncStatefulSet",
-    "syncStatefulSet -> UpdateStatefulSet", "syncStatefulSet -> enqueueSSAfter",
-    "truncateHistory -> getPodRevision", "updateClaimOwnerRefForSetAndPod -> addControllerRef",
+    "syncStatefulSet -> enqueueSSAfter", "truncateHistory -> getPodRevision",
+    "updateClaimOwnerRefForSetAndPod -> addControllerRef",
     "updateClaimOwnerRefForSetAndPod -> getPersistentVolumeClaimRetentionPolicy",
     "updateClaimOwnerRefForSetAndPod -> podInOrdinalRange", "updateClaimOwnerRefForSetAndPod -> removeRefs",
     "updateIdentity -> getOrdinal", "updateStatefulSet -> ApplyRevision",

@@ -39,28 +39,19 @@ if TYPE_CHECKING:  # pragma: no cover
 # ------------------------------------------------------------------ claiming
 
 
-def orphan_revisions_to_adopt(sts: StatefulSet, revisions, recheck_deletion: bool = True) -> list[Decision]:
-    """The adoptions ``adoptOrphanRevisions`` makes: each revision without a controller whose labels the
-    set's selector matches.  A set being deleted cannot adopt (``canAdoptFunc`` re-reads it first:
-    ``RecheckDeletionTimestamp``): then one error row ends the list, and the sync fails before
-    ``UpdateStatefulSet``.  Without *recheck_deletion* (v1.16, which compared only the set's uid)
-    a set being deleted still adopts."""
-    out: list[Decision] = []
-    deleting = sts.deletion_timestamp is not None
-    for r in revisions:
-        if controller_of(r.owner_references) is None and sts.spec.selects(r.labels):
-            if deleting and recheck_deletion:
-                msg = (f"can't adopt ControllerRevisions: {sts.namespace}/{sts.name} has just been "
-                       "deleted")
-                out.append(Decision("error", None, "deleting", f"Revision {r.name} has no owner, but "
-                                    f"{sts.name} is being deleted: it cannot adopt it, and the sync "
-                                    "stops here.", RULES["adopt-revision"], target=r.name,
-                                    step=STEP_CLAIM, applied=False, error=msg))
-                break
-            out.append(Decision("adopt", None, "orphan-revision",
-                                f"Revision {r.name} has no owner and matches the selector: adopt it.",
-                                RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r))
-    return out
+def orphan_revisions(sts: StatefulSet, revisions) -> list:
+    """The set's revisions without a controller, whose labels its selector matches (what
+    ``adoptOrphanRevisions`` keeps of ``ListRevisions``)."""
+    return [r for r in revisions if controller_of(r.owner_references) is None and sts.spec.selects(r.labels)]
+
+
+def can_adopt_func(sts: StatefulSet, recheck_deletion: bool = True) -> str | None:
+    """Whether the set may adopt (``canAdoptFunc``: ``RecheckDeletionTimestamp`` on a fresh read of
+    the set): the error that forbids it when the set is being deleted, else None.  v1.16 compared
+    only the set's uid (*recheck_deletion* off): a set being deleted could still adopt."""
+    if sts.deletion_timestamp is not None and recheck_deletion:
+        return f"{sts.namespace}/{sts.name} has just been deleted"
+    return None
 
 
 def pods_to_claim(sts: StatefulSet, pods) -> tuple[list[Decision], list[Pod]]:
@@ -142,13 +133,24 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
 
 def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
                            decisions: list[Decision]) -> str | None:
-    """Adopt the set's orphan revisions (``adoptOrphanRevisions``, with ``canAdoptFunc``'s recheck):
-    the first adoption that fails ends it, and the sync; its error, or None."""
-    for d in orphan_revisions_to_adopt(sts, store_values(ctl, "ControllerRevision", sts.namespace),
-                                       ctl.profile.revision_adoption_rechecks_deletion):
-        if d.action == "error":  # the set is being deleted and may not adopt
-            decisions.append(d)
-            return d.error
+    """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
+    (else one error row): the first adoption that fails ends it, and the sync (``AdoptOrphanRevisions``);
+    its error, or None."""
+    orphans = orphan_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
+    if not orphans:
+        return None
+    error = can_adopt_func(sts, ctl.profile.revision_adoption_rechecks_deletion)
+    if error is not None:
+        error = f"can't adopt ControllerRevisions: {error}"
+        decisions.append(Decision("error", None, "deleting", f"Revision {orphans[0].name} has no owner, but "
+                                  f"{sts.name} is being deleted: it cannot adopt it, and the sync stops here.",
+                                  RULES["adopt-revision"], target=orphans[0].name, step=STEP_CLAIM,
+                                  applied=False, error=error))
+        return error
+    for r in orphans:
+        d = Decision("adopt", None, "orphan-revision",
+                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
+                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
         try:
             om.adopt(d)
         except APIError as e:

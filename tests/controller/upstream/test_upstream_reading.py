@@ -70,7 +70,7 @@ NOT_YET = {
         "removeRefs", "addControllerRef", "initIdentity", "setPodRevision",
         "ApplyRevision"},
     "stateful_pod_control": {"NewStatefulPodControl", "NewStatefulPodControlFromManager", "PodClaimIsStale"},
-    "stateful_set": {"NewStatefulSetController", "canAdoptFunc"},
+    "stateful_set": {"NewStatefulSetController"},
     "stateful_set_status_updater": {"NewRealStatefulSetStatusUpdater"},
 }
 
@@ -236,7 +236,7 @@ CALLS_NOT_YET = {
     "UpdateStatefulPod -> storageMatches", "UpdateStatefulPod -> updateIdentity",
     "UpdateStatefulPod -> updateStorage", "UpdateStatefulSet -> ListRevisions",
     "adoptOrphanRevisions -> AdoptOrphanRevisions", "adoptOrphanRevisions -> ListRevisions",
-    "adoptOrphanRevisions -> canAdoptFunc", "createPersistentVolumeClaims -> CreateClaim",
+    "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getEndOrdinal -> getStartOrdinal",
     "getOrdinal -> getParentNameAndOrdinal", "getPersistentVolumeClaims -> getOrdinal",

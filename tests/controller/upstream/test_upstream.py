@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import stsedu
 from stsedu.api.objects import OwnerReference, Pod
+import test_oracle_comparison as comparison
 import test_upstream_rules as rules
 import upstream_oracle as uo
 from helpers import unavailable
@@ -40,6 +41,10 @@ HISTORIES = int(os.environ.get("STSEDU_UPSTREAM_HISTORIES", "50"))
 PROGRESS = os.environ.get("STSEDU_UPSTREAM_PROGRESS")  # a file to append a line to every 50 histories
 # resourceVersion checks in the oracle's fake API server (on; STSEDU_UPSTREAM_CONFLICTS=0 turns them off)
 CONFLICTS = os.environ.get("STSEDU_UPSTREAM_CONFLICTS", "1") == "1"
+# STSEDU_UPSTREAM_STEP_AROUND=1: the generator steps around the open differences kept out with strict
+# xfails (docs/upstream-oracle.md, "Kept out"), so a long run can go past them. Off by default (CI):
+# the generator explores everything, and a history that meets one of them is worth seeing
+STEP_AROUND = os.environ.get("STSEDU_UPSTREAM_STEP_AROUND", "0") == "1"
 PROFILES = ("current", "v1.36", "v1.16")
 
 _oracles: dict = {}
@@ -204,6 +209,8 @@ def step(draw, c, kind: str, parallel: bool) -> str | None:
         obj_kind = draw(st.sampled_from(["Pod", "Pod", "PersistentVolumeClaim", "ControllerRevision",
                                          "StatefulSet"]))
         reason = draw(st.sampled_from(REASONS))
+        if STEP_AROUND and (verb, obj_kind, reason) == ("create", "Pod", "Conflict"):
+            reason = "InternalError"  # test_claims_after_a_pod_create_answered_conflict_agree
         several_claims = len(c.statefulset("web").spec.volume_claim_templates) > 1
         burst = parallel or c.statefulset("web").spec.update_strategy == "Recreate"  # recreateDeleteAndWait
         if (burst and obj_kind in ("Pod", "PersistentVolumeClaim")) or (
@@ -260,6 +267,9 @@ def handmade_pod(draw, c) -> str | None:
                                  controller=True),)
     else:
         name, owners = f"web-{ordinal}", ()
+        if STEP_AROUND and sts.spec.volume_claim_templates and "Delete" in (sts.spec.when_deleted,
+                                                                             sts.spec.when_scaled):
+            return None  # test_retry_fixes_the_owner_refs_of_a_claim_its_first_try_created
     if c.store.get("Pod", "default", name) is not None:
         return None
     spec = {"containers": [{"name": "nginx", "image": "nginx:1"}], "hostname": name}
@@ -555,6 +565,23 @@ def test_revision_renumbering_after_a_conflict_agrees(profile, conflict):
     assert answer["error"] == result.error == "resource name may not be empty"
     c.clear_errors()
     uo.checked_sync(c, oracle, "web", conflicts=conflict == "stale copy")
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_failed_adoption_run_agrees_in_either_order(profile):
+    """AdoptOrphanRevisions stops at the first failed patch, and the orphans come from the revision
+    lister's index (a Go map): which of two orphans upstream adopts before the second patch fails
+    is random. Found by the current long run 3 of branch rev409, where the owners were compared by
+    name. The same history a dozen times (upstream took either order here), each sync and the
+    next agree with the real controller."""
+    oracle = oracle_for(profile)
+    for _ in range(12):
+        c = stsedu.Cluster(kubelet="manual", profile=profile)
+        comparison.two_orphan_revisions_second_adoption_fails(c)
+        _, answer = uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
+        assert [bool(w.get("error")) for w in answer["writes"]] == [False, True], answer["writes"]
+        c.clear_errors()
+        uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
 
 
 @pytest.mark.xfail(strict=True, reason="open (docs/upstream-oracle.md, Kept out: a pod create answered "

@@ -580,8 +580,33 @@ def test_a_failed_adoption_run_agrees_in_either_order(profile):
         comparison.two_orphan_revisions_second_adoption_fails(c)
         _, answer = uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
         assert [bool(w.get("error")) for w in answer["writes"]] == [False, True], answer["writes"]
+        if profile == "v1.16":  # the next sync meets one owned and one orphan revision: below
+            continue
         c.clear_errors()
         uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
+
+
+@pytest.mark.xfail(strict=True, reason="open (docs/upstream-oracle.md, Kept out: v1.16 tries to adopt every "
+                                       "revision of the set): the kit adopts the orphans only and goes on",
+                   raises=uo.Mismatch)
+def test_v116_adopts_every_revision_of_the_set_once_one_is_an_orphan():
+    """v1.16.15's adoptOrphanRevisions (stateful_set.go) hands every revision ListRevisions returns,
+    the set's own ones too, to AdoptOrphanRevisions as soon as one of them is an orphan, and
+    AdoptControllerRevision (controller_history.go) refuses a revision that has a controller before
+    any request ("attempt to adopt revision owned by ..."): the sync fails there, after the orphans
+    the lister's (random) order put first. Later releases pass the orphans only. Found by
+    test_a_failed_adoption_run_agrees_in_either_order's next sync; minimised: the set owns one
+    revision, another set with the same selector left an orphan one."""
+    oracle = oracle_for("v1.16")
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(rules.web(1))
+    c.sync("web")
+    c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
+                                              "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
+    c.sync("old")
+    c.delete("old", cascade="orphan")
+    c.advance(0)
+    uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
 
 
 @pytest.mark.xfail(strict=True, reason="open (docs/upstream-oracle.md, Kept out: a pod create answered "

@@ -110,3 +110,21 @@ def test_a_revision_that_is_no_orphan_is_not_folded():
     rev["metadata"]["ownerReferences"] = []
     rev["metadata"]["labels"] = {"app": "other"}
     assert ("ControllerRevision", rev["metadata"]["name"]) not in uo.orphan_revisions(before, "web")
+
+
+def test_an_adoption_with_other_owner_refs_is_a_difference():
+    """The orphan upstream adopted carries the same owner refs as the kit's, or they differ."""
+    first, second = _kit_order()
+    c = _cluster()
+    stand_in = StandIn(c, (second, first), {second})
+    answer_of = stand_in.sync
+
+    def sync(*args, **kwargs):
+        answer = answer_of(*args, **kwargs)
+        rev = answer["objects"]["ControllerRevision"][f"default/{second}"]
+        rev["metadata"]["ownerReferences"][0]["name"] = "other"
+        return answer
+
+    stand_in.sync = sync
+    with pytest.raises(uo.Mismatch, match="orphan revisions adopted before the failure"):
+        uo.checked_sync(c, stand_in, "web", conflicts=True)

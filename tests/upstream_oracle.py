@@ -345,6 +345,12 @@ def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict
 _CONTROLLER_EVENT = ("Successful", "Failed")
 
 
+def collected_pods(rows: list[tuple]) -> set:
+    """The view keys of the pods the kit's garbage collector deleted, from trace event rows."""
+    return {("Pod", obj.split("/", 1)[1]) for _, _, _, reason, obj, _ in rows
+            if reason == "GarbageCollected" and obj.startswith("pod/")}
+
+
 def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
     """(type, reason, message) of the events the kit's controller recorded on the set: the
     ones upstream's ``StatefulPodControl`` records (``recordPodEvent``, ``recordClaimEvent``,
@@ -519,6 +525,10 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     for key in list(ov):
         if key not in kv and key not in kit_deleted:
             del ov[key]
+    # A touched pod the kit's garbage collector deleted during the sync (its owner is gone; woken
+    # by a pod the sync removed) is terminating by the kit's world: its other fields are compared.
+    for key in collected_pods(events) & set(kv) & set(ov):
+        kv[key] = dict(kv[key], terminating=ov[key]["terminating"])
     # A failed run of revision adoptions: which orphans went first is random upstream
     if any(w[3] for w in kit_raw + oracle_raw if w[:2] == ("patch", "ControllerRevision")):
         problems += fold_random_adoptions(kv, ov, kb, orphan_revisions(before, name, namespace), kit_raw)

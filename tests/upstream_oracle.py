@@ -344,6 +344,12 @@ def state_view(objects: dict, set_name: str, namespace: str = "default") -> dict
 _CONTROLLER_EVENT = ("Successful", "Failed")
 
 
+def collected_pods(rows: list[tuple]) -> set:
+    """The view keys of the pods the kit's garbage collector deleted, from trace event rows."""
+    return {("Pod", obj.split("/", 1)[1]) for _, _, _, reason, obj, _ in rows
+            if reason == "GarbageCollected" and obj.startswith("pod/")}
+
+
 def kit_events(rows: list[tuple], set_name: str) -> list[tuple]:
     """(type, reason, message) of the events the kit's controller recorded on the set: the
     ones upstream's ``StatefulPodControl`` records (``recordPodEvent``, ``recordClaimEvent``,
@@ -372,6 +378,59 @@ def diff_views(kit: dict, oracle: dict) -> list[str]:
             if a.get(field) != b.get(field):
                 out.append(f"{key[0]} {key[1]}.{field}: kit {a.get(field)!r} != upstream {b.get(field)!r}")
     return out
+
+
+def orphan_revisions(objects: dict, set_name: str, namespace: str = "default") -> set:
+    """The view keys of the revisions ``adoptOrphanRevisions`` would try to adopt for the set, from a
+    dump's objects: in its namespace, its selector matching, no controller owner."""
+    from stsedu.api.objects import selector_matches  # lazily: .ci/run imports this module without stsedu
+    sts = (objects.get("StatefulSet") or {}).get(f"{namespace}/{set_name}")
+    if sts is None:
+        return set()
+    selector = (sts.get("spec") or {}).get("selector") or {}
+    out = set()
+    for rev in (objects.get("ControllerRevision") or {}).values():
+        meta = rev["metadata"]
+        if (meta.get("namespace") or "default") == namespace \
+                and not any(r.get("controller") for r in meta.get("ownerReferences") or ()) \
+                and selector_matches(selector, meta.get("labels") or {}):
+            out.add(("ControllerRevision", meta["name"]))
+    return out
+
+
+def fold_random_adoptions(kit: dict, oracle: dict, before: dict, orphans: set, kit_raw: list) -> list[str]:
+    """Compare the owners of *orphans* as upstream's set of possible outcomes of a failed adoption run.
+
+    ``AdoptOrphanRevisions`` adopts the orphan revisions one by one and stops at the first failure;
+    their order comes from the lister's index (a Go map), so which ones were adopted before the
+    failure is random upstream: any of them, as many as upstream adopted.  So each orphan's owners
+    become what the sync changed (nothing, or the owner refs the adoption added), and those changes
+    are compared as a sorted list; every other field is still compared by name.  A revision the kit
+    patched that is not an orphan of the set is a difference (upstream could never have tried it).
+    *kit* and *oracle* are the views after the sync (changed in place), *before* the kit's before it.
+    """
+    problems = [f"ControllerRevision {n}: the kit tried to adopt it, but it is no orphan of the set"
+                for verb, kind, n, _ in kit_raw
+                if (verb, kind) == ("patch", "ControllerRevision") and (kind, n) not in orphans]
+
+    def change(view: dict, key) -> tuple:
+        owners = list(view[key]["owners"])
+        for ref in before[key]["owners"] if key in before else ():
+            if ref in owners:
+                owners.remove(ref)
+        return tuple(owners)  # () if unchanged (or owners removed: compared by name below)
+
+    shared = sorted(k for k in orphans if k in kit and k in oracle and k in before)
+    kit_changes = sorted(change(kit, k) for k in shared)
+    oracle_changes = sorted(change(oracle, k) for k in shared)
+    if kit_changes != oracle_changes:
+        problems.append(f"orphan revisions adopted before the failure: kit {kit_changes} != upstream {oracle_changes}")
+    for k in shared:
+        if all(ref in kit[k]["owners"] for ref in before[k]["owners"]) \
+                and all(ref in oracle[k]["owners"] for ref in before[k]["owners"]):
+            kit[k] = dict(kit[k], owners=None)
+            oracle[k] = dict(oracle[k], owners=None)
+    return problems
 
 
 class Mismatch(AssertionError):
@@ -465,6 +524,13 @@ def checked_sync(cluster, oracle: Oracle, name: str, namespace: str = "default",
     for key in list(ov):
         if key not in kv and key not in kit_deleted:
             del ov[key]
+    # A touched pod the kit's garbage collector deleted during the sync (its owner is gone; woken
+    # by a pod the sync removed) is terminating by the kit's world: its other fields are compared.
+    for key in collected_pods(events) & set(kv) & set(ov):
+        kv[key] = dict(kv[key], terminating=ov[key]["terminating"])
+    # A failed run of revision adoptions: which orphans went first is random upstream
+    if any(w[3] for w in kit_raw + oracle_raw if w[:2] == ("patch", "ControllerRevision")):
+        problems += fold_random_adoptions(kv, ov, kb, orphan_revisions(before, name, namespace), kit_raw)
     # A pod (revision) adopted in this sync and then updated: upstream sends the object as
     # its cache had it (no owner yet).  A real API server refuses that stale write (Conflict) and the next
     # sync repeats it; the fake clientset without resourceVersion checks would drop the owner.

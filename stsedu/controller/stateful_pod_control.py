@@ -751,8 +751,10 @@ class StatefulPodControl:
             if again is None:  # the pod the cache holds under that name is consistent as it is
                 done = replace(d, applied=True, error=None)
                 break
-            if again is not d:  # the pod as the cache holds it; another pod of that name: its claims are left alone
-                d, name, group = again, again.payload.name, (group if again.payload.uid == d.payload.uid else [])
+            if again is not d:  # the pod as the cache holds it; another pod of that name: only the claims
+                # the first try created are looked at again (ClaimsMatchRetentionPolicy for that pod)
+                d, name, group = again, again.payload.name, (
+                    group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
             tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc" and not (
                 hasattr(om, "claim_up_to_date") and om.claim_up_to_date(g, name))]
             errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]

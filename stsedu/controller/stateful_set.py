@@ -134,8 +134,8 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
 def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
                            decisions: list[Decision]) -> str | None:
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
-    (else one error row): the first adoption that fails ends it, and the sync (``AdoptOrphanRevisions``);
-    its error, or None."""
+    (else one error row), through the set control's
+    :func:`~stsedu.controller.stateful_set_control.adopt_orphan_revisions`; its error, or None."""
     orphans = orphan_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
     if not orphans:
         return None
@@ -147,17 +147,7 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
                                   RULES["adopt-revision"], target=orphans[0].name, step=STEP_CLAIM,
                                   applied=False, error=error))
         return error
-    for r in orphans:
-        d = Decision("adopt", None, "orphan-revision",
-                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
-                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
-        try:
-            om.adopt(d)
-        except APIError as e:
-            decisions.append(replace(d, applied=False, error=str(e)))
-            return str(e)
-        decisions.append(replace(d, applied=True))
-    return None
+    return control.adopt_orphan_revisions(sts, orphans, om, decisions)
 
 
 def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,

@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .decisions import (RULES, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS,
-                        STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
+from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
+                        STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
+from ..api.errors import APIError
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
 from ..api.profiles import CURRENT, Profile
@@ -126,6 +127,23 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: Po
     if current is None:
         current = update
     return None, current.name, update.name, collisions, update
+
+
+def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:
+    """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller history's
+    ``AdoptControllerRevision``, a patch that adds the set as controller, through *om*); the first
+    that fails ends it, and its error is returned (None when all were adopted)."""
+    for r in orphans:
+        d = Decision("adopt", None, "orphan-revision",
+                     f"Revision {r.name} has no owner and matches the selector: adopt it.",
+                     RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
+        try:
+            om.adopt(d)
+        except APIError as e:
+            log.append(replace(d, applied=False, error=str(e)))
+            return str(e)
+        log.append(replace(d, applied=True))
+    return None
 
 
 # --------------------------------------------------------------------- status

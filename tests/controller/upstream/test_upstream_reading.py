@@ -63,7 +63,7 @@ UPSTREAM = {
 
 NOT_YET = {
     "stateful_set_control": {
-        "NewDefaultStatefulSetControl", "ListRevisions", "AdoptOrphanRevisions",
+        "NewDefaultStatefulSetControl", "ListRevisions",
         "setMatchesLatestExistingRevision"},
     "stateful_set_utils": {
         "getParentNameAndOrdinal", "getOrdinal", "getEndOrdinal", "getPersistentVolumeClaimRetentionPolicy",
@@ -235,7 +235,7 @@ CALLS_NOT_YET = {
     "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> identityMatches",
     "UpdateStatefulPod -> storageMatches", "UpdateStatefulPod -> updateIdentity",
     "UpdateStatefulPod -> updateStorage", "UpdateStatefulSet -> ListRevisions",
-    "adoptOrphanRevisions -> AdoptOrphanRevisions", "adoptOrphanRevisions -> ListRevisions",
+    "adoptOrphanRevisions -> ListRevisions",
     "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getEndOrdinal -> getStartOrdinal",

@@ -52,7 +52,7 @@ class ObjectManager(Protocol):
     def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
-    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool: ...
+    def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
 
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
@@ -331,17 +331,19 @@ class ClusterObjects:
             fixed.append(r)
         self._update("PersistentVolumeClaim", claim, replace(claim, owner_references=tuple(fixed)))
 
-    def claim_up_to_date(self, d: Decision, pod_name: str) -> bool:
+    def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool:
         """What ``UpdateStatefulPod``'s retry finds for the claim work *d* in the (caught-up) cache: a
         claim to create is there (``createPersistentVolumeClaims`` skips it); a claim fix's owner refs
-        already fit the policy (``isClaimOwnerUpToDate``), or it is gone.  A cache that never catches
+        already fit the policy (``isClaimOwnerUpToDate``, for the pod of that name or *pod*, the
+        closure's own copy when GetPod did not replace it), or it is gone.  A cache that never catches
         up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
         claim = self.get_claim(d.target)
         if d.action == "create-pvc":
             return claim is not None
-        pod = self.get_pod(pod_name)
+        if pod is None:
+            pod = self.get_pod(pod_name)
         return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
                                                                                  condemned=False))
 
@@ -349,7 +351,7 @@ class ClusterObjects:
         """The owner-ref fix ``UpdateStatefulPod``'s retry makes for the claim that the create *d* of its
         first try made: the caught-up cache holds that claim now, and ``UpdatePodClaimForRetentionPolicy``
         updates it if its refs do not fit the policy (``isClaimOwnerUpToDate``), for the pod of that
-        name (or *pod*, one whose create failed).  None when there is nothing to fix (or a cache that
+        name (or *pod*: one whose create failed, or the retry's own copy of a renamed pod).  None when there is nothing to fix (or a cache that
         never catches up: ``stale_cache`` off)."""
         if not self.stale_cache or not self.c.profile.pvc_retention:
             return None
@@ -747,22 +749,25 @@ class StatefulPodControl:
         from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
         while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
             retries += 1
-            again = d if from_claims or not hasattr(om, "reread") else om.reread(d)
+            again = d if from_claims else om.reread(d)
             if again is None:  # the pod the cache holds under that name is consistent as it is
                 done = replace(d, applied=True, error=None)
                 break
+            # GetPod did not replace the closure's copy of an existing pod (its claim work failed, or no pod
+            # has its new name): identity and storage stay fixed in place, only its claims are checked again
+            kept = from_claims or (again is d and d.payload is not None and bool(d.payload.uid))
             if again is not d:  # the pod as the cache holds it; another pod of that name: only the claims
                 # the first try created are looked at again (ClaimsMatchRetentionPolicy for that pod)
                 d, name, group = again, again.payload.name, (
                     group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
-            tried = [] if from_claims else [send(g) for g in group if g.action == "create-pvc" and not (
-                hasattr(om, "claim_up_to_date") and om.claim_up_to_date(g, name))]
+            tried = [] if kept else [send(g) for g in group if g.action == "create-pvc"
+                                     and not om.claim_up_to_date(g, name)]
             errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
             fixed = False
             if not errors:
-                for g in self._owner_work(group, name):
-                    if g.action == "create-pvc" or (g.action == "update-pvc" and hasattr(om, "claim_up_to_date")
-                                                     and om.claim_up_to_date(g, name)):
+                pod = d.payload if kept else None  # else GetPod's
+                for g in self._owner_work(group, name, pod):
+                    if g.action == "create-pvc" or (g.action == "update-pvc" and om.claim_up_to_date(g, name, pod)):
                         continue  # the retry reads the claim again: a fix that went through is not sent again
                     x = send(g)
                     fixed = fixed or g.action == "update-pvc"
@@ -774,7 +779,7 @@ class StatefulPodControl:
                 om.record_pod_event("update", name, error)
                 done, from_claims = replace(d, applied=False, error=error), True
                 continue
-            if from_claims and not fixed and hasattr(om, "claim_up_to_date"):
+            if kept and not fixed:
                 done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:
                 break                                        # consistent, no pod update
             done, from_claims = send(d), False

@@ -45,6 +45,11 @@ class Profile:
     """``adoptOrphanRevisions`` re-reads the set and adopts nothing while it is being deleted
     (``RecheckDeletionTimestamp``: the sync fails there); v1.16.15 compared only the uid of the
     set it re-read, so a set being deleted still adopted an orphan revision."""
+    revision_adoption_orphans_only: bool = True
+    """``adoptOrphanRevisions`` hands ``AdoptOrphanRevisions`` only the orphans; v1.16.15 handed it
+    every revision ``ListRevisions`` returned (the set's own too) once one was an orphan, and its
+    ``AdoptControllerRevision`` refused the first one with a controller before any request: the
+    sync failed there, after the orphans listed before it."""
     delete_ignores_not_found: bool = True
     """``DeleteStatefulPod`` counts a pod that is already gone (NotFound) as deleted; v1.16
     returned the error (FailedDelete, the sync fails)."""
@@ -88,7 +93,7 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
                 history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
                 event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
-                revision_adoption_rechecks_deletion=False,
+                revision_adoption_rechecks_deletion=False, revision_adoption_orphans_only=False,
                 known_gates=())
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (CURRENT, V1_36, V1_16)}

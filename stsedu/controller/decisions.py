@@ -149,3 +149,10 @@ class SyncResult:
     @property
     def waits(self) -> list[Decision]:
         return [d for d in self.decisions if d.action == "wait"]
+
+
+def status_sentence(st: StatefulSetStatus) -> str:
+    """The message of the status row: the status the sync writes."""
+    return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
+            f"available={st.available_replicas} current={st.current_replicas} "
+            f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")

@@ -58,8 +58,10 @@ def revision_name(set_name: str, hash_: str) -> str:
 
 
 def sort_revisions(revisions: Iterable[ControllerRevision]) -> list[ControllerRevision]:
-    """Ascending by number, then creation order, then name (``SortControllerRevisions``)."""
-    return sorted(revisions, key=lambda r: (r.revision, r.seq, r.name))
+    """Ascending by number, then creationTimestamp, then name (``SortControllerRevisions``): two
+    revisions of one number made at the same time (a set's own and one it adopted from another
+    set, both number 1) are ordered by name, not by which was made first."""
+    return sorted(revisions, key=lambda r: (r.revision, r.creation_timestamp, r.name))
 
 
 def _hash_label_value(rev: ControllerRevision) -> int | None:
@@ -134,3 +136,14 @@ def history_to_truncate(revisions: Sequence[ControllerRevision], live: set[str],
     if len(history) <= max(limit, 0):
         return []
     return history[: len(history) - max(limit, 0)]
+
+
+def adoption_refused(rev: ControllerRevision) -> str | None:
+    """``AdoptControllerRevision``'s check before its patch: a revision that already has a controller
+    is refused with this error (the reference as Go's ``%v`` prints a ``*metav1.OwnerReference``)."""
+    ref = controller_of(rev.owner_references)
+    if ref is None:
+        return None
+    return (f"attempt to adopt revision owned by &OwnerReference{{Kind:{ref.kind},Name:{ref.name},UID:{ref.uid},"
+            f"APIVersion:{ref.api_version},Controller:*{str(ref.controller).lower()},"
+            f"BlockOwnerDeletion:*{str(ref.block_owner_deletion).lower()},}}")

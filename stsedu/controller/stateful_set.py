@@ -136,7 +136,8 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
     (else one error row), through the set control's
     :func:`~stsedu.controller.stateful_set_control.adopt_orphan_revisions`; its error, or None."""
-    orphans = orphan_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
+    listed = store_values(ctl, "ControllerRevision", sts.namespace)
+    orphans = orphan_revisions(sts, listed)
     if not orphans:
         return None
     error = can_adopt_func(sts, ctl.profile.revision_adoption_rechecks_deletion)
@@ -147,6 +148,11 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
                                   RULES["adopt-revision"], target=orphans[0].name, step=STEP_CLAIM,
                                   applied=False, error=error))
         return error
+    if not ctl.profile.revision_adoption_orphans_only:
+        # v1.16: every revision ListRevisions returns, the set's own too, in the kit's stand-in for the
+        # lister's (random) order: the orphans first, so one failed sync adopts them all
+        orphans += [r for r in listed if getattr(controller_of(r.owner_references), "uid", None) == sts.uid
+                    and sts.spec.selects(r.labels)]
     return control.adopt_orphan_revisions(sts, orphans, om, decisions)
 
 

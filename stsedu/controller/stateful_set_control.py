@@ -21,7 +21,8 @@ from typing import Mapping
 
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
-                        STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
+                        STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
+                        status_sentence)
 from ..api.errors import APIError
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
                            StatefulSetStatus)
@@ -29,7 +30,7 @@ from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
                                    claims_match_retention_policy)
-from .history import equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
+from .history import adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +133,14 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: Po
 def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:
     """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller history's
     ``AdoptControllerRevision``, a patch that adds the set as controller, through *om*); the first
-    that fails ends it, and its error is returned (None when all were adopted)."""
+    that fails ends it, and its error is returned (None when all were adopted).  A revision that
+    has a controller (v1.16 hands over the set's own ones too) is refused before any request."""
     for r in orphans:
+        if (error := adoption_refused(r)) is not None:
+            log.append(Decision("error", None, "owned-revision", f"Revision {r.name} already has a controller: "
+                                "the adoption is refused before any request, and the sync stops here.",
+                                RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, applied=False, error=error))
+            return error
         d = Decision("adopt", None, "orphan-revision",
                      f"Revision {r.name} has no owner and matches the selector: adopt it.",
                      RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
@@ -621,15 +628,9 @@ def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, prof
     status = P.complete_update(sts, status, profile, recreate_time)
     if P.inconsistent_status(sts, status, profile):
         pod_control.update_stateful_set_status(
-            Decision(action="status", pod=None, reason="changed", message=_status_sentence(status),
+            Decision(action="status", pod=None, reason="changed", message=status_sentence(status),
                      rule=RULES["status"], step=STEP_STATUS), sts, status)
     return status
-
-
-def _status_sentence(st: StatefulSetStatus) -> str:
-    return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
-            f"available={st.available_replicas} current={st.current_replicas} "
-            f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")
 
 
 def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,

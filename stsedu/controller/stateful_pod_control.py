@@ -82,6 +82,25 @@ def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[st
     return True
 
 
+def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+    """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``,
+    called by ``processReplica`` before it creates the pod; *claims* is the claim lister as the sync
+    began).
+
+    Only under whenScaled=Delete (with Retain claims are meant to be reused).
+    A missing claim is not stale.  While stale, the pod is not created: the
+    garbage collector is about to delete the claim.
+    """
+    when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
+    if when_scaled == "Retain":
+        return False
+    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+        claim = claims.get(name)
+        if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
+            return True
+    return False
+
+
 def claim_path_verb(rule: str | None) -> str | None:
     """The pod event a failed ``createPersistentVolumeClaims`` leads to, by the function that called
     it, which the claim create's rule names: ``CreateStatefulPod`` (create), ``UpdateStatefulPod``

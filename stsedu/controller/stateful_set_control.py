@@ -29,7 +29,7 @@ from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, State
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
-                                   claims_match_retention_policy)
+                                   claims_match_retention_policy, pod_claim_is_stale)
 from .history import adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
 
 
@@ -214,7 +214,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         return out, True, None
     # a missing pod is created, with its claims first
     if not P.is_created(pod):
-        if profile.pvc_retention and P.pod_claim_is_stale(sts, pod, snap.claims):
+        if profile.pvc_retention and pod_claim_is_stale(sts, pod, snap.claims):
             out.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
@@ -649,11 +649,12 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     whose request failed; returns (status, the error or None).
     """
     sts, now = snap.sts, snap.now
+    # the set at its current and at its update revision (the current one is listed, or is the update one)
+    current_set = P.apply_revision(sts, next((r for r in snap.revisions if r.name == current), update_rev))
+    update_set = P.apply_revision(sts, update_rev)
     recreate_gate = profile.gate(gates, RECREATE_GATE)
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
-    revisions = {r.name: r for r in snap.revisions}
-    revisions[update_rev.name] = update_rev
 
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
     # the others are condemned
@@ -662,8 +663,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     condemned: list[Pod] = []
     for pod in snap.pods:
         if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
-            existing[pod.ordinal - start] = pod
-        elif pod.ordinal >= 0:
+            existing[P.get_ordinal(pod) - start] = pod
+        elif P.get_ordinal(pod) >= 0:
             condemned.append(pod)
     # updateStatus: over every pod while the set is being deleted, else over the pods that took a
     # slot and the condemned ones (a twin that lost its slot is not counted)
@@ -673,7 +674,7 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
 
     def new_pod(i: int) -> Pod:
         """The pod ``newVersionedStatefulSetPod`` makes for an empty slot *i*."""
-        return P.new_versioned_stateful_set_pod(sts, current, update, start + i, revisions, profile)
+        return P.new_versioned_stateful_set_pod(current_set, update_set, current, update, start + i, profile)
 
     # the first unavailable pod: lowest replica (an empty slot's new pod counts: it is not
     # created), else lowest condemned pod.  When every slot holds a pod, whether each one is

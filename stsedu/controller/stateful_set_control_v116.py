@@ -146,8 +146,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     error, current, update, collisions, update_rev = get_stateful_set_revisions(snap, V1_16, pod_control)
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
-    revisions_by_name = {r.name: r for r in snap.revisions}
-    revisions_by_name[update_rev.name] = update_rev
+    current_set = P.apply_revision(sts, next((r for r in snap.revisions if r.name == current), update_rev))
+    update_set = P.apply_revision(sts, update_rev)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 
@@ -166,7 +166,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
             condemned.append(pod)
 
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
-        return P.new_versioned_stateful_set_pod(sts, current, update, ordinal, revisions_by_name, V1_16)
+        return P.new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, V1_16)
 
     class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
         def __missing__(self, i: int) -> Pod:

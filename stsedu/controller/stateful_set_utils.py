@@ -15,7 +15,8 @@ from typing import Mapping, Sequence
 from ..api.pod_util import is_pod_available
 from .history import go_json, revision_hash, revision_name
 from ..api.objects import (HASH_LABEL, POD_INDEX_LABEL, POD_NAME_LABEL, REVISION_LABEL, OwnerReference, Pod,
-                           ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetStatus)
+                           ControllerRevision, PersistentVolumeClaim, StatefulSet, StatefulSetSpec,
+                           StatefulSetStatus)
 
 
 def is_created(pod: Pod) -> bool:
@@ -99,20 +100,45 @@ def get_persistent_volume_claim_name(template_name: str, set_name: str, ordinal:
     return f"{template_name}-{set_name}-{ordinal}"
 
 
+def get_parent_name_and_ordinal(pod: Pod) -> tuple[str, int]:
+    """The set name and the ordinal the pod's name parses to, ``("", -1)`` when it does not end in
+    ``-<digits>`` (``getParentNameAndOrdinal``).  The name is parsed once, when the pod is built
+    (:func:`~stsedu.api.objects.parse_pod_name`), as :func:`get_pod_revision` reads ``Pod.revision``."""
+    return pod.parent, pod.ordinal
+
+
+def get_ordinal(pod: Pod) -> int:
+    """The pod's ordinal, or -1 (``getOrdinal``)."""
+    return get_parent_name_and_ordinal(pod)[1]
+
+
 def get_start_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
     """First ordinal of the set (``getStartOrdinal``); 0 where the profile lacks ``ordinals``."""
     return sts.spec.start_ordinal if start_ordinal_supported else 0
 
 
+def get_end_ordinal(sts: StatefulSet, *, start_ordinal_supported: bool = True) -> int:
+    """Last ordinal of the set, inclusive: start + replicas - 1 (``getEndOrdinal``)."""
+    return get_start_ordinal(sts, start_ordinal_supported=start_ordinal_supported) + sts.spec.replicas - 1
+
+
+def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
+    """True if the pod's ordinal is in ``[getStartOrdinal, getEndOrdinal]`` (``podInOrdinalRange``)."""
+    ordinal = get_ordinal(pod)
+    return (get_start_ordinal(sts, start_ordinal_supported=start_ordinal_supported) <= ordinal
+            <= get_end_ordinal(sts, start_ordinal_supported=start_ordinal_supported))
+
+
 def is_member_of(sts: StatefulSet, pod: Pod) -> bool:
     """True if the pod's name parses to this set's name (``isMemberOf``)."""
-    return pod.parent == sts.name
+    return get_parent_name_and_ordinal(pod)[0] == sts.name
 
 
 def identity_matches(sts: StatefulSet, pod: Pod) -> bool:
     """True if the pod's name, namespace and pod-name label fit the set (``identityMatches``): the
     name must be the one its ordinal gives (``getPodName``), so ``web-00`` is not ``web-0``."""
-    return (pod.ordinal >= 0 and pod.parent == sts.name and pod.name == get_pod_name(sts.name, pod.ordinal)
+    parent, ordinal = get_parent_name_and_ordinal(pod)
+    return (ordinal >= 0 and parent == sts.name and pod.name == get_pod_name(sts.name, ordinal)
             and pod.namespace == sts.namespace and pod.labels.get(POD_NAME_LABEL) == pod.name)
 
 
@@ -128,7 +154,8 @@ def claim_volumes(pod: Pod) -> dict[str, str]:
 
 def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
     """True if every claim template is mounted with the expected claim name (``storageMatches``)."""
-    if pod.ordinal < 0:
+    ordinal = get_ordinal(pod)
+    if ordinal < 0:
         return False
     templates = sts.spec.volume_claim_templates
     if not templates:
@@ -136,7 +163,7 @@ def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
     volumes = claim_volumes(pod)
     for t in templates:
         tname = t.get("metadata", {}).get("name", "")
-        if volumes.get(tname) != get_persistent_volume_claim_name(tname, sts.name, pod.ordinal):
+        if volumes.get(tname) != get_persistent_volume_claim_name(tname, sts.name, ordinal):
             return False
     return True
 
@@ -159,11 +186,22 @@ def new_claim(sts: StatefulSet, template: Mapping, name: str) -> PersistentVolum
 def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> dict[str, str]:
     """The pod's labels with its identity restored (``updateIdentity``); the pod-name label is the
     name the ordinal gives, which is also the name the update is sent to."""
+    ordinal = get_ordinal(pod)
     labels = dict(pod.labels)
-    labels[POD_NAME_LABEL] = get_pod_name(sts.name, pod.ordinal)
+    labels[POD_NAME_LABEL] = get_pod_name(sts.name, ordinal)
     if pod_index_label:
-        labels[POD_INDEX_LABEL] = str(pod.ordinal)
+        labels[POD_INDEX_LABEL] = str(ordinal)
     return labels
+
+
+def init_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> Pod:
+    """A new pod's identity (``initIdentity``): :func:`update_identity`'s labels, and the hostname and
+    subdomain, which only a pod's creation sets."""
+    spec = dict(pod.spec)
+    spec["hostname"] = pod.name
+    if sts.spec.service_name:
+        spec["subdomain"] = sts.spec.service_name
+    return replace(pod, labels=update_identity(sts, pod, pod_index_label=pod_index_label), spec=spec)
 
 
 def update_storage(sts: StatefulSet, pod: Pod) -> dict:
@@ -183,31 +221,30 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     return spec
 
 
-def new_stateful_set_pod(sts: StatefulSet, template: Mapping, revision: str, ordinal: int, *,
-                     pod_index_label: bool = True) -> Pod:
-    """The pod for *ordinal* built from *template* (``newStatefulSetPod`` + ``setPodRevision``).
+def new_stateful_set_pod(sts: StatefulSet, ordinal: int, *, pod_index_label: bool = True) -> Pod:
+    """The pod for *ordinal* built from the set's template (``newStatefulSetPod``): named by
+    :func:`get_pod_name`, its identity set (:func:`init_identity`), its claim volumes added
+    (:func:`update_storage`).
 
     The result is a plan (phase ``""``): the API server gives it a uid and
     phase Pending when it is created.
     """
-    name = get_pod_name(sts.name, ordinal)
+    template = sts.spec.template
     meta = template.get("metadata") or {}
     spec = copy.deepcopy(dict(template.get("spec") or {}))
-    labels = dict(meta.get("labels") or {})
-    labels[POD_NAME_LABEL] = name
-    if pod_index_label:
-        labels[POD_INDEX_LABEL] = str(ordinal)
-    labels[REVISION_LABEL] = revision
-    spec["hostname"] = name
-    if sts.spec.service_name:
-        spec["subdomain"] = sts.spec.service_name
     grace = float(spec.pop("terminationGracePeriodSeconds", 30) or 0)
-    pod = Pod(name=name, namespace=sts.namespace, labels=labels,
+    pod = Pod(name=get_pod_name(sts.name, ordinal), namespace=sts.namespace, labels=dict(meta.get("labels") or {}),
               annotations=dict(meta.get("annotations") or {}),
               owner_references=(sts.ref(),), grace_period_seconds=grace, spec=spec)
+    pod = init_identity(sts, pod, pod_index_label=pod_index_label)
     if sts.spec.volume_claim_templates:
         pod = replace(pod, spec=update_storage(sts, pod))
     return pod
+
+
+def set_pod_revision(pod: Pod, revision: str) -> Pod:
+    """The pod with its ``controller-revision-hash`` label set to *revision* (``setPodRevision``)."""
+    return replace(pod, labels={**pod.labels, REVISION_LABEL: revision})
 
 
 
@@ -245,9 +282,10 @@ def has_stale_owner_ref(claim: PersistentVolumeClaim, kind: tuple[str, str], nam
     return False
 
 
-def retention_is_retain(sts: StatefulSet) -> bool:
-    """True if both halves of the retention policy are Retain (the default)."""
-    return sts.spec.when_scaled == "Retain" and sts.spec.when_deleted == "Retain"
+def get_persistent_volume_claim_retention_policy(sts: StatefulSet) -> tuple[str, str]:
+    """(whenScaled, whenDeleted) of the set's claim retention policy, Retain where unset
+    (``getPersistentVolumeClaimRetentionPolicy``; the defaults are filled when the spec is parsed)."""
+    return sts.spec.when_scaled, sts.spec.when_deleted
 
 
 def has_unexpected_controller(claim: PersistentVolumeClaim, sts: StatefulSet, pod: Pod) -> bool:
@@ -256,7 +294,7 @@ def has_unexpected_controller(claim: PersistentVolumeClaim, sts: StatefulSet, po
     A ref to this set's or this pod's name with another uid counts as
     unexpected too (the claim was orphaned from an earlier object).
     """
-    if retention_is_retain(sts):
+    if get_persistent_volume_claim_retention_policy(sts) == ("Retain", "Retain"):
         return False
     for r in claim.owner_references:
         if matches_ref(r, SET_KIND, sts.name):
@@ -277,18 +315,9 @@ def has_non_controller_owner(claim: PersistentVolumeClaim, sts: StatefulSet, pod
     return any((r.uid == sts.uid or r.uid == pod.uid) and not r.controller for r in claim.owner_references)
 
 
-def pod_in_ordinal_range(sts: StatefulSet, pod: Pod, *, start_ordinal_supported: bool = True) -> bool:
-    """True if the pod's ordinal is in ``[start, start + replicas)`` (``podInOrdinalRange``)."""
-    start = get_start_ordinal(sts, start_ordinal_supported=start_ordinal_supported)
-    return start <= pod.ordinal < start + sts.spec.replicas
-
-
-def _scaled_down(sts: StatefulSet, pod: Pod, condemned: bool | None) -> bool:
-    return (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
-
-
-def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | None = None) -> tuple[bool, bool]:
-    """(set ref wanted, pod ref wanted) on a claim of *pod* under the set's policy.
+def claim_owner_refs_wanted(policy: tuple[str, str], scaled_down: bool) -> tuple[bool, bool]:
+    """(set ref wanted, pod ref wanted) on a claim of a pod, under *policy* (whenScaled,
+    whenDeleted) and whether the pod is *scaled_down*.
 
     ============================  =============  ==================
     whenScaled / whenDeleted      pod in range   pod condemned
@@ -299,10 +328,10 @@ def claim_owner_refs_wanted(sts: StatefulSet, pod: Pod, *, condemned: bool | Non
     Delete / Delete               set            pod
     ============================  =============  ==================
 
-    *condemned* None means "outside the ordinal range" (``podInOrdinalRange``).
+    The callers tell *scaled_down* by ``podInOrdinalRange`` (or a condemned pod's step).
     """
-    scaled, deleted = sts.spec.when_scaled, sts.spec.when_deleted
-    down = _scaled_down(sts, pod, condemned)
+    scaled, deleted = policy
+    down = scaled_down
     if scaled == "Retain" and deleted == "Delete":
         return True, False
     if scaled == "Delete" and deleted == "Retain":
@@ -328,7 +357,8 @@ def is_claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolum
         return not (has_owner_ref(claim, sts.uid) or has_owner_ref(claim, pod.uid))
     if has_non_controller_owner(claim, sts, pod):
         return False
-    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
+    scaled_down = (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
+    want_set, want_pod = claim_owner_refs_wanted(get_persistent_volume_claim_retention_policy(sts), scaled_down)
     return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
 
 
@@ -341,32 +371,30 @@ def update_claim_owner_ref_for_set_and_pod(sts: StatefulSet, pod: Pod, claim: Pe
     wants (see :func:`claim_owner_refs_wanted`).
     """
     unexpected = has_unexpected_controller(claim, sts, pod)
-    refs = tuple(r for r in claim.owner_references
-                 if not matches_ref(r, SET_KIND, sts.name) and not matches_ref(r, POD_KIND, pod.name))
+    refs = remove_refs(claim.owner_references,
+                       lambda r: matches_ref(r, SET_KIND, sts.name) or matches_ref(r, POD_KIND, pod.name))
     if unexpected:
         return refs
-    want_set, want_pod = claim_owner_refs_wanted(sts, pod, condemned=condemned)
+    scaled_down = (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
+    want_set, want_pod = claim_owner_refs_wanted(get_persistent_volume_claim_retention_policy(sts), scaled_down)
     if want_set:
-        refs += (sts.ref(),)
+        refs = add_controller_ref(refs, sts.ref())
     if want_pod and pod.uid:
-        refs += (OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, api_version="v1"),)
+        refs = add_controller_ref(refs, OwnerReference(kind="Pod", name=pod.name, uid=pod.uid, api_version="v1"))
     return refs
 
 
-def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
-    """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``).
+def remove_refs(refs: tuple[OwnerReference, ...], predicate) -> tuple[OwnerReference, ...]:
+    """*refs* without those *predicate* holds for (``removeRefs``)."""
+    return tuple(r for r in refs if not predicate(r))
 
-    Only under whenScaled=Delete (with Retain claims are meant to be reused).
-    A missing claim is not stale.  While stale, the pod is not created: the
-    garbage collector is about to delete the claim.
-    """
-    if sts.spec.when_scaled == "Retain":
-        return False
-    for name, _ in get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
-            return True
-    return False
+
+def add_controller_ref(refs: tuple[OwnerReference, ...], ref: OwnerReference) -> tuple[OwnerReference, ...]:
+    """*refs* with the controller ref *ref* appended, unless one to its uid is there already
+    (``addControllerRef``)."""
+    if any(r.uid == ref.uid for r in refs):
+        return refs
+    return (*refs, ref)
 
 
 def get_pod_revision(pod: Pod) -> str:
@@ -380,28 +408,26 @@ def min_ready_seconds(sts: StatefulSet, profile) -> int:
     return sts.spec.min_ready_seconds if profile.min_ready_seconds else 0
 
 
-def new_versioned_stateful_set_pod(sts: StatefulSet, current: str, update: str, ordinal: int,
-                                   revisions: Mapping, profile) -> Pod:
+def new_versioned_stateful_set_pod(current_set: StatefulSet, update_set: StatefulSet, current: str, update: str,
+                                   ordinal: int, profile) -> Pod:
     """The pod for *ordinal*, at the revision it should have (``newVersionedStatefulSetPod``).
 
-    It gets the current revision (and that revision's template) when either
-    the strategy is RollingUpdate without a ``rollingUpdate`` block and the
-    ordinal is below start + ``status.currentReplicas``, or there is a
-    ``rollingUpdate`` block and the ordinal is below start + partition;
-    otherwise the update revision.  *revisions* maps revision names to
-    ControllerRevisions (the template comes from the chosen one; the live
-    template when it is not there).  Its phase is ``""``: ``isCreated`` is
-    False until the API server has it.
+    It gets the current revision (built from *current_set*, the set at that revision:
+    :func:`apply_revision`) when either the strategy is RollingUpdate without a
+    ``rollingUpdate`` block and the ordinal is below start + ``status.currentReplicas``, or
+    there is a ``rollingUpdate`` block and the ordinal is below start + partition; otherwise
+    the update revision (from *update_set*).  Its phase is ``""``: ``isCreated`` is False
+    until the API server has it.
     """
-    start = get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
-    ru = sts.spec.rolling_update
-    use_current = ((sts.spec.update_strategy == "RollingUpdate" and ru is None
-                    and ordinal < start + sts.status.current_replicas)
-                   or (ru is not None and ordinal < start + ru.partition))
-    revision = current if use_current else update
-    rev = revisions.get(revision)
-    template = json.loads(rev.data)["spec"]["template"] if rev is not None else sts.spec.template
-    return new_stateful_set_pod(sts, template, revision, ordinal, pod_index_label=profile.pod_index_label)
+    start = get_start_ordinal(current_set, start_ordinal_supported=profile.start_ordinal)
+    ru = current_set.spec.rolling_update
+    if ((current_set.spec.update_strategy == "RollingUpdate" and ru is None
+         and ordinal < start + current_set.status.current_replicas)
+            or (ru is not None and ordinal < start + ru.partition)):
+        pod = new_stateful_set_pod(current_set, ordinal, pod_index_label=profile.pod_index_label)
+        return set_pod_revision(pod, current)
+    pod = new_stateful_set_pod(update_set, ordinal, pod_index_label=profile.pod_index_label)
+    return set_pod_revision(pod, update)
 
 
 def inconsistent_status(sts: StatefulSet, status: StatefulSetStatus, profile) -> bool:
@@ -485,6 +511,14 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int,
     return ControllerRevision(name=revision_name(sts.name, h), namespace=sts.namespace,
                               labels=labels, annotations=dict(sts.annotations),
                               owner_references=(sts.ref(),), data=data, revision=number)
+
+
+def apply_revision(sts: StatefulSet, revision: ControllerRevision) -> StatefulSet:
+    """The set with its spec restored from *revision* (``ApplyRevision``): the revision's data is a
+    patch that replaces ``spec.template`` (``$patch: replace``, the directive itself dropped), so
+    only the template changes."""
+    template = {k: v for k, v in json.loads(revision.data)["spec"]["template"].items() if k != "$patch"}
+    return replace(sts, spec=StatefulSetSpec.from_manifest({**sts.spec.raw, "template": template}))
 
 
 def next_revision(revisions: Sequence[ControllerRevision]) -> int:

@@ -10,6 +10,7 @@ import pytest
 
 import stsedu
 from stsedu.controller import stateful_set_utils as P
+from stsedu.controller.stateful_pod_control import pod_claim_is_stale
 from stsedu.api.objects import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
 from storage_helpers import claim, decisions, docs_manifest, finish_all, owners, up, with_claims
 
@@ -427,11 +428,11 @@ def test_claim_is_stale_rules():
     sts = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SCALE_DELETE)), uid="s")
     ref = OwnerReference("Pod", "web-1", "old-uid", "v1")
     claims = {"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))}
-    assert P.pod_claim_is_stale(sts, Pod(name="web-1"), claims)
-    assert not P.pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
-    assert not P.pod_claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale
+    assert pod_claim_is_stale(sts, Pod(name="web-1"), claims)
+    assert not pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
+    assert not pod_claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale
     retain = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SET_DELETE)), uid="s")
-    assert not P.pod_claim_is_stale(retain, Pod(name="web-1"), claims)
+    assert not pod_claim_is_stale(retain, Pod(name="web-1"), claims)
 
 
 def test_update_storage_puts_claim_volumes_first_and_keeps_others():
@@ -458,9 +459,9 @@ def test_docs_retention_table_matches_the_code():
     for pol, in_range, condemned in rows:
         scaled, deleted = pol.split(" / ")
         sts = StatefulSet.from_manifest(with_claims(1, {"whenScaled": scaled, "whenDeleted": deleted}))
-        pod = Pod(name="web-0", uid="u")
-        assert words[P.claim_owner_refs_wanted(sts, pod, condemned=False)] == in_range
-        assert words[P.claim_owner_refs_wanted(sts, pod, condemned=True)] == condemned
+        policy = P.get_persistent_volume_claim_retention_policy(sts)
+        assert words[P.claim_owner_refs_wanted(policy, scaled_down=False)] == in_range
+        assert words[P.claim_owner_refs_wanted(policy, scaled_down=True)] == condemned
 
 
 def test_failed_claim_create_stops_the_pod_create(manual_cluster):

@@ -23,7 +23,9 @@ from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service
 from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
-from .controller.stateful_set import ControllerLoop, StatefulSetController, set_control_for, set_revisions
+from .controller.stateful_set import ControllerLoop, StatefulSetController, set_control_for
+from .controller.history import sort_revisions
+from .controller.stateful_set_control import list_revisions
 from .sim.clock import Clock
 from .sim.gc import FOREGROUND, ORPHAN, GarbageCollector
 from .sim.kubelet import Kubelet, StageProfile
@@ -156,7 +158,7 @@ class Cluster:
         sts = self.store.get("StatefulSet", namespace, set_name)
         revs = self.store.list("ControllerRevision", namespace)
         if sts is not None:
-            return [_detached(r) for r in set_revisions(sts, revs)]
+            return [_detached(r) for r in sort_revisions(list_revisions(sts, revs))]
         return sorted((_detached(r) for r in revs if r.name.rsplit("-", 1)[0] == set_name),
                       key=lambda r: (r.revision, r.seq))
 

@@ -30,7 +30,6 @@ from ..client.workqueue import WorkQueue
 from .consistency import ConsistencyStore, recorded_write
 from .stateful_pod_control import ClusterObjects, StatefulPodControl
 from . import stateful_set_utils as P
-from .history import sort_revisions
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
@@ -39,10 +38,10 @@ if TYPE_CHECKING:  # pragma: no cover
 # ------------------------------------------------------------------ claiming
 
 
-def orphan_revisions(sts: StatefulSet, revisions) -> list:
-    """The set's revisions without a controller, whose labels its selector matches (what
-    ``adoptOrphanRevisions`` keeps of ``ListRevisions``)."""
-    return [r for r in revisions if controller_of(r.owner_references) is None and sts.spec.selects(r.labels)]
+def orphan_revisions(revisions) -> list:
+    """The revisions of *revisions* without a controller (what ``adoptOrphanRevisions`` keeps of
+    ``ListRevisions``)."""
+    return [r for r in revisions if controller_of(r.owner_references) is None]
 
 
 def can_adopt_func(sts: StatefulSet, recheck_deletion: bool = True) -> str | None:
@@ -93,16 +92,6 @@ def claimed_pods(sts: StatefulSet, pods) -> list[Pod]:
     return pods_to_claim(sts, pods)[1]
 
 
-def set_revisions(sts: StatefulSet, revisions) -> list:
-    """The set's revisions: matching the selector, owned by it or by nobody (``ListControllerRevisions``)."""
-    out = []
-    for r in revisions:
-        ref = controller_of(r.owner_references)
-        if (ref is None or ref.uid == sts.uid) and sts.spec.selects(r.labels):
-            out.append(r)
-    return sort_revisions(out)
-
-
 # --------------------------------------------------------------------- sync
 
 
@@ -136,8 +125,8 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
     (else one error row), through the set control's
     :func:`~stsedu.controller.stateful_set_control.adopt_orphan_revisions`; its error, or None."""
-    listed = store_values(ctl, "ControllerRevision", sts.namespace)
-    orphans = orphan_revisions(sts, listed)
+    listed = control.list_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
+    orphans = orphan_revisions(listed)
     if not orphans:
         return None
     error = can_adopt_func(sts, ctl.profile.revision_adoption_rechecks_deletion)
@@ -151,8 +140,7 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
     if not ctl.profile.revision_adoption_orphans_only:
         # v1.16: every revision ListRevisions returns, the set's own too, in the kit's stand-in for the
         # lister's (random) order: the orphans first, so one failed sync adopts them all
-        orphans += [r for r in listed if getattr(controller_of(r.owner_references), "uid", None) == sts.uid
-                    and sts.spec.selects(r.labels)]
+        orphans += [r for r in listed if controller_of(r.owner_references) is not None]
     return control.adopt_orphan_revisions(sts, orphans, om, decisions)
 
 
@@ -190,8 +178,7 @@ def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list
     revisions = dict(ctl.store.view("ControllerRevision", namespace))
     snap = control.Snapshot(
         sts=sts, pods=tuple(pods), claims=dict(ctl.store.view("PersistentVolumeClaim", namespace)),
-        revisions=tuple(set_revisions(sts, revisions.values())), namespace_revisions=revisions,
-        now=ctl.clock.now)
+        namespace_revisions=revisions, now=ctl.clock.now)
     done = ctl.update_stateful_set(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
     requeue = None
     if done.error is None:
@@ -266,7 +253,6 @@ class StatefulSetController:
         snap = control.Snapshot(
             sts=sts, pods=tuple(claimed_pods(sts, self.store.list("Pod", namespace))),
             claims=self.store.view("PersistentVolumeClaim", namespace),
-            revisions=tuple(set_revisions(sts, self.store.list("ControllerRevision", namespace))),
             namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
         return self.update_stateful_set(snap, self.profile, self.feature_gates)
 

@@ -25,12 +25,13 @@ from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP
                         status_sentence)
 from ..api.errors import APIError
 from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
-                           StatefulSetStatus)
+                           StatefulSetStatus, controller_of)
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
                                    claims_match_retention_policy, pod_claim_is_stale)
-from .history import adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash, revision_name
+from .history import (adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash,
+                      revision_name, sort_revisions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +43,9 @@ class Snapshot:
     """Pods claimed by the set (adoption and release already done)."""
     claims: Mapping[str, PersistentVolumeClaim]
     """PVCs of the set's namespace, by name."""
-    revisions: tuple[ControllerRevision, ...]
-    """The set's revisions (owned or orphan, matching the selector), sorted ascending."""
     namespace_revisions: Mapping[str, ControllerRevision]
-    """Every revision of the namespace, by name (name collisions)."""
+    """Every revision of the namespace, by name (the revision lister: :func:`list_revisions` picks the
+    set's, a name collision looks the others up)."""
     now: float
 
 
@@ -61,10 +61,25 @@ def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
 # ------------------------------------------------------------------ revisions
 
 
-def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: PodControl
-                               ) -> tuple[str | None, str, str, int, ControllerRevision]:
-    """Current and update revision names, and the requests that make them (``getStatefulSetRevisions``,
-    called by :func:`perform_update`; the kit's pod control carries upstream's controllerHistory).
+def list_revisions(sts: StatefulSet, revisions) -> list[ControllerRevision]:
+    """The set's revisions among *revisions* (the namespace's, in the lister's order): those its
+    selector matches that it controls or nobody does (``ListRevisions``: the controller history's
+    ``ListControllerRevisions``).  Unsorted: :func:`update_stateful_set` sorts them, as upstream's
+    ``UpdateStatefulSet`` does; ``adoptOrphanRevisions`` adopts the orphans in the lister's order."""
+    out = []
+    for r in revisions:
+        ref = controller_of(r.owner_references)
+        if (ref is None or ref.uid == sts.uid) and sts.spec.selects(r.labels):
+            out.append(r)
+    return out
+
+
+def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,
+                               pod_control: PodControl
+                               ) -> tuple[str | None, ControllerRevision | None, ControllerRevision | None, int]:
+    """Current and update revisions, and the requests that make them (``getStatefulSetRevisions``,
+    called by :func:`perform_update` with the set's *revisions*, sorted; the kit's pod control
+    carries upstream's controllerHistory).
 
     The candidate revision holds the live ``spec.template``.  If the newest
     revision holds the same template it stays the update revision; if an
@@ -73,9 +88,10 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: Po
     a name taken by different data bumps collisionCount and retries).  The
     current revision is the one named by ``status.currentRevision``, or the
     update revision when there is none.  Returns (the error of the request
-    that failed or None, current name, update name, collisionCount, update revision).
+    that failed or None, current revision, update revision, collisionCount); the revisions are
+    None when a request failed.
     """
-    sts, revisions = snap.sts, list(snap.revisions)
+    sts = snap.sts
     collisions = sts.status.collision_count or 0
     candidate = P.new_revision(sts, P.next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
@@ -90,7 +106,7 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: Po
             f"it becomes the update revision again, renumbered {candidate.revision}.",
             "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
         if error is not None:
-            return error, "", "", collisions, update
+            return error, None, None, collisions
     else:
         # CreateControllerRevision: on a name clash with different data, count a
         # collision and retry under a new name.  Only the name changes: the hash
@@ -119,15 +135,15 @@ def get_stateful_set_revisions(snap: Snapshot, profile: Profile, pod_control: Po
                 f"Revision name {candidate.name} is taken by a different template; "
                 f"collisionCount becomes {collisions}.", "collision", target=candidate.name, step=STEP_REVISIONS))
             if error is not None:
-                return error, "", "", collisions, candidate
+                return error, None, None, collisions
             h = revision_hash(candidate.data, collisions)
             candidate = replace(candidate, name=revision_name(sts.name, h))
         if error is not None:
-            return error, "", "", collisions, update
+            return error, None, None, collisions
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
     if current is None:
         current = update
-    return None, current.name, update.name, collisions, update
+    return None, current, update, collisions
 
 
 def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:
@@ -596,28 +612,29 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     if pod_control is None:
         pod_control = RecordingPodControl([])
     log = pod_control.log
-    current, update, collisions, status = perform_update(snap, profile, gates or {}, log, pod_control)
-    truncate_history(sts, snap.pods, snap.revisions, current, update, pod_control)
+    revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
+    current, update, collisions, status = perform_update(snap, revisions, profile, gates or {}, log, pod_control)
+    truncate_history(sts, snap.pods, revisions, current, update, pod_control)
     return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
                     error=next((d.error for d in log if d.applied is False), None))
 
 
-def perform_update(snap: Snapshot, profile: Profile, gates: Mapping[str, bool], log: list[Decision],
-                   pod_control: PodControl):
+def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,
+                   gates: Mapping[str, bool], log: list[Decision], pod_control: PodControl):
     """The revisions, the pods, then the status (``performUpdate``): :func:`get_stateful_set_revisions`,
     :func:`update_stateful_set_pods`, then ``updateStatefulSetStatus`` (:func:`update_stateful_set_status`),
     even when a pod request failed.  Returns (current revision, update revision, collisionCount, status);
     the revisions are None when they could not be made, the status None when none was counted."""
-    error, current, update, collisions, update_rev = get_stateful_set_revisions(snap, profile, pod_control)
+    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
         return None, None, collisions, None
-    status, _ = update_stateful_set_pods(snap, current, update, collisions, update_rev, profile, gates, log,
+    status, _ = update_stateful_set_pods(snap, current_rev, update_rev, collisions, profile, gates, log,
                                          pod_control)
     if status is not None:
         status = update_stateful_set_status(snap.sts, status, profile, pod_control,
                                             snap.now if profile.gate(gates, RECREATE_GATE) else None)
-    return current, update, collisions, status
+    return current_rev.name, update_rev.name, collisions, status
 
 
 def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, profile: Profile,
@@ -633,8 +650,8 @@ def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, prof
     return status
 
 
-def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisions: int,
-                             update_rev: ControllerRevision, profile: Profile, gates: Mapping[str, bool],
+def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, update_rev: ControllerRevision,
+                             collisions: int, profile: Profile, gates: Mapping[str, bool],
                              log: list[Decision], pod_control: PodControl
                              ) -> tuple[StatefulSetStatus | None, str | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
@@ -649,9 +666,8 @@ def update_stateful_set_pods(snap: Snapshot, current: str, update: str, collisio
     whose request failed; returns (status, the error or None).
     """
     sts, now = snap.sts, snap.now
-    # the set at its current and at its update revision (the current one is listed, or is the update one)
-    current_set = P.apply_revision(sts, next((r for r in snap.revisions if r.name == current), update_rev))
-    update_set = P.apply_revision(sts, update_rev)
+    current, update = current_rev.name, update_rev.name
+    current_set, update_set = P.apply_revision(sts, current_rev), P.apply_revision(sts, update_rev)
     recreate_gate = profile.gate(gates, RECREATE_GATE)
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)

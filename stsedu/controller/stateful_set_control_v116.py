@@ -43,8 +43,9 @@ from typing import Mapping
 
 from . import stateful_set_utils as P
 from .recording_pod_control import RecordingPodControl
-from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, over_create_budget,
-                                   update_stateful_set_status)
+from .history import sort_revisions
+from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
+                                   over_create_budget, update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -143,11 +144,12 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     if pod_control is None:
         pod_control = RecordingPodControl([])
     decisions = pod_control.log
-    error, current, update, collisions, update_rev = get_stateful_set_revisions(snap, V1_16, pod_control)
+    revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
+    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, V1_16, pod_control)
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
-    current_set = P.apply_revision(sts, next((r for r in snap.revisions if r.name == current), update_rev))
-    update_set = P.apply_revision(sts, update_rev)
+    current, update = current_rev.name, update_rev.name
+    current_set, update_set = P.apply_revision(sts, current_rev), P.apply_revision(sts, update_rev)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 
@@ -203,7 +205,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         error = next((d.error for d in decisions if d.applied is False), None)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}
-            for d in _truncate(snap, live):
+            for d in _truncate(snap.sts, revisions, live):
                 if (error := pod_control.request(d)) is not None:
                     break
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
@@ -331,10 +333,10 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     return finish()
 
 
-def _truncate(snap: Snapshot, live: set[str]) -> list[Decision]:
-    """Deletions of non-live revisions beyond the limit (v1.16 ``truncateHistory``)."""
-    limit = snap.sts.spec.revision_history_limit
-    history = [r for r in snap.revisions if r.name not in live]
+def _truncate(sts: StatefulSet, revisions, live: set[str]) -> list[Decision]:
+    """Deletions of non-live *revisions* (sorted) beyond the limit (v1.16 ``truncateHistory``)."""
+    limit = sts.spec.revision_history_limit
+    history = [r for r in revisions if r.name not in live]
     if len(history) <= limit:
         return []
     if limit < 0:

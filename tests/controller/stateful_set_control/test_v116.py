@@ -15,7 +15,7 @@ from helpers import acts, gone, ready, st, web
 from rollout_helpers import bring_up
 from stsedu.controller import stateful_set_control as control
 from stsedu.controller import stateful_set_control_v116 as control_v116
-from stsedu.controller.stateful_set import claimed_pods, set_revisions
+from stsedu.controller.stateful_set import claimed_pods
 from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
 
 POLICIES = ["OrderedReady", "Parallel"]
@@ -40,7 +40,6 @@ def snapshot(c, name="web", **spec_changes):
     return control.Snapshot(
         sts=sts, pods=tuple(claimed_pods(sts, c.store.list("Pod", "default"))),
         claims=c.store.view("PersistentVolumeClaim", "default"),
-        revisions=tuple(set_revisions(sts, c.store.list("ControllerRevision", "default"))),
         namespace_revisions=c.store.view("ControllerRevision", "default"), now=c.now)
 
 

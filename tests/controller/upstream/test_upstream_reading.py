@@ -63,8 +63,7 @@ UPSTREAM = {
 
 NOT_YET = {
     "stateful_set_control": {
-        "NewDefaultStatefulSetControl", "ListRevisions",
-        "setMatchesLatestExistingRevision"},
+        "NewDefaultStatefulSetControl", "setMatchesLatestExistingRevision"},
     "stateful_set_utils": set(),
     "stateful_pod_control": {"NewStatefulPodControl", "NewStatefulPodControlFromManager"},
     "stateful_set": {"NewStatefulSetController"},
@@ -229,8 +228,7 @@ CALLS_NOT_YET = {
     "UpdateStatefulPod -> ClaimsMatchRetentionPolicy", "UpdateStatefulPod -> GetPod",
     "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> identityMatches",
     "UpdateStatefulPod -> storageMatches", "UpdateStatefulPod -> updateIdentity",
-    "UpdateStatefulPod -> updateStorage", "UpdateStatefulSet -> ListRevisions",
-    "adoptOrphanRevisions -> ListRevisions",
+    "UpdateStatefulPod -> updateStorage",
     "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",

@@ -65,6 +65,10 @@ class Profile:
     """Revision data holds ``"creationTimestamp":null`` in the template's metadata, as Go wrote a
     zero time up to v1.33 (PR #130989 omits it from v1.34; upstream's testdata
     compatibility_revision_1.33.0.json / _1.34.0.json show both)."""
+    semantic_revision_comparison: bool = True
+    """``setMatchesLatestExistingRevision`` (gate ``StatefulSetSemanticRevisionComparison``, beta, on by
+    default; in v1.36.3's and v1.37.2's source, not v1.16's): the newest revision, written again as
+    this release writes it, counts as the update revision when it equals the live template's."""
     status_conditions: bool = True
     """Each status carries the set's ``status.conditions`` over, and a change in them alone is
     written (v1.37.2 ``updateStatefulSet`` / ``inconsistentStatus``); v1.36.3 and v1.16 build
@@ -91,7 +95,8 @@ V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailabl
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
                 status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
-                history_limit_mutable=False, null_creation_timestamp=True, status_conditions=False,
+                history_limit_mutable=False, null_creation_timestamp=True, semantic_revision_comparison=False,
+                status_conditions=False,
                 event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
                 revision_adoption_rechecks_deletion=False, revision_adoption_orphans_only=False,
                 known_gates=())

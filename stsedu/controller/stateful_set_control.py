@@ -16,6 +16,7 @@ upstream's stop when one fails (docs/behaviour.md section 1).  The sync passes t
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from typing import Mapping
 
@@ -23,8 +24,9 @@ from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
                         status_sentence)
+from ..api.defaults import default_pod_template
 from ..api.errors import APIError
-from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
+from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetSpec,
                            StatefulSetStatus, controller_of)
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
@@ -84,8 +86,10 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     The candidate revision holds the live ``spec.template``.  If the newest
     revision holds the same template it stays the update revision; if an
     older one does, that one is renumbered to the next number (a rollback,
-    same name); otherwise a new revision is created (``CreateControllerRevision``:
-    a name taken by different data bumps collisionCount and retries).  The
+    same name); if the newest, written again as this release writes it, is the candidate
+    (:func:`set_matches_latest_existing_revision`), it stays too; otherwise a new revision is
+    created (``CreateControllerRevision``: a name taken by different data bumps collisionCount
+    and retries).  The
     current revision is the one named by ``status.currentRevision``, or the
     update revision when there is none.  Returns (the error of the request
     that failed or None, current revision, update revision, collisionCount); the revisions are
@@ -107,6 +111,8 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
             "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
         if error is not None:
             return error, None, None, collisions
+    elif revisions and set_matches_latest_existing_revision(sts, candidate, revisions[-1], profile):
+        update = revisions[-1]
     else:
         # CreateControllerRevision: on a name clash with different data, count a
         # collision and retry under a new name.  Only the name changes: the hash
@@ -144,6 +150,26 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     if current is None:
         current = update
     return None, current, update, collisions
+
+
+def set_matches_latest_existing_revision(sts: StatefulSet, proposed: ControllerRevision,
+                                        latest: ControllerRevision, profile: Profile) -> bool:
+    """True if *latest*, applied to the set (:func:`~.stateful_set_utils.apply_revision`), defaulted
+    and written as a revision again (``newRevision``, no collision count), equals *proposed*
+    (``setMatchesLatestExistingRevision``, gate ``StatefulSetSemanticRevisionComparison``, on by
+    default since v1.34.2): a revision an older release wrote in another serialisation (up to
+    v1.33, ``creationTimestamp: null``) is still the set's template, so an upgrade replaces no
+    pod (kubernetes#134773).  Upstream remembers each answer by the set's uid and generation and
+    the revision's resourceVersion; the kit works it out each time.  Off where the profile's
+    release lacks it (v1.16)."""
+    if not profile.semantic_revision_comparison:
+        return False
+    latest_set = P.apply_revision(sts, latest)
+    template = copy.deepcopy(dict(latest_set.spec.template))
+    default_pod_template(template)
+    latest_set = replace(latest_set, spec=StatefulSetSpec.from_manifest({**latest_set.spec.raw, "template": template}))
+    reconstructed = P.new_revision(latest_set, -1, None, profile.null_creation_timestamp)
+    return equal_revision(proposed, reconstructed)
 
 
 def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:

@@ -501,9 +501,10 @@ def get_patch(template: Mapping, null_creation_timestamp: bool = False) -> str:
     return go_json({"spec": {"template": tpl}})
 
 
-def new_revision(sts: StatefulSet, number: int, collision_count: int,
+def new_revision(sts: StatefulSet, number: int, collision_count: int | None,
                  null_creation_timestamp: bool = False) -> ControllerRevision:
-    """The candidate revision for the set's live template (``newRevision``)."""
+    """The candidate revision for the set's live template (``newRevision``; a *collision_count* of
+    None hashes the data alone)."""
     data = get_patch(sts.spec.template, null_creation_timestamp)
     h = revision_hash(data, collision_count)
     labels = dict((sts.spec.template.get("metadata") or {}).get("labels") or {})
@@ -516,8 +517,12 @@ def new_revision(sts: StatefulSet, number: int, collision_count: int,
 def apply_revision(sts: StatefulSet, revision: ControllerRevision) -> StatefulSet:
     """The set with its spec restored from *revision* (``ApplyRevision``): the revision's data is a
     patch that replaces ``spec.template`` (``$patch: replace``, the directive itself dropped), so
-    only the template changes."""
+    only the template changes; read into Go's types, a null ``creationTimestamp`` is the zero time."""
     template = {k: v for k, v in json.loads(revision.data)["spec"]["template"].items() if k != "$patch"}
+    meta = template.get("metadata")
+    if isinstance(meta, dict) and "creationTimestamp" in meta and meta["creationTimestamp"] is None:
+        # Go reads a null time as the zero time, which it does not write again (since v1.34)
+        template["metadata"] = {k: v for k, v in meta.items() if k != "creationTimestamp"}
     return replace(sts, spec=StatefulSetSpec.from_manifest({**sts.spec.raw, "template": template}))
 
 

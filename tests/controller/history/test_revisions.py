@@ -6,11 +6,14 @@ and ``truncateHistory`` in ``stateful_set_control.go``, kubectl's
 ``StatefulSetRollbacker`` and ``StatefulSetHistoryViewer`` (polymorphichelpers).
 """
 
+import dataclasses
+
 import pytest
 
 import stsedu
 from helpers import acts, web
 from rollout_helpers import kinds, move_all, numbers, pod_revisions, ready_set, revs
+from stsedu.api.profiles import CURRENT
 from stsedu.api.objects import HASH_LABEL, ControllerRevision, OwnerReference
 from stsedu.controller.history import (equal_revision, fnv1_32, history_to_truncate, revision_hash,
                                        revision_name, safe_encode)
@@ -489,3 +492,31 @@ def test_revision_name_matches_a_real_cluster(profile, name):
     (rev,) = c.revisions("test")
     assert rev.name == name and rev.labels[HASH_LABEL] == name.removeprefix("test-")
     assert c.pods("test")[0].labels["controller-revision-hash"] == name
+
+
+@pytest.mark.parametrize("profile, kept", [("current", True), ("v1.36", True), ("current-without-rule", False)])
+def test_a_revision_written_before_v1_34_is_still_the_update_revision(profile, kept):
+    """setMatchesLatestExistingRevision (gate StatefulSetSemanticRevisionComparison, kubernetes#134773):
+    the newest revision as v1.33 wrote it (``creationTimestamp: null``, compatibility_revision_1.33.0.json)
+    is not byte-equal to the template's revision under v1.34+, but applied to the set and written again it
+    is: it stays the update revision, no revision is created and the pod carries its name.  Without the
+    rule (the profile switch off, as in v1.16's controller) a new revision replaces it."""
+    if profile == "current-without-rule":
+        profile = dataclasses.replace(CURRENT, semantic_revision_comparison=False)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "test"},
+             "spec": {"replicas": 1, "serviceName": "", "selector": {"matchLabels": {"app": "foo"}},
+                      "template": {"metadata": {"labels": {"app": "foo"}, "annotations": {"test": "value"}},
+                                   "spec": {"containers": [{"name": "test", "image": "test"}]}}}})
+    sts = c.statefulset("test")
+    data = get_patch(sts.spec.template, null_creation_timestamp=True)
+    old = revision_name("test", revision_hash(data, 0))
+    assert old == "test-c77f6d978"
+    c.store.create("ControllerRevision", ControllerRevision(
+        name=old, labels={"app": "foo", HASH_LABEL: old.removeprefix("test-")},
+        owner_references=(sts.ref(),), data=data, revision=1))
+    r = c.sync("test")
+    update = old if kept else "test-776999688b"
+    assert kinds(r, "create-revision") == ([] if kept else [("new-template", update)])
+    assert r.status.update_revision == update
+    assert c.pods("test")[0].labels["controller-revision-hash"] == update

@@ -62,8 +62,7 @@ UPSTREAM = {
 }
 
 NOT_YET = {
-    "stateful_set_control": {
-        "NewDefaultStatefulSetControl", "setMatchesLatestExistingRevision"},
+    "stateful_set_control": {"NewDefaultStatefulSetControl"},
     "stateful_set_utils": set(),
     "stateful_pod_control": {"NewStatefulPodControl", "NewStatefulPodControlFromManager"},
     "stateful_set": {"NewStatefulSetController"},
@@ -233,8 +232,6 @@ CALLS_NOT_YET = {
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",
     "getPodsForStatefulSet -> canAdoptFunc", "getPodsForStatefulSet -> isMemberOf",
-    "getStatefulSetRevisions -> setMatchesLatestExistingRevision",
-    "setMatchesLatestExistingRevision -> ApplyRevision", "setMatchesLatestExistingRevision -> newRevision",
     "syncStatefulSet -> enqueueSSAfter", "truncateHistory -> getPodRevision",
     "updateStatefulSet -> getEndOrdinal",
     "updateStatefulSetAfterInvariantEstablished -> isRunningAndAvailable",

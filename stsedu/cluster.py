@@ -23,7 +23,7 @@ from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service
 from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
-from .controller.stateful_set import ControllerLoop, StatefulSetController, set_control_for
+from .controller.stateful_set import ControllerLoop, new_stateful_set_controller
 from .controller.history import sort_revisions
 from .controller.stateful_set_control import list_revisions
 from .sim.clock import Clock
@@ -91,8 +91,7 @@ class Cluster:
             gc_delay = 0.0 if kubelet == "manual" else 1.0
         self.gc = GarbageCollector(self._writes, gc_delay)
         self._writes.kubelet, self._writes.gc = self.kubelet, self.gc
-        self.controller = StatefulSetController(self._writes, self.profile, self.feature_gates,
-                                                set_control_for(self.profile))
+        self.controller = new_stateful_set_controller(self._writes, self.profile, self.feature_gates)
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
                                    arguments.as_integer(concurrent_syncs),

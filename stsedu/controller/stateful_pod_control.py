@@ -22,10 +22,10 @@ from .decisions import RULES, Decision
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.profiles import Profile
-from .stateful_set_status_updater import update_stateful_set_status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
+    from .stateful_set_status_updater import RealStatefulSetStatusUpdater
 
 
 DEFAULT_BACKOFF_STEPS = 4
@@ -129,10 +129,12 @@ class ClusterObjects:
     """The :class:`~stsedu.controller.stateful_pod_control.ObjectManager` that writes through the cluster's
     :class:`~stsedu.sim.writes.Writes`."""
 
-    def __init__(self, writes: "Writes", sts: StatefulSet, cause: str) -> None:
+    def __init__(self, writes: "Writes", sts: StatefulSet, cause: str,
+                 status_updater: "RealStatefulSetStatusUpdater") -> None:
         self.c = writes
         self.sts = sts
         self.cause = cause
+        self.status_updater = status_updater
         self.cached_rv: dict[tuple[str, str], int] = {}
         """The resourceVersion the informer cache still holds for each object this sync wrote:
         the one from before its first write (the watch events of the sync's own writes have not
@@ -433,7 +435,7 @@ class ClusterObjects:
 
     def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
         """The status updater's ``UpdateStatefulSetStatus``; returns the number of retries."""
-        return update_stateful_set_status(self.c, sts, status)
+        return self.status_updater.update_stateful_set_status(sts, status)
 
     # claiming
     def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
@@ -808,3 +810,21 @@ class StatefulPodControl:
         done = replace(done, retries=retries, resent=tuple(resent))
         self.log.append(done)
         return failed(done)
+
+
+def new_stateful_pod_control(writes: "Writes", sts: StatefulSet, cause: str, profile: Profile,
+                             status_updater: "RealStatefulSetStatusUpdater") -> StatefulPodControl:
+    """The pod control over the real object manager, :class:`ClusterObjects`, with the profile's event
+    wording (``NewStatefulPodControl``).  Upstream's controller builds one for its life; the kit's
+    lives for one sync (*cause* names it), as the informer-cache lag it models and its log do, so
+    :func:`~stsedu.controller.stateful_set.sync` builds it."""
+    om = ClusterObjects(writes, sts, cause, status_updater)
+    om.title_case_messages = profile.event_verbs_title_case
+    om.recreating_failed_event = not profile.event_verbs_title_case
+    om.delete_ignores_not_found = profile.delete_ignores_not_found
+    return new_stateful_pod_control_from_manager(om)
+
+
+def new_stateful_pod_control_from_manager(om: ObjectManager) -> StatefulPodControl:
+    """The pod control over *om*, its log empty (``NewStatefulPodControlFromManager``)."""
+    return StatefulPodControl(om, [])

@@ -28,7 +28,8 @@ from ..api.objects import (Pod, StatefulSet, StatefulSetStatus, controller_of, l
 from ..client.informers import Informers, Tombstone
 from ..client.workqueue import WorkQueue
 from .consistency import ConsistencyStore, recorded_write
-from .stateful_pod_control import ClusterObjects, StatefulPodControl
+from .stateful_pod_control import ClusterObjects, StatefulPodControl, new_stateful_pod_control
+from .stateful_set_status_updater import new_real_stateful_set_status_updater
 from . import stateful_set_utils as P
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -106,10 +107,8 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     trace.sync += 1
     trace.time = ctl.clock.now
     n = trace.sync
-    om = ClusterObjects(ctl.writes, sts, f"sync {n}")
-    om.title_case_messages = ctl.profile.event_verbs_title_case
-    om.recreating_failed_event = not ctl.profile.event_verbs_title_case
-    om.delete_ignores_not_found = ctl.profile.delete_ignores_not_found
+    pod_control = new_stateful_pod_control(ctl.writes, sts, f"sync {n}", ctl.profile, ctl.control.status_updater)
+    om = pod_control.om
     decisions: list[Decision] = []
     error = adopt_orphan_revisions(ctl, sts, om, decisions)
     if error is not None:
@@ -117,7 +116,7 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     pods, error = get_pods_for_stateful_set(ctl, sts, om, decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    return sync_stateful_set(ctl, sts, pods, om, n, decisions)
+    return sync_stateful_set(ctl, sts, pods, pod_control, n, decisions)
 
 
 def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
@@ -168,8 +167,8 @@ def store_values(ctl: "StatefulSetController", kind: str, namespace: str):
     return ctl.store.view(kind, namespace).values()
 
 
-def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list[Pod], om: ClusterObjects,
-                      n: int, decisions: list[Decision]) -> SyncResult:
+def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list[Pod],
+                      pod_control: StatefulPodControl, n: int, decisions: list[Decision]) -> SyncResult:
     """``UpdateStatefulSet`` on the set and its pods, through the pod control, then the requeue for
     availability (``syncStatefulSet``: ``enqueueSSAfter`` after :func:`next_sync_duration`, only
     when the sync succeeded)."""
@@ -179,7 +178,7 @@ def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list
     snap = control.Snapshot(
         sts=sts, pods=tuple(pods), claims=dict(ctl.store.view("PersistentVolumeClaim", namespace)),
         namespace_revisions=revisions, now=ctl.clock.now)
-    done = ctl.update_stateful_set(snap, ctl.profile, ctl.feature_gates, StatefulPodControl(om, []))
+    done = ctl.control.update_stateful_set(snap, ctl.profile, ctl.feature_gates, pod_control)
     requeue = None
     if done.error is None:
         requeue = next_sync_duration(sts, snap.pods, done.status, snap.now, ctl.profile)
@@ -229,19 +228,20 @@ class StatefulSetController:
     """The StatefulSet controller of one cluster (``StatefulSetController``): it syncs one set at a time.
 
     It reads the store and writes through *writes* (the cluster's
-    :class:`~stsedu.sim.writes.Writes`); *update_stateful_set* is the profile's
-    ``UpdateStatefulSet`` (upstream's ``ssc.control``); *feature_gates* the cluster's gates (shared,
-    not copied).
+    :class:`~stsedu.sim.writes.Writes`); *control* is its set control (``ssc.control``: the profile's
+    ``UpdateStatefulSet`` and the status updater); *feature_gates* the cluster's gates (shared, not
+    copied).  :func:`new_stateful_set_controller` builds it.
     """
 
-    def __init__(self, writes: "Writes", profile, feature_gates: dict, update_stateful_set) -> None:
+    def __init__(self, writes: "Writes", profile, feature_gates: dict,
+                 control: "control.DefaultStatefulSetControl") -> None:
         self.writes = writes
         self.store = writes.store
         self.clock = writes.clock
         self.trace = writes.trace
         self.profile = profile
         self.feature_gates = feature_gates
-        self.update_stateful_set = update_stateful_set
+        self.control = control
 
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist."""
@@ -254,7 +254,18 @@ class StatefulSetController:
             sts=sts, pods=tuple(claimed_pods(sts, self.store.list("Pod", namespace))),
             claims=self.store.view("PersistentVolumeClaim", namespace),
             namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
-        return self.update_stateful_set(snap, self.profile, self.feature_gates)
+        return self.control.update_stateful_set(snap, self.profile, self.feature_gates)
+
+
+def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict) -> StatefulSetController:
+    """The controller of a cluster (``NewStatefulSetController``): its set control
+    (``NewDefaultStatefulSetControl``: the profile's ``UpdateStatefulSet``, :func:`set_control_for`) with
+    the status updater (``NewRealStatefulSetStatusUpdater``).  The pod control is built for each sync
+    (:func:`~stsedu.controller.stateful_pod_control.new_stateful_pod_control`, in :func:`sync`), and
+    :class:`ControllerLoop` registers the informer handlers (``addPod``, ``updatePod``, ...)."""
+    status_updater = new_real_stateful_set_status_updater(writes)
+    return StatefulSetController(writes, profile, feature_gates,
+                                 control.new_default_stateful_set_control(set_control_for(profile), status_updater))
 
 
 def set_control_for(profile):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import Mapping
+from typing import Callable, Mapping
 
 from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
@@ -30,6 +30,7 @@ from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, State
                            StatefulSetStatus, controller_of)
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
+from .stateful_set_status_updater import RealStatefulSetStatusUpdater
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
                                    claims_match_retention_policy, pod_claim_is_stale)
 from .history import (adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash,
@@ -53,6 +54,22 @@ class Snapshot:
 
 PodControl = RecordingPodControl | StatefulPodControl
 """The pod controls the steps are given: the sync's, which writes, or ``preview()``'s, which records."""
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultStatefulSetControl:
+    """A controller's set control (``defaultStatefulSetControl``): its ``UpdateStatefulSet``
+    (:func:`update_stateful_set`, or the v1.16 profile's) and the status updater the pod control of
+    each sync writes through (that pod control also carries the controller history)."""
+
+    update_stateful_set: Callable[..., SyncPlan]
+    status_updater: RealStatefulSetStatusUpdater
+
+
+def new_default_stateful_set_control(update: Callable[..., SyncPlan], status_updater: RealStatefulSetStatusUpdater
+                                     ) -> DefaultStatefulSetControl:
+    """The set control a controller is built with (``NewDefaultStatefulSetControl``)."""
+    return DefaultStatefulSetControl(update, status_updater)
 
 
 def _d(action, pod, reason, message, rule_key, **kw) -> Decision:

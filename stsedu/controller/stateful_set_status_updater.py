@@ -37,21 +37,36 @@ def retry_on_conflict(steps: int, attempt) -> int:
     return steps - 1  # pragma: no cover - the loop returns or raises
 
 
-def update_stateful_set_status(writes: "Writes", sts: StatefulSet, status: StatefulSetStatus) -> int:
-    """Write *status* to the stored set, sent again on Conflict (``UpdateStatefulSetStatus``).
+class RealStatefulSetStatusUpdater:
+    """The status updater of a controller (``realStatefulSetStatusUpdater``): it writes through the
+    cluster's :class:`~stsedu.sim.writes.Writes` (upstream: the clientset, the set lister)."""
 
-    The API server refuses a status ``ValidateStatefulSetStatusUpdate`` rejects (a
-    rolling-update delete of a pod at a third revision can take currentReplicas to -1).
-    Returns the number of retries; raises :class:`~stsedu.api.errors.APIError` when it fails.
-    """
-    def attempt():
-        writes.check_fault("update", "StatefulSet", sts.name)
-        stored = writes.store.get("StatefulSet", sts.namespace, sts.name)
-        if stored is None:
-            raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
-        errors = validate_stateful_set_status_update(status, stored.status)
-        if errors:
-            raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
-                           message=str(ValidationError(errors, name=sts.name)))
-        writes.store.update("StatefulSet", replace(stored, status=status))
-    return retry_on_conflict(DEFAULT_RETRY_STEPS, attempt)
+    def __init__(self, writes: "Writes") -> None:
+        self.writes = writes
+
+    def update_stateful_set_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
+        """Write *status* to the stored set, sent again on Conflict (``UpdateStatefulSetStatus``).
+
+        The API server refuses a status ``ValidateStatefulSetStatusUpdate`` rejects (a
+        rolling-update delete of a pod at a third revision can take currentReplicas to -1).
+        Returns the number of retries; raises :class:`~stsedu.api.errors.APIError` when it fails.
+        """
+        writes = self.writes
+
+        def attempt():
+            writes.check_fault("update", "StatefulSet", sts.name)
+            stored = writes.store.get("StatefulSet", sts.namespace, sts.name)
+            if stored is None:
+                raise APIError("update", "StatefulSet", sts.name, reason="NotFound")
+            errors = validate_stateful_set_status_update(status, stored.status)
+            if errors:
+                raise APIError("update", "StatefulSet", sts.name, reason="Invalid",
+                               message=str(ValidationError(errors, name=sts.name)))
+            writes.store.update("StatefulSet", replace(stored, status=status))
+        return retry_on_conflict(DEFAULT_RETRY_STEPS, attempt)
+
+
+def new_real_stateful_set_status_updater(writes: "Writes") -> RealStatefulSetStatusUpdater:
+    """The status updater a controller is built with (``NewRealStatefulSetStatusUpdater``, called by
+    :func:`~stsedu.controller.stateful_set.new_stateful_set_controller`)."""
+    return RealStatefulSetStatusUpdater(writes)

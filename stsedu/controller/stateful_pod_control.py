@@ -43,6 +43,7 @@ class ObjectManager(Protocol):
     Each raises :class:`~stsedu.api.errors.APIError` when the request fails.
     """
 
+    sts: StatefulSet
     def create_pod(self, d: Decision) -> None: ...
     def get_pod(self, name: str) -> Pod | None: ...
     def update_pod(self, d: Decision) -> None: ...
@@ -53,6 +54,9 @@ class ObjectManager(Protocol):
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
+    def reread(self, d: Decision) -> Decision | None: ...
+    def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None: ...
+    def recreating_failed_pod(self, pod: str) -> None: ...
 
     def create_revision(self, d: Decision) -> None: ...
     def probe_revision(self, d: Decision) -> None: ...
@@ -506,14 +510,14 @@ def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
         claim = claims.get(name)
         if claim is None:
             out.append(_claim_row("create-pvc", pod.name, "missing",
-                          f"Create claim {name} for {pod.name} before the pod.",
-                          rule_key, target=name, step=step, slot=slot,
-                          payload=P.new_claim(sts, template, name)))
+                                  f"Create claim {name} for {pod.name} before the pod.",
+                                  rule_key, target=name, step=step, slot=slot,
+                                  payload=P.new_claim(sts, template, name)))
         elif claim.deleting:
             deleting.append(_claim_row("wait", pod.name, "claim-deleting",
-                               f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
-                               "claim-deleting", target=name, step=step, slot=slot,
-                               error=f"pvc {name} is being deleted", payload=rule_key))
+                                       f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
+                                       "claim-deleting", target=name, step=step, slot=slot,
+                                       error=f"pvc {name} is being deleted", payload=rule_key))
     return out + deleting
 
 
@@ -532,23 +536,23 @@ def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persi
         if conflicting:
             # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
             out.append(_claim_row("warn", pod.name, "conflicting-controller",
-                          f"Claim {name} has another managing controller: the retention policy is "
-                          "ignored for it (Warning ConflictingController).",
-                          rule_key, target=name, step=step, slot=slot))
+                                  f"Claim {name} has another managing controller: the retention policy is "
+                                  "ignored for it (Warning ConflictingController).",
+                                  rule_key, target=name, step=step, slot=slot))
         if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             continue
         refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
         owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
         if conflicting:
             out.append(_claim_row("update-pvc", pod.name, "conflicting-controller",
-                          f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
-                          f"and ignore the retention policy for it (owners left: {owners}).",
-                          rule_key, target=name, step=step, slot=slot, payload=refs))
+                                  f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                                  f"and ignore the retention policy for it (owners left: {owners}).",
+                                  rule_key, target=name, step=step, slot=slot, payload=refs))
             continue
         out.append(_claim_row("update-pvc", pod.name, "retention-policy",
-                      f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
-                      f"whenDeleted={sts.spec.when_deleted}).",
-                      rule_key, target=name, step=step, slot=slot, payload=refs))
+                              f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
+                              f"whenDeleted={sts.spec.when_deleted}).",
+                              rule_key, target=name, step=step, slot=slot, payload=refs))
     return out
 
 
@@ -584,6 +588,11 @@ def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
 def failed(d: Decision) -> str | None:
     """The error of a row that was not carried out, else None."""
     return d.error if d.applied is False else None
+
+
+def first_failure(log: list[Decision], default: str | None = None) -> str | None:
+    """The sync's error: the first row of *log* that was not carried out has it, else *default*."""
+    return next((d.error for d in log if d.applied is False), default)
 
 
 def aggregate(errors: list[str]) -> str:
@@ -701,7 +710,7 @@ class StatefulPodControl:
 
     def delete_stateful_pod(self, d: Decision) -> str | None:
         """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
-        if d.reason == "failed" and hasattr(self.om, "recreating_failed_pod"):
+        if d.reason == "failed":
             self.om.recreating_failed_pod(d.pod)
         x = carry_out(d, self.om, self.om.delete_pod)
         self.log.append(x)
@@ -729,13 +738,12 @@ class StatefulPodControl:
         templates: the first try's (its claim creates, its owner fixes and warnings), and the owner
         fixes of the claims its first try created (``ClusterObjects.claim_owner_fix``)."""
         work = list(group)
-        if hasattr(self.om, "claim_owner_fix"):
-            work += [fix for g in group if g.action == "create-pvc"
-                     if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
-            if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
-                ordinal = parse_pod_name(group[0].pod)[1]
-                order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, ordinal))}
-                work.sort(key=lambda g: order.get(g.target, len(order)))
+        work += [fix for g in group if g.action == "create-pvc"
+                 if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
+        if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
+            ordinal = parse_pod_name(group[0].pod)[1]
+            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, ordinal))}
+            work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 
     def _retry_update(self, d: Decision, group: list[Decision], first: Decision | None = None) -> str | None:

@@ -32,7 +32,7 @@ from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
-                                   claims_match_retention_policy, pod_claim_is_stale)
+                                   claims_match_retention_policy, first_failure, pod_claim_is_stale)
 from .history import (adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash,
                       revision_name, sort_revisions)
 
@@ -660,7 +660,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     truncate_history(sts, snap.pods, revisions, current, update, pod_control)
     return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
-                    error=next((d.error for d in log if d.applied is False), None))
+                    error=first_failure(log))
 
 
 def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,

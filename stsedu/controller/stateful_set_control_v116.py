@@ -44,6 +44,7 @@ from typing import Mapping
 from . import stateful_set_utils as P
 from .recording_pod_control import RecordingPodControl
 from .history import sort_revisions
+from .stateful_pod_control import first_failure
 from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
                                    over_create_budget, update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
@@ -188,7 +189,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
         return SyncPlan(decisions=tuple(decisions), status=None, current_revision=current,
                         update_revision=update, collision_count=collisions,
-                        error=next((d.error for d in decisions if d.applied is False), error))
+                        error=first_failure(decisions, error))
 
     def finish(deleted_for_update: int = 0) -> SyncPlan:
         status = StatefulSetStatus(
@@ -202,7 +203,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
         status = update_stateful_set_status(sts, status, V1_16, pod_control, None)
-        error = next((d.error for d in decisions if d.applied is False), None)
+        error = first_failure(decisions)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}
             for d in _truncate(snap.sts, revisions, live):
@@ -210,7 +211,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
                     break
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
                         update_revision=update, collision_count=collisions,
-                        error=next((d.error for d in decisions if d.applied is False), None))
+                        error=first_failure(decisions))
 
     if sts.deletion_timestamp is not None:
         return finish()

@@ -32,3 +32,14 @@ MAX_SCENARIO_WORK = 100_000
 def hint(name: str) -> str:
     """How to raise the limit *name* (the end of each refusal's message)."""
     return f"stsedu.limits.{name} (now {globals()[name]}) sets this limit"
+
+
+def over_create_budget(creates: int, existing: int = 0) -> bool:
+    """True once a sync's plan creates one pod more than :data:`MAX_PODS_PER_SYNC`, or than the room
+    :data:`MAX_PODS` leaves beside the set's *existing* pods.
+
+    Not upstream's: a real burst is bounded by the API server's rate limits, and the
+    kit's own budget stands in for them.  That one create is refused when the sync makes it
+    (``TooManyRequests``); like any failed create it ends ``updateStatefulSet``, so the sync
+    stops there and no slot past it is read (``spec.replicas`` may be 2147483647)."""
+    return creates > min(MAX_PODS_PER_SYNC, max(0, MAX_PODS - existing))

@@ -102,6 +102,11 @@ class Decision:
         return (self.action, self.pod, self.reason)
 
 
+def decision(action: str, pod: str | None, reason: str, message: str, rule_key: str, **kw) -> Decision:
+    """A row whose rule is ``RULES[rule_key]`` (the rest as :class:`Decision` takes it)."""
+    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES[rule_key], **kw)
+
+
 @dataclass(frozen=True, slots=True)
 class SyncPlan:
     """What ``UpdateStatefulSet`` did in one sync (``update_stateful_set``'s result), or would do if every

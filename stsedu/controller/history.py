@@ -1,7 +1,9 @@
-"""Controller history, pure: hash, name, equality, truncation.
+"""Controller history: hash, name, equality, truncation, and the revision create.
 
 Mirrors ``pkg/controller/history/controller_history.go`` (and the history
-truncation of ``stateful_set_control.go``).  The revision helpers upstream keeps
+truncation of ``stateful_set_control.go``).  All pure but :func:`create_controller_revision`,
+which sends its requests through the function it is given (the pod control's: the kit's pod
+control carries upstream's controller history).  The revision helpers upstream keeps
 in ``stateful_set_utils.go`` (``getPatch``, ``newRevision``, ``nextRevision``)
 are in ``stateful_set_utils.py``.
 """
@@ -10,9 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Sequence
+from dataclasses import replace
+from typing import Iterable, Mapping, Sequence
 
 from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
+from .decisions import STEP_REVISIONS, decision
 
 _SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_PREFIX = 223
@@ -147,3 +151,37 @@ def adoption_refused(rev: ControllerRevision) -> str | None:
     return (f"attempt to adopt revision owned by &OwnerReference{{Kind:{ref.kind},Name:{ref.name},UID:{ref.uid},"
             f"APIVersion:{ref.api_version},Controller:*{str(ref.controller).lower()},"
             f"BlockOwnerDeletion:*{str(ref.block_owner_deletion).lower()},}}")
+
+
+def create_controller_revision(set_name: str, candidate: ControllerRevision, existing: Mapping[str, ControllerRevision],
+                               collisions: int, changed: bool, request) -> tuple[str | None, ControllerRevision, int]:
+    """Create *candidate* (``CreateControllerRevision``), each request through *request*, which
+    returns its error.  On a name clash (*existing*: the namespace's revisions by name) with the
+    same data it is reused as it is; with different data a collision is counted and the create is
+    tried again under a new name.  Only the name changes: the hash label keeps the value
+    ``newRevision`` computed with the starting count.  *changed*: the set had revisions before
+    (the row's words).  Returns (the error of the request that failed or None, the revision,
+    collisionCount)."""
+    while True:
+        taken = existing.get(candidate.name)
+        if taken is None:
+            what = "The pod template changed" if changed else "No revision records this pod template yet"
+            error = request(decision(
+                "create-revision", None, "new-template",
+                f"{what}: create revision {candidate.name} (number {candidate.revision}).",
+                "create-revision", target=candidate.name, step=STEP_REVISIONS, payload=candidate))
+            return error, candidate, collisions
+        if taken.data == candidate.data:
+            error = request(decision(
+                "reuse-revision", None, "already-exists",
+                f"Revision {candidate.name} already exists with the same template; use it as it is.",
+                "reuse-revision", target=candidate.name, step=STEP_REVISIONS))
+            return error, taken, collisions
+        collisions += 1
+        error = request(decision(
+            "create-revision", None, "collision",
+            f"Revision name {candidate.name} is taken by a different template; "
+            f"collisionCount becomes {collisions}.", "collision", target=candidate.name, step=STEP_REVISIONS))
+        if error is not None:
+            return error, candidate, collisions
+        candidate = replace(candidate, name=revision_name(set_name, revision_hash(candidate.data, collisions)))

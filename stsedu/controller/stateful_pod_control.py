@@ -195,7 +195,7 @@ class ClusterObjects:
         """The kit's stand-in for the API server's rate limits and a pod quota: with
         ``stsedu.limits.MAX_PODS`` pods in the cluster a create is ``Forbidden: exceeded
         quota``; past ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests``
-        (see :func:`~stsedu.controller.stateful_set_control.over_create_budget`)."""
+        (see :func:`~stsedu.limits.over_create_budget`)."""
         from .. import limits
         if self.c.store.count("Pod") >= limits.MAX_PODS:
             raise APIError("create", "Pod", name, reason="Forbidden", message=(
@@ -492,72 +492,6 @@ class ClusterObjects:
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
         self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
         self._wrote("Pod", pod)
-
-
-# ------------------------------------------------------------- the claim work of one pod
-
-
-def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                    rule_key: str, slot: int, step: str) -> list[Decision]:
-    """Creates for missing claims of *pod*, then a failing row (with its error) for each claim
-    being deleted.
-
-    Like ``createPersistentVolumeClaims``: every missing claim is created,
-    and a claim that is being deleted makes the whole call fail afterwards.
-    """
-    out, deleting = [], []
-    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is None:
-            out.append(_claim_row("create-pvc", pod.name, "missing",
-                                  f"Create claim {name} for {pod.name} before the pod.",
-                                  rule_key, target=name, step=step, slot=slot,
-                                  payload=P.new_claim(sts, template, name)))
-        elif claim.deleting:
-            deleting.append(_claim_row("wait", pod.name, "claim-deleting",
-                                       f"Claim {name} is being deleted; {pod.name} cannot use it until it is gone.",
-                                       "claim-deleting", target=name, step=step, slot=slot,
-                                       error=f"pvc {name} is being deleted", payload=rule_key))
-    return out + deleting
-
-
-def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                          condemned: bool, rule_key: str, slot: int, step: str,
-                          profile: Profile) -> list[Decision]:
-    """Owner-ref fixes for the existing claims of *pod* (``UpdatePodClaimForRetentionPolicy``)."""
-    if not profile.pvc_retention:
-        return []
-    out = []
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
-        if claim is None:
-            continue
-        conflicting = P.has_unexpected_controller(claim, sts, pod)
-        if conflicting:
-            # UpdatePodClaimForRetentionPolicy warns about every such claim it looks at
-            out.append(_claim_row("warn", pod.name, "conflicting-controller",
-                                  f"Claim {name} has another managing controller: the retention policy is "
-                                  "ignored for it (Warning ConflictingController).",
-                                  rule_key, target=name, step=step, slot=slot))
-        if P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
-            continue
-        refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim, condemned=condemned)
-        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
-        if conflicting:
-            out.append(_claim_row("update-pvc", pod.name, "conflicting-controller",
-                                  f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
-                                  f"and ignore the retention policy for it (owners left: {owners}).",
-                                  rule_key, target=name, step=step, slot=slot, payload=refs))
-            continue
-        out.append(_claim_row("update-pvc", pod.name, "retention-policy",
-                              f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
-                              f"whenDeleted={sts.spec.when_deleted}).",
-                              rule_key, target=name, step=step, slot=slot, payload=refs))
-    return out
-
-
-def _claim_row(action, pod, reason, message, rule_key, **kw) -> Decision:
-    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES[rule_key], **kw)
 
 
 # ------------------------------------------------------------------ the pod control the steps call

@@ -24,32 +24,20 @@ from . import stateful_set_utils as P
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
                         status_sentence)
+from .decisions import decision as _d
 from ..api.defaults import default_pod_template
 from ..api.errors import APIError
-from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetSpec,
-                           StatefulSetStatus, controller_of)
+from ..api.objects import ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus, controller_of
 from ..api.profiles import CURRENT, Profile
+from ..limits import over_create_budget
 from .recording_pod_control import RecordingPodControl
+from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
-from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
-                                   claims_match_retention_policy, first_failure, pod_claim_is_stale)
-from .history import (adoption_refused, equal_revision, find_equal, history_to_truncate, revision_hash,
-                      revision_name, sort_revisions)
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """The state one sync works from, as the informer cache held it when the sync began."""
-
-    sts: StatefulSet
-    pods: tuple[Pod, ...]
-    """Pods claimed by the set (adoption and release already done)."""
-    claims: Mapping[str, PersistentVolumeClaim]
-    """PVCs of the set's namespace, by name."""
-    namespace_revisions: Mapping[str, ControllerRevision]
-    """Every revision of the namespace, by name (the revision lister: :func:`list_revisions` picks the
-    set's, a name collision looks the others up)."""
-    now: float
+from .claim_rows import claim_decisions, claim_owner_decisions
+from .stateful_pod_control import (StatefulPodControl, claims_match_retention_policy, first_failure,
+                                   pod_claim_is_stale)
+from .history import (adoption_refused, create_controller_revision, equal_revision, find_equal, history_to_truncate,
+                      sort_revisions)
 
 
 PodControl = RecordingPodControl | StatefulPodControl
@@ -70,11 +58,6 @@ def new_default_stateful_set_control(update: Callable[..., SyncPlan], status_upd
                                      ) -> DefaultStatefulSetControl:
     """The set control a controller is built with (``NewDefaultStatefulSetControl``)."""
     return DefaultStatefulSetControl(update, status_updater)
-
-
-def _d(action, pod, reason, message, rule_key, **kw) -> Decision:
-    return Decision(action=action, pod=pod, reason=reason, message=message,
-                    rule=RULES[rule_key], **kw)
 
 
 # ------------------------------------------------------------------ revisions
@@ -100,17 +83,14 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     called by :func:`perform_update` with the set's *revisions*, sorted; the kit's pod control
     carries upstream's controllerHistory).
 
-    The candidate revision holds the live ``spec.template``.  If the newest
-    revision holds the same template it stays the update revision; if an
-    older one does, that one is renumbered to the next number (a rollback,
-    same name); if the newest, written again as this release writes it, is the candidate
-    (:func:`set_matches_latest_existing_revision`), it stays too; otherwise a new revision is
-    created (``CreateControllerRevision``: a name taken by different data bumps collisionCount
-    and retries).  The
-    current revision is the one named by ``status.currentRevision``, or the
-    update revision when there is none.  Returns (the error of the request
-    that failed or None, current revision, update revision, collisionCount); the revisions are
-    None when a request failed.
+    The candidate revision holds the live ``spec.template``.  If the newest revision holds the same
+    template it stays the update revision; if an older one does, that one is renumbered to the
+    next number (a rollback, same name); if the newest, written again as this release writes it,
+    is the candidate (:func:`set_matches_latest_existing_revision`), it stays too; otherwise a new
+    revision is created (:func:`~.history.create_controller_revision`).  The current revision is
+    the one named by ``status.currentRevision``, or the update revision when there is none.
+    Returns (the error of the request that failed or None, current revision, update revision,
+    collisionCount); the revisions are None when a request failed.
     """
     sts = snap.sts
     collisions = sts.status.collision_count or 0
@@ -131,36 +111,8 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     elif revisions and set_matches_latest_existing_revision(sts, candidate, revisions[-1], profile):
         update = revisions[-1]
     else:
-        # CreateControllerRevision: on a name clash with different data, count a
-        # collision and retry under a new name.  Only the name changes: the hash
-        # label keeps the value newRevision computed with the starting count.
-        while True:
-            existing = snap.namespace_revisions.get(candidate.name)
-            if existing is None:
-                what = ("The pod template changed" if revisions
-                        else "No revision records this pod template yet")
-                error = pod_control.request(_d(
-                    "create-revision", None, "new-template",
-                    f"{what}: create revision {candidate.name} (number {candidate.revision}).",
-                    "create-revision", target=candidate.name, step=STEP_REVISIONS, payload=candidate))
-                update = candidate
-                break
-            if existing.data == candidate.data:
-                error = pod_control.request(_d(
-                    "reuse-revision", None, "already-exists",
-                    f"Revision {candidate.name} already exists with the same template; use it as it is.",
-                    "reuse-revision", target=candidate.name, step=STEP_REVISIONS))
-                update = existing
-                break
-            collisions += 1
-            error = pod_control.request(_d(
-                "create-revision", None, "collision",
-                f"Revision name {candidate.name} is taken by a different template; "
-                f"collisionCount becomes {collisions}.", "collision", target=candidate.name, step=STEP_REVISIONS))
-            if error is not None:
-                return error, None, None, collisions
-            h = revision_hash(candidate.data, collisions)
-            candidate = replace(candidate, name=revision_name(sts.name, h))
+        error, update, collisions = create_controller_revision(sts.name, candidate, snap.namespace_revisions,
+                                                               collisions, bool(revisions), pod_control.request)
         if error is not None:
             return error, None, None, collisions
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
@@ -602,19 +554,6 @@ def unknown_strategy(sts: StatefulSet) -> list[Decision]:
 
 
 # ------------------------------------------------------------------- the sync
-
-
-def over_create_budget(creates: int, existing: int = 0) -> bool:
-    """True once a sync's plan creates one pod more than ``stsedu.limits.MAX_PODS_PER_SYNC``,
-    or than the room ``MAX_PODS`` leaves beside the set's *existing* pods.
-
-    Not upstream's: a real burst is bounded by the API server's rate limits, and the
-    kit's own budget (:mod:`stsedu.limits`) stands in for them.  That one create is
-    refused when the sync makes it (``TooManyRequests``); like any failed create it
-    ends ``updateStatefulSet``, so planning stops there and no slot past it is read
-    (``spec.replicas`` may be 2147483647)."""
-    from .. import limits
-    return creates > min(limits.MAX_PODS_PER_SYNC, max(0, limits.MAX_PODS - existing))
 
 
 def live_revisions(pods, current: str | None, update: str | None) -> set[str]:

@@ -45,8 +45,9 @@ from . import stateful_set_utils as P
 from .recording_pod_control import RecordingPodControl
 from .history import sort_revisions
 from .stateful_pod_control import first_failure
+from ..limits import over_create_budget
 from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
-                                   over_create_budget, update_stateful_set_status)
+                                   update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus

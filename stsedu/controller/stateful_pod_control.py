@@ -79,8 +79,10 @@ def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[st
     """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
     if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
+    ordinal = P.get_ordinal(pod)
+    for template in sts.spec.volume_claim_templates:
+        claim = claims.get(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
+                                                              sts.name, ordinal))
         if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             return False
     return True

@@ -556,21 +556,14 @@ def unknown_strategy(sts: StatefulSet) -> list[Decision]:
 # ------------------------------------------------------------------- the sync
 
 
-def live_revisions(pods, current: str | None, update: str | None) -> set[str]:
-    """The revisions ``truncateHistory`` keeps whatever the limit: the current and update
-    revisions (when known) and every pod's."""
-    live = {P.get_pod_revision(pod) for pod in pods}
-    live.update(r for r in (current, update) if r is not None)
-    return live
-
-
 def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, update: str | None,
                      pod_control: PodControl) -> str | None:
     """Delete the oldest revisions beyond ``revisionHistoryLimit`` that no pod, nor the current or
     update revision, uses, stopping at the first delete that fails, whose error is returned
     (``truncateHistory``; *current* and *update* are None when ``getStatefulSetRevisions`` failed)."""
-    for r in history_to_truncate(list(revisions), live_revisions(pods, current, update),
-                                 sts.spec.revision_history_limit):
+    # live whatever the limit: the current and update revisions (when known) and every pod's
+    live = {r for r in (current, update) if r is not None} | {P.get_pod_revision(pod) for pod in pods}
+    for r in history_to_truncate(list(revisions), live, sts.spec.revision_history_limit):
         error = pod_control.request(_d(
             "delete-revision", None, "history-limit",
             f"Revision {r.name} (number {r.revision}) is beyond "

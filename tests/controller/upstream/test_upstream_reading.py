@@ -215,8 +215,7 @@ UPSTREAM_CALLERS = {
 }
 
 CALLS_NOT_YET = {
-    "ClaimsMatchRetentionPolicy -> GetClaim", "ClaimsMatchRetentionPolicy -> getOrdinal",
-    "ClaimsMatchRetentionPolicy -> getPersistentVolumeClaimName", "CreateStatefulPod -> CreatePod",
+    "ClaimsMatchRetentionPolicy -> GetClaim", "CreateStatefulPod -> CreatePod",
     "DeleteStatefulPod -> DeletePod",
     "NewStatefulSetController -> NewStatefulPodControl", "NewStatefulSetController -> addPod",
     "NewStatefulSetController -> deletePod", "NewStatefulSetController -> enqueueStatefulSet",
@@ -235,7 +234,7 @@ CALLS_NOT_YET = {
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",
     "getPodsForStatefulSet -> canAdoptFunc", "getPodsForStatefulSet -> isMemberOf",
-    "syncStatefulSet -> enqueueSSAfter", "truncateHistory -> getPodRevision",
+    "syncStatefulSet -> enqueueSSAfter",
     "updateStatefulSet -> getEndOrdinal",
     "updateStatefulSetAfterInvariantEstablished -> isRunningAndAvailable",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",

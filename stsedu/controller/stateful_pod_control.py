@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import stateful_set_utils as P
+from .claim_rows import claim_owner_decisions
 from .decisions import RULES, Decision
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
@@ -378,21 +379,20 @@ class ClusterObjects:
         """The owner-ref fix ``UpdateStatefulPod``'s retry makes for the claim that the create *d* of its
         first try made: the caught-up cache holds that claim now, and ``UpdatePodClaimForRetentionPolicy``
         updates it if its refs do not fit the policy (``isClaimOwnerUpToDate``), for the pod of that
-        name (or *pod*: one whose create failed, or the retry's own copy of a renamed pod).  None when there is nothing to fix (or a cache that
-        never catches up: ``stale_cache`` off)."""
-        if not self.stale_cache or not self.c.profile.pvc_retention:
+        name (or *pod*: one whose create failed, or the retry's own copy of a renamed pod): the row
+        :func:`~.claim_rows.claim_owner_decisions` makes for that claim.  None when there is nothing to
+        fix (or a cache that never catches up: ``stale_cache`` off)."""
+        if not self.stale_cache:
             return None
         claim = self.get_claim(d.target)
         if pod is None:
             pod = self.get_pod(pod_name)
-        if claim is None or pod is None or P.is_claim_owner_up_to_date(self.sts, pod, claim, condemned=False):
+        if claim is None or pod is None:
             return None
-        refs = P.update_claim_owner_ref_for_set_and_pod(self.sts, pod, claim, condemned=False)
-        owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
-        return Decision("update-pvc", d.pod, "retention-policy",
-                        f"Set the owner of claim {d.target} to {owners} (the retry finds the claim its "
-                        "first try created).", RULES["claim-owner"], target=d.target, step=d.step, slot=d.slot,
-                        payload=refs)
+        # the first try's owner rows for that one claim (a claim just created has no other controller
+        # to warn about: only its fix is taken)
+        return next((r for r in claim_owner_decisions(self.sts, pod, {claim.name: claim}, False, "claim-owner",
+                                                      d.slot, d.step, self.c.profile) if r.action == "update-pvc"), None)
 
     def create_revision(self, d: Decision) -> None:
         rev = d.payload

@@ -642,7 +642,8 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     """
     sts, now = snap.sts, snap.now
     current, update = current_rev.name, update_rev.name
-    current_set, update_set = P.apply_revision(sts, current_rev), P.apply_revision(sts, update_rev)
+    current_set = P.apply_revision(sts, current_rev)  # the set at its current and at its update revision
+    update_set = current_set if update_rev.name == current_rev.name else P.apply_revision(sts, update_rev)
     recreate_gate = profile.gate(gates, RECREATE_GATE)
     mrs = P.min_ready_seconds(sts, profile)
     start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)

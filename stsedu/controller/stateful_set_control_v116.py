@@ -151,7 +151,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
     current, update = current_rev.name, update_rev.name
-    current_set, update_set = P.apply_revision(sts, current_rev), P.apply_revision(sts, update_rev)
+    current_set = P.apply_revision(sts, current_rev)  # the set at its current and at its update revision
+    update_set = current_set if update_rev.name == current_rev.name else P.apply_revision(sts, update_rev)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 

@@ -26,8 +26,7 @@ from .stateful_set_utils import (get_pod_revision, identity_matches, is_created,
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan)
 from ..api.errors import APIError
-from ..api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet,
-                           StatefulSetStatus)
+from ..api.objects import ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import CURRENT, Profile
 from .recording_pod_control import RecordingPodControl
 from .stateful_pod_control import (StatefulPodControl, claim_decisions, claim_owner_decisions,
@@ -191,11 +190,10 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, mrs: int, pod_control: PodControl
                     ) -> tuple[bool, str | None]:
-    """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped
-    it (*mrs*: the set's minReadySeconds, read once per sync).  A wait goes to the pod control's log,
-    where upstream logs it.  Its requests go through *pod_control*: ``DeleteStatefulPod`` (a Failed
-    or Succeeded pod), ``CreateStatefulPod`` (a claim being deleted fails it),
-    ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
+    """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped it
+    (*mrs*: minReadySeconds, read once per sync); waits go to the pod control's log.  Requests through
+    *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim being
+    deleted fails it), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
     log = pod_control.log
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated

@@ -73,8 +73,11 @@ def _hash_label_value(rev: ControllerRevision) -> int | None:
     return _parse_int32(rev.labels.get(HASH_LABEL))
 
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+
+
 def _parse_int32(text: str | None) -> int | None:
-    if not text or not re.fullmatch(r"[+-]?[0-9]+", text):
+    if not text or not _DECIMAL.fullmatch(text):
         return None
     value = int(text)
     return value if -(2 ** 31) <= value < 2 ** 31 else None

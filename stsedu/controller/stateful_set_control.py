@@ -21,6 +21,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 from . import stateful_set_utils as P
+from .stateful_set_utils import (get_pod_revision, identity_matches, is_created, is_failed, is_pending,
+                                 is_running_and_available, is_running_and_ready, is_terminal_phase,
+                                 is_terminating, is_unavailable, pod_in_ordinal_range, storage_matches)
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
                         status_sentence)
@@ -172,15 +175,15 @@ def compute_replica_status(pods, min_ready_seconds: int, now: float, current: st
     """(replicas, ready, available, current, updated) over *pods* (``computeReplicaStatus``)."""
     replicas = ready = available = cur = upd = 0
     for pod in pods:
-        if not P.is_created(pod):
+        if not is_created(pod):
             continue
         replicas += 1
-        if P.is_running_and_ready(pod):
+        if is_running_and_ready(pod):
             ready += 1
-            if P.is_running_and_available(pod, min_ready_seconds, now):
+            if is_running_and_available(pod, min_ready_seconds, now):
                 available += 1
-        if not P.is_terminating(pod):
-            revision = P.get_pod_revision(pod)
+        if not is_terminating(pod):
+            revision = get_pod_revision(pod)
             if revision == current:
                 cur += 1
             if revision == update:
@@ -205,31 +208,31 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, mrs: int, pod_control: PodControl
-                    ) -> tuple[list[Decision], bool, str | None]:
-    """One slot of the ordinal range (``processReplica``): its waits, whether to stop, and the error
-    that stopped it (*mrs*: the set's minReadySeconds, read once per sync).  Its requests go through
-    *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim
-    being deleted fails it), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
-    out: list[Decision] = []
+                    ) -> tuple[bool, str | None]:
+    """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped it
+    (*mrs*: minReadySeconds, read once per sync); waits go to the pod control's log.  Requests through
+    *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim being
+    deleted fails it), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
+    log = pod_control.log
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
-    if P.is_terminal_phase(pod) if profile.succeeded_restarts else P.is_failed(pod):
-        if not P.is_terminating(pod):
+    if is_terminal_phase(pod) if profile.succeeded_restarts else is_failed(pod):
+        if not is_terminating(pod):
             error = pod_control.delete_stateful_pod(_d(
                 "delete", name, "failed", f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
                 "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
-            return out, True, error
-        out.append(_d("wait", name, "terminating",
+            return True, error
+        log.append(_d("wait", name, "terminating",
                       f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
                       "failed-terminating", step=STEP_REPLICAS, slot=slot))
-        return out, True, None
+        return True, None
     # a missing pod is created, with its claims first
-    if not P.is_created(pod):
+    if not is_created(pod):
         if profile.pvc_retention and pod_claim_is_stale(sts, pod, snap.claims):
-            out.append(_d("wait", name, "stale-claim",
+            log.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
-            return out, True, None
+            return True, None
         claim_ds = claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
         created = pod
         error = pod_control.create_stateful_pod(
@@ -237,7 +240,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
                          "create", payload=created, step=STEP_REPLICAS, slot=slot),
             claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
         if error is not None or monotonic:
-            return out, True, error
+            return True, error
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
@@ -248,35 +251,35 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
                    f"The owner refs of {name}'s claims did not fit the retention policy when "
                    f"this sync began; they are fixed again and {name} is updated (unchanged).",
                    "identity", payload=created, step=STEP_REPLICAS, slot=slot))
-            return out, error is not None, error
-        return out, False, None
+            return error is not None, error
+        return False, None
     # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
-    if P.is_pending(pod) and profile.pvc_retention:
+    if is_pending(pod) and profile.pvc_retention:
         claim_ds = claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
         error = pod_control.create_missing_persistent_volume_claims(
             claim_ds, claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
         if error is not None:
-            return out, True, error
+            return True, error
     # OrderedReady: wait for the pod to be gone, Running and Ready, Available
-    if P.is_terminating(pod) and monotonic:
-        out.append(_d("wait", name, "terminating",
+    if is_terminating(pod) and monotonic:
+        log.append(_d("wait", name, "terminating",
                       f"{name} is terminating; wait until it is gone.", "terminating", step=STEP_REPLICAS, slot=slot))
-        return out, True, None
-    if not P.is_running_and_ready(pod) and monotonic:
-        out.append(_d("wait", name, "not-running-ready",
+        return True, None
+    if not is_running_and_ready(pod) and monotonic:
+        log.append(_d("wait", name, "not-running-ready",
                       f"{name} is not Running and Ready; wait before going on.", "not-running-ready", step=STEP_REPLICAS, slot=slot))
-        return out, True, None
-    if not P.is_running_and_available(pod, mrs, snap.now) and monotonic:
-        out.append(_d("wait", name, "not-available",
+        return True, None
+    if not is_running_and_available(pod, mrs, snap.now) and monotonic:
+        log.append(_d("wait", name, "not-available",
                       f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
                       "not-available", step=STEP_REPLICAS, slot=slot))
-        return out, True, None
+        return True, None
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
-    identity_ok = P.identity_matches(sts, pod)
-    storage_ok = P.storage_matches(sts, pod)
+    identity_ok = identity_matches(sts, pod)
+    storage_ok = storage_matches(sts, pod)
     retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
     if identity_ok and storage_ok and retention_ok:
-        return out, False, None
+        return False, None
     # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
     # then UpdatePodClaimForRetentionPolicy
     claim_ds = [] if storage_ok else claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
@@ -303,7 +306,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
                    f"they were fixed and {name} is updated (unchanged).")
     error = pod_control.update_stateful_pod(claim_ds, owner_ds, _d("update", name, "identity", message, "identity",
                                                                    payload=fixed, step=STEP_REPLICAS, slot=slot))
-    return out, error is not None, error
+    return error is not None, error
 
 
 # ----------------------------------------------------------- processCondemned
@@ -317,18 +320,18 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
     mrs = P.min_ready_seconds(sts, profile)
-    if P.is_terminating(pod):
+    if is_terminating(pod):
         if monotonic:
             return [_d("wait", name, "terminating",
                        f"{name} is terminating for scale down; wait until it is gone.",
                        "condemned-terminating", **kw)], True, None
         return [], False, None
     blocker = first_unavailable.name if first_unavailable is not None else None
-    if not P.is_running_and_ready(pod) and monotonic and pod is not first_unavailable:
+    if not is_running_and_ready(pod) and monotonic and pod is not first_unavailable:
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
                    f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True, None
-    if (not P.is_running_and_available(pod, mrs, now) and monotonic
+    if (not is_running_and_available(pod, mrs, now) and monotonic
             and pod is not first_unavailable):
         return [_d("wait", name, "scale-down-blocked",
                    f"{name} is not Available and {blocker} is the first unavailable pod; "
@@ -371,12 +374,12 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     max_u = P.get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
     if unavailable is None:
         mrs = P.min_ready_seconds(sts, profile)
-        unavailable = [P.is_unavailable(p, mrs, now) for p in replicas]
+        unavailable = [is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
 
     def old(i: int) -> bool:
         pod = replicas[i]
-        return P.get_pod_revision(pod) != update and not P.is_terminating(pod)
+        return get_pod_revision(pod) != update and not is_terminating(pod)
 
     in_range = [i for i in range(len(replicas) - 1, update_min - 1, -1) if old(i)]
     parallel = sts.spec.pod_management_policy == "Parallel" and profile.parallel_max_unavailable_fix
@@ -517,10 +520,10 @@ def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[in
     def process_recreate_fn(slot: int) -> tuple[bool, str | None]:
         nonlocal in_progress
         pod = slots.get(slot)
-        if pod is None or not P.is_created(pod) or P.get_pod_revision(pod) == update:
+        if pod is None or not is_created(pod) or get_pod_revision(pod) == update:
             return False, None
         in_progress = True
-        if P.is_terminating(pod):
+        if is_terminating(pod):
             log.append(_d("wait", pod.name, "recreate-terminating",
                           f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
                           "no new pod until every old-revision pod is gone.",
@@ -654,7 +657,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     existing: dict[int, Pod] = {}
     condemned: list[Pod] = []
     for pod in snap.pods:
-        if P.pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
+        if pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
             existing[P.get_ordinal(pod) - start] = pod
         elif P.get_ordinal(pod) >= 0:
             condemned.append(pod)
@@ -676,7 +679,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     full = len(existing) == n
     if full:
         replicas: list[Pod] = [existing[i] for i in range(n)]
-        unavailable = [P.is_unavailable(pod, mrs, now) for pod in replicas]
+        unavailable = [is_unavailable(pod, mrs, now) for pod in replicas]
         if True in unavailable:
             first_unavailable = replicas[unavailable.index(True)]
     else:
@@ -686,11 +689,11 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             if pod is None:
                 first_unavailable = new_pod(i)
                 break
-            if P.is_unavailable(pod, mrs, now):
+            if is_unavailable(pod, mrs, now):
                 first_unavailable = pod
                 break
     if first_unavailable is None:
-        first_unavailable = next((pod for pod in reversed(condemned) if P.is_unavailable(pod, mrs, now)), None)
+        first_unavailable = next((pod for pod in reversed(condemned) if is_unavailable(pod, mrs, now)), None)
 
     monotonic = not P.allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
@@ -725,11 +728,10 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             if pod is None:
                 pod = new_pod(i)
             replicas.append(pod)
+        if monotonic:  # one slot at a time: processReplica's answer is the slot's
+            return process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
         before = len(log)
-        ds, stop, error = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
-        log.extend(ds)
-        if monotonic:
-            return stop, error
+        stop, error = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
         creates += sum(1 for d in log[before:] if d.action == "create")
         if over_create_budget(creates, len(snap.pods)):
             # the create past the budget is refused (TooManyRequests) and ends updateStatefulSet
@@ -778,14 +780,14 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     update_min = sts.spec.partition
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
-        if P.get_pod_revision(pod) != update and not P.is_terminating(pod):
+        if get_pod_revision(pod) != update and not is_terminating(pod):
             error = pod_control.delete_stateful_pod(_d(
                 "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                 "delete it so it comes back updated.", "update", step=STEP_UPDATE, slot=target, payload=pod))
             if error is not None:
                 return status, error
             return replace(status, current_replicas=status.current_replicas - 1), None
-        if P.is_unavailable(pod, mrs, now):
+        if is_unavailable(pod, mrs, now):
             log.append(_d("wait", pod.name, "update-unavailable",
                           f"{pod.name} is not yet Available; the rolling update waits for it.",
                           "update-unavailable", step=STEP_UPDATE, slot=target))

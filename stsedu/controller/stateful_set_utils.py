@@ -60,14 +60,13 @@ def is_running_and_available(pod: Pod, min_ready_seconds: int, now: float) -> bo
 
 
 def is_unavailable(pod: Pod, min_ready_seconds: int, now: float) -> bool:
-    """True if terminating, not Running and Ready, or not yet Available (``isUnavailable``).
+    """True if not yet Available or terminating (``isUnavailable``: ``!IsPodAvailable(pod) ||
+    isTerminating(pod)``).
 
-    Upstream tests ``!IsPodAvailable(pod) || isTerminating(pod)``, which looks at the
-    Ready condition only; the kit also tests the phase, which changes nothing here since
-    its kubelet clears Ready whenever a pod leaves Running (a modelling shortcut).
+    Like upstream's, it reads the Ready condition, not the phase: the kit's kubelet clears
+    Ready whenever a pod leaves Running, so a pod that is not Running is unavailable here too.
     """
-    return (is_terminating(pod) or not is_running_and_ready(pod)
-            or not is_running_and_available(pod, min_ready_seconds, now))
+    return not is_pod_available(pod, min_ready_seconds, now) or is_terminating(pod)
 
 
 def is_healthy(pod: Pod) -> bool:

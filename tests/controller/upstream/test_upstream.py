@@ -605,6 +605,20 @@ def test_a_pod_the_kit_s_garbage_collector_deletes_during_the_sync_agrees(profil
     assert ("update", "Pod", "web-1", False) in uo.oracle_writes(answer), answer["writes"]
 
 
+def _beside_an_orphan_revision(profile: str) -> stsedu.Cluster:
+    """``web`` owns its revision (number 1); another set with the same selector, deleted with
+    ``--cascade=orphan``, left its own number-1 revision, made at the same time, as an orphan."""
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(rules.web(1))
+    c.sync("web")
+    c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
+                                              "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
+    c.sync("old")
+    c.delete("old", cascade="orphan")
+    c.advance(0)
+    return c
+
+
 def test_v116_adopts_every_revision_of_the_set_once_one_is_an_orphan():
     """v1.16.15's adoptOrphanRevisions (stateful_set.go) hands every revision ListRevisions returns,
     the set's own ones too, to AdoptOrphanRevisions as soon as one of them is an orphan, and
@@ -616,15 +630,8 @@ def test_v116_adopts_every_revision_of_the_set_once_one_is_an_orphan():
     first (one of the lister's orders), so its sync fails once, having adopted them, and the next
     goes on; upstream may adopt fewer first, which the comparison accepts (run a few times)."""
     oracle = oracle_for("v1.16")
-    for attempt in range(4):
-        c = stsedu.Cluster(kubelet="manual", profile="v1.16")
-        c.apply(rules.web(1))
-        c.sync("web")
-        c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
-                                                  "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
-        c.sync("old")
-        c.delete("old", cascade="orphan")
-        c.advance(0)
+    for _ in range(4):
+        c = _beside_an_orphan_revision("v1.16")
         orphan = next(r.name for r in c.store.list("ControllerRevision", "default") if not r.owner_references)
         result, _ = uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
         assert result.error.startswith("attempt to adopt revision owned by &OwnerReference{Kind:StatefulSet,"
@@ -643,14 +650,7 @@ def test_revisions_of_one_number_made_at_the_same_time_are_ordered_by_name(profi
     kit broke the tie by creation order, renumbered its own revision and wrote it (found by the v1.16
     adoption test's second sync)."""
     oracle = oracle_for(profile)
-    c = stsedu.Cluster(kubelet="manual", profile=profile)
-    c.apply(rules.web(1))
-    c.sync("web")
-    c.apply(_web("old", replicas=0, template={"metadata": {"labels": {"app": "web"}},
-                                              "spec": {"containers": [{"name": "nginx", "image": "nginx:9"}]}}))
-    c.sync("old")
-    c.delete("old", cascade="orphan")
-    c.advance(0)
+    c = _beside_an_orphan_revision(profile)
     for _ in range(2):  # v1.16's first sync fails after the adoption (above)
         uo.checked_sync(c, oracle, "web", conflicts=CONFLICTS)
     assert [r.revision for r in c.revisions("web")] == [1, 1], "no revision was renumbered"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
@@ -35,11 +36,25 @@ def go_json(value) -> str:
     return text
 
 
+_FNV_PRIME = 0x01000193
+_EIGHT_BYTES = struct.Struct("8B")
+
+
 def fnv1_32(data: bytes) -> int:
-    """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``."""
+    """FNV-1 (not 1a) 32-bit hash, as Go's ``hash/fnv.New32``: for each byte, multiply by the FNV
+    prime modulo 2**32, then XOR the byte in.
+
+    Eight bytes a step: the XOR touches only the low eight bits and the low 32 bits of a product
+    depend only on the low 32 bits of its factors, so the reduction modulo 2**32 can wait until
+    the eighth byte (a revision's data is hashed on every sync, and a Python step costs more than
+    the arithmetic in it)."""
+    p = _FNV_PRIME
     h = 0x811C9DC5
-    for b in data:  # multiply by the FNV prime modulo 2**32, then XOR the byte in
-        h = ((h * 0x01000193) & 0xFFFFFFFF) ^ b
+    whole = len(data) - len(data) % 8
+    for a, b, c, d, e, f, g, i in _EIGHT_BYTES.iter_unpack(data[:whole]):
+        h = ((((((((h * p ^ a) * p ^ b) * p ^ c) * p ^ d) * p ^ e) * p ^ f) * p ^ g) * p ^ i) & 0xFFFFFFFF
+    for b in data[whole:]:
+        h = ((h * p) & 0xFFFFFFFF) ^ b
     return h
 
 

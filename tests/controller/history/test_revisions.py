@@ -25,9 +25,12 @@ from stsedu.views.tables import rollout_history_text
 
 
 @pytest.mark.parametrize("text,value", [("", 0x811C9DC5), ("a", 0x050C5D7E), ("ab", 0x70772D38),
-                                        ("abc", 0x439C2F4B)])
+                                        ("abc", 0x439C2F4B), ("0123456789abcdef", 0x9E1B6F41),
+                                        ("The quick brown fox jumps over the lazy dog!", 0x7482B10B),
+                                        ('{"spec":{"template":{"$patch":"replace"}}}', 0x0A51F018)])
 def test_fnv1_32_matches_go_golden_values(text, value):
-    """HashControllerRevision uses hash/fnv.New32 (FNV-1, not FNV-1a): Go's golden values."""
+    """HashControllerRevision uses hash/fnv.New32 (FNV-1, not FNV-1a): Go's golden values, and Go's
+    sums of inputs of 16, 44 and 42 bytes (whole eight-byte steps, and steps with bytes left over)."""
     assert fnv1_32(text.encode()) == value
 
 

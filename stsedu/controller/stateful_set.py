@@ -18,7 +18,7 @@ the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from . import stateful_set_control as control
 from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
@@ -54,15 +54,19 @@ def can_adopt_func(sts: StatefulSet, recheck_deletion: bool = True) -> str | Non
     return None
 
 
-def pods_to_claim(sts: StatefulSet, pods) -> tuple[list[Decision], list[Pod]]:
+def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None = None
+                  ) -> tuple[list[Decision], list[Pod]]:
     """Adopt/release decisions of ``ClaimPods``, and the pods the set already controls and that
     match it.
 
-    A pod matches when the selector matches its labels and its name parses to the set's name
-    (``isMemberOf``).  An orphan that matches is adopted (unless it is terminating or the set is
-    being deleted); a pod we control that no longer matches is released.  Adopted pods are not
-    in the returned list: re-read them after adopting.
+    A pod matches when the selector matches its labels and *member* says it belongs to the set
+    (:func:`get_pods_for_stateful_set` passes ``isMemberOf``: its name parses to the set's name; the
+    default is the same test).  An orphan that matches is adopted (unless it is terminating or the
+    set is being deleted); a pod we control that no longer matches is released.  Adopted pods are
+    not in the returned list: re-read them after adopting.
     """
+    if member is None:
+        return pods_to_claim(sts, pods, lambda pod: P.is_member_of(sts, pod))
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
@@ -71,7 +75,7 @@ def pods_to_claim(sts: StatefulSet, pods) -> tuple[list[Decision], list[Pod]]:
         ref = pod.controller_ref  # GetControllerOf
         if ref is not None and ref.uid != sts.uid:
             continue  # another controller's pod
-        matches = P.is_member_of(sts, pod) and selects(pod.labels)
+        matches = member(pod) and selects(pod.labels)
         if ref is not None and matches:
             claimed.append(pod)
         elif deleting:
@@ -88,9 +92,9 @@ def pods_to_claim(sts: StatefulSet, pods) -> tuple[list[Decision], list[Pod]]:
     return out, claimed
 
 
-def claimed_pods(sts: StatefulSet, pods) -> list[Pod]:
-    """Pods the set controls and that match it."""
-    return pods_to_claim(sts, pods)[1]
+def claimed_pods(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None = None) -> list[Pod]:
+    """Pods the set controls and that match it (*member* as :func:`pods_to_claim` takes it)."""
+    return pods_to_claim(sts, pods, member)[1]
 
 
 # --------------------------------------------------------------------- sync
@@ -147,8 +151,12 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
                               decisions: list[Decision]) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
     adopted, owned pods that no longer match released; every pod is tried, and the first error is
-    returned with the pods."""
-    claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace))
+    returned with the pods.  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
+    filter upstream hands to ``ClaimPods``)."""
+    def member(pod: Pod) -> bool:
+        return P.is_member_of(sts, pod)
+
+    claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
     error: str | None = None
     for d in claim_decisions:
         try:
@@ -158,7 +166,7 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
     if any(d.action == "adopt" for d in claim_decisions):
-        claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace))
+        claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace), member)
     return claimed, error
 
 

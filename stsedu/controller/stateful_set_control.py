@@ -372,8 +372,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
     max_u = P.get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
+    mrs = P.min_ready_seconds(sts, profile)
     if unavailable is None:
-        mrs = P.min_ready_seconds(sts, profile)
         unavailable = [is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
 
@@ -403,8 +403,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
         return error
 
     if parallel:
-        # phase 1: every old pod that is unavailable anyway (no cap: it costs no budget)
-        for i in [i for i in in_range if unavailable[i]]:
+        # phase 1: every old pod that is not Available anyway (no cap: it costs no budget)
+        for i in [i for i in in_range if not is_running_and_available(replicas[i], mrs, now)]:
             if (error := delete(i, "it is already unavailable, so replacing it costs nothing")) is not None:
                 return status, error
         # phase 2: healthy old pods, within what the budget has left
@@ -712,8 +712,9 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
                                                  "Waiting for new-revision pods to be created", now)
 
-    # processReplica for each slot (spec.replicas may be 2147483647: only the slots a sync
-    # reaches are made, and the rolling update below is reached only once every slot has been)
+    # processReplica for each slot of [getStartOrdinal, getEndOrdinal] (spec.replicas may be
+    # 2147483647: only the slots a sync reaches are made, and the rolling update below is reached
+    # only once every slot has been)
     creates = 0
     over_budget = False
 
@@ -739,7 +740,8 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             return True, error or "TooManyRequests"
         return stop, error
 
-    should_exit, error = run_for_all(n, process_replica_fn, monotonic)
+    end = P.get_end_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
+    should_exit, error = run_for_all(end - start + 1, process_replica_fn, monotonic)
     if should_exit or error is not None:
         return status, error
 

@@ -233,10 +233,8 @@ CALLS_NOT_YET = {
     "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",
-    "getPodsForStatefulSet -> canAdoptFunc", "getPodsForStatefulSet -> isMemberOf",
+    "getPodsForStatefulSet -> canAdoptFunc",
     "syncStatefulSet -> enqueueSSAfter",
-    "updateStatefulSet -> getEndOrdinal",
-    "updateStatefulSetAfterInvariantEstablished -> isRunningAndAvailable",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
 }
 

@@ -220,6 +220,7 @@ def item_real_ratio(table: Table, sizes, rounds: int, calls: int) -> None:
             table.add(f"1. kit sync / real UpdateStatefulSet, N={n:,}", "n/a", f"≤ {REAL_TARGET:g}×", NA)
         print(f"  ({why})")
         return
+    predicates_alone: dict[int, float] = {}
     try:
         for n in sizes:
             c = stable_cluster(n, claims=False)
@@ -236,11 +237,49 @@ def item_real_ratio(table: Table, sizes, rounds: int, calls: int) -> None:
             gc.collect()
             kit = min(timed(sync, calls) for _ in range(rounds))
             ratio = kit / real
+            sts, pods = c.statefulset("web"), tuple(c.pods("web"))
+            predicates_alone[n] = min(timed(lambda: upstream_predicates(sts, pods, c.now), calls)
+                                      for _ in range(rounds)) / real
             table.add(f"1. kit sync / real UpdateStatefulSet, N={n:,}",
                       f"{ratio:.2f}×  ({fmt_s(kit)} / {fmt_s(real)})", f"≤ {REAL_TARGET:g}×",
                       verdict(ratio <= REAL_TARGET))
     finally:
         oracle.close()
+    if predicates_alone:
+        table.add("1. upstream's per-pod calls alone / real UpdateStatefulSet, N=" + " / ".join(
+            f"{n:,}" for n in predicates_alone), " / ".join(f"{r:.2f}×" for r in predicates_alone.values()),
+                  "(no target)", INFO)
+
+
+def upstream_predicates(sts, pods, now: float) -> None:
+    """Only the calls of upstream's functions that ``UpdateStatefulSet`` makes for each pod of a
+    stable set, as the kit's twins, one pass per step, their answers thrown away: information for
+    item 1, what keeping upstream's functions costs in Python before anything is decided, counted
+    or recorded (claiming is left out, as the real controller's timing leaves it out).  The passes:
+    ``computeReplicaStatus``, the split of ``updateStatefulSet`` (``podInOrdinalRange``,
+    ``getOrdinal``), the first unavailable pod (``isUnavailable``), ``processReplica``, the rolling
+    update within maxUnavailable (``isUnavailable``, ``getPodRevision``, ``isTerminating``) and
+    ``truncateHistory`` (``getPodRevision``)."""
+    from stsedu.api.profiles import CURRENT
+    from stsedu.controller import stateful_set_utils as P
+    from stsedu.controller.stateful_pod_control import claims_match_retention_policy
+    claims: dict = {}
+    for pod in pods:
+        P.is_created(pod), P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
+        P.is_terminating(pod), P.get_pod_revision(pod)
+    for pod in pods:
+        P.pod_in_ordinal_range(sts, pod) and P.get_ordinal(pod)
+    for pod in pods:
+        P.is_unavailable(pod, 0, now)
+    for pod in pods:
+        P.is_terminal_phase(pod), P.is_created(pod), P.is_pending(pod), P.is_terminating(pod)
+        P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
+        P.identity_matches(sts, pod), P.storage_matches(sts, pod)
+        claims_match_retention_policy(sts, pod, claims, False, CURRENT)
+    for pod in pods:
+        P.is_unavailable(pod, 0, now), P.get_pod_revision(pod), P.is_terminating(pod)
+    for pod in pods:
+        P.get_pod_revision(pod)
 
 
 # ----------------------------------------------------------- 2. rollout exponent

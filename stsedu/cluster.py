@@ -91,11 +91,12 @@ class Cluster:
             gc_delay = 0.0 if kubelet == "manual" else 1.0
         self.gc = GarbageCollector(self._writes, gc_delay)
         self._writes.kubelet, self._writes.gc = self.kubelet, self.gc
-        self.controller = new_stateful_set_controller(self._writes, self.profile, self.feature_gates)
+        self.controller = new_stateful_set_controller(self._writes, self.profile, self.feature_gates,
+                                                      Informers(self.store, self.clock, informer_delay),
+                                                      arguments.as_integer(concurrent_syncs),
+                                                      sync=lambda name, namespace: self.sync(name, namespace))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
-        self.loop = ControllerLoop(self.controller, Informers(self.store, self.clock, informer_delay),
-                                   arguments.as_integer(concurrent_syncs),
-                                   sync=lambda name, namespace: self.sync(name, namespace))
+        self.loop: ControllerLoop = self.controller.loop
         """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
         self.last_warnings: list[str] = []
         """Warnings of the last successful apply or edit (unknown fields, fields the profile's release

@@ -250,6 +250,8 @@ class StatefulSetController:
         self.profile = profile
         self.feature_gates = feature_gates
         self.control = control
+        self.loop: ControllerLoop | None = None
+        """Its work queue and workers, when :func:`new_stateful_set_controller` was given informers."""
 
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
         """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist."""
@@ -265,15 +267,30 @@ class StatefulSetController:
         return self.control.update_stateful_set(snap, self.profile, self.feature_gates)
 
 
-def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict) -> StatefulSetController:
+def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict, informers: Informers | None = None,
+                                workers: int = 1, sync=None) -> StatefulSetController:
     """The controller of a cluster (``NewStatefulSetController``): its set control
     (``NewDefaultStatefulSetControl``: the profile's ``UpdateStatefulSet``, :func:`set_control_for`) with
-    the status updater (``NewRealStatefulSetStatusUpdater``).  The pod control is built for each sync
-    (:func:`~stsedu.controller.stateful_pod_control.new_stateful_pod_control`, in :func:`sync`), and
-    :class:`ControllerLoop` registers the informer handlers (``addPod``, ``updatePod``, ...)."""
+    the status updater (``NewRealStatefulSetStatusUpdater``).  With *informers*, its loop too
+    (:class:`ControllerLoop`, ``controller.loop``: the work queue and *workers* workers, each sync
+    through *sync*), and the handlers on the Pod and StatefulSet informers: ``addPod``, ``updatePod``,
+    ``deletePod``, and ``enqueueStatefulSet`` for a set added, updated or deleted.  The pod control is
+    built for each sync (:func:`~stsedu.controller.stateful_pod_control.new_stateful_pod_control`, in
+    :func:`sync`): the informer-cache lag it models and its decision log belong to one sync."""
     status_updater = new_real_stateful_set_status_updater(writes)
-    return StatefulSetController(writes, profile, feature_gates,
-                                 control.new_default_stateful_set_control(set_control_for(profile), status_updater))
+    ctl = StatefulSetController(writes, profile, feature_gates,
+                                control.new_default_stateful_set_control(set_control_for(profile), status_updater))
+    if informers is None:
+        return ctl
+    loop = ctl.loop = ControllerLoop(ctl, informers, workers, sync)
+    pods, sets = informers.handlers["Pod"], informers.handlers["StatefulSet"]
+    pods.on_add = lambda pod: loop.add_pod(pod)
+    pods.on_update = lambda old, cur: loop.update_pod(old, cur)
+    pods.on_delete = lambda obj: loop.delete_pod(obj)
+    sets.on_add = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} added")
+    sets.on_update = lambda old, s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} updated")
+    sets.on_delete = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {_obj(s).name} deleted")
+    return ctl
 
 
 def set_control_for(profile):
@@ -314,12 +331,6 @@ class ControllerLoop:
         """``StaleControllerConsistencyStatefulSet`` (stsedu.controller.consistency), or None."""
         self._syncing: tuple[str, str] | None = None
         informers.store.listeners.append(self._wrote)
-        h = informers.handlers
-        h["Pod"].on_add, h["Pod"].on_update, h["Pod"].on_delete = self.add_pod, self.update_pod, self.delete_pod
-        h["StatefulSet"].on_add = lambda s: self.enqueue_stateful_set(s, f"StatefulSet {s.name} added")
-        h["StatefulSet"].on_update = lambda old, s: self.enqueue_stateful_set(s, f"StatefulSet {s.name} updated")
-        h["StatefulSet"].on_delete = lambda s: self.enqueue_stateful_set(
-            s, f"StatefulSet {_obj(s).name} deleted")
 
     # ------------------------------------------------------------ handlers
     def enqueue_stateful_set(self, sts, cause: str) -> None:

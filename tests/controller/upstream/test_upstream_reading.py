@@ -16,8 +16,9 @@ control is the exception: upstream builds one for the controller's life, the kit
 informer-cache lag it models and its decision log belong to one sync), so ``sync`` calls
 ``new_stateful_pod_control``, which calls ``new_stateful_pod_control_from_manager`` over the real
 object manager (``ClusterObjects``); ``NewStatefulSetController -> NewStatefulPodControl`` stays in
-``CALLS_NOT_YET`` for that reason, and the informer handlers (``addPod`` ...) are registered by
-``ControllerLoop``, which holds the work queue, not by the controller's constructor.
+``CALLS_NOT_YET`` for that reason.  The informer handlers (``addPod``, ``updatePod``, ``deletePod``,
+``enqueueStatefulSet``) are registered by ``new_stateful_set_controller``, as upstream's constructor
+does; they are methods of ``ControllerLoop``, the controller's work queue and workers, which it builds.
 
 The callers too: ``UPSTREAM_CALLERS`` says, for each listed function, which listed functions call
 it in upstream's source (read from the Go files when they are in the module cache), and each such
@@ -217,9 +218,7 @@ UPSTREAM_CALLERS = {
 CALLS_NOT_YET = {
     "ClaimsMatchRetentionPolicy -> GetClaim", "CreateStatefulPod -> CreatePod",
     "DeleteStatefulPod -> DeletePod",
-    "NewStatefulSetController -> NewStatefulPodControl", "NewStatefulSetController -> addPod",
-    "NewStatefulSetController -> deletePod", "NewStatefulSetController -> enqueueStatefulSet",
-    "NewStatefulSetController -> updatePod", "PodClaimIsStale -> GetClaim",
+    "NewStatefulSetController -> NewStatefulPodControl", "PodClaimIsStale -> GetClaim",
     "UpdatePodClaimForRetentionPolicy -> GetClaim", "UpdatePodClaimForRetentionPolicy -> UpdateClaim",
     "UpdatePodClaimForRetentionPolicy -> getOrdinal",
     "UpdatePodClaimForRetentionPolicy -> getPersistentVolumeClaimName",

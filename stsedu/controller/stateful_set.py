@@ -45,13 +45,23 @@ def orphan_revisions(revisions) -> list:
     return [r for r in revisions if controller_of(r.owner_references) is None]
 
 
-def can_adopt_func(sts: StatefulSet, recheck_deletion: bool = True) -> str | None:
-    """Whether the set may adopt (``canAdoptFunc``: ``RecheckDeletionTimestamp`` on a fresh read of
-    the set): the error that forbids it when the set is being deleted, else None.  v1.16 compared
-    only the set's uid (*recheck_deletion* off): a set being deleted could still adopt."""
-    if sts.deletion_timestamp is not None and recheck_deletion:
+def can_adopt_func(ctl: "StatefulSetController", sts: StatefulSet, recheck_deletion: bool = True) -> str | None:
+    """Whether *sts*, the set as the sync read it from the informer cache, may adopt (``canAdoptFunc``:
+    ``RecheckDeletionTimestamp`` on a fresh read of the set from the API server): the error that
+    forbids it when the set of that name is gone, is another set now (another uid), or is being
+    deleted; else None.  The fresh read differs from the cache only while the cache lags (the
+    cluster's ``informer_delay``).  v1.16's revision adoption compared only the uid, with no
+    deletion recheck (*recheck_deletion* off): a set being deleted could still adopt revisions."""
+    fresh = ctl.writes.store.get("StatefulSet", sts.namespace, sts.name)
+    if fresh is None:
+        error = f'statefulsets.apps "{sts.name}" not found'
+    elif fresh.uid != sts.uid:
+        error = f"original StatefulSet {sts.namespace}/{sts.name} is gone: got uid {fresh.uid}, wanted {sts.uid}"
+    elif fresh.deletion_timestamp is not None and recheck_deletion:
         return f"{sts.namespace}/{sts.name} has just been deleted"
-    return None
+    else:
+        return None
+    return f"can't recheck DeletionTimestamp: {error}" if recheck_deletion else error
 
 
 def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None = None
@@ -132,11 +142,12 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
     orphans = orphan_revisions(listed)
     if not orphans:
         return None
-    error = can_adopt_func(sts, ctl.profile.revision_adoption_rechecks_deletion)
+    error = can_adopt_func(ctl, sts, ctl.profile.revision_adoption_rechecks_deletion)
     if error is not None:
         error = f"can't adopt ControllerRevisions: {error}"
         decisions.append(Decision("error", None, "deleting", f"Revision {orphans[0].name} has no owner, but "
-                                  f"{sts.name} is being deleted: it cannot adopt it, and the sync stops here.",
+                                  f"{sts.name} is being deleted or is gone: it cannot adopt it, and the sync "
+                                  "stops here.",
                                   RULES["adopt-revision"], target=orphans[0].name, step=STEP_CLAIM,
                                   applied=False, error=error))
         return error
@@ -157,8 +168,15 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
         return P.is_member_of(sts, pod)
 
     claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
+    # ClaimPods asks canAdoptFunc once, at the first adoption
+    can_adopt = can_adopt_func(ctl, sts) if any(d.action == "adopt" for d in claim_decisions) else None
     error: str | None = None
     for d in claim_decisions:
+        if d.action == "adopt" and can_adopt is not None:
+            refused = f"can't adopt Pod {d.payload.namespace}/{d.pod} ({d.payload.uid}): {can_adopt}"
+            decisions.append(replace(d, applied=False, error=refused))
+            error = error or refused
+            continue
         try:
             getattr(om, d.action)(d)
             decisions.append(replace(d, applied=True))

@@ -273,3 +273,28 @@ def test_claims_survive_a_released_pod(manual_cluster):
     up(c)
     assert claim(c, "www-web-2").uid == uid and owners(claim(c, "www-web-2")) == []
     assert c.pod("web-2").owner == "web"
+
+
+def test_can_adopt_reads_the_set_fresh_not_as_the_sync_read_it():
+    """canAdoptFunc (stateful_set.go): RecheckDeletionTimestamp on a fresh GET of the set, so a sync that
+    read the set before it was deleted, or before another set of that name replaced it, may not adopt.
+    The kit's StatefulSet informer does not lag, so in a sync the two reads agree; the function is
+    asked here with the set as an earlier read had it."""
+    from stsedu.controller.stateful_set import can_adopt_func
+    c = stsedu.Cluster(seed=0)
+    c.apply(docs_manifest())
+    c.run("web")
+    read = c.statefulset("web")
+    assert can_adopt_func(c.controller, read) is None
+    c.delete("web", cascade="foreground", wait=False)
+    assert can_adopt_func(c.controller, read) == "default/web has just been deleted"
+    assert can_adopt_func(c.controller, read, recheck_deletion=False) is None  # v1.16's revisions: uid only
+    c.delete("web", cascade="foreground")  # waits until it is gone
+    assert can_adopt_func(c.controller, read) == (
+        """can't recheck DeletionTimestamp: statefulsets.apps "web" not found""")
+    c.apply(docs_manifest())
+    again = c.statefulset("web")
+    assert can_adopt_func(c.controller, read) == (
+        "can't recheck DeletionTimestamp: original StatefulSet default/web is gone: "
+        f"got uid {again.uid}, wanted {read.uid}")
+    assert can_adopt_func(c.controller, again) is None

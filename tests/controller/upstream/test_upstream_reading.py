@@ -232,7 +232,6 @@ CALLS_NOT_YET = {
     "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",
-    "getPodsForStatefulSet -> canAdoptFunc",
     "syncStatefulSet -> enqueueSSAfter",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
 }

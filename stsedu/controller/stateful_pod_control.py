@@ -120,6 +120,12 @@ def claim_path_verb(rule: str | None) -> str | None:
     return "update" if "UpdateStatefulPod" in rule else None
 
 
+def claim_event_pod(d: Decision) -> str:
+    """The pod a claim create's event names: ``UpdateStatefulPod`` has renamed its pod
+    (``updateIdentity``: web-00 is web-0) before it creates the claims."""
+    return canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
+
+
 def unnamed_update_error(kind: str) -> APIError:
     """What client-go's REST client answers, without sending anything, to a request for an object
     without a name (``Request.Name``): ``resource name may not be empty``."""
@@ -330,16 +336,8 @@ class ClusterObjects:
     def create_claim(self, d: Decision) -> None:
         """``CreateClaim``, for ``createPersistentVolumeClaims``, which records its event."""
         claim = d.payload
-        # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
-        pod = canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
-        try:
-            self._check("create", "PersistentVolumeClaim", claim.name)
-            self.c.store.create("PersistentVolumeClaim", claim)
-        except APIError as e:
-            if e.reason != "AlreadyExists":
-                self.record_claim_event(False, "create", claim.name, pod, str(e))
-            raise
-        self.record_claim_event(True, "create", claim.name, pod)
+        self._check("create", "PersistentVolumeClaim", claim.name)
+        self.c.store.create("PersistentVolumeClaim", claim)
 
     def update_claim(self, d: Decision) -> None:
         """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
@@ -499,6 +497,11 @@ class ClusterObjects:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
+def refused(d: Decision, e: APIError) -> Decision:
+    """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
+    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+
+
 def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
     action names); return *d* marked applied, or failed with the API server's answer.  A row that
@@ -517,7 +520,7 @@ def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     try:
         retries = (send or getattr(om, verb))(d)
     except APIError as e:
-        return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+        return refused(d, e)
     return replace(d, applied=True, retries=retries or 0)
 
 
@@ -575,23 +578,40 @@ class StatefulPodControl:
         try:
             retries = self.om.write_status(sts, status) or 0
         except APIError as e:
-            self.log.append(replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0)))
+            self.log.append(refused(d, e))
             return str(e)
         self.log.append(replace(d, applied=True, retries=retries))
         return None
 
-    def create_persistent_volume_claims(self, claims: list[Decision]) -> str | None:
-        """``createPersistentVolumeClaims``: every claim of *claims* is tried; the errors, aggregated,
-        make one pod event, by the method that called it (the rule of the claim rows)."""
+    def create_persistent_volume_claims(self, claims: list[Decision], sent: list[Decision] | None = None
+                                        ) -> str | None:
+        """``createPersistentVolumeClaims``: every claim of *claims* is tried (``CreateClaim``, its
+        event by ``recordClaimEvent``, none for AlreadyExists); a row that already knows its error
+        (the lister holds the claim, being deleted) is not sent.  The errors, aggregated, make one
+        pod event, by the method that called it (the rule of the claim rows).  *sent*, when given,
+        takes the rows instead of the log and no pod event is recorded: a retry of
+        ``UpdateStatefulPod``'s closure, which records its own."""
         errors = []
         for c in claims:
-            x = carry_out(c, self.om, self.om.create_claim)
-            self.log.append(x)
+            if c.error:
+                x = replace(c, applied=False)
+            else:
+                try:
+                    self.om.create_claim(c)
+                    x = replace(c, applied=True, retries=0)
+                except APIError as e:
+                    x = refused(c, e)
+                if not already_exists(x.error):
+                    self.om.record_claim_event(x.error is None, "create", c.payload.name, claim_event_pod(c),
+                                               x.error)
+            (self.log if sent is None else sent).append(x)
             if x.applied is False:
                 errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
         if not errors:
             return None
         error = aggregate(errors)
+        if sent is not None:
+            return error
         first = claims[0]
         verb = claim_path_verb(first.rule if first.action == "create-pvc" else
                                RULES.get(first.payload) if isinstance(first.payload, str) else None)
@@ -605,7 +625,15 @@ class StatefulPodControl:
         warnings), stopping at the first update that fails; its error as upstream words it (no event
         of its own: ``fixPodClaim`` records none, the other callers a FailedUpdate of the pod)."""
         for o in owners:
-            x = carry_out(o, self.om, self.om.update_claim if o.action == "update-pvc" else None)
+            if o.action == "warn":  # the claim has another managing controller
+                self.om.warn(o)
+                x = o
+            else:
+                try:
+                    self.om.update_claim(o)
+                    x = replace(o, applied=True, retries=0)
+                except APIError as e:
+                    x = refused(o, e)
             self.log.append(x)
             if x.applied is False:
                 return claim_update_error(x)
@@ -617,7 +645,11 @@ class StatefulPodControl:
         error = self.create_persistent_volume_claims(claims)
         if error is not None:
             return error
-        x = carry_out(create, self.om, self.om.create_pod)
+        try:
+            self.om.create_pod(create)
+            x = replace(create, applied=True, retries=0)
+        except APIError as e:
+            x = refused(create, e)
         self.log.append(x)
         if already_exists(failed(x)):
             return x.error  # returned at once, without an event
@@ -648,7 +680,11 @@ class StatefulPodControl:
         """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
         if d.reason == "failed":
             self.om.recreating_failed_pod(d.pod)
-        x = carry_out(d, self.om, self.om.delete_pod)
+        try:
+            self.om.delete_pod(d)
+            x = replace(d, applied=True, retries=0)
+        except APIError as e:
+            x = refused(d, e)
         self.log.append(x)
         self.om.record_pod_event("delete", d.pod, failed(x))
         return failed(x)
@@ -725,9 +761,11 @@ class StatefulPodControl:
                 # the first try created are looked at again (ClaimsMatchRetentionPolicy for that pod)
                 d, name, group = again, again.payload.name, (
                     group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
-            tried = [] if kept else [send(g) for g in group if g.action == "create-pvc"
-                                     and not om.claim_up_to_date(g, name)]
-            errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+            tried: list[Decision] = []
+            error = None if kept else self.create_persistent_volume_claims(
+                [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], sent=tried)
+            resent += [("create", "PersistentVolumeClaim", x.target, x.applied is False) for x in tried]
+            errors = [error] if error is not None else []
             fixed = False
             if not errors:
                 pod = d.payload if kept else None  # else GetPod's

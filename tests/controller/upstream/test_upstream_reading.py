@@ -215,12 +215,11 @@ UPSTREAM_CALLERS = {
 }
 
 CALLS_NOT_YET = {
-    "ClaimsMatchRetentionPolicy -> GetClaim", "CreateStatefulPod -> CreatePod",
-    "DeleteStatefulPod -> DeletePod",
+    "ClaimsMatchRetentionPolicy -> GetClaim",
     "NewStatefulSetController -> NewStatefulPodControl", "NewStatefulSetController -> addPod",
     "NewStatefulSetController -> deletePod", "NewStatefulSetController -> enqueueStatefulSet",
     "NewStatefulSetController -> updatePod", "PodClaimIsStale -> GetClaim",
-    "UpdatePodClaimForRetentionPolicy -> GetClaim", "UpdatePodClaimForRetentionPolicy -> UpdateClaim",
+    "UpdatePodClaimForRetentionPolicy -> GetClaim",
     "UpdatePodClaimForRetentionPolicy -> getOrdinal",
     "UpdatePodClaimForRetentionPolicy -> getPersistentVolumeClaimName",
     "UpdatePodClaimForRetentionPolicy -> hasUnexpectedController",
@@ -230,9 +229,8 @@ CALLS_NOT_YET = {
     "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> identityMatches",
     "UpdateStatefulPod -> storageMatches", "UpdateStatefulPod -> updateIdentity",
     "UpdateStatefulPod -> updateStorage",
-    "createPersistentVolumeClaims -> CreateClaim",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
-    "createPersistentVolumeClaims -> recordClaimEvent", "getPersistentVolumeClaims -> getOrdinal",
+    "getPersistentVolumeClaims -> getOrdinal",
     "getPodsForStatefulSet -> canAdoptFunc", "getPodsForStatefulSet -> isMemberOf",
     "syncStatefulSet -> enqueueSSAfter",
     "updateStatefulSet -> getEndOrdinal",

@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .claim_rows import claim_owner_decisions
-from .decisions import RULES, Decision
+from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
+from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.profiles import Profile
@@ -31,11 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_BACKOFF_STEPS = 4
 """Attempts of ``retry.RetryOnConflict(retry.DefaultBackoff, ...)`` (pod and revision updates)."""
-
-
-def is_conflict(error: str | None) -> bool:
-    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
-    return bool(error) and "Operation cannot be fulfilled" in error
 
 
 class ObjectManager(Protocol):
@@ -108,34 +103,10 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
     return False
 
 
-def claim_path_verb(rule: str | None) -> str | None:
-    """The pod event a failed ``createPersistentVolumeClaims`` leads to, by the function that called
-    it, which the claim create's rule names: ``CreateStatefulPod`` (create), ``UpdateStatefulPod``
-    (update; today through ``processReplica``); none for a Pending pod's
-    ``createMissingPersistentVolumeClaims``."""
-    if not rule:
-        return None
-    if rule.startswith("CreateStatefulPod"):
-        return "create"
-    return "update" if "UpdateStatefulPod" in rule else None
-
-
-def claim_event_pod(d: Decision) -> str:
-    """The pod a claim create's event names: ``UpdateStatefulPod`` has renamed its pod
-    (``updateIdentity``: web-00 is web-0) before it creates the claims."""
-    return canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
-
-
 def unnamed_update_error(kind: str) -> APIError:
     """What client-go's REST client answers, without sending anything, to a request for an object
     without a name (``Request.Name``): ``resource name may not be empty``."""
     return APIError("update", kind, "", reason="ClientError", message="resource name may not be empty")
-
-
-def canonical_pod_name(pod: str) -> str:
-    """The name ``getPodName`` gives the pod's ordinal (``web-00`` -> ``web-0``)."""
-    parent, ordinal = parse_pod_name(pod)
-    return f"{parent}-{ordinal}" if ordinal >= 0 else pod
 
 
 class ClusterObjects:
@@ -497,11 +468,6 @@ class ClusterObjects:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
-def refused(d: Decision, e: APIError) -> Decision:
-    """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
-    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
-
-
 def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
     action names); return *d* marked applied, or failed with the API server's answer.  A row that
@@ -524,33 +490,14 @@ def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     return replace(d, applied=True, retries=retries or 0)
 
 
-def failed(d: Decision) -> str | None:
-    """The error of a row that was not carried out, else None."""
-    return d.error if d.applied is False else None
-
-
 def first_failure(log: list[Decision], default: str | None = None) -> str | None:
     """The sync's error: the first row of *log* that was not carried out has it, else *default*."""
     return next((d.error for d in log if d.applied is False), default)
 
 
-def aggregate(errors: list[str]) -> str:
-    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
-    repeated messages once."""
-    seen: list[str] = []
-    for e in errors:
-        if e not in seen:
-            seen.append(e)
-    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
-
-
 def claim_update_error(d: Decision) -> str:
     """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
     return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
-
-
-def already_exists(error: str | None) -> bool:
-    return bool(error) and ("AlreadyExists" in error or "already exists" in error)
 
 
 class StatefulPodControl:

@@ -40,6 +40,7 @@ class ObjectManager(Protocol):
     """
 
     sts: StatefulSet
+    profile: Profile
     def create_pod(self, d: Decision) -> None: ...
     def get_pod(self, name: str) -> Pod | None: ...
     def update_pod(self, d: Decision) -> None: ...
@@ -50,7 +51,8 @@ class ObjectManager(Protocol):
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
-    def reread(self, d: Decision) -> Decision | None: ...
+    def drop_listed_copy(self, name: str) -> None: ...
+    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]: ...
     def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None: ...
     def recreating_failed_pod(self, pod: str) -> None: ...
 
@@ -119,11 +121,12 @@ class ClusterObjects:
         self.sts = sts
         self.cause = cause
         self.status_updater = status_updater
+        self.profile = writes.profile
         self.cached_rv: dict[tuple[str, str], int] = {}
         """The resourceVersion the informer cache still holds for each object this sync wrote:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
-        self.listed_rv: dict[str, int] = {}  # pods as listed: processReplica's copy, not caught up until reread
+        self.listed_rv: dict[str, int] = {}  # pods as listed (processReplica's copy) until GetPod reads them again
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -255,23 +258,14 @@ class ClusterObjects:
         if stored is not None:
             self._wrote("Pod", stored)
 
-    def reread(self, d: Decision) -> Decision | None:
-        """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
-        from the informer cache (caught up) and checks it: None if consistent, else its fix; *d* again
-        for a pod just created or gone.  It may be another pod (web-01 renamed web-1 beside web-1)."""
-        pod = d.payload
-        self.listed_rv.pop(pod.name, None)
-        stored = self.get_pod(pod.name)
-        if stored is None or not pod.uid:
-            return d
-        profile = self.c.profile
-        identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
-        claims = self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
-        if identity_ok and storage_ok and claims_match_retention_policy(self.sts, stored, claims, False, profile):
-            return None
-        fixed = replace(stored, labels=P.update_identity(self.sts, stored, pod_index_label=profile.pod_index_label),
-                        spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
-        return replace(d, pod=stored.name, payload=fixed)
+    def drop_listed_copy(self, name: str) -> None:
+        """After a Conflict ``UpdateStatefulPod``'s closure reads its pod again (``GetPod``): from then
+        on its copy is the caught-up cache's, no longer the one the sync listed."""
+        self.listed_rv.pop(name, None)
+
+    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]:
+        """The claims of the set's namespace, by name, as the (caught-up) cache holds them."""
+        return self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
 
     def get_pod(self, name: str) -> Pod | None:
         """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
@@ -638,8 +632,40 @@ class StatefulPodControl:
 
     def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
         """``UpdateStatefulPod``: inside ``retry.RetryOnConflict``, the claims (when the pod's storage did
-        not match), the claims' owner refs, then the pod update; a Conflict runs the whole closure
-        again (:meth:`_retry_update`)."""
+        not match), the claims' owner refs, then the pod update (``UpdatePod``).  The first try's checks
+        (``identityMatches`` ...) are ``processReplica``'s rows; a Conflict runs the whole closure again
+        (:meth:`_retry_update`, the kit's ``RetryOnConflict``) on the pod ``GetPod`` reads again,
+        checked again here."""
+        om = self.om
+
+        def get_pod_again(d: Decision) -> Decision | None:
+            """The closure's copy after a Conflict: the pod of that name as the caught-up cache holds it
+            (``GetPod``; it may be another pod: web-01 renamed web-1 beside web-1).  None if it is
+            consistent (``identityMatches``, ``storageMatches``, ``ClaimsMatchRetentionPolicy``), else
+            the update of its fix (``updateIdentity``, ``updateStorage``); *d* again for a pod just
+            created or gone."""
+            pod = d.payload
+            om.drop_listed_copy(pod.name)
+            stored = om.get_pod(pod.name)
+            if stored is None or not pod.uid:
+                return d
+            identity_ok, storage_ok = P.identity_matches(om.sts, stored), P.storage_matches(om.sts, stored)
+            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, om.claim_lister(),
+                                                                            False, om.profile):
+                return None
+            fixed = replace(stored, labels=P.update_identity(om.sts, stored,
+                                                             pod_index_label=om.profile.pod_index_label),
+                            spec=P.update_storage(om.sts, stored) if not storage_ok else stored.spec)
+            return replace(d, pod=stored.name, payload=fixed)
+
+        def update_pod(d: Decision) -> Decision:
+            """The closure's ``UpdatePod``: the row carried out, or refused with the API server's answer."""
+            try:
+                om.update_pod(d)
+            except APIError as e:
+                return refused(d, e)
+            return replace(d, applied=True, retries=0)
+
         error = self.create_persistent_volume_claims(claims) if claims else None
         if error is not None:
             return error
@@ -647,10 +673,10 @@ class StatefulPodControl:
         if error is not None:
             if is_conflict(self.log[-1].error):
                 # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
-                return self._retry_update(update, claims + owners, first=self.log.pop())
-            self.om.record_pod_event("update", update.pod, error)
+                return self._retry_update(update, claims + owners, get_pod_again, update_pod, first=self.log.pop())
+            om.record_pod_event("update", update.pod, error)
             return error
-        return self._retry_update(update, claims + owners)
+        return self._retry_update(update, claims + owners, get_pod_again, update_pod)
 
     def _owner_work(self, group: list[Decision], name: str, pod: Pod | None = None) -> list[Decision]:
         """The claim work of a retry of ``UpdateStatefulPod``'s closure, in the order of the set's claim
@@ -665,14 +691,16 @@ class StatefulPodControl:
             work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 
-    def _retry_update(self, d: Decision, group: list[Decision], first: Decision | None = None) -> str | None:
+    def _retry_update(self, d: Decision, group: list[Decision], get_pod_again, update_pod,
+                      first: Decision | None = None) -> str | None:
         """The pod update and, on Conflict, the whole closure again as the informer cache has it
         (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work the caught-up cache
         still calls for is sent again (``claim_up_to_date``; with a cache that never catches up,
         every claim again: a create meets AlreadyExists and ends it).  Each failure inside the
         closure records a FailedUpdate, and the outcome one more event (``recordPodEvent``).
         *first* is the claim update of the first try that was answered Conflict before the pod
-        update was sent."""
+        update was sent.  *get_pod_again* and *update_pod* are ``UpdateStatefulPod``'s steps: its
+        ``GetPod`` and checks after a Conflict, and its ``UpdatePod``."""
         om = self.om
         name = d.payload.name if d.payload is not None else d.pod
         retries = 0
@@ -680,7 +708,7 @@ class StatefulPodControl:
         attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
 
         def send(g: Decision) -> Decision:
-            x = carry_out(g, om, om.update_pod if g.action == "update" else None)
+            x = update_pod(g) if g.action == "update" else carry_out(g, om)
             kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
             if g.action != "warn":
                 resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
@@ -697,7 +725,7 @@ class StatefulPodControl:
         from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
         while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
             retries += 1
-            again = d if from_claims else om.reread(d)
+            again = d if from_claims else get_pod_again(d)
             if again is None:  # the pod the cache holds under that name is consistent as it is
                 done = replace(d, applied=True, error=None)
                 break

@@ -17,7 +17,12 @@ informer-cache lag it models and its decision log belong to one sync), so ``sync
 ``new_stateful_pod_control``, which calls ``new_stateful_pod_control_from_manager`` over the real
 object manager (``ClusterObjects``); ``NewStatefulSetController -> NewStatefulPodControl`` stays in
 ``CALLS_NOT_YET`` for that reason, and the informer handlers (``addPod`` ...) are registered by
-``ControllerLoop``, which holds the work queue, not by the controller's constructor.
+``ControllerLoop``, which holds the work queue, not by the controller's constructor.  The pod
+control's claim work is the other exception: the steps build its rows from the sync's claim lister
+(``claim_rows.py``: the claims as the sync began) and hand them to the pod control, which sends them
+through the object manager; so the ``GetClaim`` calls of ``createPersistentVolumeClaims``,
+``UpdatePodClaimForRetentionPolicy``, ``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale``, and
+the predicates ``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay in ``CALLS_NOT_YET``.
 
 The callers too: ``UPSTREAM_CALLERS`` says, for each listed function, which listed functions call
 it in upstream's source (read from the Go files when they are in the module cache), and each such
@@ -225,10 +230,6 @@ CALLS_NOT_YET = {
     "UpdatePodClaimForRetentionPolicy -> hasUnexpectedController",
     "UpdatePodClaimForRetentionPolicy -> isClaimOwnerUpToDate",
     "UpdatePodClaimForRetentionPolicy -> updateClaimOwnerRefForSetAndPod",
-    "UpdateStatefulPod -> ClaimsMatchRetentionPolicy", "UpdateStatefulPod -> GetPod",
-    "UpdateStatefulPod -> UpdatePod", "UpdateStatefulPod -> identityMatches",
-    "UpdateStatefulPod -> storageMatches", "UpdateStatefulPod -> updateIdentity",
-    "UpdateStatefulPod -> updateStorage",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
     "getPersistentVolumeClaims -> getOrdinal",
     "getPodsForStatefulSet -> canAdoptFunc", "getPodsForStatefulSet -> isMemberOf",

@@ -15,7 +15,7 @@ one fails.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from . import stateful_set_utils as P
 from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
@@ -462,6 +462,16 @@ class ClusterObjects:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
+def sent(d: Decision, request: Callable[[Decision], object]) -> Decision:
+    """The row *d* once *request* (one call of the object manager's, with *d*) has been sent:
+    carried out, or refused with the API server's answer."""
+    try:
+        request(d)
+    except APIError as e:
+        return refused(d, e)
+    return replace(d, applied=True, retries=0)
+
+
 def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
     action names); return *d* marked applied, or failed with the API server's answer.  A row that
@@ -524,12 +534,12 @@ class StatefulPodControl:
         self.log.append(replace(d, applied=True, retries=retries))
         return None
 
-    def create_persistent_volume_claims(self, claims: list[Decision], sent: list[Decision] | None = None
+    def create_persistent_volume_claims(self, claims: list[Decision], retried: list[Decision] | None = None
                                         ) -> str | None:
         """``createPersistentVolumeClaims``: every claim of *claims* is tried (``CreateClaim``, its
         event by ``recordClaimEvent``, none for AlreadyExists); a row that already knows its error
         (the lister holds the claim, being deleted) is not sent.  The errors, aggregated, make one
-        pod event, by the method that called it (the rule of the claim rows).  *sent*, when given,
+        pod event, by the method that called it (the rule of the claim rows).  *retried*, when given,
         takes the rows instead of the log and no pod event is recorded: a retry of
         ``UpdateStatefulPod``'s closure, which records its own."""
         errors = []
@@ -537,21 +547,17 @@ class StatefulPodControl:
             if c.error:
                 x = replace(c, applied=False)
             else:
-                try:
-                    self.om.create_claim(c)
-                    x = replace(c, applied=True, retries=0)
-                except APIError as e:
-                    x = refused(c, e)
+                x = sent(c, lambda row: self.om.create_claim(row))
                 if not already_exists(x.error):
                     self.om.record_claim_event(x.error is None, "create", c.payload.name, claim_event_pod(c),
                                                x.error)
-            (self.log if sent is None else sent).append(x)
+            (self.log if retried is None else retried).append(x)
             if x.applied is False:
                 errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
         if not errors:
             return None
         error = aggregate(errors)
-        if sent is not None:
+        if retried is not None:
             return error
         first = claims[0]
         verb = claim_path_verb(first.rule if first.action == "create-pvc" else
@@ -570,11 +576,7 @@ class StatefulPodControl:
                 self.om.warn(o)
                 x = o
             else:
-                try:
-                    self.om.update_claim(o)
-                    x = replace(o, applied=True, retries=0)
-                except APIError as e:
-                    x = refused(o, e)
+                x = sent(o, lambda row: self.om.update_claim(row))
             self.log.append(x)
             if x.applied is False:
                 return claim_update_error(x)
@@ -586,11 +588,7 @@ class StatefulPodControl:
         error = self.create_persistent_volume_claims(claims)
         if error is not None:
             return error
-        try:
-            self.om.create_pod(create)
-            x = replace(create, applied=True, retries=0)
-        except APIError as e:
-            x = refused(create, e)
+        x = sent(create, lambda row: self.om.create_pod(row))
         self.log.append(x)
         if already_exists(failed(x)):
             return x.error  # returned at once, without an event
@@ -621,11 +619,7 @@ class StatefulPodControl:
         """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
         if d.reason == "failed":
             self.om.recreating_failed_pod(d.pod)
-        try:
-            self.om.delete_pod(d)
-            x = replace(d, applied=True, retries=0)
-        except APIError as e:
-            x = refused(d, e)
+        x = sent(d, lambda row: self.om.delete_pod(row))
         self.log.append(x)
         self.om.record_pod_event("delete", d.pod, failed(x))
         return failed(x)
@@ -660,11 +654,7 @@ class StatefulPodControl:
 
         def update_pod(d: Decision) -> Decision:
             """The closure's ``UpdatePod``: the row carried out, or refused with the API server's answer."""
-            try:
-                om.update_pod(d)
-            except APIError as e:
-                return refused(d, e)
-            return replace(d, applied=True, retries=0)
+            return sent(d, lambda row: om.update_pod(row))
 
         error = self.create_persistent_volume_claims(claims) if claims else None
         if error is not None:
@@ -738,7 +728,7 @@ class StatefulPodControl:
                     group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
             tried: list[Decision] = []
             error = None if kept else self.create_persistent_volume_claims(
-                [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], sent=tried)
+                [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], retried=tried)
             resent += [("create", "PersistentVolumeClaim", x.target, x.applied is False) for x in tried]
             errors = [error] if error is not None else []
             fixed = False

@@ -8,8 +8,9 @@ a stale write is refused 409 as a real API server refuses it.
 :func:`claims_match_retention_policy` is upstream's ``ClaimsMatchRetentionPolicy``.
 :class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
 ``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
-:class:`ObjectManager` when the step makes it, and the step stops where upstream's stops when
-one fails.
+:class:`ObjectManager` when the step makes it (its methods call the object manager's
+``create_pod``, ``get_pod``, ``update_pod``, ``delete_pod``, ``create_claim``, ``update_claim`` as
+upstream's call ``CreatePod`` ...), and the step stops where upstream's stops when one fails.
 """
 
 from __future__ import annotations

@@ -94,8 +94,8 @@ MUTATIONS = (
              "        if False:\n            return status,",
              "updateStatefulSet: Recreate creates nothing until recreateDeleteAndWait finds no old pod"),
     Mutation("create-despite-claim-error", "controller/stateful_pod_control.py",
-             "        if error is not None:\n            return error\n        x = carry_out(create, self.om, self.om.create_pod)",
-             "        if False:\n            return error\n        x = carry_out(create, self.om, self.om.create_pod)",
+             "        if error is not None:\n            return error\n        x = sent(create, lambda row: self.om.create_pod(row))",
+             "        if False:\n            return error\n        x = sent(create, lambda row: self.om.create_pod(row))",
              "CreateStatefulPod: createPersistentVolumeClaims' error returns before the pod is created"),
 )
 

@@ -4,7 +4,8 @@
 for each missing claim, a failing row for a claim being deleted), :func:`claim_owner_decisions`
 what ``UpdatePodClaimForRetentionPolicy`` does (the owner-ref fixes and the ConflictingController
 warnings).  The steps hand these rows to the pod control
-(:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`), which sends them.
+(:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`), which sends them;
+:func:`claim_event_pod` names the pod a claim create's event speaks of.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Mapping
 
 from . import stateful_set_utils as P
 from .decisions import Decision, decision
-from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, parse_pod_name
 from ..api.profiles import Profile
 
 
@@ -74,3 +75,27 @@ def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persi
                             f"whenDeleted={sts.spec.when_deleted}).",
                             rule_key, target=name, step=step, slot=slot, payload=refs))
     return out
+
+
+def claim_path_verb(rule: str | None) -> str | None:
+    """The pod event a failed ``createPersistentVolumeClaims`` leads to, by the function that called
+    it, which the claim create's rule names: ``CreateStatefulPod`` (create), ``UpdateStatefulPod``
+    (update; today through ``processReplica``); none for a Pending pod's
+    ``createMissingPersistentVolumeClaims``."""
+    if not rule:
+        return None
+    if rule.startswith("CreateStatefulPod"):
+        return "create"
+    return "update" if "UpdateStatefulPod" in rule else None
+
+
+def claim_event_pod(d: Decision) -> str:
+    """The pod a claim create's event names: ``UpdateStatefulPod`` has renamed its pod
+    (``updateIdentity``: web-00 is web-0) before it creates the claims."""
+    return canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
+
+
+def canonical_pod_name(pod: str) -> str:
+    """The name ``getPodName`` gives the pod's ordinal (``web-00`` -> ``web-0``)."""
+    parent, ordinal = parse_pod_name(pod)
+    return f"{parent}-{ordinal}" if ordinal >= 0 else pod

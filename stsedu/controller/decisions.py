@@ -3,15 +3,19 @@
 A :class:`Decision` is one thing the controller decided in a sync: an action
 on an object (create, delete, update, ...) or a reason to stop and wait.
 ``rule`` names the step of the upstream algorithm that made it, so a learner
-can find it in ``pkg/controller/statefulset``.
+can find it in ``pkg/controller/statefulset``.  The last section says how a request's row reads
+the API server's answer (applied, or refused with its error; a Conflict, AlreadyExists).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..api.objects import StatefulSetStatus
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api.errors import APIError
 
 # Actions that change pods, or stop the controller (the action table in docs/api.md).
 POD_ACTIONS = ("create", "delete", "update", "wait")
@@ -161,3 +165,36 @@ def status_sentence(st: StatefulSetStatus) -> str:
     return (f"Write status: replicas={st.replicas} ready={st.ready_replicas} "
             f"available={st.available_replicas} current={st.current_replicas} "
             f"updated={st.updated_replicas}, revisions {st.current_revision} -> {st.update_revision}.")
+
+
+# ------------------------------------------------ a request's row, as the API server answered it
+
+
+def is_conflict(error: str | None) -> bool:
+    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
+    return bool(error) and "Operation cannot be fulfilled" in error
+
+
+def refused(d: Decision, e: APIError) -> Decision:
+    """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
+    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+
+
+def failed(d: Decision) -> str | None:
+    """The error of a row that was not carried out, else None."""
+    return d.error if d.applied is False else None
+
+
+def aggregate(errors: list[str]) -> str:
+    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
+    repeated messages once."""
+    seen: list[str] = []
+    for e in errors:
+        if e not in seen:
+            seen.append(e)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+def already_exists(error: str | None) -> bool:
+    """True if *error* is the API server's AlreadyExists answer (``apierrors.IsAlreadyExists``)."""
+    return bool(error) and ("AlreadyExists" in error or "already exists" in error)

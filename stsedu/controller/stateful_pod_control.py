@@ -8,18 +8,19 @@ a stale write is refused 409 as a real API server refuses it.
 :func:`claims_match_retention_policy` is upstream's ``ClaimsMatchRetentionPolicy``.
 :class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
 ``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
-:class:`ObjectManager` when the step makes it, and the step stops where upstream's stops when
-one fails.
+:class:`ObjectManager` when the step makes it (its methods call the object manager's
+``create_pod``, ``get_pod``, ``update_pod``, ``delete_pod``, ``create_claim``, ``update_claim`` as
+upstream's call ``CreatePod`` ...), and the step stops where upstream's stops when one fails.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .claim_rows import claim_owner_decisions
-from .decisions import RULES, Decision
+from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
+from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
 from ..api.profiles import Profile
@@ -33,11 +34,6 @@ DEFAULT_BACKOFF_STEPS = 4
 """Attempts of ``retry.RetryOnConflict(retry.DefaultBackoff, ...)`` (pod and revision updates)."""
 
 
-def is_conflict(error: str | None) -> bool:
-    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
-    return bool(error) and "Operation cannot be fulfilled" in error
-
-
 class ObjectManager(Protocol):
     """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
 
@@ -45,6 +41,7 @@ class ObjectManager(Protocol):
     """
 
     sts: StatefulSet
+    profile: Profile
     def create_pod(self, d: Decision) -> None: ...
     def get_pod(self, name: str) -> Pod | None: ...
     def update_pod(self, d: Decision) -> None: ...
@@ -55,7 +52,8 @@ class ObjectManager(Protocol):
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
-    def reread(self, d: Decision) -> Decision | None: ...
+    def drop_listed_copy(self, name: str) -> None: ...
+    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]: ...
     def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None: ...
     def recreating_failed_pod(self, pod: str) -> None: ...
 
@@ -108,28 +106,10 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
     return False
 
 
-def claim_path_verb(rule: str | None) -> str | None:
-    """The pod event a failed ``createPersistentVolumeClaims`` leads to, by the function that called
-    it, which the claim create's rule names: ``CreateStatefulPod`` (create), ``UpdateStatefulPod``
-    (update; today through ``processReplica``); none for a Pending pod's
-    ``createMissingPersistentVolumeClaims``."""
-    if not rule:
-        return None
-    if rule.startswith("CreateStatefulPod"):
-        return "create"
-    return "update" if "UpdateStatefulPod" in rule else None
-
-
 def unnamed_update_error(kind: str) -> APIError:
     """What client-go's REST client answers, without sending anything, to a request for an object
     without a name (``Request.Name``): ``resource name may not be empty``."""
     return APIError("update", kind, "", reason="ClientError", message="resource name may not be empty")
-
-
-def canonical_pod_name(pod: str) -> str:
-    """The name ``getPodName`` gives the pod's ordinal (``web-00`` -> ``web-0``)."""
-    parent, ordinal = parse_pod_name(pod)
-    return f"{parent}-{ordinal}" if ordinal >= 0 else pod
 
 
 class ClusterObjects:
@@ -142,11 +122,12 @@ class ClusterObjects:
         self.sts = sts
         self.cause = cause
         self.status_updater = status_updater
+        self.profile = writes.profile
         self.cached_rv: dict[tuple[str, str], int] = {}
         """The resourceVersion the informer cache still holds for each object this sync wrote:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
-        self.listed_rv: dict[str, int] = {}  # pods as listed: processReplica's copy, not caught up until reread
+        self.listed_rv: dict[str, int] = {}  # pods as listed (processReplica's copy) until GetPod reads them again
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -278,23 +259,14 @@ class ClusterObjects:
         if stored is not None:
             self._wrote("Pod", stored)
 
-    def reread(self, d: Decision) -> Decision | None:
-        """What ``UpdateStatefulPod``'s retry sends after a Conflict: it reads the pod of that name
-        from the informer cache (caught up) and checks it: None if consistent, else its fix; *d* again
-        for a pod just created or gone.  It may be another pod (web-01 renamed web-1 beside web-1)."""
-        pod = d.payload
-        self.listed_rv.pop(pod.name, None)
-        stored = self.get_pod(pod.name)
-        if stored is None or not pod.uid:
-            return d
-        profile = self.c.profile
-        identity_ok, storage_ok = P.identity_matches(self.sts, stored), P.storage_matches(self.sts, stored)
-        claims = self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
-        if identity_ok and storage_ok and claims_match_retention_policy(self.sts, stored, claims, False, profile):
-            return None
-        fixed = replace(stored, labels=P.update_identity(self.sts, stored, pod_index_label=profile.pod_index_label),
-                        spec=P.update_storage(self.sts, stored) if not storage_ok else stored.spec)
-        return replace(d, pod=stored.name, payload=fixed)
+    def drop_listed_copy(self, name: str) -> None:
+        """After a Conflict ``UpdateStatefulPod``'s closure reads its pod again (``GetPod``): from then
+        on its copy is the caught-up cache's, no longer the one the sync listed."""
+        self.listed_rv.pop(name, None)
+
+    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]:
+        """The claims of the set's namespace, by name, as the (caught-up) cache holds them."""
+        return self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
 
     def get_pod(self, name: str) -> Pod | None:
         """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
@@ -330,16 +302,8 @@ class ClusterObjects:
     def create_claim(self, d: Decision) -> None:
         """``CreateClaim``, for ``createPersistentVolumeClaims``, which records its event."""
         claim = d.payload
-        # UpdateStatefulPod renames the pod (updateIdentity) before it creates the claims
-        pod = canonical_pod_name(d.pod) if claim_path_verb(d.rule) == "update" else d.pod
-        try:
-            self._check("create", "PersistentVolumeClaim", claim.name)
-            self.c.store.create("PersistentVolumeClaim", claim)
-        except APIError as e:
-            if e.reason != "AlreadyExists":
-                self.record_claim_event(False, "create", claim.name, pod, str(e))
-            raise
-        self.record_claim_event(True, "create", claim.name, pod)
+        self._check("create", "PersistentVolumeClaim", claim.name)
+        self.c.store.create("PersistentVolumeClaim", claim)
 
     def update_claim(self, d: Decision) -> None:
         """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
@@ -499,6 +463,16 @@ class ClusterObjects:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
+def sent(d: Decision, request: Callable[[Decision], object]) -> Decision:
+    """The row *d* once *request* (one call of the object manager's, with *d*) has been sent:
+    carried out, or refused with the API server's answer."""
+    try:
+        request(d)
+    except APIError as e:
+        return refused(d, e)
+    return replace(d, applied=True, retries=0)
+
+
 def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
     action names); return *d* marked applied, or failed with the API server's answer.  A row that
@@ -517,13 +491,8 @@ def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
     try:
         retries = (send or getattr(om, verb))(d)
     except APIError as e:
-        return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+        return refused(d, e)
     return replace(d, applied=True, retries=retries or 0)
-
-
-def failed(d: Decision) -> str | None:
-    """The error of a row that was not carried out, else None."""
-    return d.error if d.applied is False else None
 
 
 def first_failure(log: list[Decision], default: str | None = None) -> str | None:
@@ -531,23 +500,9 @@ def first_failure(log: list[Decision], default: str | None = None) -> str | None
     return next((d.error for d in log if d.applied is False), default)
 
 
-def aggregate(errors: list[str]) -> str:
-    """``errorutils.NewAggregate(errs).Error()``: one message as it is, several in brackets,
-    repeated messages once."""
-    seen: list[str] = []
-    for e in errors:
-        if e not in seen:
-            seen.append(e)
-    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
-
-
 def claim_update_error(d: Decision) -> str:
     """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
     return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
-
-
-def already_exists(error: str | None) -> bool:
-    return bool(error) and ("AlreadyExists" in error or "already exists" in error)
 
 
 class StatefulPodControl:
@@ -575,23 +530,36 @@ class StatefulPodControl:
         try:
             retries = self.om.write_status(sts, status) or 0
         except APIError as e:
-            self.log.append(replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0)))
+            self.log.append(refused(d, e))
             return str(e)
         self.log.append(replace(d, applied=True, retries=retries))
         return None
 
-    def create_persistent_volume_claims(self, claims: list[Decision]) -> str | None:
-        """``createPersistentVolumeClaims``: every claim of *claims* is tried; the errors, aggregated,
-        make one pod event, by the method that called it (the rule of the claim rows)."""
+    def create_persistent_volume_claims(self, claims: list[Decision], retried: list[Decision] | None = None
+                                        ) -> str | None:
+        """``createPersistentVolumeClaims``: every claim of *claims* is tried (``CreateClaim``, its
+        event by ``recordClaimEvent``, none for AlreadyExists); a row that already knows its error
+        (the lister holds the claim, being deleted) is not sent.  The errors, aggregated, make one
+        pod event, by the method that called it (the rule of the claim rows).  *retried*, when given,
+        takes the rows instead of the log and no pod event is recorded: a retry of
+        ``UpdateStatefulPod``'s closure, which records its own."""
         errors = []
         for c in claims:
-            x = carry_out(c, self.om, self.om.create_claim)
-            self.log.append(x)
+            if c.error:
+                x = replace(c, applied=False)
+            else:
+                x = sent(c, lambda row: self.om.create_claim(row))
+                if not already_exists(x.error):
+                    self.om.record_claim_event(x.error is None, "create", c.payload.name, claim_event_pod(c),
+                                               x.error)
+            (self.log if retried is None else retried).append(x)
             if x.applied is False:
                 errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
         if not errors:
             return None
         error = aggregate(errors)
+        if retried is not None:
+            return error
         first = claims[0]
         verb = claim_path_verb(first.rule if first.action == "create-pvc" else
                                RULES.get(first.payload) if isinstance(first.payload, str) else None)
@@ -605,7 +573,11 @@ class StatefulPodControl:
         warnings), stopping at the first update that fails; its error as upstream words it (no event
         of its own: ``fixPodClaim`` records none, the other callers a FailedUpdate of the pod)."""
         for o in owners:
-            x = carry_out(o, self.om, self.om.update_claim if o.action == "update-pvc" else None)
+            if o.action == "warn":  # the claim has another managing controller
+                self.om.warn(o)
+                x = o
+            else:
+                x = sent(o, lambda row: self.om.update_claim(row))
             self.log.append(x)
             if x.applied is False:
                 return claim_update_error(x)
@@ -617,7 +589,7 @@ class StatefulPodControl:
         error = self.create_persistent_volume_claims(claims)
         if error is not None:
             return error
-        x = carry_out(create, self.om, self.om.create_pod)
+        x = sent(create, lambda row: self.om.create_pod(row))
         self.log.append(x)
         if already_exists(failed(x)):
             return x.error  # returned at once, without an event
@@ -648,15 +620,43 @@ class StatefulPodControl:
         """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
         if d.reason == "failed":
             self.om.recreating_failed_pod(d.pod)
-        x = carry_out(d, self.om, self.om.delete_pod)
+        x = sent(d, lambda row: self.om.delete_pod(row))
         self.log.append(x)
         self.om.record_pod_event("delete", d.pod, failed(x))
         return failed(x)
 
     def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
         """``UpdateStatefulPod``: inside ``retry.RetryOnConflict``, the claims (when the pod's storage did
-        not match), the claims' owner refs, then the pod update; a Conflict runs the whole closure
-        again (:meth:`_retry_update`)."""
+        not match), the claims' owner refs, then the pod update (``UpdatePod``).  The first try's checks
+        (``identityMatches`` ...) are ``processReplica``'s rows; a Conflict runs the whole closure again
+        (:meth:`_retry_update`, the kit's ``RetryOnConflict``) on the pod ``GetPod`` reads again,
+        checked again here."""
+        om = self.om
+
+        def get_pod_again(d: Decision) -> Decision | None:
+            """The closure's copy after a Conflict: the pod of that name as the caught-up cache holds it
+            (``GetPod``; it may be another pod: web-01 renamed web-1 beside web-1).  None if it is
+            consistent (``identityMatches``, ``storageMatches``, ``ClaimsMatchRetentionPolicy``), else
+            the update of its fix (``updateIdentity``, ``updateStorage``); *d* again for a pod just
+            created or gone."""
+            pod = d.payload
+            om.drop_listed_copy(pod.name)
+            stored = om.get_pod(pod.name)
+            if stored is None or not pod.uid:
+                return d
+            identity_ok, storage_ok = P.identity_matches(om.sts, stored), P.storage_matches(om.sts, stored)
+            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, om.claim_lister(),
+                                                                            False, om.profile):
+                return None
+            fixed = replace(stored, labels=P.update_identity(om.sts, stored,
+                                                             pod_index_label=om.profile.pod_index_label),
+                            spec=P.update_storage(om.sts, stored) if not storage_ok else stored.spec)
+            return replace(d, pod=stored.name, payload=fixed)
+
+        def update_pod(d: Decision) -> Decision:
+            """The closure's ``UpdatePod``: the row carried out, or refused with the API server's answer."""
+            return sent(d, lambda row: om.update_pod(row))
+
         error = self.create_persistent_volume_claims(claims) if claims else None
         if error is not None:
             return error
@@ -664,10 +664,10 @@ class StatefulPodControl:
         if error is not None:
             if is_conflict(self.log[-1].error):
                 # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
-                return self._retry_update(update, claims + owners, first=self.log.pop())
-            self.om.record_pod_event("update", update.pod, error)
+                return self._retry_update(update, claims + owners, get_pod_again, update_pod, first=self.log.pop())
+            om.record_pod_event("update", update.pod, error)
             return error
-        return self._retry_update(update, claims + owners)
+        return self._retry_update(update, claims + owners, get_pod_again, update_pod)
 
     def _owner_work(self, group: list[Decision], name: str, pod: Pod | None = None) -> list[Decision]:
         """The claim work of a retry of ``UpdateStatefulPod``'s closure, in the order of the set's claim
@@ -682,14 +682,16 @@ class StatefulPodControl:
             work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 
-    def _retry_update(self, d: Decision, group: list[Decision], first: Decision | None = None) -> str | None:
+    def _retry_update(self, d: Decision, group: list[Decision], get_pod_again, update_pod,
+                      first: Decision | None = None) -> str | None:
         """The pod update and, on Conflict, the whole closure again as the informer cache has it
         (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work the caught-up cache
         still calls for is sent again (``claim_up_to_date``; with a cache that never catches up,
         every claim again: a create meets AlreadyExists and ends it).  Each failure inside the
         closure records a FailedUpdate, and the outcome one more event (``recordPodEvent``).
         *first* is the claim update of the first try that was answered Conflict before the pod
-        update was sent."""
+        update was sent.  *get_pod_again* and *update_pod* are ``UpdateStatefulPod``'s steps: its
+        ``GetPod`` and checks after a Conflict, and its ``UpdatePod``."""
         om = self.om
         name = d.payload.name if d.payload is not None else d.pod
         retries = 0
@@ -697,7 +699,7 @@ class StatefulPodControl:
         attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
 
         def send(g: Decision) -> Decision:
-            x = carry_out(g, om, om.update_pod if g.action == "update" else None)
+            x = update_pod(g) if g.action == "update" else carry_out(g, om)
             kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
             if g.action != "warn":
                 resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
@@ -714,7 +716,7 @@ class StatefulPodControl:
         from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
         while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
             retries += 1
-            again = d if from_claims else om.reread(d)
+            again = d if from_claims else get_pod_again(d)
             if again is None:  # the pod the cache holds under that name is consistent as it is
                 done = replace(d, applied=True, error=None)
                 break
@@ -725,9 +727,11 @@ class StatefulPodControl:
                 # the first try created are looked at again (ClaimsMatchRetentionPolicy for that pod)
                 d, name, group = again, again.payload.name, (
                     group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
-            tried = [] if kept else [send(g) for g in group if g.action == "create-pvc"
-                                     and not om.claim_up_to_date(g, name)]
-            errors = [f"failed to create PVC {x.target}: {x.error}" for x in tried if x.applied is False]
+            tried: list[Decision] = []
+            error = None if kept else self.create_persistent_volume_claims(
+                [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], retried=tried)
+            resent += [("create", "PersistentVolumeClaim", x.target, x.applied is False) for x in tried]
+            errors = [error] if error is not None else []
             fixed = False
             if not errors:
                 pod = d.payload if kept else None  # else GetPod's

@@ -252,36 +252,50 @@ def item_real_ratio(table: Table, sizes, rounds: int, calls: int) -> None:
 
 
 def upstream_predicates(sts, pods, now: float) -> None:
-    """Only the calls of upstream's functions that a sync makes for each pod of a stable set, as
-    the kit's twins, one pass per step, their answers thrown away: information for item 1, what
-    keeping upstream's functions costs in Python before anything is decided, counted or recorded,
-    a lower bound of the kit's sync.  The passes: ``ClaimPods`` (``isMemberOf`` and the selector:
-    the kit's sync claims, as item 1's figure counts it), ``computeReplicaStatus``, the split of ``updateStatefulSet`` (``podInOrdinalRange``,
-    ``getOrdinal``), the first unavailable pod (``isUnavailable``), ``processReplica``, the rolling
-    update within maxUnavailable (``isUnavailable``, ``getPodRevision``, ``isTerminating``) and
-    ``truncateHistory`` (``getPodRevision``)."""
+    """Only the calls of upstream's functions that the kit's sync of a stable set makes for each
+    pod, the same twins looked up the same way, one pass per step, their answers thrown away:
+    information for item 1, what keeping upstream's functions costs in Python before anything is
+    decided, counted or recorded, a lower bound of the kit's sync.  The passes: ``ClaimPods``
+    (``isMemberOf`` and the selector: the kit's sync claims, and item 1's figure counts it),
+    ``computeReplicaStatus``, the split of ``updateStatefulSet`` (``podInOrdinalRange``,
+    ``getOrdinal``), the first unavailable pod (``isUnavailable``), ``processReplica``, the
+    rolling update within maxUnavailable (``getPodRevision``, ``isTerminating``: the kit reads
+    the first pass's ``isUnavailable`` again where upstream asks it again) and ``truncateHistory``
+    (``getPodRevision``)."""
     from stsedu.api.profiles import CURRENT
-    from stsedu.controller import stateful_set_utils as P
     from stsedu.controller.stateful_pod_control import claims_match_retention_policy
+    from stsedu.controller.stateful_set_utils import (get_ordinal, get_pod_revision, identity_matches, is_created,
+                                                      is_member_of, is_pending, is_running_and_available,
+                                                      is_running_and_ready, is_terminal_phase, is_terminating,
+                                                      is_unavailable, pod_in_ordinal_range, storage_matches)
     selects, claims = sts.spec.selects, {}
     for pod in pods:
-        P.is_member_of(sts, pod) and selects(pod.labels)
+        is_member_of(sts, pod) and selects(pod.labels)
     for pod in pods:
-        P.is_created(pod), P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
-        P.is_terminating(pod), P.get_pod_revision(pod)
+        is_created(pod)
+        is_running_and_ready(pod)
+        is_running_and_available(pod, 0, now)
+        is_terminating(pod)
+        get_pod_revision(pod)
     for pod in pods:
-        P.pod_in_ordinal_range(sts, pod) and P.get_ordinal(pod)
+        pod_in_ordinal_range(sts, pod) and get_ordinal(pod)
     for pod in pods:
-        P.is_unavailable(pod, 0, now)
+        is_unavailable(pod, 0, now)
     for pod in pods:
-        P.is_terminal_phase(pod), P.is_created(pod), P.is_pending(pod), P.is_terminating(pod)
-        P.is_running_and_ready(pod), P.is_running_and_available(pod, 0, now)
-        P.identity_matches(sts, pod), P.storage_matches(sts, pod)
+        is_terminal_phase(pod)
+        is_created(pod)
+        is_pending(pod)
+        is_terminating(pod)
+        is_running_and_ready(pod)
+        is_running_and_available(pod, 0, now)
+        identity_matches(sts, pod)
+        storage_matches(sts, pod)
         claims_match_retention_policy(sts, pod, claims, False, CURRENT)
     for pod in pods:
-        P.is_unavailable(pod, 0, now), P.get_pod_revision(pod), P.is_terminating(pod)
+        get_pod_revision(pod)
+        is_terminating(pod)
     for pod in pods:
-        P.get_pod_revision(pod)
+        get_pod_revision(pod)
 
 
 # ----------------------------------------------------------- 2. rollout exponent

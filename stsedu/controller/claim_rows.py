@@ -27,7 +27,7 @@ def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     and a claim that is being deleted makes the whole call fail afterwards.
     """
     out, deleting = [], []
-    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod):
         claim = claims.get(name)
         if claim is None:
             out.append(decision("create-pvc", pod.name, "missing",
@@ -49,7 +49,7 @@ def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persi
     if not profile.pvc_retention:
         return []
     out = []
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod):
         claim = claims.get(name)
         if claim is None:
             continue

@@ -22,7 +22,7 @@ from . import stateful_set_utils as P
 from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
 from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
 from ..api.errors import APIError
-from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,7 +99,7 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
     when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
     if when_scaled == "Retain":
         return False
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod):
         claim = claims.get(name)
         if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
             return True
@@ -677,8 +677,8 @@ class StatefulPodControl:
         work += [fix for g in group if g.action == "create-pvc"
                  if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
         if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
-            ordinal = parse_pod_name(group[0].pod)[1]
-            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, ordinal))}
+            named = Pod(name=group[0].pod)  # the pod of the rows' name: its ordinal names the claims
+            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, named))}
             work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 

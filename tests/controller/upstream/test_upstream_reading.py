@@ -230,7 +230,6 @@ CALLS_NOT_YET = {
     "UpdatePodClaimForRetentionPolicy -> isClaimOwnerUpToDate",
     "UpdatePodClaimForRetentionPolicy -> updateClaimOwnerRefForSetAndPod",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
-    "getPersistentVolumeClaims -> getOrdinal",
     "syncStatefulSet -> enqueueSSAfter",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
 }

@@ -13,14 +13,35 @@ decision rows in the sync's log, in the order the steps make it, and succeeds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ..api.objects import PersistentVolumeClaim
 from .decisions import Decision
 
 
+class ListedClaims:
+    """The reads of an object manager that writes nothing: ``GetClaim`` from the claim lister as
+    the sync began."""
+
+    def __init__(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        self.claims = claims
+
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None:
+        """``GetClaim``: the claim of that name as the sync's claim lister holds it."""
+        return self.claims.get(name)
+
+
 class RecordingPodControl:
-    """A pod control whose requests are appended to *log* (the sync's decision rows) and succeed."""
+    """A pod control whose requests are appended to *log* (the sync's decision rows) and succeed;
+    its reads (*om*) answer from the claims :meth:`list_claims` was given."""
 
     def __init__(self, log: list[Decision]) -> None:
         self.log = log
+        self.om = ListedClaims({})
+
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Take the claim lister as the sync began, for the claim checks' ``GetClaim``."""
+        self.om = ListedClaims(claims)
 
     def create_stateful_pod(self, claims: list[Decision], create: Decision, owners: list[Decision]) -> str | None:
         """Record ``CreateStatefulPod``: the claim creates of ``createPersistentVolumeClaims``

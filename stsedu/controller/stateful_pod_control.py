@@ -49,6 +49,7 @@ class ObjectManager(Protocol):
     def record_pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
     def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
@@ -87,10 +88,16 @@ def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[st
     return True
 
 
-def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+class ClaimGetter(Protocol):
+    """What reads a claim for the claim checks: an object manager's ``GetClaim``."""
+
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
+
+
+def pod_claim_is_stale(sts: StatefulSet, pod: Pod, om: ClaimGetter) -> bool:
     """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``,
-    called by ``processReplica`` before it creates the pod; *claims* is the claim lister as the sync
-    began).
+    called by ``processReplica`` before it creates the pod): each claim read through *om*'s
+    ``get_claim`` (``GetClaim``: the claim lister as the sync began).
 
     Only under whenScaled=Delete (with Retain claims are meant to be reused).
     A missing claim is not stale.  While stale, the pod is not created: the
@@ -100,7 +107,7 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
     if when_scaled == "Retain":
         return False
     for name, _ in P.get_persistent_volume_claims(sts, pod):
-        claim = claims.get(name)
+        claim = om.get_claim(name)
         if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
             return True
     return False
@@ -128,6 +135,7 @@ class ClusterObjects:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
         self.listed_rv: dict[str, int] = {}  # pods as listed (processReplica's copy) until GetPod reads them again
+        self.listed_claims: Mapping[str, PersistentVolumeClaim] = {}  # the claim lister as the sync began
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -272,8 +280,17 @@ class ClusterObjects:
         """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
         return self.c.store.get("Pod", self.sts.namespace, name)
 
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Take the claim lister as the sync began (the snapshot's claims), for :meth:`get_claim`."""
+        self.listed_claims = claims
+
     def get_claim(self, name: str) -> PersistentVolumeClaim | None:
-        """``GetClaim``: the claim of that name in the set's namespace, as the (caught-up) cache holds it."""
+        """``GetClaim``: the claim of that name as the claim lister held it when the sync began (the
+        snapshot's; the kit's steps read the claims as they were then)."""
+        return self.listed_claims.get(name)
+
+    def _stored_claim(self, name: str) -> PersistentVolumeClaim | None:
+        """The claim as the API server holds it: what ``UpdateClaim`` updates, a retry reads again."""
         return self.c.store.get("PersistentVolumeClaim", self.sts.namespace, name)
 
     def record_pod_event(self, verb: str, pod: str, error: str | None) -> None:
@@ -309,7 +326,7 @@ class ClusterObjects:
         """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
         callers record the pod's FailedUpdate on an error, fixPodClaim records nothing)."""
         self._check("update", "PersistentVolumeClaim", d.target)
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if claim is None:
             raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
         # a pod ref needs the pod's uid, known only once the pod exists
@@ -331,7 +348,7 @@ class ClusterObjects:
         up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if d.action == "create-pvc":
             return claim is not None
         if pod is None:
@@ -348,7 +365,7 @@ class ClusterObjects:
         fix (or a cache that never catches up: ``stale_cache`` off)."""
         if not self.stale_cache:
             return None
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if pod is None:
             pod = self.get_pod(pod_name)
         if claim is None or pod is None:
@@ -518,6 +535,10 @@ class StatefulPodControl:
     def __init__(self, om: ObjectManager, log: list[Decision]) -> None:
         self.om = om
         self.log = log
+
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Hand the object manager the claim lister as the sync began (its ``get_claim`` reads it)."""
+        self.om.list_claims(claims)
 
     def request(self, d: Decision) -> str | None:
         """One request of the sync's own (a revision create, renumbering or delete); its error."""

@@ -228,7 +228,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         return True, None
     # a missing pod is created, with its claims first
     if not is_created(pod):
-        if profile.pvc_retention and pod_claim_is_stale(sts, pod, snap.claims):
+        if profile.pvc_retention and pod_claim_is_stale(sts, pod, pod_control.om):
             log.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
@@ -589,6 +589,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     sts = snap.sts
     if pod_control is None:
         pod_control = RecordingPodControl([])
+    pod_control.list_claims(snap.claims)  # GetClaim reads the claim lister as the sync began
     log = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     current, update, collisions, status = perform_update(snap, revisions, profile, gates or {}, log, pod_control)

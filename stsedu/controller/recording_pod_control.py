@@ -16,19 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..api.objects import PersistentVolumeClaim
+from .claim_rows import ListedClaims
 from .decisions import Decision
-
-
-class ListedClaims:
-    """The reads of an object manager that writes nothing: ``GetClaim`` from the claim lister as
-    the sync began."""
-
-    def __init__(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
-        self.claims = claims
-
-    def get_claim(self, name: str) -> PersistentVolumeClaim | None:
-        """``GetClaim``: the claim of that name as the sync's claim lister holds it."""
-        return self.claims.get(name)
 
 
 class RecordingPodControl:

@@ -19,7 +19,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
+from .claim_rows import (ClaimGetter, ListedClaims, canonical_pod_name, claim_event_pod, claim_owner_decisions,
+                         claim_path_verb)
 from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
 from ..api.errors import APIError
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
@@ -74,24 +75,19 @@ VERBS = {
 }
 
 
-def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                                  condemned: bool, profile: Profile) -> bool:
-    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
+def claims_match_retention_policy(sts: StatefulSet, pod: Pod, om: ClaimGetter, condemned: bool,
+                                  profile: Profile) -> bool:
+    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``), each claim
+    read through *om*'s ``get_claim`` (``GetClaim``)."""
     if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
     ordinal = P.get_ordinal(pod)
     for template in sts.spec.volume_claim_templates:
-        claim = claims.get(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
-                                                              sts.name, ordinal))
+        claim = om.get_claim(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
+                                                                sts.name, ordinal))
         if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             return False
     return True
-
-
-class ClaimGetter(Protocol):
-    """What reads a claim for the claim checks: an object manager's ``GetClaim``."""
-
-    def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
 
 
 def pod_claim_is_stale(sts: StatefulSet, pod: Pod, om: ClaimGetter) -> bool:
@@ -666,7 +662,7 @@ class StatefulPodControl:
             if stored is None or not pod.uid:
                 return d
             identity_ok, storage_ok = P.identity_matches(om.sts, stored), P.storage_matches(om.sts, stored)
-            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, om.claim_lister(),
+            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, ListedClaims(om.claim_lister()),
                                                                             False, om.profile):
                 return None
             fixed = replace(stored, labels=P.update_identity(om.sts, stored,

@@ -244,7 +244,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
-        if not claims_match_retention_policy(sts, created, snap.claims, False, profile):
+        if not claims_match_retention_policy(sts, created, pod_control.om, False, profile):
             error = pod_control.update_stateful_pod(
                 [], claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
                 _d("update", name, "identity",
@@ -277,7 +277,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = identity_matches(sts, pod)
     storage_ok = storage_matches(sts, pod)
-    retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
+    retention_ok = claims_match_retention_policy(sts, pod, pod_control.om, False, profile)
     if identity_ok and storage_ok and retention_ok:
         return False, None
     # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
@@ -749,7 +749,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
         pod = condemned[i]
-        if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
+        if not claims_match_retention_policy(sts, pod, pod_control.om, True, profile):
             error = pod_control.update_pod_claim_for_retention_policy(
                 claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
             if error is not None:

@@ -10,7 +10,7 @@ import pytest
 
 import stsedu
 from stsedu.controller import stateful_set_utils as P
-from stsedu.controller.recording_pod_control import ListedClaims
+from stsedu.controller.claim_rows import ListedClaims
 from stsedu.controller.stateful_pod_control import pod_claim_is_stale
 from stsedu.api.objects import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
 from storage_helpers import claim, decisions, docs_manifest, finish_all, owners, up, with_claims

@@ -5,7 +5,9 @@ delete a stateful pod, the claim work, revisions, the status write); :class:`Clu
 is the real one of a simulated cluster: each write goes to the store, with the events
 upstream's ``StatefulPodControl`` records (``SuccessfulCreate``, ``FailedDelete`` ...), and
 a stale write is refused 409 as a real API server refuses it.
-:func:`claims_match_retention_policy` is upstream's ``ClaimsMatchRetentionPolicy``.
+:func:`claims_match_retention_policy` and :func:`pod_claim_is_stale` are upstream's
+``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale``: each reads the claims through ``get_claim``
+(``GetClaim``: the claim lister as the sync began, :meth:`ClusterObjects.list_claims`).
 :class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
 ``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
 :class:`ObjectManager` when the step makes it (its methods call the object manager's

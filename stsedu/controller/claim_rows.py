@@ -5,17 +5,36 @@ for each missing claim, a failing row for a claim being deleted), :func:`claim_o
 what ``UpdatePodClaimForRetentionPolicy`` does (the owner-ref fixes and the ConflictingController
 warnings).  The steps hand these rows to the pod control
 (:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`), which sends them;
-:func:`claim_event_pod` names the pod a claim create's event speaks of.
+:func:`claim_event_pod` names the pod a claim create's event speaks of.  :class:`ListedClaims` reads
+claims from a claim lister (``GetClaim``) for the claim checks.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Protocol
 
 from . import stateful_set_utils as P
 from .decisions import Decision, decision
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, parse_pod_name
 from ..api.profiles import Profile
+
+
+class ClaimGetter(Protocol):
+    """What the claim checks read a claim through: an object manager's ``GetClaim``."""
+
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
+
+
+class ListedClaims:
+    """``GetClaim`` over a claim lister (*claims*, by name): the recording pod control's reads, and the
+    claim checks of ``UpdateStatefulPod``'s retry over the caught-up cache."""
+
+    def __init__(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        self.claims = claims
+
+    def get_claim(self, name: str) -> PersistentVolumeClaim | None:
+        """``GetClaim``: the claim of that name as the lister holds it."""
+        return self.claims.get(name)
 
 
 def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
@@ -27,7 +46,7 @@ def claim_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     and a claim that is being deleted makes the whole call fail afterwards.
     """
     out, deleting = [], []
-    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod):
         claim = claims.get(name)
         if claim is None:
             out.append(decision("create-pvc", pod.name, "missing",
@@ -49,7 +68,7 @@ def claim_owner_decisions(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persi
     if not profile.pvc_retention:
         return []
     out = []
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, _ in P.get_persistent_volume_claims(sts, pod):
         claim = claims.get(name)
         if claim is None:
             continue

@@ -13,14 +13,24 @@ decision rows in the sync's log, in the order the steps make it, and succeeds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ..api.objects import PersistentVolumeClaim
+from .claim_rows import ListedClaims
 from .decisions import Decision
 
 
 class RecordingPodControl:
-    """A pod control whose requests are appended to *log* (the sync's decision rows) and succeed."""
+    """A pod control whose requests are appended to *log* (the sync's decision rows) and succeed;
+    its reads (*om*) answer from the claims :meth:`list_claims` was given."""
 
     def __init__(self, log: list[Decision]) -> None:
         self.log = log
+        self.om = ListedClaims({})
+
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Take the claim lister as the sync began, for the claim checks' ``GetClaim``."""
+        self.om = ListedClaims(claims)
 
     def create_stateful_pod(self, claims: list[Decision], create: Decision, owners: list[Decision]) -> str | None:
         """Record ``CreateStatefulPod``: the claim creates of ``createPersistentVolumeClaims``

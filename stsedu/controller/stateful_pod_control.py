@@ -5,7 +5,9 @@ delete a stateful pod, the claim work, revisions, the status write); :class:`Clu
 is the real one of a simulated cluster: each write goes to the store, with the events
 upstream's ``StatefulPodControl`` records (``SuccessfulCreate``, ``FailedDelete`` ...), and
 a stale write is refused 409 as a real API server refuses it.
-:func:`claims_match_retention_policy` is upstream's ``ClaimsMatchRetentionPolicy``.
+:func:`claims_match_retention_policy` and :func:`pod_claim_is_stale` are upstream's
+``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale``: each reads the claims through ``get_claim``
+(``GetClaim``: the claim lister as the sync began, :meth:`ClusterObjects.list_claims`).
 :class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
 ``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
 :class:`ObjectManager` when the step makes it (its methods call the object manager's
@@ -19,10 +21,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .claim_rows import canonical_pod_name, claim_event_pod, claim_owner_decisions, claim_path_verb
+from .claim_rows import (ClaimGetter, ListedClaims, canonical_pod_name, claim_event_pod, claim_owner_decisions,
+                         claim_path_verb)
 from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
 from ..api.errors import APIError
-from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus, parse_pod_name
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +52,7 @@ class ObjectManager(Protocol):
     def record_pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
     def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None: ...
     def warn(self, d: Decision) -> None: ...
     def update_claim(self, d: Decision) -> None: ...
     def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
@@ -73,24 +77,25 @@ VERBS = {
 }
 
 
-def claims_match_retention_policy(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                                  condemned: bool, profile: Profile) -> bool:
-    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``)."""
+def claims_match_retention_policy(sts: StatefulSet, pod: Pod, om: ClaimGetter, condemned: bool,
+                                  profile: Profile) -> bool:
+    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``), each claim
+    read through *om*'s ``get_claim`` (``GetClaim``)."""
     if not profile.pvc_retention or not sts.spec.volume_claim_templates:
         return True
     ordinal = P.get_ordinal(pod)
     for template in sts.spec.volume_claim_templates:
-        claim = claims.get(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
-                                                              sts.name, ordinal))
+        claim = om.get_claim(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
+                                                                sts.name, ordinal))
         if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
             return False
     return True
 
 
-def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim]) -> bool:
+def pod_claim_is_stale(sts: StatefulSet, pod: Pod, om: ClaimGetter) -> bool:
     """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``,
-    called by ``processReplica`` before it creates the pod; *claims* is the claim lister as the sync
-    began).
+    called by ``processReplica`` before it creates the pod): each claim read through *om*'s
+    ``get_claim`` (``GetClaim``: the claim lister as the sync began).
 
     Only under whenScaled=Delete (with Retain claims are meant to be reused).
     A missing claim is not stale.  While stale, the pod is not created: the
@@ -99,8 +104,8 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, claims: Mapping[str, Persiste
     when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
     if when_scaled == "Retain":
         return False
-    for name, _ in P.get_persistent_volume_claims(sts, pod.ordinal):
-        claim = claims.get(name)
+    for name, _ in P.get_persistent_volume_claims(sts, pod):
+        claim = om.get_claim(name)
         if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
             return True
     return False
@@ -128,6 +133,7 @@ class ClusterObjects:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
         self.listed_rv: dict[str, int] = {}  # pods as listed (processReplica's copy) until GetPod reads them again
+        self.listed_claims: Mapping[str, PersistentVolumeClaim] = {}  # the claim lister as the sync began
 
     title_case_messages = True
     """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
@@ -272,8 +278,17 @@ class ClusterObjects:
         """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
         return self.c.store.get("Pod", self.sts.namespace, name)
 
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Take the claim lister as the sync began (the snapshot's claims), for :meth:`get_claim`."""
+        self.listed_claims = claims
+
     def get_claim(self, name: str) -> PersistentVolumeClaim | None:
-        """``GetClaim``: the claim of that name in the set's namespace, as the (caught-up) cache holds it."""
+        """``GetClaim``: the claim of that name as the claim lister held it when the sync began (the
+        snapshot's; the kit's steps read the claims as they were then)."""
+        return self.listed_claims.get(name)
+
+    def _stored_claim(self, name: str) -> PersistentVolumeClaim | None:
+        """The claim as the API server holds it: what ``UpdateClaim`` updates, a retry reads again."""
         return self.c.store.get("PersistentVolumeClaim", self.sts.namespace, name)
 
     def record_pod_event(self, verb: str, pod: str, error: str | None) -> None:
@@ -309,7 +324,7 @@ class ClusterObjects:
         """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
         callers record the pod's FailedUpdate on an error, fixPodClaim records nothing)."""
         self._check("update", "PersistentVolumeClaim", d.target)
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if claim is None:
             raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
         # a pod ref needs the pod's uid, known only once the pod exists
@@ -331,7 +346,7 @@ class ClusterObjects:
         up (``stale_cache`` off) still holds the claims as they were: all sent again."""
         if not self.stale_cache:
             return False
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if d.action == "create-pvc":
             return claim is not None
         if pod is None:
@@ -348,7 +363,7 @@ class ClusterObjects:
         fix (or a cache that never catches up: ``stale_cache`` off)."""
         if not self.stale_cache:
             return None
-        claim = self.get_claim(d.target)
+        claim = self._stored_claim(d.target)
         if pod is None:
             pod = self.get_pod(pod_name)
         if claim is None or pod is None:
@@ -519,6 +534,10 @@ class StatefulPodControl:
         self.om = om
         self.log = log
 
+    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
+        """Hand the object manager the claim lister as the sync began (its ``get_claim`` reads it)."""
+        self.om.list_claims(claims)
+
     def request(self, d: Decision) -> str | None:
         """One request of the sync's own (a revision create, renumbering or delete); its error."""
         x = carry_out(d, self.om)
@@ -645,7 +664,7 @@ class StatefulPodControl:
             if stored is None or not pod.uid:
                 return d
             identity_ok, storage_ok = P.identity_matches(om.sts, stored), P.storage_matches(om.sts, stored)
-            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, om.claim_lister(),
+            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, ListedClaims(om.claim_lister()),
                                                                             False, om.profile):
                 return None
             fixed = replace(stored, labels=P.update_identity(om.sts, stored,
@@ -677,8 +696,8 @@ class StatefulPodControl:
         work += [fix for g in group if g.action == "create-pvc"
                  if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
         if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
-            ordinal = parse_pod_name(group[0].pod)[1]
-            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, ordinal))}
+            named = Pod(name=group[0].pod)  # the pod of the rows' name: its ordinal names the claims
+            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, named))}
             work.sort(key=lambda g: order.get(g.target, len(order)))
         return work
 

@@ -228,7 +228,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         return True, None
     # a missing pod is created, with its claims first
     if not is_created(pod):
-        if profile.pvc_retention and pod_claim_is_stale(sts, pod, snap.claims):
+        if profile.pvc_retention and pod_claim_is_stale(sts, pod, pod_control.om):
             log.append(_d("wait", name, "stale-claim",
                           f"A claim of {name} still belongs to the previous {name} and is being "
                           "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
@@ -244,7 +244,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
-        if not claims_match_retention_policy(sts, created, snap.claims, False, profile):
+        if not claims_match_retention_policy(sts, created, pod_control.om, False, profile):
             error = pod_control.update_stateful_pod(
                 [], claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
                 _d("update", name, "identity",
@@ -277,7 +277,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = identity_matches(sts, pod)
     storage_ok = storage_matches(sts, pod)
-    retention_ok = claims_match_retention_policy(sts, pod, snap.claims, False, profile)
+    retention_ok = claims_match_retention_policy(sts, pod, pod_control.om, False, profile)
     if identity_ok and storage_ok and retention_ok:
         return False, None
     # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
@@ -589,6 +589,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     sts = snap.sts
     if pod_control is None:
         pod_control = RecordingPodControl([])
+    pod_control.list_claims(snap.claims)  # GetClaim reads the claim lister as the sync began
     log = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     current, update, collisions, status = perform_update(snap, revisions, profile, gates or {}, log, pod_control)
@@ -748,7 +749,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
         pod = condemned[i]
-        if not claims_match_retention_policy(sts, pod, snap.claims, True, profile):
+        if not claims_match_retention_policy(sts, pod, pod_control.om, True, profile):
             error = pod_control.update_pod_claim_for_retention_policy(
                 claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
             if error is not None:

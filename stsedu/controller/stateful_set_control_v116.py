@@ -122,7 +122,7 @@ def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentV
     the aggregated errors (create or update).
     """
     out = []
-    for name, template in P.get_persistent_volume_claims(sts, pod.ordinal):
+    for name, template in P.get_persistent_volume_claims(sts, pod):
         if name not in claims:
             out.append(_d("create-pvc", pod.name, "missing",
                           f"Create claim {name} for {pod.name} {why}.", key,

@@ -167,8 +167,10 @@ def storage_matches(sts: StatefulSet, pod: Pod) -> bool:
     return True
 
 
-def get_persistent_volume_claims(sts: StatefulSet, ordinal: int) -> list[tuple[str, Mapping]]:
-    """(claim name, template) for each volumeClaimTemplate of the set (``getPersistentVolumeClaims``)."""
+def get_persistent_volume_claims(sts: StatefulSet, pod: Pod) -> list[tuple[str, Mapping]]:
+    """(claim name, template) for each volumeClaimTemplate of the set, named for the pod's ordinal
+    (``getPersistentVolumeClaims``, which asks ``getOrdinal``)."""
+    ordinal = get_ordinal(pod)
     return [(get_persistent_volume_claim_name(t.get("metadata", {}).get("name", ""), sts.name, ordinal), t)
             for t in sts.spec.volume_claim_templates]
 
@@ -212,7 +214,7 @@ def update_storage(sts: StatefulSet, pod: Pod) -> dict:
     """
     spec = copy.deepcopy(dict(pod.spec))
     wanted = {t.get("metadata", {}).get("name", ""): claim
-              for claim, t in get_persistent_volume_claims(sts, pod.ordinal)}
+              for claim, t in get_persistent_volume_claims(sts, pod)}
     volumes = [{"name": vname, "persistentVolumeClaim": {"claimName": cname}}
                for vname, cname in wanted.items()]
     volumes += [v for v in spec.get("volumes", []) or [] if v.get("name") not in wanted]

@@ -10,6 +10,7 @@ import pytest
 
 import stsedu
 from stsedu.controller import stateful_set_utils as P
+from stsedu.controller.claim_rows import ListedClaims
 from stsedu.controller.stateful_pod_control import pod_claim_is_stale
 from stsedu.api.objects import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
 from storage_helpers import claim, decisions, docs_manifest, finish_all, owners, up, with_claims
@@ -427,7 +428,7 @@ def test_claim_is_stale_rules():
     """PodClaimIsStale: a ref to the pod's name with another uid (a not-created pod has none) is stale."""
     sts = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SCALE_DELETE)), uid="s")
     ref = OwnerReference("Pod", "web-1", "old-uid", "v1")
-    claims = {"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))}
+    claims = ListedClaims({"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))})
     assert pod_claim_is_stale(sts, Pod(name="web-1"), claims)
     assert not pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
     assert not pod_claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale

@@ -22,8 +22,14 @@ does; they are methods of ``ControllerLoop``, the controller's work queue and wo
 The pod control's claim work is the other exception: the steps build its rows from the sync's claim
 lister (``claim_rows.py``: the claims as the sync began) and hand them to the pod control, which sends
 them through the object manager; so the ``GetClaim`` calls of ``createPersistentVolumeClaims``,
-``UpdatePodClaimForRetentionPolicy``, ``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale``, and
-the predicates ``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay in ``CALLS_NOT_YET``.
+and ``UpdatePodClaimForRetentionPolicy``,
+``createPersistentVolumeClaims -> getPersistentVolumeClaims`` (the rows walk the claim templates, not
+the pod control), and the predicates ``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay
+in ``CALLS_NOT_YET``.  ``getPersistentVolumeClaims`` itself takes the pod and asks ``getOrdinal``, as
+upstream's does; ``PodClaimIsStale`` and ``ClaimsMatchRetentionPolicy`` read each claim through the
+object manager's ``get_claim``, which answers from the claim lister as the sync began
+(``update_stateful_set`` hands the pod control the snapshot's claims: ``list_claims``; after a
+Conflict ``UpdateStatefulPod``'s closure checks its claims over the caught-up cache's lister).
 
 The callers too: ``UPSTREAM_CALLERS`` says, for each listed function, which listed functions call
 it in upstream's source (read from the Go files when they are in the module cache), and each such
@@ -221,8 +227,7 @@ UPSTREAM_CALLERS = {
 }
 
 CALLS_NOT_YET = {
-    "ClaimsMatchRetentionPolicy -> GetClaim",
-    "NewStatefulSetController -> NewStatefulPodControl", "PodClaimIsStale -> GetClaim",
+    "NewStatefulSetController -> NewStatefulPodControl",
     "UpdatePodClaimForRetentionPolicy -> GetClaim",
     "UpdatePodClaimForRetentionPolicy -> getOrdinal",
     "UpdatePodClaimForRetentionPolicy -> getPersistentVolumeClaimName",
@@ -230,7 +235,6 @@ CALLS_NOT_YET = {
     "UpdatePodClaimForRetentionPolicy -> isClaimOwnerUpToDate",
     "UpdatePodClaimForRetentionPolicy -> updateClaimOwnerRefForSetAndPod",
     "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
-    "getPersistentVolumeClaims -> getOrdinal",
     "syncStatefulSet -> enqueueSSAfter",
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
 }

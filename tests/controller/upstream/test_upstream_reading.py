@@ -21,15 +21,19 @@ object manager (``ClusterObjects``); ``NewStatefulSetController -> NewStatefulPo
 does; they are methods of ``ControllerLoop``, the controller's work queue and workers, which it builds.
 The pod control's claim work is the other exception: the steps build its rows from the sync's claim
 lister (``claim_rows.py``: the claims as the sync began) and hand them to the pod control, which sends
-them through the object manager; so the ``GetClaim`` calls of ``createPersistentVolumeClaims``,
-and ``UpdatePodClaimForRetentionPolicy``,
-``createPersistentVolumeClaims -> getPersistentVolumeClaims`` (the rows walk the claim templates, not
-the pod control), and the predicates ``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay
-in ``CALLS_NOT_YET``.  ``getPersistentVolumeClaims`` itself takes the pod and asks ``getOrdinal``, as
+them through the object manager; so the ``GetClaim`` calls of ``createPersistentVolumeClaims`` and
+``UpdatePodClaimForRetentionPolicy``, ``createPersistentVolumeClaims -> getPersistentVolumeClaims``
+(the rows walk the claim templates, not the pod control), and the predicates
+``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay in ``CALLS_NOT_YET``.  ``getPersistentVolumeClaims`` itself takes the pod and asks ``getOrdinal``, as
 upstream's does; ``PodClaimIsStale`` and ``ClaimsMatchRetentionPolicy`` read each claim through the
 object manager's ``get_claim``, which answers from the claim lister as the sync began
 (``update_stateful_set`` hands the pod control the snapshot's claims: ``list_claims``; after a
 Conflict ``UpdateStatefulPod``'s closure checks its claims over the caught-up cache's lister).
+Two more stay: ``syncStatefulSet -> enqueueSSAfter`` (the kit's sync returns ``requeue_after`` and
+the loop that ran it adds the key after that delay, ``ControllerLoop.enqueue_ss_after``, since a sync
+can also be run by hand, outside the loop), and ``updateStatefulSetStatus ->
+getStatefulSetMaxUnavailable`` (upstream works it out there only to set a metrics gauge; the kit
+keeps no metrics).
 
 The callers too: ``UPSTREAM_CALLERS`` says, for each listed function, which listed functions call
 it in upstream's source (read from the Go files when they are in the module cache), and each such

@@ -480,19 +480,19 @@ class ClusterObjects:
 
 def sent(d: Decision, request: Callable[[Decision], object]) -> Decision:
     """The row *d* once *request* (one call of the object manager's, with *d*) has been sent:
-    carried out, or refused with the API server's answer."""
+    carried out (with the retries *request* reports, if any), or refused with the API server's
+    answer."""
     try:
-        request(d)
+        retries = request(d)
     except APIError as e:
         return refused(d, e)
-    return replace(d, applied=True, retries=0)
+    return replace(d, applied=True, retries=retries or 0)
 
 
-def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
-    """Send the request *d* describes through *om* (by *send*, one of its methods, else the one its
-    action names); return *d* marked applied, or failed with the API server's answer.  A row that
-    already knows its failure (a claim being deleted) is not sent; waits and notes pass as they
-    are; a Warning is recorded, no request."""
+def carry_out(d: Decision, om: ObjectManager) -> Decision:
+    """Send the request *d* describes through *om*, by the method its action names (:func:`sent`).
+    A row that already knows its failure (a claim being deleted) is not sent; waits and notes pass
+    as they are; a Warning is recorded, no request."""
     if d.error:
         return replace(d, applied=False)
     verb = VERBS.get(d.action)
@@ -503,11 +503,7 @@ def carry_out(d: Decision, om: ObjectManager, send=None) -> Decision:
         return d
     if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
         verb = "probe_revision"
-    try:
-        retries = (send or getattr(om, verb))(d)
-    except APIError as e:
-        return refused(d, e)
-    return replace(d, applied=True, retries=retries or 0)
+    return sent(d, getattr(om, verb))
 
 
 def first_failure(log: list[Decision], default: str | None = None) -> str | None:

@@ -76,7 +76,8 @@ def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None =
     not in the returned list: re-read them after adopting.
     """
     if member is None:
-        return pods_to_claim(sts, pods, lambda pod: P.is_member_of(sts, pod))
+        def member(pod: Pod) -> bool:
+            return P.is_member_of(sts, pod)
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
@@ -168,8 +169,9 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
         return P.is_member_of(sts, pod)
 
     claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
+    adopting = any(d.action == "adopt" for d in claim_decisions)
     # ClaimPods asks canAdoptFunc once, at the first adoption
-    can_adopt = can_adopt_func(ctl, sts) if any(d.action == "adopt" for d in claim_decisions) else None
+    can_adopt = can_adopt_func(ctl, sts) if adopting else None
     error: str | None = None
     for d in claim_decisions:
         if d.action == "adopt" and can_adopt is not None:
@@ -183,7 +185,7 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
-    if any(d.action == "adopt" for d in claim_decisions):
+    if adopting:
         claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace), member)
     return claimed, error
 

@@ -1,8 +1,10 @@
 """The real controller as an oracle: build, run and compare against tests/upstream (Go).
 
-tests/upstream/ is a small Go module that depends on ``k8s.io/kubernetes`` (v1.37.2; its
-``v136/go.mod`` pins v1.36.3) and runs one sync of its StatefulSet controller code over
-client-go's fake clientset (see tests/upstream/main.go).  This module builds that program
+tests/upstream/ is a small Go program that runs one sync of ``k8s.io/kubernetes``'s StatefulSet
+controller code over client-go's fake clientset (see tests/upstream/main.go). For ``current``
+(v1.37.2) it is built in the control plane's module (``stsedu/live/controlplane/go.mod``), so the
+oracle and ``stsedu live`` share one set of versions and every compiled package; ``v136/go.mod``
+pins v1.36.3 and ``v116/`` holds v1.16.15's own program and module.  This module builds that program
 into a cache directory, talks to it (one JSON line per request and per answer) and
 compares one stsedu sync with the real code's sync of the very same objects.
 
@@ -35,10 +37,12 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent / "upstream"
+# the control plane's module: the current oracle is built with its go.mod and go.sum
+CONTROL_PLANE_MODULE = Path(__file__).resolve().parent.parent / "stsedu" / "live" / "controlplane"
 
 PROFILES = {
     # profile -> (k8s.io/kubernetes version, directory of its go.mod/go.sum)
-    "current": ("v1.37.2", HERE),
+    "current": ("v1.37.2", CONTROL_PLANE_MODULE),
     "v1.36": ("v1.36.3", HERE / "v136"),
     # its own main.go (v1.16's API differs) and a stub module for vbom.ml/util (docs/profiles.md)
     "v1.16": ("v1.16.15", HERE / "v116"),
@@ -53,7 +57,7 @@ def _sources(profile: str) -> list[Path]:
     # sync), else the program of today's API: protocol.go, main.go (the sync) and timing.go
     # (benchmarks/run.py's timing mode)
     own = moddir / "main.go"
-    go = [HERE / "protocol.go", HERE / "serial.go", own] if moddir != HERE and own.exists() else sorted(HERE.glob("*.go"))
+    go = [HERE / "protocol.go", HERE / "serial.go", own] if own.exists() else sorted(HERE.glob("*.go"))
     stubs = sorted(p for p in (moddir / "stubs").rglob("*") if p.is_file()) if (moddir / "stubs").is_dir() else []
     return [*go, moddir / "go.mod", moddir / "go.sum", *stubs]
 
@@ -88,6 +92,7 @@ def _source_key(profile: str) -> str:
     h = hashlib.sha256()
     for f in _sources(profile):
         h.update(f.read_bytes())
+    h.update(" ".join(_GO.go_build_command("go", "out")).encode())  # the flags too
     return h.hexdigest()[:16]
 
 
@@ -116,7 +121,7 @@ def build(profile: str = "current") -> Path:
         env = dict(os.environ)
         env.setdefault("GOFLAGS", "-mod=mod")
         partial = str(target) + ".partial"
-        proc = subprocess.run([go, "build", "-p", "2", "-o", partial, "."], cwd=tmp, env=env,
+        proc = subprocess.run(_GO.go_build_command(go, partial), cwd=tmp, env=env,
                               capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]

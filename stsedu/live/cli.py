@@ -1,7 +1,7 @@
 """``stsedu live ...``: build, start, stop and use a real control plane (docs/live.md).
 
 * ``stsedu live build``: build etcd, kube-apiserver, kube-controller-manager and kubectl
-  into the cache (10+ minutes the first time; needs Go);
+  into the cache (about 9 minutes the first time on two cores; needs Go);
 * ``stsedu live up`` / ``status`` / ``down``: a local control plane in the background;
   ``up`` prints the ``export KUBECONFIG=...`` line for kubectl;
 * ``stsedu live run SCENARIO [--kubeconfig FILE] [--context NAME]``: play a scenario's

@@ -52,6 +52,17 @@ def _skip_unless_built():
         unavailable(f"live control plane unavailable: {why}")
 
 
+def test_kubectl_reports_the_version_it_was_built_from():
+    """The binaries are stamped as Kubernetes' release build stamps them (hack/lib/version.sh's
+    -X flags), so `kubectl version` names v1.37.2 instead of v0.0.0-master+$Format:%H$."""
+    _skip_unless_built()
+    out = subprocess.run([live_build.kubectl_path(), "version", "--client", "-o", "json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    client = json.loads(out.stdout)["clientVersion"]
+    assert (client["gitVersion"], client["major"], client["minor"]) == (live_build.KUBERNETES_VERSION, "1", "37")
+
+
 @pytest.fixture(scope="module")
 def control_plane():
     _skip_unless_built()

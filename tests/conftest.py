@@ -15,7 +15,37 @@ for _room in sorted(p for p in TESTS.rglob("*") if p.is_dir() and any(p.glob("te
     sys.path.append(str(_room))
 
 import stsedu  # noqa: E402
-from helpers import WEB_YAML, web  # noqa: E402
+from helpers import WEB_YAML, live_fuzz_seed, web  # noqa: E402
+
+
+# The contributor's loop (`pytest -m quick`, about a minute): the controller, the simulated cluster,
+# the API objects and the architecture. The compat environment of .ci/run (the newest pandas, the
+# oldest Altair) runs `-m compat`: the tests of what draws with pandas, Altair and ipywidgets.
+# Neither takes a test marked slow, upstream, live or browser.
+QUICK = ("controller", "sim", "api", "meta/test_architecture.py")
+COMPAT = ("views", "widgets", "test_frames.py", "test_trace_io.py")
+HEAVY = ("slow", "upstream", "live", "browser")
+
+
+def _under(rel: Path, places) -> bool:
+    return any(rel.parts[:len(Path(p).parts)] == Path(p).parts for p in places)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.path))
+        if not path.is_relative_to(TESTS) or any(item.get_closest_marker(m) for m in HEAVY):
+            continue
+        rel = path.relative_to(TESTS)
+        if _under(rel, QUICK):
+            item.add_marker(pytest.mark.quick)
+        if _under(rel, COMPAT):
+            item.add_marker(pytest.mark.compat)
+
+
+def pytest_report_header(config):
+    return [f"live validation fuzz: seed {live_fuzz_seed()} (STSEDU_LIVE_FUZZ_SEED replays it; "
+            "STSEDU_LIVE_FUZZ=all sends every case)"]
 
 
 @pytest.fixture

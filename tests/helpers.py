@@ -99,6 +99,18 @@ def settle(c: stsedu.Cluster, name: str = "web", max_syncs: int = 500, check=Non
     raise AssertionError(f"no stable state after {max_syncs} syncs")
 
 
+def live_fuzz_seed() -> int:
+    """The seed of the live suite's sample of validation fuzz cases: ``STSEDU_LIVE_FUZZ_SEED``, else
+    today's date as a number (20261128), so each day draws another sample; the report header
+    prints it (tests/conftest.py)."""
+    import datetime
+    import os
+    given = os.environ.get("STSEDU_LIVE_FUZZ_SEED", "").strip()
+    if given.isascii() and given.isdecimal():
+        return int(given)
+    return int(datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d"))
+
+
 def unavailable(reason: str) -> None:
     """Skip a test whose real reference (the upstream oracle, the live control plane) is missing,
     with one line; but in CI (``CI`` set) with Go installed the reference must be there, so a

@@ -9,7 +9,8 @@ field paths and messages, in order) or refused while decoding (400 BadRequest, t
 
 * every row of the create, update, service and service_update tables of docs/validation.md
   (each row is also checked against the kit by tests/api/test_manifests.py);
-* the fuzz cases that have an API-server answer: every field of the concept page's ``web`` and
+* a seeded sample of the fuzz cases that have an API-server answer (:func:`fuzz_sample`: 300 a
+  run, another sample each day, all of them with ``STSEDU_LIVE_FUZZ=all``): every field of the concept page's ``web`` and
   ``nginx`` set to each of a fixed list of hostile values (the values tests/kit/test_fuzz.py draws
   from, the finite ones: NaN and infinity cannot be sent as JSON), and the rejected inputs of
   tests/api/test_manifests.py, tests/kit/test_hardening.py and tests/api/test_api_errors.py -- each as a
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import random
 import re
 import subprocess
 
@@ -37,7 +40,7 @@ from stsedu.api.merge_patch import merge_patch
 from stsedu.api.quantities import QUANTITY_FORMAT_ERROR
 from stsedu.live import build as live_build
 from test_manifests import REJECTED, WEB_YAML as WEB_YAML_PATH, _grouped, doc_tables, kit_answer
-from helpers import unavailable
+from helpers import live_fuzz_seed, unavailable
 
 pytestmark = pytest.mark.live
 
@@ -280,7 +283,22 @@ FUZZ_KNOWN: dict[str, str] = {label: _why(label) for label in (
 """Fuzz cases where the kit still answers differently from the real server, and why (``_why``)."""
 
 
-@pytest.mark.parametrize("i", range(len(FUZZ_CASES)), ids=lambda i: FUZZ_CASES[i][0])
+def fuzz_sample(cases=FUZZ_CASES) -> list[int]:
+    """The indices of the fuzz cases this run sends: ``STSEDU_LIVE_FUZZ`` of them (default 300;
+    ``all`` for every case) drawn with the seed of :func:`helpers.live_fuzz_seed` (today's date
+    unless ``STSEDU_LIVE_FUZZ_SEED`` names one, so each day checks another sample and a failure
+    replays with the seed the report header printed), plus every case of :data:`FUZZ_KNOWN`."""
+    want = os.environ.get("STSEDU_LIVE_FUZZ", "300").strip().lower()
+    if want == "all":
+        return list(range(len(cases)))
+    if not want.isdecimal() or not want.isascii():
+        raise pytest.UsageError(f"STSEDU_LIVE_FUZZ={want!r}: give a whole number of cases or 'all'")
+    known = [i for i, c in enumerate(cases) if c[0] in FUZZ_KNOWN]
+    drawn = random.Random(live_fuzz_seed()).sample(range(len(cases)), min(int(want), len(cases)))
+    return sorted(set(drawn) | set(known))
+
+
+@pytest.mark.parametrize("i", fuzz_sample(), ids=lambda i: FUZZ_CASES[i][0])
 def test_real_api_server_gives_the_kits_answer_to_fuzz_cases(server, i):
     api, _ = server
     label, table, doc = FUZZ_CASES[i]
@@ -290,7 +308,8 @@ def test_real_api_server_gives_the_kits_answer_to_fuzz_cases(server, i):
         assert FUZZ_KNOWN[label], label
         assert got != want, f"now agrees: remove {label!r} from FUZZ_KNOWN"
     else:
-        assert got == want, json.dumps(doc)[:400]
+        assert got == want, (f"{json.dumps(doc)[:400]} (replay: STSEDU_LIVE_FUZZ_SEED={live_fuzz_seed()} "
+                             f"pytest -m live -k {label!r})")
 
 
 # ---------------------------------------------------------------------------

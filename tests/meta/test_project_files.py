@@ -125,7 +125,7 @@ def test_compat_environment_pins_the_oldest_altair(pyproject):
     """The second CI environment's Altair is the lowest that pyproject allows."""
     lowest = min(Version(s.version) for r in pyproject["project"]["dependencies"]
                  if normalise(Requirement(r).name) == "altair" for s in Requirement(r).specifier if s.operator == ">=")
-    assert f"'altair=={lowest.major}.{lowest.minor}.*'" in COMPAT_CMD
+    assert f"'altair=={lowest.major}.{lowest.minor}.*'" in _ci_phases().COMPAT_VENV
 
 
 def test_environment_yml_installs_the_kit_with_pip():
@@ -145,22 +145,30 @@ def test_readme_shows_exactly_two_commands(readme_commands):
     assert "pytest" in test_cmd and "'.[test]'" in test_cmd
 
 
-COMPAT_CMD = ("python3 -m venv .venv-compat && .venv-compat/bin/pip install -e '.[test]' 'pandas>=3' 'altair==6.0.*'"
-              " && .venv-compat/bin/python -m pytest tests -m \"not browser and not slow and not upstream and not live\"")
+def _ci_phases():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ci_phases", ROOT / ".ci" / "phases.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_ci_runs_the_readme_test_command_verbatim(readme_commands):
-    """.ci/run runs the README's test command last, and before it only the second environment's unit
-    tests (newest pandas 3, oldest supported Altair 6.0)."""
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    test_cmd = readme_commands[1]
-    lines = [line.strip() for line in ci.splitlines()
-             if line.strip() and not line.lstrip().startswith("#")]
-    assert test_cmd in lines
-    assert [line for line in lines if "pytest" in line] == [COMPAT_CMD, test_cmd]
-    assert lines[-1] == test_cmd
-    assert "set -euo pipefail" in lines
-    assert not any("playwright install" in line for line in lines)
+def test_ci_runs_the_readme_test_command_in_groups_that_cover_it_once(readme_commands):
+    """.ci/run (through .ci/phases.py) installs as the README says and runs the README's test
+    command split by marker: every test the command collects falls in exactly one group, whatever
+    markers it carries, so CI runs what a contributor runs, each test once."""
+    import itertools
+    ci = _ci_phases()
+    assert readme_commands[1] == f"{ci.VENV} && {ci.TEST}"
+    markers = ("upstream", "live", "browser", "slow", "quick", "compat")
+    for values in itertools.product((False, True), repeat=len(markers)):
+        env = dict(zip(markers, values))
+        hits = [name for name, expr in ci.GROUPS.items() if eval(expr, {}, env)]  # noqa: S307 (our own text)
+        assert len(hits) == 1, (env, hits)
+    assert ci.COMPAT_TEST.endswith("-m compat tests") and "'pandas>=3' 'altair==6.0.*'" in ci.COMPAT_VENV
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "set -euo pipefail" in run and "python3 -u .ci/phases.py" in run
+    assert "playwright install" not in (ROOT / ".ci" / "phases.py").read_text(encoding="utf-8")
 
 
 def test_ci_run_is_executable():

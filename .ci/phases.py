@@ -1,0 +1,202 @@
+"""CI's phases: install, build, test, each timed; a table of them at the end of the log.
+
+Run by .ci/run with the machine's python3 (standard library only). Works on a fresh Debian
+machine where only python3 (with venv) and pip exist: it installs what it needs.
+
+The test groups are the README's test command (TEST below) split by marker, so together they
+run exactly what that command runs (tests/meta/test_project_files.py checks the split). Two
+things run beside others because they mostly wait rather than compute:
+
+* the Go builds (the current oracle and the control plane, one module, one build cache) start
+  first and go on while apt and pip download;
+* the live group (a real control plane: most of its time is waiting for the cluster to settle)
+  starts when the control plane is built and goes on beside the oracle and browser groups.
+
+Exit status: 0 when every phase passed (pytest's 5, "no test collected", counts as passed for a
+group whose tests a machine cannot run); otherwise 1. The last line is the suite's count.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / ".ci" / "reports"
+
+# The README's "Run every test" command (tests/meta/test_project_files.py keeps them equal).
+VENV = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]'"
+TEST = (".venv/bin/python -m pytest tests notebooks --nbval --nbval-current-env "
+        "--nbval-sanitize-with tests/nbval_sanitize.cfg")
+
+# The second environment: the newest pandas (3.x) with the oldest supported Altair (6.0), for the
+# tests that touch pandas, Altair or ipywidgets (what Pyodide/JupyterLite ships is close to this pair).
+COMPAT_VENV = "python3 -m venv .venv-compat && .venv-compat/bin/pip install -e '.[test]' 'pandas>=3' 'altair==6.0.*'"
+COMPAT_TEST = ".venv-compat/bin/python -m pytest -m compat tests"
+
+# marker expression of each group of TEST; together a partition of what TEST collects
+GROUPS = {
+    "unit and notebooks": "not upstream and not live and not browser",
+    "upstream oracle": "upstream and not browser",
+    "live control plane": "live and not upstream and not browser",
+    "browser": "browser",
+}
+
+def build_go(which: str) -> int:
+    """`python3 .ci/phases.py go current|older`: build the Go binaries into their caches outside the
+    repository (a cache hit takes a second). Without Go, or when a build fails, say so in one line:
+    the tests that need them then fail in CI (tests/helpers.py: ``unavailable``)."""
+    import importlib.util
+    sys.path.insert(0, str(ROOT / "tests"))
+    import upstream_oracle as oracle
+    spec = importlib.util.spec_from_file_location("live_build", ROOT / "stsedu" / "live" / "build.py")
+    live = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(live)
+    todo = {"current": [("oracle current", lambda: oracle.build("current")),
+                        ("live control plane", lambda: live.build(log=print))],
+            "older": [("oracle v1.36", lambda: oracle.build("v1.36")),
+                      ("oracle v1.16", lambda: oracle.build("v1.16"))]}[which]
+    for what, make in todo:
+        start = time.monotonic()
+        try:
+            print(f"{what}: {make()} ({time.monotonic() - start:.0f} s)", flush=True)
+        except (oracle.OracleUnavailable, live.LiveUnavailable) as e:
+            print(f"note: {e}", file=sys.stderr)
+    return 0
+
+
+APT_CHROMIUM = """
+if [[ -x /usr/bin/chromium ]]; then echo "chromium present"; exit 0; fi
+if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } ||
+    echo "note: could not install chromium with apt-get; browser tests will be skipped" >&2
+else
+  echo "note: /usr/bin/chromium is missing and apt-get is unavailable (or not root); browser tests will be skipped" >&2
+fi
+"""
+
+
+class Phase:
+    def __init__(self, name: str, command: str, pytest_group: bool = False):
+        self.name, self.command, self.pytest_group = name, command, pytest_group
+        self.start = self.end = None
+        self.rc: int | None = None
+        self.thread: threading.Thread | None = None
+
+    def run(self) -> int:
+        self.start = time.monotonic()
+        print(f"\n==== {self.name} ====\n$ {self.command}", flush=True)
+        self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT).returncode
+        if self.pytest_group and self.rc == 5:  # no test collected: nothing of this group can run here
+            self.rc = 0
+        self.end = time.monotonic()
+        print(f"==== {self.name}: exit {self.rc} after {self.end - self.start:.0f} s ====", flush=True)
+        return self.rc
+
+    def background(self) -> "Phase":
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        return self
+
+    def wait(self) -> int:
+        if self.thread is not None:
+            self.thread.join()
+        return self.rc if self.rc is not None else 1
+
+
+def go_available() -> bool:
+    return any(os.access(p, os.X_OK) for p in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go")) or bool(
+        subprocess.run(["bash", "-c", "command -v go"], capture_output=True).stdout)
+
+
+def group(name: str, expr: str) -> Phase:
+    xml = REPORTS / (name.replace(" ", "-") + ".xml")
+    return Phase(f"tests: {name}", f'{TEST} -m "{expr}" -p no:cacheprovider --junitxml={xml}', pytest_group=True)
+
+
+def counts() -> dict[str, int]:
+    total = {"passed": 0, "failed": 0, "skipped": 0}
+    for xml in REPORTS.glob("*.xml"):
+        try:
+            root = ET.parse(xml).getroot()
+        except ET.ParseError:
+            continue
+        for suite in root.iter("testsuite"):
+            tests, failures, errors, skipped = (int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped"))
+            total["failed"] += failures + errors
+            total["skipped"] += skipped
+            total["passed"] += tests - failures - errors - skipped
+    return total
+
+
+def table(phases: list[Phase], began: float) -> str:
+    rows = [f"{'phase':<34} {'start':>7} {'seconds':>8}  result"]
+    for p in phases:
+        if p.start is None:
+            rows.append(f"{p.name:<34} {'-':>7} {'-':>8}  not run")
+            continue
+        result = "ok" if p.rc == 0 else f"FAILED (exit {p.rc})"
+        rows.append(f"{p.name:<34} {p.start - began:>7.0f} {p.end - p.start:>8.0f}  {result}")
+    rows.append(f"{'total (wall clock)':<34} {'':>7} {time.monotonic() - began:>8.0f}")
+    return "\n".join(rows)
+
+
+def main() -> int:
+    began = time.monotonic()
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    for old in REPORTS.glob("*.xml"):
+        old.unlink()
+    os.environ.setdefault("STSEDU_UPSTREAM_HISTORIES", "200")
+    # resource-version conflicts on in the oracle's fake API server (the suite's default too)
+    os.environ.setdefault("STSEDU_UPSTREAM_CONFLICTS", "1")
+    if os.access("/usr/local/go/bin/go", os.X_OK):
+        os.environ["PATH"] += os.pathsep + "/usr/local/go/bin"
+    go = go_available()
+    if not go:
+        print("note: Go is not installed; the upstream and live tests will be skipped", file=sys.stderr)
+
+    build = Phase("go: oracle current + control plane", "python3 .ci/phases.py go current")
+    older = Phase("go: oracles v1.36, v1.16", "python3 .ci/phases.py go older")
+    apt = Phase("apt: chromium", APT_CHROMIUM)
+    venv = Phase("pip: .venv", VENV)
+    compat_venv = Phase("pip: .venv-compat", COMPAT_VENV)
+    compat = Phase("tests: compat (pandas 3, Altair 6.0)", COMPAT_TEST + " -p no:cacheprovider", pytest_group=True)
+    unit, upstream, live, browser = (group(n, e) for n, e in GROUPS.items())
+    phases = [build, apt, venv, compat_venv, compat, unit, older, live, upstream, browser]
+
+    try:
+        if go:
+            build.background()
+        apt.run()
+        if venv.run() != 0:
+            return 1
+        if compat_venv.run() == 0:
+            compat.run()
+        unit.run()
+        if go:
+            build.wait()
+            live.background()
+            older.run()
+        upstream.run()
+        browser.run()
+        live.wait()
+    finally:
+        print("\n==== CI phases ====")
+        print(table(phases, began))
+        c = counts()
+        failed = [p.name for p in phases if p.start is not None and p.rc != 0]
+        if failed:
+            print("failed phases: " + ", ".join(failed))
+        # the plain closing line: the whole suite's count (every group's junit report)
+        print(f"ci: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(build_go(sys.argv[2]) if sys.argv[1:2] == ["go"] else main())

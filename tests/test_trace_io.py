@@ -67,7 +67,9 @@ def test_jsonl_rows_read_with_pandas(busy_trace, tmp_path):
 
 def test_empty_trace_round_trips(tmp_path):
     t = stsedu.Cluster().trace
-    assert_same(t, stsedu.Trace.load(t.save(tmp_path / "empty.jsonl")))
+    loaded = stsedu.Trace.load(t.save(tmp_path / "empty.jsonl"))
+    assert all(len(getattr(loaded, n)()) == 0 for n in FRAMES)
+    assert_same(t, loaded)
 
 
 def test_load_refuses_other_files(tmp_path):

@@ -340,7 +340,8 @@ def open_lab(page, jupyter_server, cls, replicas) -> Walk:
 def test_walk_every_control_and_check_the_page_against_the_cluster(cls, replicas, jupyter_server, page):
     walk = open_lab(page, jupyter_server, cls, replicas)
     try:
-        _walk(walk, replicas)
+        moved = _walk(walk, replicas)
+        assert moved, "no control was moved"
     finally:  # one kernel per walk: stop it, the server keeps running for the next lab
         page.evaluate(f"() => {walk.current}.sessionContext.shutdown()")
 
@@ -359,6 +360,7 @@ def _walk(walk, replicas):
         moved.append(what)
         assert _problems(facts, shown) == [], (what, _problems(facts, shown))
     assert len(moved) >= len(controls)
+    return moved
 
 
 # ------------------------------------------------------------------ 04's LoopLab

@@ -517,6 +517,7 @@ def _frames(trace):
 def test_same_seed_and_calls_give_the_same_trace(steps, seed, policy):
     """Two clusters with the same seed (jittered kubelet) and the same calls record identical DataFrames."""
     first, second = _frames(_replay(seed, steps, policy)), _frames(_replay(seed, steps, policy))
+    assert list(first) == list(second) and len(first["syncs"]) > 0
     for name in first:
         assert_frame_equal(first[name], second[name], check_exact=True)
 

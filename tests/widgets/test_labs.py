@@ -60,7 +60,8 @@ def test_partition_lab_updates_only_ordinals_at_or_above_the_partition():
     (labs.ProfileLab, lambda lab: setattr(lab.w_replicas, "value", 5)),
 ], ids=lambda x: getattr(x, "__name__", ""))
 def test_each_lab_control_redraws_table_and_chart(cls, action):
-    _moved(cls(), action)
+    lab = _moved(cls(), action)
+    assert lab.decisions.value and any(lab.chart.widget.spec["datasets"].values())
 
 
 def test_a_stuck_pod_shows_in_the_lab_chart_for_the_seconds_the_lab_let_pass():

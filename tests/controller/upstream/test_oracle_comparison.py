@@ -75,13 +75,17 @@ def test_the_other_adoption_order_is_accepted():
     (Compared by name before, this was reported as two owner differences.)"""
     first, second = _kit_order()
     c = _cluster()
-    uo.checked_sync(c, StandIn(c, (second, first), {second}), "web", conflicts=True)
+    log: list = []
+    uo.checked_sync(c, StandIn(c, (second, first), {second}), "web", conflicts=True, log=log)
+    assert log[0]["problems"] == []
 
 
 def test_the_kit_s_own_order_is_accepted():
     first, second = _kit_order()
     c = _cluster()
-    uo.checked_sync(c, StandIn(c, (first, second), {first}), "web", conflicts=True)
+    log: list = []
+    uo.checked_sync(c, StandIn(c, (first, second), {first}), "web", conflicts=True, log=log)
+    assert log[0]["problems"] == []
 
 
 @pytest.mark.parametrize("outcome", ["none adopted", "both adopted"])

@@ -10,7 +10,9 @@ things run beside others because they mostly wait rather than compute:
 * the Go builds (the current oracle and the control plane, one module, one build cache) start
   first and go on while apt and pip download;
 * the live group (a real control plane: most of its time is waiting for the cluster to settle)
-  starts when the control plane is built and goes on beside the oracle and browser groups.
+  starts when the control plane is built and goes on beside every group after that.
+
+Two groups are spread over both cores with pytest-xdist (SPREAD).
 
 Exit status: 0 when every phase passed (pytest's 5, "no test collected", counts as passed for a
 group whose tests a machine cannot run); otherwise 1. The last line is the suite's count.
@@ -45,6 +47,12 @@ GROUPS = {
     "upstream oracle": "upstream and not browser",
     "live control plane": "live and not upstream and not browser",
     "browser": "browser",
+}
+# how a group is spread over the machine's two cores (pytest-xdist); the browser group is timed
+# against a real page, and the oracle group already keeps a Go process busy beside Python
+SPREAD = {
+    "unit and notebooks": "-n 2 --dist loadscope",
+    "live control plane": "-n 2 --dist loadfile",
 }
 
 def build_go(which: str) -> int:
@@ -89,10 +97,18 @@ class Phase:
         self.rc: int | None = None
         self.thread: threading.Thread | None = None
 
-    def run(self) -> int:
+    def run(self, quiet: bool = False) -> int:
+        """Run the command; with *quiet* (a phase beside others) its output goes to a file under
+        .ci/reports and is printed whole when it ends, so the log does not interleave."""
         self.start = time.monotonic()
-        print(f"\n==== {self.name} ====\n$ {self.command}", flush=True)
-        self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT).returncode
+        print(f"\n==== {self.name} {'(beside the others) ' if quiet else ''}====\n$ {self.command}", flush=True)
+        log = REPORTS / (self.name.split(":")[-1].strip().replace(" ", "-") + ".log")
+        with open(log, "w") if quiet else open(os.devnull) as out:
+            self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT,
+                                     stdout=out if quiet else None, stderr=subprocess.STDOUT if quiet else None
+                                     ).returncode
+        if quiet:
+            print(f"\n==== output of {self.name} ====\n{log.read_text(errors='replace')}", flush=True)
         if self.pytest_group and self.rc == 5:  # no test collected: nothing of this group can run here
             self.rc = 0
         self.end = time.monotonic()
@@ -100,7 +116,7 @@ class Phase:
         return self.rc
 
     def background(self) -> "Phase":
-        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread = threading.Thread(target=self.run, kwargs={"quiet": True}, daemon=True)
         self.thread.start()
         return self
 
@@ -117,7 +133,9 @@ def go_available() -> bool:
 
 def group(name: str, expr: str) -> Phase:
     xml = REPORTS / (name.replace(" ", "-") + ".xml")
-    return Phase(f"tests: {name}", f'{TEST} -m "{expr}" -p no:cacheprovider --junitxml={xml}', pytest_group=True)
+    spread = SPREAD.get(name, "")
+    return Phase(f"tests: {name}", f'{TEST} -m "{expr}" {spread} -p no:cacheprovider --junitxml={xml}',
+                 pytest_group=True)
 
 
 def counts() -> dict[str, int]:
@@ -150,7 +168,7 @@ def table(phases: list[Phase], began: float) -> str:
 def main() -> int:
     began = time.monotonic()
     REPORTS.mkdir(parents=True, exist_ok=True)
-    for old in REPORTS.glob("*.xml"):
+    for old in [*REPORTS.glob("*.xml"), *REPORTS.glob("*.log")]:
         old.unlink()
     os.environ.setdefault("STSEDU_UPSTREAM_HISTORIES", "200")
     # resource-version conflicts on in the oracle's fake API server (the suite's default too)
@@ -170,22 +188,26 @@ def main() -> int:
     unit, upstream, live, browser = (group(n, e) for n, e in GROUPS.items())
     phases = [build, apt, venv, compat_venv, compat, unit, older, live, upstream, browser]
 
+    failed: list[str] = []
     try:
         if go:
             build.background()
         apt.run()
         if venv.run() != 0:
             return 1
+        live_after_build = threading.Thread(target=lambda: (build.wait(), live.run(quiet=True)), daemon=True)
+        if go:  # the live group as soon as the control plane is built, beside everything after it
+            live_after_build.start()
         if compat_venv.run() == 0:
             compat.run()
         unit.run()
         if go:
             build.wait()
-            live.background()
             older.run()
         upstream.run()
         browser.run()
-        live.wait()
+        if go:
+            live_after_build.join()
     finally:
         print("\n==== CI phases ====")
         print(table(phases, began))

@@ -53,8 +53,7 @@ def _ldflags() -> str:
 def go_build_command(go: str, output: str, package: str = ".") -> list[str]:
     """The one `go build` line of the kit's Go binaries (the control plane and the oracles): the
     same flags everywhere, so Go's build cache serves a package compiled for one to the others."""
-    cmd = [go, "build", "-p", "2", "-ldflags", _ldflags(), "-o", output, package]
-    return ["nice", "-n", "10", *cmd] if shutil.which("nice") else cmd
+    return [go, "build", "-p", "2", "-ldflags", _ldflags(), "-o", output, package]
 
 
 class LiveUnavailable(Exception):

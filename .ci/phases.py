@@ -48,11 +48,12 @@ GROUPS = {
     "live control plane": "live and not upstream and not browser",
     "browser": "browser",
 }
-# how a group is spread over the machine's two cores (pytest-xdist); the browser group is timed
-# against a real page, and the oracle group already keeps a Go process busy beside Python
+# how a group is spread over the machine's two cores (pytest-xdist); the oracle group already keeps
+# a Go process busy beside Python. Each browser worker has its own JupyterLab and Chromium.
 SPREAD = {
     "unit and notebooks": "-n 2 --dist loadscope",
     "live control plane": "-n 2 --dist loadfile",
+    "browser": "-n 2 --dist load",
 }
 
 def build_go(which: str) -> int:

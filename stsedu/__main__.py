@@ -205,9 +205,11 @@ def _teacher(args, out: TextIO, parser) -> int:
             return _check_files(args.files, out, args.override)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
+        inputs = tuple(getattr(args, "submissions", None) or ()) + _exercise_files(args.exercises)
         if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
-            check_output(args.out, "--out", inputs=tuple(getattr(args, "submissions", None) or ()),
+            check_output(args.out, "--out", inputs=inputs,
                          make_parents=args.command == "nbgrader" or getattr(args, "exercise_command", None) == "release")
+            _refuse_out_in_exercise_folder(args.out, args.exercises)
         exs = E.select(args.ids, args.exercises, only=args.only, override=args.override)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
@@ -225,6 +227,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
             nb = H.release_notebook(exs, args.title)
+            for e in exs:
+                if e.situation_warning():
+                    print(f"warning: {e.situation_warning()}", file=sys.stderr)
             p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
             out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
                       f"to {p}: hand it out; grade the answer files with stsedu grade ... "
@@ -237,12 +242,20 @@ def _teacher(args, out: TextIO, parser) -> int:
                 print(f"error: --penalty: {e}", file=sys.stderr)
                 return 2
             grades = E.grade(args.submissions, exs, policy)
+            forgotten = "" if args.exercises else _forgotten_exercises(grades)
+            if forgotten:
+                print(f"error: {forgotten}", file=sys.stderr)
+                return 2
             for r in grades.results:
                 if r.status != "ok":
                     out.write(r.line() + "\n")
             out.write(grades.summary() + "\n")
             if args.out:
-                out.write(f"scores written to {grades.to_csv(args.out)}\n")
+                out.write(f"scores written to {grades.to_csv(args.out, inputs)}\n")
+            malformed = sum(r.status == "malformed" for r in grades.results)
+            if malformed == len(grades.results):
+                print(f"error: no answer file could be graded ({malformed} malformed)", file=sys.stderr)
+                return EXIT_EXPECTATION_FAILED
             return 0
         if args.command == "nbgrader":
             return _nbgrader(exs, args, out)
@@ -253,6 +266,46 @@ def _teacher(args, out: TextIO, parser) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_OUTPUT_ERROR
     return 2
+
+
+def _exercise_files(paths: list[str] | None) -> tuple[str, ...]:
+    """The files ``--exercises`` names: each file, and the ``*.yaml`` / ``*.yml`` of each folder."""
+    out: list[str] = []
+    for path in paths or []:
+        p = Path(path)
+        try:
+            out += [str(q) for q in sorted(p.glob("*.y*ml"))] if p.is_dir() else [path]
+        except OSError:
+            out.append(path)
+    return tuple(out)
+
+
+def _refuse_out_in_exercise_folder(out_path: str, folders: list[str] | None) -> None:
+    """An ``--out`` of ``.yaml`` in an ``--exercises`` folder would be read as an exercise next time."""
+    p = Path(out_path)
+    if p.suffix not in (".yaml", ".yml"):
+        return
+    for folder in folders or []:
+        try:
+            inside = Path(folder).is_dir() and p.resolve().parent == Path(folder).resolve()
+        except OSError:
+            inside = False
+        if inside:
+            raise OutputError(f"--out {out_path}: is inside the exercise folder {folder}: the next run would "
+                              "read it as an exercise; write it elsewhere")
+
+
+def _forgotten_exercises(grades) -> str:
+    """Without ``--exercises``, answers to ids that no shipped exercise has mean the teacher's
+    files were forgotten: what to say instead of grading everyone 0 ("" if none)."""
+    from .lessons import exercises as E
+    shipped = {e.id for e in E.EXERCISES}
+    unknown = sorted({i for r in grades.results for i in r.unknown if i not in shipped})
+    if not unknown:
+        return ""
+    shown = E.grading.printable(", ".join(unknown[:10]) + (", ..." if len(unknown) > 10 else ""))
+    return (f"the answer files answer {shown}, which are not shipped exercises: give your exercise files "
+            "with --exercises (for example --exercises my-exercises/)")
 
 
 def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
@@ -296,6 +349,8 @@ def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
                 continue
             out.write(f"ok  {f}: exercise {e.id} ({e.kind}, {e.points} pt); the simulator answers: "
                       f"{K.show(answer)}\n")
+            if e.situation_warning():
+                print(f"warning: {e.situation_warning()}", file=sys.stderr)
     return 2 if bad else 0
 
 

@@ -19,8 +19,7 @@ import pytest
 
 import stsedu
 import stsedu.lessons.exercises as E
-from stsedu.lessons.exercises import modes as M
-from teacher_files import ROLLING, SEQUENCE as SEQUENCE_EXERCISE, cli
+from teacher_files import ROLLING, SEQUENCE as SEQUENCE_EXERCISE, cli, exercise_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,26 +27,12 @@ T1, T2 = ROLLING, SEQUENCE_EXERCISE
 SEQUENCE = [["create", "web-2"], ["wait", "web-2"], ["create", "web-3"], ["wait", "web-3"]]
 
 
-@pytest.fixture(autouse=True)
-def clean_state():
-    """Practice mode, an empty current sheet and only the shipped exercises, before and after."""
-    M._STATE["mode"] = M.PRACTICE
-    E.current_sheet().clear()
-    yield
-    M._STATE["mode"] = M.PRACTICE
-    E.current_sheet().clear()
-    for e in E.all_exercises():
-        if e not in E.EXERCISES:
-            E.unregister(e.id)
+pytestmark = pytest.mark.usefixtures("practice_kernel")
 
 
 @pytest.fixture
 def mine(tmp_path) -> Path:
-    folder = tmp_path / "my-exercises"
-    folder.mkdir()
-    (folder / "t1.yaml").write_text(T1)
-    (folder / "t2.yaml").write_text(T2)
-    return folder
+    return exercise_folder(tmp_path, {"t1.yaml": T1, "t2.yaml": T2})
 
 
 # ------------------------------------------------------------------ 1. assessed mode
@@ -174,10 +159,10 @@ def test_every_checked_attempt_is_kept_with_its_time_and_graded_by_policy(tmp_pa
         code, out, err = cli("grade", str(path), "--ids", "06.1", "--policy", policy, "--out", str(csv_path))
         assert code == 0, err
         row = next(csv.DictReader(csv_path.open()))
-        scores[policy] = (row["06.1"], row["total"], row["policy"], row["attempts"])
-    assert scores == {"first": ("0", "0", "first attempt", "06.1:3"),
-                      "last": ("1", "1", "last attempt", "06.1:3"),
-                      "penalty": ("0.5", "0.5", "penalty 0.25 of the points per retry", "06.1:3")}
+        scores[policy] = (row["06.1"], row["total"], row["policy"], row["attempts 06.1"])
+    assert scores == {"first": ("0", "0", "first attempt", "3"),
+                      "last": ("1", "1", "last attempt", "3"),
+                      "penalty": ("0.5", "0.5", "penalty 0.25 of the points per retry", "3")}
     code, out, _ = cli("grade", str(path), "--ids", "06.1", "--policy", "penalty", "--penalty", "0.5")
     assert "Policy: penalty 0.5 of the points per retry." in out and "Rita" in out and " 0/1 " in out
     code, _, err = cli("grade", str(path), "--ids", "06.1", "--policy", "penalty", "--penalty", "2")

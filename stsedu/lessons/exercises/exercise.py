@@ -62,6 +62,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 POD_FIELDS = ("revision", "phase", "ready", "available", "terminating", "dns_name", "claim")
 WHERE_KEYS = ("revision", "image", "phase", "ready", "available", "terminating")
+TABLE_COLUMNS = ("revision", "phase", "ready", "terminating")
+"""What :meth:`Exercise.situation` shows of each pod (besides its name)."""
 STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
                  "updated_replicas", "current_revision", "update_revision")
 
@@ -239,8 +241,41 @@ class Exercise:
 
     @property
     def answer_format(self) -> str:
-        """How to write an answer to this exercise (never the answer itself)."""
-        return self.example or K.placeholder(self.kind, self.choices)
+        """How to write an answer to this exercise (never the answer itself): claim names for
+        claims, pod names for pods, decisions for decisions."""
+        return self.example or K.placeholder(self.kind, self.choices, self.subject())
+
+    def subject(self) -> str:
+        """What the answer names, when its kind alone does not say (see ``kinds.SUBJECT_FORMS``)."""
+        spec = self.answer_spec
+        if spec.get("count"):
+            return ""
+        if spec["from"] == "pvcs":
+            return "claims"
+        if spec["from"] == "pod":
+            return spec.get("field", "revision")
+        if spec["from"] == "next_sync" and spec.get("field") == "rule":
+            return "rule"
+        return ""
+
+    def situation_warning(self) -> str:
+        """Why the situation a release prints gives the answer away ("" if it does not): the
+        answer is read, with no reveal steps, from what the situation table shows."""
+        if len(self.scenario.steps) > self.question_steps:
+            return ""
+        spec, shown = self.answer_spec, ""
+        where = list(spec.get("where") or {})
+        if spec["from"] == "pods" and set(where) <= set(TABLE_COLUMNS):
+            shown = "pods" + (f" by {', '.join(where)}" if where else "")
+        elif spec["from"] == "pod" and spec.get("field", "revision") in TABLE_COLUMNS:
+            shown = f"pod {spec['pod']}'s {spec.get('field', 'revision')}"
+        elif spec["from"] == "status" and spec["field"] in ("replicas", "ready_replicas"):
+            shown = f"status {spec['field']}"
+        if not shown:
+            return ""
+        return (f"{self.source}: line {self.line_of('answer')}: answer: the answer is read from the state the "
+                f"situation table shows ({shown}, no reveal steps): a release would print it; add reveal "
+                "steps, or ask about what happens next")
 
     # ---------------------------------------------------------------- learner
 
@@ -479,7 +514,7 @@ def loads(text: str, source: str = "<exercise>", base: str | Path | None = None)
     if not isinstance(text, str):
         raise TypeError(f"exercises.loads: text must be YAML text (str), not {type(text).__name__}")
     try:
-        data = _files.load_yaml(text, _files.EXERCISE)
+        data = _files.load_yaml(text, _files.EXERCISE, _files.UniqueKeyLoader)   # a key twice: refused
     except _files.FileReadError as e:
         raise ExerciseError(e.problem, source, e.line) from None
     return from_dict(data, source=source, base=base, text=text)
@@ -587,6 +622,9 @@ def _parse_answer(a: Any, L: _Lines):
             if k not in WHERE_KEYS:
                 raise L.error(f"unknown field{_close(k, WHERE_KEYS)}; known: {', '.join(WHERE_KEYS)}",
                               "answer", "where", k)
+            problem = _where_problem(k, v)
+            if problem:
+                raise L.error(problem, "answer", "where", k)
     choices: tuple[str, ...] = ()
     if kind == "choice":
         ch = a.get("choices")
@@ -597,6 +635,23 @@ def _parse_answer(a: Any, L: _Lines):
     elif "choices" in a:
         raise L.error("only for kind: choice", "answer", "choices")
     return dict(a), kind, choices
+
+
+PHASES = ("Pending", "Running", "Succeeded", "Failed")
+
+
+def _where_problem(key: str, value: Any) -> str:
+    """Why *value* cannot filter pods by *key* ("" if it can): a value of another type would
+    match no pod, and the answer would be "nothing" without a word."""
+    if key == "revision" and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"must be a revision number (a whole number), not {_kind_of(value)}"
+    if key == "image" and not isinstance(value, str):
+        return f"must be an image name (a string), not {_kind_of(value)}"
+    if key == "phase" and value not in PHASES:
+        return f"must be one of {', '.join(PHASES)}, not {value!r}"
+    if key in ("ready", "available", "terminating") and not isinstance(value, bool):
+        return f"must be true or false, not {_kind_of(value)}"
+    return ""
 
 
 def _parse_hints(h: Any, kind: str, choices, L: _Lines) -> tuple:

@@ -88,9 +88,10 @@ class Handout:
                 "hand in.")
 
     def save(self, path: str = "my-answers.json", student: str = "") -> str:
-        """Write the answers to *path* for the teacher (your name is required)."""
+        """Write the answers to *path* for the teacher (your name is required), keeping every
+        answer the file already holds (saved before the kernel restarted, or from another notebook)."""
         self.sheet.student = student
-        return self.sheet.save(path, merge=False)
+        return self.sheet.save(path)
 
 
 # ====================================================================== notebooks
@@ -129,7 +130,7 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
     for p in pubs:
         nb.cells.append(_md(question_markdown(p)))
         nb.cells.append(nbformat.v4.new_code_cell(
-            f"answer = None  # {K.placeholder(p['kind'], tuple(p['choices']))}\n"
+            f"answer = None  # {p['format']}\n"
             f"print(sheet.answer({p['id']!r}, answer))"))
     nb.cells.append(_md("## Hand in\n\nWrite your name, run the cell, and hand in `my-answers.json`."))
     nb.cells.append(nbformat.v4.new_code_cell(

@@ -60,7 +60,7 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
         s, var = slug(e.id), answer_variable(e.id)
         cells.append(nbformat.v4.new_markdown_cell(question_markdown(public(e)),
                                                    metadata=_meta(f"question_{s}", locked=True)))
-        solution = (f"# {var} = {K.placeholder(e.kind, e.choices)}\n"
+        solution = (f"# {var} = {e.answer_format}\n"
                     f"### BEGIN SOLUTION\n{var} = {K.jsonable(e.expected_answer())!r}\n### END SOLUTION")
         cells.append(nbformat.v4.new_code_cell(solution, metadata=_meta(f"answer_{s}", solution=True)))
         test = (f"# Checked when your notebook is graded: is {var} what the simulator does?\n"

@@ -195,11 +195,15 @@ def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None 
     pool.update({e.id: e for e in mine})
     if not ids:
         return mine if paths else list(EXERCISES)
+    twice = [i for n, i in enumerate(ids) if i in ids[:n]]
+    if twice:
+        raise ExerciseError(f"{twice[0]} is given twice (an exercise counts once)", "--ids")
     out = []
     for i in ids:
         if i not in pool:
             known = ", ".join(pool) if len(pool) <= 40 else ", ".join(list(pool)[:40]) + ", ..."
-            raise ExerciseError(f"no exercise {i!r} among {known}", "--ids")
+            mine_too = "" if paths else "; an exercise of your own needs its file: --exercises my-exercises/"
+            raise ExerciseError(f"no exercise {i!r} among {known}{mine_too}", "--ids")
         out.append(pool[i])
     return out
 

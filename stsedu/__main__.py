@@ -113,7 +113,9 @@ def _main(argv: list[str] | None, out: TextIO) -> int:
             return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet,
                                 force=args.force)
         if args.command in ("exercise", "grade", "nbgrader"):
-            return _teacher(args, out, parser)
+            from .lessons.exercises.modes import grading
+            with grading():        # the teacher's side, even where STSEDU_MODE=assessed is set
+                return _teacher(args, out, parser)
         if args.command == "live":
             return _live_cli.main(args, out)
         return run_scenario(DEMO, out)

@@ -38,21 +38,23 @@ def mine(tmp_path) -> Path:
 # ------------------------------------------------------------------ 1. assessed mode
 
 
-def test_assessed_mode_turns_off_every_way_to_an_answer():
-    """expected(), a checked verdict and stsedu.labs' question().act are off; a check only records."""
-    ex = E.get("06.1")
-    assert ex.expected() == ["web-2", "web-3"]              # practice: the teacher's key works
+def test_assessed_mode_turns_off_the_teachers_exercises_and_keeps_the_practice_set(mine):
+    """expected() and a checked verdict are off for the assessed set (the teacher's exercises); a
+    check only records.  The kit's exercises and the lessons' questions are the practice set (every
+    route is tried in test_one_guard.py)."""
+    ex = E.load(mine)[0]
+    assert ex.expected() == 1                             # practice: the teacher's key works
     print(E.assessed())
+    ex._cache.clear()
     with pytest.raises(E.AssessedModeError, match="off in assessed mode"):
         ex.expected()
-    fb = ex.check(["web-2", "web-3"])
+    fb = ex.check(1)
     assert not fb.checked and "recorded" in fb.message and "right" not in fb.message and "✓" not in fb.message
-    with pytest.raises(E.AssessedModeError):
-        stsedu.labs.question("06.a")
-    assert "not revealed in assessed mode" in repr(stsedu.labs.reveal("06.a", ["web-2"]))
+    assert E.get("06.1").expected() == ["web-2", "web-3"]
+    assert "06.a" in repr(stsedu.labs.reveal("06.a", ["web-2"]))
     with pytest.raises(E.AssessedModeError, match="until it restarts"):
         E.practice()
-    assert E.current_sheet().answers == {"06.1": ["web-2", "web-3"]}
+    assert E.current_sheet().answers == {"T.1": 1}
 
 
 def test_a_kernel_started_with_STSEDU_MODE_assessed_is_assessed():
@@ -123,7 +125,7 @@ CHEAT = textwrap.dedent("""\
 
 
 def test_a_cheating_student_finds_nothing(mine, tmp_path):
-    """expected(), question().act and every released file: nothing gives an answer away."""
+    """expected() and every released file: nothing gives an assessed answer away."""
     release = tmp_path / "release"
     assert cli("exercise", "release", "--exercises", str(mine), "--out", str(release / "ps1.ipynb"))[0] == 0
     home = tmp_path / "eve"
@@ -132,7 +134,8 @@ def test_a_cheating_student_finds_nothing(mine, tmp_path):
                       extra=f"RELEASE = {str(release)!r}\n" + CHEAT)
     line = next(x for x in out.splitlines() if x.startswith("CHEATER"))
     assert "('expected', 'T.1', 'KeyError')" in line and "('expected', 'T.2', 'KeyError')" in line
-    assert "('expected', '06.1', 'AssessedModeError')" in line and "('act', 'AssessedModeError')" in line
+    # the kit's own exercises and lesson questions are the practice set: open book, not the assignment
+    assert "('expected', '06.1', ['web-2', 'web-3'])" in line
     assert "('files', 1, False)" in line
     # the handout holds each exercise's public part only
     assert "['choices', 'format', 'id', 'kind', 'points', 'question', 'situation', 'title']" in line

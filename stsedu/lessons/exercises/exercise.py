@@ -42,7 +42,8 @@ from ... import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode
-from .sequence import SEQUENCE_KEYS, measure_sequence, prefix_score
+from .measures import MeasureError, fits, measure, produces
+from .sequence import SEQUENCE_KEYS, prefix_score
 
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
             "hints", "format")
@@ -183,12 +184,32 @@ class Exercise:
     """The exercise file's text (how the nbgrader notebook carries a teacher's exercise)."""
     external_scenario: bool = field(default=False, repr=False)
     """True if ``scenario:`` names a file or a shipped scenario (its errors are that file's)."""
+    shipped: bool = field(default=False, repr=False)
+    """True for the kit's own exercises (the practice set: answered in any kernel)."""
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- state
 
+    # ---------------------------------------------------------------- the guard
+
+    @property
+    def assessed(self) -> bool:
+        """True if this exercise belongs to the assessed set in this kernel: a teacher's exercise
+        (not one the kit ships) in a kernel in assessed mode (:mod:`.modes`)."""
+        return not self.shipped and _mode.is_assessed()
+
+    def refuse_if_assessed(self, what: str) -> None:
+        """The one guard every route to the answer passes: raise :class:`AssessedModeError`
+        naming *what* for an assessed exercise, except in the teacher's grader."""
+        if self.assessed and not _mode.is_grading():
+            raise _mode.AssessedModeError(
+                f"exercise {self.id}: {what} is off in assessed mode: answers are computed by your "
+                "teacher's grader after you hand in")
+
     def cluster(self):
-        """A fresh cluster in the state the question is about."""
+        """A fresh cluster in the state the question is about (off for an assessed exercise:
+        one more sync on it would give the answer)."""
+        self.refuse_if_assessed("cluster()")
         return self._run(self.question_steps).cluster
 
     def _run(self, stop_after: int | None):
@@ -211,22 +232,24 @@ class Exercise:
         """The right answer, computed by replaying the scenario and reading it from the simulator.
 
         For teachers and graders (``stsedu exercise key``); the student
-        notebooks never call it, and in assessed mode it is off.
+        notebooks never call it, and for an assessed exercise it is off.
         """
-        _mode.refuse("Exercise.expected()")
-        return self.expected_answer()
+        return self._answer("expected()")
 
     def expected_answer(self) -> Any:
+        """The same as :meth:`expected` (the graders' name)."""
+        return self._answer("expected_answer()")
+
+    def _answer(self, what: str) -> Any:
+        """The answer, computed once; every route to it passes :meth:`refuse_if_assessed` here."""
+        self.refuse_if_assessed(what)
         if "answer" not in self._cache:
             result = self._run(None)
             try:
-                raw = _measure(result.cluster, self.scenario.set_name, self.answer_spec, self.source)
-            except ExerciseError as e:
-                if e.line is None and e.field:
-                    L = _Lines(self.text, self.source)
-                    path = tuple(_split_field(e.field))
-                    raise ExerciseError(e.problem, self.source, L.line(*path), e.field) from None
-                raise
+                raw = measure(result.cluster, self.scenario.set_name, self.answer_spec)
+            except MeasureError as e:
+                line = _Lines(self.text, self.source).line(*_split_field(e.field))
+                raise ExerciseError(e.problem, self.source, line, e.field) from None
             try:
                 self._cache["answer"] = K.normalise(self.kind, raw, self.choices)
             except K.AnswerFormatError as e:
@@ -291,7 +314,7 @@ class Exercise:
     def situation(self) -> str:
         """The objects the question is about, as text (the set, then its pods): what an assessed
         release shows instead of the scenario."""
-        c = self.cluster()
+        c = self._run(self.question_steps).cluster      # the question's state, never the answer
         lines: list[str] = []
         revs: dict[str, int] = {}
         for sts in c.statefulsets():
@@ -327,18 +350,18 @@ class Exercise:
             return Feedback(False, f"Exercise {self.id}: cannot read that answer: {e}.", answered=False)
         if record:
             record_attempt(RECORDED, self.id, given)
-        if _mode.is_assessed():
+        if self.assessed:
             return Feedback(False, f"Exercise {self.id}: answer recorded ({K.show(given)}). Assessed mode: "
                                    "it is checked after you hand in.", checked=False)
         return self.judge(given)
 
     def judge(self, given: Any) -> Feedback:
         """Feedback for an answer already in canonical form."""
-        _mode.refuse("Checking an answer")
+        self.refuse_if_assessed("judge()")
         return self.judge_answer(given)
 
     def judge_answer(self, given: Any) -> Feedback:
-        got = self.score(given)
+        got = self._score(given, "judge_answer()")
         if got == self.points:
             return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
         part = f" ({_pts(got)} of {self.points} points: the start of your sequence is right)" if got else ""
@@ -348,7 +371,10 @@ class Exercise:
     def score(self, given: Any) -> float:
         """Points for an answer in canonical form: all or nothing, or (a sequence) the share of the
         right sequence that the answer's correct prefix covers."""
-        expected = self.expected_answer()
+        return self._score(given, "score()")
+
+    def _score(self, given: Any, what: str) -> float:
+        expected = self._answer(what)
         if given == expected:
             return self.points
         if self.answer_spec.get("from") == "sequence":
@@ -361,16 +387,17 @@ class Exercise:
             if wrong == given:
                 return hint
         if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
-            right = self.expected_answer()
+            right = self._answer("hint_for()")
             k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
             if k == len(right):
                 return f"Your first {k} steps are the whole sequence; the set is stable after them."
             return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
                     f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
-        return K.generic_hint(self.kind, given, self.expected_answer())
+        return K.generic_hint(self.kind, given, self._answer("hint_for()"))
 
     def assert_correct(self, answer: Any) -> None:
         """Raise AssertionError (with the feedback) unless *answer* is right (a grader's check)."""
+        self.refuse_if_assessed("assert_correct()")
         try:
             given = self.read(answer)
         except K.AnswerFormatError as e:
@@ -382,115 +409,6 @@ class Exercise:
 def _pts(x: float) -> str:
     return f"{x:g}"
 
-
-
-# ================================================================== measures
-
-
-def _revision_numbers(c, set_name: str) -> dict[str, int]:
-    return {r.name: r.revision for r in c.revisions(set_name)}
-
-
-def _measure(c, set_name: str, spec: Mapping[str, Any], source: str) -> Any:
-    """Read the answer from cluster *c* as the ``answer`` block says (after the reveal steps)."""
-    src = spec["from"]
-    try:
-        if src == "next_sync":
-            decisions = [d for d in c.sync(set_name).decisions if d.action in K.POD_ACTIONS]
-            actions = spec.get("action")
-            if actions is not None:
-                actions = [actions] if isinstance(actions, str) else list(actions)
-                decisions = [d for d in decisions if d.action in actions]
-            if spec.get("field") == "rule":
-                if not decisions:
-                    raise ExerciseError("answer.from next_sync with field rule: the sync made no such "
-                                        "decision", source, field="answer")
-                return decisions[0].rule.split(":")[0].strip()
-            if spec.get("count"):
-                return len(decisions)
-            return [[d.action, d.pod] for d in decisions]
-        if src == "sequence":
-            return measure_sequence(c, set_name, spec)
-        if src == "pods":
-            pods = c.pods() if spec.get("all") else c.pods(set_name)
-            revs = _revision_numbers(c, set_name)
-            for k, v in (spec.get("where") or {}).items():
-                if k == "revision":
-                    pods = [p for p in pods if revs.get(p.revision) == v]
-                elif k == "image":
-                    pods = [p for p in pods if v in p.images()]
-                else:
-                    pods = [p for p in pods if getattr(p, k) == v]
-            return len(pods) if spec.get("count") else [p.name for p in pods]
-        if src == "pod":
-            try:
-                p = c.pod(spec["pod"])
-            except KeyError:
-                names = ", ".join(x.name for x in c.pods()) or "none"
-                raise ExerciseError(f"no pod {spec['pod']!r} once the scenario has run (pods: {names})",
-                                    source, field="answer.pod") from None
-            f = spec.get("field", "revision")
-            if f == "revision":
-                return _revision_numbers(c, set_name).get(p.revision)
-            if f == "dns_name":
-                return f"{p.spec['hostname']}.{p.spec['subdomain']}.{p.namespace}.svc.{c.cluster_domain}"
-            if f == "claim":
-                vol = spec.get("volume")
-                for v in p.spec.get("volumes", []):
-                    if v.get("name") == vol and "persistentVolumeClaim" in v:
-                        return v["persistentVolumeClaim"]["claimName"]
-                raise ExerciseError(f"pod {p.name} has no claim for volume {vol!r}", source, field="answer")
-            return getattr(p, f)
-        if src == "pvcs":
-            claims = c.pvcs(set_name)
-            return len(claims) if spec.get("count") else [x.name for x in claims]
-        if src == "status":
-            st = c.statefulset(set_name).status
-            v = getattr(st, spec["field"])
-            if spec["field"] in ("current_revision", "update_revision"):
-                return _revision_numbers(c, set_name).get(v)
-            return v
-        if src == "revisions":
-            revs = c.revisions(set_name)
-            if spec.get("image"):
-                found = [r.revision for r in revs
-                         if any(spec["image"] in str(ct.get("image", ""))
-                                for ct in r.template.get("spec", {}).get("containers", []))]
-                if not found:
-                    raise ExerciseError(f"no revision has image {spec['image']!r}", source, field="answer.image")
-                return found[-1]
-            return len(revs)
-    except KeyError as e:
-        raise ExerciseError(f"cannot read the answer: {e.args[0] if e.args else e}", source,
-                            field="answer") from None
-    raise ExerciseError(f"unknown source {src!r}", source, field="answer.from")  # pragma: no cover
-
-
-def _produces(spec: Mapping[str, Any]) -> str:
-    """The kind of value a source gives (to check it against ``answer.kind``)."""
-    src = spec["from"]
-    if spec.get("count"):
-        return "number"
-    if src == "next_sync":
-        return "text" if spec.get("field") == "rule" else "decisions"
-    if src == "sequence":
-        return "decisions"
-    if src in ("pods", "pvcs"):
-        return "pods"
-    if src == "pod":
-        f = spec.get("field", "revision")
-        return {"revision": "revision", "phase": "text", "dns_name": "text", "claim": "text"}.get(f, "bool")
-    if src == "status":
-        return "revision" if spec.get("field") in ("current_revision", "update_revision") else "number"
-    return "revision" if spec.get("image") else "number"
-
-
-def _fits(kind: str, produced: str) -> bool:
-    """The kind must be what the source gives (a revision is not a count); a choice takes any
-    single value."""
-    if kind == produced:
-        return True
-    return kind == "choice" and produced in ("text", "number", "revision", "bool")
 
 
 # ================================================================== parsing
@@ -550,9 +468,9 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
         raise L.error(f"must be a whole number >= 1, not {points!r}", "points")
     spec, kind, choices = _parse_answer(data["answer"], L)
     scenario, n_question = _parse_scenario(data["scenario"], data.get("reveal"), L, base)
-    if not _fits(kind, _produces(spec)):
+    if not fits(kind, produces(spec)):
         raise L.error(f"kind {kind} does not fit what answer.from {spec['from']} gives "
-                      f"({_produces(spec)})", "answer", "kind")
+                      f"({produces(spec)})", "answer", "kind")
     hints = _parse_hints(data.get("hints"), kind, choices, L)
     notebook = data.get("notebook") or (ex_id.split(".")[0] if re.fullmatch(r"\d\d\.\d+", ex_id) else "")
     return Exercise(id=ex_id, question=" ".join(data["question"].split()), kind=kind,

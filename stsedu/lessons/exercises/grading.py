@@ -23,6 +23,7 @@ from typing import Iterable
 
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
+from .modes import grading
 from ...frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
@@ -241,5 +242,6 @@ def grade(submissions: Iterable[str | Path], exercises: list | None = None,
             results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
                                   out_of=sum(x.points for x in exercises)))
             continue
-        results.append(grade_sheet(sheet, exercises, str(path), policy))
+        with grading():              # the teacher's side: assessed exercises answer here
+            results.append(grade_sheet(sheet, exercises, str(path), policy))
     return Grades(list(exercises), results, policy)

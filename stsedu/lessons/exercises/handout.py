@@ -26,7 +26,7 @@ from typing import Any
 from . import kinds as K
 from .answers import AnswerSheet
 from .exercise import ExerciseError, record_attempt
-from .modes import ASSESSED, assessed
+from .modes import ASSESSED, assessed, grading
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
 KEY_DIR = "stsedu-key"
@@ -151,7 +151,9 @@ def write_key(exercises: list, course: Path, assignment: str) -> Path:
         path.write_text(e.text, encoding="utf-8")
         try:
             copy = load_file(path)
-            if copy.expected_answer() != e.expected_answer():
+            with grading():
+                same = copy.expected_answer() == e.expected_answer()
+            if not same:
                 raise ExerciseError("gives another answer from the key folder", str(path))
         except ExerciseError as err:
             raise ExerciseError(f"exercise {e.id} cannot be replayed from the key folder ({err}); write its "
@@ -180,7 +182,8 @@ def autograde(exercise_id: str, answer: Any, key: str) -> float:
     except K.AnswerFormatError as err:
         print(f"✗ Exercise {exercise_id}: cannot read that answer: {err}.")
         return 0.0
-    got = float(ex.score(given))
-    fb = ex.judge_answer(given)
+    with grading():       # nbgrader's kernel ran assessed(): the hidden test is the teacher's side
+        got = float(ex.score(given))
+        fb = ex.judge_answer(given)
     print(fb.message if fb.ok else f"{fb.message} Rule: {ex.why}")
     return got

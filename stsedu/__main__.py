@@ -21,7 +21,8 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu exercise list [--exercises DIR]``: the exercises with their kinds and points;
 * ``stsedu exercise key --out key.html``: the answer key (.html or .ipynb), never
   inside the students' notebooks/ folder;
-* ``stsedu exercise release --out ps1.ipynb``: an assessed students' notebook (no nbgrader);
+* ``stsedu exercise release --out ps1.ipynb [--students roster.csv]``: an assessed students'
+  notebook (no nbgrader), or one per student with each one's variant of exercises with parameters;
 * ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
 * ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
 
@@ -166,6 +167,10 @@ def _teacher_commands(sub) -> None:
     _selection_args(rel)
     rel.add_argument("--out", required=True, metavar="FILE", help="e.g. release/ps1.ipynb")
     rel.add_argument("--title", default="StatefulSet assignment")
+    rel.add_argument("--students", metavar="ROSTER",
+                     help="one notebook per student (a name per line, or a CSV whose first column is the name), "
+                          "each with the student's own variant of exercises with parameters: "
+                          "OUT's folder/<student>/OUT's name")
     nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
     _selection_args(nbg)
     nbg.add_argument("--out", required=True, metavar="FILE",
@@ -228,10 +233,12 @@ def _teacher(args, out: TextIO, parser) -> int:
             p = Path(args.out)
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
-            nb = H.release_notebook(exs, args.title)
             for e in exs:
                 if e.situation_warning():
                     print(f"warning: {e.situation_warning()}", file=sys.stderr)
+            if args.students:
+                return _release_per_student(exs, args, out)
+            nb = H.release_notebook(exs, args.title)
             p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
             out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
                       f"to {p}: hand it out; grade the answer files with stsedu grade ... "
@@ -268,6 +275,52 @@ def _teacher(args, out: TextIO, parser) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_OUTPUT_ERROR
     return 2
+
+
+def read_roster(path: str) -> list[str]:
+    """The names of a roster: one per line, or a CSV's first column (a header ``student`` or
+    ``name`` skipped); blank lines and ``#`` comments left out.  ExerciseError for a name twice."""
+    import csv
+    from . import files as _files
+    from .lessons.exercises import ExerciseError
+    try:
+        text = _files.read_text(path, _files.Limits("roster", 1 << 20))
+    except _files.FileReadError as e:
+        raise ExerciseError(e.problem, path, e.line) from None
+    names: list[str] = []
+    for n, row in enumerate(csv.reader(text.splitlines()), 1):
+        name = row[0].strip() if row else ""
+        if not name or name.startswith("#") or (not names and name.lower() in ("student", "name")):
+            continue
+        if name in names:
+            raise ExerciseError(f"{name!r} is listed twice", path, n)
+        names.append(name)
+    if not names:
+        raise ExerciseError("no student names in it", path)
+    return names
+
+
+def _release_per_student(exs: list, args, out: TextIO) -> int:
+    """``release --students``: OUT's folder/<student>/OUT's name, each with the student's variants."""
+    import re
+    import nbformat
+    from .lessons.exercises import ExerciseError
+    from .lessons.exercises import handout as H
+    names = read_roster(args.students)
+    folders = {n: re.sub(r"[^\w.-]+", "-", n).strip("-.") for n in names}
+    clash = [n for n in names if not folders[n] or list(folders.values()).count(folders[n]) > 1]
+    if clash:
+        raise ExerciseError(f"{clash[0]!r}: no folder name of its own (letters, digits, . _ -)", args.students)
+    p = Path(args.out)
+    for name in names:
+        nb = H.release_notebook(exs, args.title, student=name)
+        write_output(p.parent / folders[name] / p.name, nbformat.writes(nb) + "\n", "--out", make_parents=True)
+    varied = [e.id for e in exs if e.parameters]
+    out.write(f"{len(names)} assessed notebooks ({len(exs)} exercises; a variant per student of "
+              f"{', '.join(varied) or 'none'}) written to {p.parent}/<student>/{p.name}: hand each student "
+              "their own; grade the answer files with stsedu grade ... "
+              f"{' '.join('--exercises ' + x for x in args.exercises or [])}\n")
+    return 0
 
 
 def _exercise_files(paths: list[str] | None) -> tuple[str, ...]:
@@ -310,12 +363,28 @@ def _forgotten_exercises(grades) -> str:
             "with --exercises (for example --exercises my-exercises/)")
 
 
+def _replay_variants(e) -> list[str]:
+    """Each variant's answer (the first 100), shown; ExerciseError naming the variant that fails."""
+    from .lessons.exercises import ExerciseError
+    from .lessons.exercises import kinds as K
+    from .lessons.exercises import variants as V
+    answers = []
+    for values in V.every(e.parameters):
+        try:
+            answers.append(K.show(e.with_values(values).expected_answer()))
+        except ExerciseError as err:
+            raise ExerciseError(f"variant {V.describe(values)}: {err.problem}", err.source, err.line,
+                                err.field) from None
+    return answers
+
+
 def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
     """Validate each file, run it, and check its hints and choices against the computed answer; refuse
     an id used by two files, or by a shipped exercise (unless *override*)."""
     from .lessons import exercises as E
     from .lessons.exercises import kinds as K
     from .lessons.exercises import registry as R
+    from .lessons.exercises import variants as V
     bad = 0
     seen: dict[str, object] = {}
     for path in paths:
@@ -349,8 +418,13 @@ def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
                 for line in problems:
                     print(f"error: {line}", file=sys.stderr)
                 continue
+            variants = ""
+            if e.parameters:
+                answers = _replay_variants(e)
+                variants = (f" for {V.describe(e.values)}; {V.count(e.parameters)} variants, "
+                            f"{len(answers)} replayed, {len(set(answers))} different answers")
             out.write(f"ok  {f}: exercise {e.id} ({e.kind}, {e.points} pt); the simulator answers: "
-                      f"{K.show(answer)}\n")
+                      f"{K.show(answer)}{variants}\n")
             if e.situation_warning():
                 print(f"warning: {e.situation_warning()}", file=sys.stderr)
     return 2 if bad else 0

@@ -42,11 +42,12 @@ from ... import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode
+from . import variants as V
 from .measures import MeasureError, fits, measure, produces
 from .sequence import SEQUENCE_KEYS, prefix_score
 
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
-            "hints", "format")
+            "hints", "format", "parameters")
 REQUIRED = ("id", "question", "scenario", "answer", "why")
 ANSWER_KEYS = ("kind", "from", "choices", "action", "count", "field", "where", "all", "pod", "volume",
                "image") + SEQUENCE_KEYS
@@ -186,9 +187,40 @@ class Exercise:
     """True if ``scenario:`` names a file or a shipped scenario (its errors are that file's)."""
     shipped: bool = field(default=False, repr=False)
     """True for the kit's own exercises (the practice set: answered in any kernel)."""
+    parameters: tuple = field(default=(), repr=False)
+    """``((name, values), ...)`` of an exercise with a variant per student (:mod:`.variants`)."""
+    values: dict = field(default_factory=dict, repr=False)
+    """This variant's values (the first of each parameter until :meth:`variant` picks a student's)."""
+    raw: Any = field(default=None, repr=False, compare=False)
+    base: Any = field(default=None, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- state
+
+    # ---------------------------------------------------------------- variants
+
+    def variant(self, student: str) -> "Exercise":
+        """*student*'s variant (this exercise itself when it has no parameters): the values
+        :func:`.variants.pick` seeds by the student's name and the id, substituted everywhere."""
+        if not self.parameters:
+            return self
+        return self.with_values(V.pick(self.parameters, student, self.id))
+
+    def with_values(self, values: Mapping[str, Any]) -> "Exercise":
+        """The variant with these parameter values (built once, then kept)."""
+        key = tuple(sorted(values.items()))
+        cache = self._cache.setdefault("variants", {})
+        if key not in cache:
+            data = {k: v for k, v in self.raw.items() if k != "parameters"}
+            try:
+                data = V.substitute(data, values)
+            except V.ParameterError as e:             # pragma: no cover - checked at load
+                raise _Lines(self.text, self.source).error(e.problem, *e.path) from None
+            ex = from_dict(data, self.source, self.base, self.text)
+            ex.parameters, ex.values, ex.raw, ex.base, ex.shipped = self.parameters, dict(values), \
+                self.raw, self.base, self.shipped
+            cache[key] = ex
+        return cache[key]
 
     # ---------------------------------------------------------------- the guard
 
@@ -446,6 +478,13 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
     if not isinstance(data, Mapping):
         raise ExerciseError(f"an exercise must be a mapping with keys {', '.join(REQUIRED)}, "
                             f"not {_kind_of(data)}", source, 1)
+    params, raw = (), data
+    try:
+        if "parameters" in data:
+            params = V.parse(data["parameters"])
+        data = V.substitute({k: v for k, v in data.items() if k != "parameters"}, V.first(params))
+    except V.ParameterError as e:
+        raise L.error(e.problem, *e.path) from None
     for k in data:
         if k not in TOP_KEYS:
             raise L.error(f"unknown field{_close(k, TOP_KEYS)}; known: {', '.join(TOP_KEYS)}", k)
@@ -477,7 +516,8 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
                     why=" ".join(data["why"].split()), scenario=scenario, question_steps=n_question,
                     answer_spec=spec, notebook=notebook, title=data.get("title", ""), points=points,
                     hints=hints, hint_lines=_hint_lines(data.get("hints"), L), choices=choices, example=data.get("format", ""), source=source, text=text,
-                    external_scenario=isinstance(data["scenario"], str))
+                    external_scenario=isinstance(data["scenario"], str), parameters=params,
+                    values=V.first(params), raw=raw, base=base)
 
 
 def _parse_answer(a: Any, L: _Lines):

@@ -24,6 +24,7 @@ from typing import Iterable
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
 from .modes import grading
+from .variants import describe
 from ...frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
@@ -101,6 +102,8 @@ class Result:
     problem: str = ""
     unknown: list[str] = field(default_factory=list)
     """Ids in the file that are not exercises of this assignment (their answers are ignored)."""
+    variants: dict[str, str] = field(default_factory=dict)
+    """The student's variant of each exercise with parameters (``replicas=5 unready=web-2``)."""
 
     def remarks(self) -> str:
         parts = []
@@ -138,6 +141,9 @@ class Grades:
             row["out_of"] = r.out_of
             for e in self.exercises:
                 row[f"attempts {e.id}"] = "" if bad else r.attempts.get(e.id, 0)
+            for e in self.exercises:
+                if e.parameters:
+                    row[f"variant {e.id}"] = r.variants.get(e.id, "")
             notes = [f"{i}: {n}" for i, n in r.notes.items()]
             if r.unknown:
                 notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
@@ -147,7 +153,8 @@ class Grades:
 
     def columns(self) -> list[str]:
         return (["student", "file", "status", "policy"] + [e.id for e in self.exercises]
-                + ["total", "out_of"] + [f"attempts {e.id}" for e in self.exercises] + ["misses"])
+                + ["total", "out_of"] + [f"attempts {e.id}" for e in self.exercises]
+                + [f"variant {e.id}" for e in self.exercises if e.parameters] + ["misses"])
 
     def to_csv(self, path: str | Path, inputs: tuple = ()) -> Path:
         """Write the rows to *path* (never one of *inputs*); every cell through :func:`csv_cell`."""
@@ -201,10 +208,14 @@ def _score(e, raw) -> tuple[float, str]:
 
 
 def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "", policy: Policy | None = None) -> Result:
-    """Grade one sheet under *policy* (default: the last attempt); a note for each miss."""
+    """Grade one sheet under *policy* (default: the last attempt); a note for each miss.  An
+    exercise with parameters is graded on the sheet's student's variant."""
     policy = policy or Policy()
     res = Result(file or sheet.student, sheet.student or NO_NAME, "ok", out_of=sum(e.points for e in exercises))
     for e in exercises:
+        if e.parameters:                    # the student's own situation, replayed here
+            e = e.variant(sheet.student)
+            res.variants[e.id] = describe(e.values)
         tries = [a.get("answer") for a in sheet.attempts.get(e.id, [])]
         scored = [_score(e, raw) for raw in tries]
         scored = [(s, n) for s, n in scored if n != "no answer"]

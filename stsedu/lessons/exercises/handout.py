@@ -67,10 +67,12 @@ class Handout:
     --policy last``, the default, grades the final one).  Nothing here can tell a right answer:
     the handout holds only the :func:`public` part of each exercise."""
 
-    def __init__(self, exercises: list[dict]) -> None:
+    def __init__(self, exercises: list[dict], student: str = "") -> None:
         self.exercises = {str(e["id"]): dict(e) for e in exercises}
+        self.student = student
+        """The student this notebook was released to (its situations are that student's variant)."""
         self.sheet = AnswerSheet(mode=ASSESSED)
-        self.notice = assessed()
+        self.notice = assessed() + (f" This notebook is {student}'s own variant." if student else "")
 
     def answer(self, exercise_id: str, answer: Any) -> str:
         """Record *answer* (its form is checked, not whether it is right); returns a one-line message."""
@@ -89,7 +91,13 @@ class Handout:
 
     def save(self, path: str = "my-answers.json", student: str = "") -> str:
         """Write the answers to *path* for the teacher (your name is required), keeping every
-        answer the file already holds (saved before the kernel restarted, or from another notebook)."""
+        answer the file already holds (saved before the kernel restarted, or from another notebook).
+        A notebook released to a student saves under that student's name, and only that one."""
+        if self.student:
+            if student.strip() and student.strip() != self.student:
+                return (f"Not saved: this notebook is {self.student}'s (its situations are {self.student}'s "
+                        "variant); hand in the one released to you.")
+            student = self.student
         self.sheet.student = student
         return self.sheet.save(path)
 
@@ -112,11 +120,14 @@ def question_markdown(p: dict) -> str:
     return "\n".join(lines)
 
 
-def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
-    """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell."""
+def release_notebook(exercises: list, title: str = "StatefulSet assignment", student: str = ""):
+    """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell.  With
+    *student*, that student's variant of each exercise with parameters (one notebook each)."""
     import nbformat    # here, not at import: nbformat loads jsonschema's validators
     refuse_shipped(exercises)
-    pubs = [public(e) for e in exercises]
+    if not student:
+        refuse_parameters(exercises, "give the class's roster: stsedu exercise release --students roster.txt")
+    pubs = [public(e.variant(student) if student else e) for e in exercises]
     total = sum(p["points"] for p in pubs)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -126,7 +137,8 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
         "Nothing is checked before you hand in: run the last cell with your name and hand in "
         "`my-answers.json`. Your teacher grades it by running the simulator."))
     nb.cells.append(nbformat.v4.new_code_cell(
-        "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + ")\nprint(sheet.notice)"))
+        "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + (f", student={student!r}" if student else "")
+        + ")\nprint(sheet.notice)"))
     for p in pubs:
         nb.cells.append(_md(question_markdown(p)))
         nb.cells.append(nbformat.v4.new_code_cell(
@@ -134,8 +146,19 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
             f"print(sheet.answer({p['id']!r}, answer))"))
     nb.cells.append(_md("## Hand in\n\nWrite your name, run the cell, and hand in `my-answers.json`."))
     nb.cells.append(nbformat.v4.new_code_cell(
+        'print(sheet.save("my-answers.json"))' if student else
         'print(sheet.save("my-answers.json", student=""))  # your name in the quotes'))
     return nb
+
+
+def refuse_parameters(exercises: list, instead: str) -> None:
+    """Raise :class:`ExerciseError` if one notebook for the class would hold an exercise with a
+    variant per student (each student must see, and be graded on, their own)."""
+    mine = [e.id for e in exercises if e.parameters]
+    if mine:
+        raise ExerciseError(f"{', '.join(mine)} ha{'s' if len(mine) == 1 else 've'} parameters (a variant per "
+                            f"student): one notebook for the whole class cannot show each student's; {instead}",
+                            "--exercises")
 
 
 def write_key(exercises: list, course: Path, assignment: str) -> Path:

@@ -22,7 +22,7 @@ import nbformat
 from ... import files as _files
 from . import kinds as K
 from .exercise import ExerciseError
-from .handout import KEY_DIR, public, question_markdown, refuse_shipped, slug
+from .handout import KEY_DIR, public, question_markdown, refuse_parameters, refuse_shipped, slug
 from .modes import grading
 
 SCHEMA_VERSION = 3
@@ -46,6 +46,7 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
     """An nbgrader source notebook (schema version 3 cell metadata) for *exercises*, assessed:
     the hidden tests read the exercises from *key* (relative to the course folder)."""
     refuse_shipped(exercises)
+    refuse_parameters(exercises, "release them with stsedu exercise release --students roster.txt")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

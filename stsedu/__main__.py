@@ -26,6 +26,10 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
 * ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
 
+``stsedu grade`` exits 1 when no answer file could be graded (every one malformed), 2 for a
+bad option or answers to ids that no shipped exercise has without ``--exercises``, 3 for an
+``--out`` that cannot or must not be written (one of the inputs).
+
 ``--exercises PATH`` (a file or a folder, repeatable) adds your exercises to the
 shipped ones; ``--ids ID...`` picks the assignment from both (without it: your
 files, or the shipped set if you give none); ``--only`` leaves the shipped set

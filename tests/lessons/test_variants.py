@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import json
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -17,6 +19,8 @@ import pytest
 import stsedu.lessons.exercises as E
 from stsedu.lessons.exercises import variants as V
 from teacher_files import PARTITION, cli, exercise_folder, with_id
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.usefixtures("practice_kernel")
 
@@ -132,3 +136,35 @@ def test_an_unknown_placeholder_is_refused_with_its_line(tmp_path):
         E.load(f, register_them=False)
     assert str(err.value) == (f"{f}: line 5: question: unknown parameter ${{partitoin}} "
                               "(parameters: replicas, partition)")
+
+
+def run_notebook(release: Path, home: Path, answer: str) -> str:
+    """A student runs their released notebook top to bottom in a fresh Python, *answer* written in."""
+    nb = nbformat.read(release, as_version=4)
+    code = [c.source.replace("answer = None", f"answer = {answer}", 1) for c in nb.cells if c.cell_type == "code"]
+    home.mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-c", "\n".join(code)], cwd=home, capture_output=True, text=True,
+                          timeout=300, env={"PYTHONPATH": str(ROOT), "PATH": "", "HOME": str(home)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_a_class_of_variants_end_to_end(varied, tmp_path):
+    """Release per student, each runs their own notebook (Bo copies Ada's answer), grade: Ada's
+    answer is right on Ada's variant, and on Bo's it is not."""
+    roster = tmp_path / "roster.txt"
+    roster.write_text("Ada\nBo\n")
+    assert cli("exercise", "release", "--exercises", str(varied), "--students", str(roster),
+               "--out", str(tmp_path / "release" / "ps1.ipynb"))[0] == 0
+    (ex,) = E.load(varied, register_them=False)
+    adas = repr(right(ex.variant("Ada").values))
+    for who in ("Ada", "Bo"):
+        out = run_notebook(tmp_path / "release" / who / "ps1.ipynb", tmp_path / "subs" / who, adas)
+        assert f"This notebook is {who}'s own variant" in out and "Saved 1 answer(s)" in out
+    out_csv = tmp_path / "scores.csv"
+    code, out, err = cli("grade", *sorted(str(p) for p in (tmp_path / "subs").glob("*/my-answers.json")),
+                         "--exercises", str(varied), "--out", str(out_csv))
+    assert code == 0, err
+    rows = {r["student"]: (r["V.1"], r["variant V.1"]) for r in csv.DictReader(out_csv.open(newline=""))}
+    assert rows == {"Ada": ("2", V.describe(ex.variant("Ada").values)),
+                    "Bo": ("0", V.describe(ex.variant("Bo").values))}

@@ -134,7 +134,8 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment", stu
     nb.cells.append(_md(
         f"# {title}\n\nAssessed: {len(pubs)} questions, {total} points. For each one, read the situation, "
         "predict what the StatefulSet controller does, and write your prediction in place of `None`. "
-        "Nothing is checked before you hand in: run the last cell with your name and hand in "
+        "Nothing is checked before you hand in: run the last cell" + ("" if student else " with your name")
+        + " and hand in "
         "`my-answers.json`. Your teacher grades it by running the simulator."))
     nb.cells.append(nbformat.v4.new_code_cell(
         "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + (f", student={student!r}" if student else "")
@@ -144,7 +145,9 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment", stu
         nb.cells.append(nbformat.v4.new_code_cell(
             f"answer = None  # {p['format']}\n"
             f"print(sheet.answer({p['id']!r}, answer))"))
-    nb.cells.append(_md("## Hand in\n\nWrite your name, run the cell, and hand in `my-answers.json`."))
+    nb.cells.append(_md("## Hand in\n\n" + ("Run the cell and hand in `my-answers.json` (this notebook is "
+                                              f"{student}'s: it saves under that name)." if student else
+                                              "Write your name, run the cell, and hand in `my-answers.json`.")))
     nb.cells.append(nbformat.v4.new_code_cell(
         'print(sheet.save("my-answers.json"))' if student else
         'print(sheet.save("my-answers.json", student=""))  # your name in the quotes'))

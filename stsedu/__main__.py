@@ -21,9 +21,14 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu exercise list [--exercises DIR]``: the exercises with their kinds and points;
 * ``stsedu exercise key --out key.html``: the answer key (.html or .ipynb), never
   inside the students' notebooks/ folder;
-* ``stsedu exercise release --out ps1.ipynb``: an assessed students' notebook (no nbgrader);
+* ``stsedu exercise release --out ps1.ipynb [--students roster.csv]``: an assessed students'
+  notebook (no nbgrader), or one per student with each one's variant of exercises with parameters;
 * ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
 * ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
+
+``stsedu grade`` exits 1 when no answer file could be graded (every one malformed), 2 for a
+bad option or answers to ids that no shipped exercise has without ``--exercises``, 3 for an
+``--out`` that cannot or must not be written (one of the inputs).
 
 ``--exercises PATH`` (a file or a folder, repeatable) adds your exercises to the
 shipped ones; ``--ids ID...`` picks the assignment from both (without it: your
@@ -113,7 +118,9 @@ def _main(argv: list[str] | None, out: TextIO) -> int:
             return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet,
                                 force=args.force)
         if args.command in ("exercise", "grade", "nbgrader"):
-            return _teacher(args, out, parser)
+            from .lessons.exercises.modes import grading
+            with grading():        # the teacher's side, even where STSEDU_MODE=assessed is set
+                return _teacher(args, out, parser)
         if args.command == "live":
             return _live_cli.main(args, out)
         return run_scenario(DEMO, out)
@@ -164,6 +171,10 @@ def _teacher_commands(sub) -> None:
     _selection_args(rel)
     rel.add_argument("--out", required=True, metavar="FILE", help="e.g. release/ps1.ipynb")
     rel.add_argument("--title", default="StatefulSet assignment")
+    rel.add_argument("--students", metavar="ROSTER",
+                     help="one notebook per student (a name per line, or a CSV whose first column is the name), "
+                          "each with the student's own variant of exercises with parameters: "
+                          "OUT's folder/<student>/OUT's name")
     nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
     _selection_args(nbg)
     nbg.add_argument("--out", required=True, metavar="FILE",
@@ -205,9 +216,11 @@ def _teacher(args, out: TextIO, parser) -> int:
             return _check_files(args.files, out, args.override)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
+        inputs = tuple(getattr(args, "submissions", None) or ()) + _exercise_files(args.exercises)
         if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
-            check_output(args.out, "--out", inputs=tuple(getattr(args, "submissions", None) or ()),
+            check_output(args.out, "--out", inputs=inputs,
                          make_parents=args.command == "nbgrader" or getattr(args, "exercise_command", None) == "release")
+            _refuse_out_in_exercise_folder(args.out, args.exercises)
         exs = E.select(args.ids, args.exercises, only=args.only, override=args.override)
         if args.command == "exercise" and args.exercise_command == "list":
             for e in exs:
@@ -224,6 +237,11 @@ def _teacher(args, out: TextIO, parser) -> int:
             p = Path(args.out)
             if p.suffix != ".ipynb":
                 raise E.ExerciseError("write the release to a .ipynb file", args.out)
+            for e in exs:
+                if e.situation_warning():
+                    print(f"warning: {e.situation_warning()}", file=sys.stderr)
+            if args.students:
+                return _release_per_student(exs, args, out)
             nb = H.release_notebook(exs, args.title)
             p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
             out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
@@ -237,12 +255,20 @@ def _teacher(args, out: TextIO, parser) -> int:
                 print(f"error: --penalty: {e}", file=sys.stderr)
                 return 2
             grades = E.grade(args.submissions, exs, policy)
+            forgotten = "" if args.exercises else _forgotten_exercises(grades)
+            if forgotten:
+                print(f"error: {forgotten}", file=sys.stderr)
+                return 2
             for r in grades.results:
                 if r.status != "ok":
                     out.write(r.line() + "\n")
             out.write(grades.summary() + "\n")
             if args.out:
-                out.write(f"scores written to {grades.to_csv(args.out)}\n")
+                out.write(f"scores written to {grades.to_csv(args.out, inputs)}\n")
+            malformed = sum(r.status == "malformed" for r in grades.results)
+            if malformed == len(grades.results):
+                print(f"error: no answer file could be graded ({malformed} malformed)", file=sys.stderr)
+                return EXIT_EXPECTATION_FAILED
             return 0
         if args.command == "nbgrader":
             return _nbgrader(exs, args, out)
@@ -255,12 +281,114 @@ def _teacher(args, out: TextIO, parser) -> int:
     return 2
 
 
+def read_roster(path: str) -> list[str]:
+    """The names of a roster: one per line, or a CSV's first column (a header ``student`` or
+    ``name`` skipped); blank lines and ``#`` comments left out.  ExerciseError for a name twice."""
+    import csv
+    from . import files as _files
+    from .lessons.exercises import ExerciseError
+    try:
+        text = _files.read_text(path, _files.Limits("roster", 1 << 20))
+    except _files.FileReadError as e:
+        raise ExerciseError(e.problem, path, e.line) from None
+    names: list[str] = []
+    for n, row in enumerate(csv.reader(text.splitlines()), 1):
+        name = row[0].strip() if row else ""
+        if not name or name.startswith("#") or (not names and name.lower() in ("student", "name")):
+            continue
+        if name in names:
+            raise ExerciseError(f"{name!r} is listed twice", path, n)
+        names.append(name)
+    if not names:
+        raise ExerciseError("no student names in it", path)
+    return names
+
+
+def _release_per_student(exs: list, args, out: TextIO) -> int:
+    """``release --students``: OUT's folder/<student>/OUT's name, each with the student's variants."""
+    import re
+    import nbformat
+    from .lessons.exercises import ExerciseError
+    from .lessons.exercises import handout as H
+    names = read_roster(args.students)
+    folders = {n: re.sub(r"[^\w.-]+", "-", n).strip("-.") for n in names}
+    clash = [n for n in names if not folders[n] or list(folders.values()).count(folders[n]) > 1]
+    if clash:
+        raise ExerciseError(f"{clash[0]!r}: no folder name of its own (letters, digits, . _ -)", args.students)
+    p = Path(args.out)
+    for name in names:
+        nb = H.release_notebook(exs, args.title, student=name)
+        write_output(p.parent / folders[name] / p.name, nbformat.writes(nb) + "\n", "--out", make_parents=True)
+    varied = [e.id for e in exs if e.parameters]
+    out.write(f"{len(names)} assessed notebooks ({len(exs)} exercises; a variant per student of "
+              f"{', '.join(varied) or 'none'}) written to {p.parent}/<student>/{p.name}: hand each student "
+              "their own; grade the answer files with stsedu grade ... "
+              f"{' '.join('--exercises ' + x for x in args.exercises or [])}\n")
+    return 0
+
+
+def _exercise_files(paths: list[str] | None) -> tuple[str, ...]:
+    """The files ``--exercises`` names: each file, and the ``*.yaml`` / ``*.yml`` of each folder."""
+    out: list[str] = []
+    for path in paths or []:
+        p = Path(path)
+        try:
+            out += [str(q) for q in sorted(p.glob("*.y*ml"))] if p.is_dir() else [path]
+        except OSError:
+            out.append(path)
+    return tuple(out)
+
+
+def _refuse_out_in_exercise_folder(out_path: str, folders: list[str] | None) -> None:
+    """An ``--out`` of ``.yaml`` in an ``--exercises`` folder would be read as an exercise next time."""
+    p = Path(out_path)
+    if p.suffix not in (".yaml", ".yml"):
+        return
+    for folder in folders or []:
+        try:
+            inside = Path(folder).is_dir() and p.resolve().parent == Path(folder).resolve()
+        except OSError:
+            inside = False
+        if inside:
+            raise OutputError(f"--out {out_path}: is inside the exercise folder {folder}: the next run would "
+                              "read it as an exercise; write it elsewhere")
+
+
+def _forgotten_exercises(grades) -> str:
+    """Without ``--exercises``, answers to ids that no shipped exercise has mean the teacher's
+    files were forgotten: what to say instead of grading everyone 0 ("" if none)."""
+    from .lessons import exercises as E
+    shipped = {e.id for e in E.EXERCISES}
+    unknown = sorted({i for r in grades.results for i in r.unknown if i not in shipped})
+    if not unknown:
+        return ""
+    shown = E.grading.printable(", ".join(unknown[:10]) + (", ..." if len(unknown) > 10 else ""))
+    return (f"the answer files answer {shown}, which are not shipped exercises: give your exercise files "
+            "with --exercises (for example --exercises my-exercises/)")
+
+
+def _replay_variants(e) -> list[str]:
+    """Each variant's answer (the first 100), shown; ExerciseError naming the variant that fails."""
+    from .lessons.exercises import ExerciseError
+    from .lessons.exercises import kinds as K
+    from .lessons.exercises import variants as V
+    answers = []
+    for values in V.every(e.parameters):
+        try:
+            answers.append(K.show(e.with_values(values).expected_answer()))
+        except ExerciseError as err:
+            raise ExerciseError(f"variant {V.describe(values)}: {err.problem}", err.source, err.line,
+                                err.field) from None
+    return answers
+
+
 def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
     """Validate each file, run it, and check its hints and choices against the computed answer; refuse
     an id used by two files, or by a shipped exercise (unless *override*)."""
     from .lessons import exercises as E
     from .lessons.exercises import kinds as K
     from .lessons.exercises import registry as R
+    from .lessons.exercises import variants as V
     bad = 0
     seen: dict[str, object] = {}
     for path in paths:
@@ -294,8 +422,15 @@ def _check_files(paths: list[str], out: TextIO, override: bool = False) -> int:
                 for line in problems:
                     print(f"error: {line}", file=sys.stderr)
                 continue
+            variants = ""
+            if e.parameters:
+                answers = _replay_variants(e)
+                variants = (f" for {V.describe(e.values)}; {V.count(e.parameters)} variants, "
+                            f"{len(answers)} replayed, {len(set(answers))} different answers")
             out.write(f"ok  {f}: exercise {e.id} ({e.kind}, {e.points} pt); the simulator answers: "
-                      f"{K.show(answer)}\n")
+                      f"{K.show(answer)}{variants}\n")
+            if e.situation_warning():
+                print(f"warning: {e.situation_warning()}", file=sys.stderr)
     return 2 if bad else 0
 
 

@@ -94,8 +94,45 @@ else:  # pragma: no cover
     FastLoader = None
 
 
+def refuse_duplicate_keys(loader, node: yaml.MappingNode, key=lambda k: k) -> None:
+    """Raise a ConstructorError at the second of two equal keys of *node* (``key`` turns a
+    constructed key into what is compared): a key set twice in one map is an error, as
+    sigs.k8s.io/yaml makes it for manifests, not "the last one wins"."""
+    seen: set = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        k = key(loader.construct_object(key_node, deep=True))
+        try:
+            if k in seen:
+                raise yaml.constructor.ConstructorError(None, None, f'key "{k}" already set in map',
+                                                        key_node.start_mark)
+            seen.add(k)
+        except TypeError:      # a list or map as a key: the constructor's own error says so
+            continue
+
+
+class UniqueKeys:
+    """Loader mixin: :func:`refuse_duplicate_keys` for every map (exercise files use it)."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            refuse_duplicate_keys(self, node)
+        return super().construct_mapping(node, deep=deep)
+
+
+class UniqueKeyLoader(UniqueKeys, BoundedLoader):
+    """:class:`BoundedLoader` that refuses a key set twice in one map."""
+
+
+_FAST_TWINS: dict = {}
+if FastLoader is not None:
+    _FAST_TWINS = {BoundedLoader: FastLoader,
+                   UniqueKeyLoader: type("FastUniqueKeyLoader", (UniqueKeys, FastLoader), {})}
+
+
 def _loader(text: str, limits: "Limits", loader: type):
-    ldr = (FastLoader if loader is BoundedLoader and FastLoader is not None else loader)(text)
+    ldr = _FAST_TWINS.get(loader, loader)(text)
     ldr.max_nodes, ldr.kind = limits.max_nodes, limits.kind
     return ldr
 
@@ -409,11 +446,28 @@ def check_output(path: str | Path, label: str = "", example: str = "out.txt",
     return p
 
 
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system says it (Linux's
+    /proc/self/status); elsewhere set and restored at once."""
+    import os
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_output(path: str | Path, data: str | bytes, label: str = "", example: str = "out.txt",
                  inputs: tuple = (), make_parents: bool = False) -> Path:
     """Write *data* to *path* after :func:`check_output`, through a temporary file in the
     same folder, so a failed write (a full device, no permission) leaves nothing half-written
-    and any old file as it was.  Raise OutputError (one line) otherwise."""
+    and any old file as it was.  The file's mode follows the umask, as ``open()``'s would (a
+    release in a shared folder is readable by the class).  Raise OutputError (one line) otherwise."""
     import os
     import tempfile
     p = check_output(path, label, example, inputs, make_parents)
@@ -424,6 +478,7 @@ def write_output(path: str | Path, data: str | bytes, label: str = "", example: 
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o666 & ~current_umask())     # as open() would make it (mkstemp gives 0600)
         os.replace(tmp, p)
         tmp = None
     except OSError as exc:

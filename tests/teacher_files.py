@@ -70,6 +70,15 @@ def with_id(text: str, new_id: str) -> str:
     return f'id: "{new_id}"\n{rest}'
 
 
+def exercise_folder(parent, files: dict[str, str]):
+    """``parent/my-exercises/`` holding *files* (name -> text)."""
+    folder = parent / "my-exercises"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
 def cli(*argv: str) -> tuple[int, str, str]:
     """``stsedu ARGV…``: the exit status, what it printed and what it wrote to stderr."""
     out, err = io.StringIO(), io.StringIO()

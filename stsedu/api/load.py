@@ -13,7 +13,8 @@ import yaml
 
 from .errors import ValidationError
 from .field_errors import Error, required
-from ..files import MAX_NESTING_DEPTH, BoundedLoader, FileReadError, Limits, FastLoader, load_yaml_all  # noqa: F401
+from ..files import (MAX_NESTING_DEPTH, BoundedLoader, FileReadError, Limits, FastLoader, load_yaml_all,  # noqa: F401
+                     refuse_duplicate_keys)
 
 
 MAX_MANIFEST_BYTES = 1 << 20
@@ -53,15 +54,7 @@ class _KubeRules:
     def construct_mapping(self, node, deep=False):
         if not isinstance(node, yaml.MappingNode):
             return super().construct_mapping(node, deep=deep)
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = _go_key(self.construct_object(key_node, deep=True))
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f'key "{key}" already set in map', key_node.start_mark)
-            seen.add(key)
+        refuse_duplicate_keys(self, node, _go_key)
         self.flatten_mapping(node)
         mapping = {}
         for key_node, value_node in node.value:

@@ -466,10 +466,9 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
 
 
 def question(qid: str) -> Question:
-    """The question *qid*; KeyError naming the known ones otherwise.  Off in assessed mode
-    (its ``act`` computes the answer): :class:`~stsedu.exercises.AssessedModeError`."""
-    from ..lessons.exercises.modes import refuse
-    refuse("stsedu.labs.question()")
+    """The question *qid*; KeyError naming the known ones otherwise.  The lessons' questions are
+    the practice set: answered in any kernel, an assessed one too (an assessed exercise is never
+    one of them; see :mod:`stsedu.lessons.exercises.modes`)."""
     try:
         return QUESTIONS[qid]
     except KeyError:
@@ -591,10 +590,6 @@ LINGER_SECONDS = 5.0
 def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
     the simulator, show what happened and say ✓ or ✗ with the rule."""
-    from ..lessons.exercises.modes import is_assessed
-    if is_assessed():
-        return Reveal(f"Question {qid}: predictions are not revealed in assessed mode; your teacher's "
-                      "grader checks your answers after you hand in.")
     q = question(qid)
     head = f"Question {q.id}: {q.text}"
     if answer is NO_ANSWER or answer is ...:

@@ -612,7 +612,7 @@ def test_answer_files_are_read_within_their_limits(tmp_path, content, problem):
     with pytest.raises(ValueError, match=re_escape(problem)):
         run_bounded(lambda: E.load_answers(p))
     code, text = run_bounded(lambda: cli("grade", str(p)))
-    assert code == 0 and f"{p}: cannot grade: " in text and problem in text
+    assert code == 1 and f"{p}: cannot grade: " in text and problem in text   # graded nothing: status 1
 
 
 def test_grade_refuses_a_device_without_reading_it():

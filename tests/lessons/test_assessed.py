@@ -19,8 +19,7 @@ import pytest
 
 import stsedu
 import stsedu.lessons.exercises as E
-from stsedu.lessons.exercises import modes as M
-from teacher_files import ROLLING, SEQUENCE as SEQUENCE_EXERCISE, cli
+from teacher_files import ROLLING, SEQUENCE as SEQUENCE_EXERCISE, cli, exercise_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,46 +27,34 @@ T1, T2 = ROLLING, SEQUENCE_EXERCISE
 SEQUENCE = [["create", "web-2"], ["wait", "web-2"], ["create", "web-3"], ["wait", "web-3"]]
 
 
-@pytest.fixture(autouse=True)
-def clean_state():
-    """Practice mode, an empty current sheet and only the shipped exercises, before and after."""
-    M._STATE["mode"] = M.PRACTICE
-    E.current_sheet().clear()
-    yield
-    M._STATE["mode"] = M.PRACTICE
-    E.current_sheet().clear()
-    for e in E.all_exercises():
-        if e not in E.EXERCISES:
-            E.unregister(e.id)
+pytestmark = pytest.mark.usefixtures("practice_kernel")
 
 
 @pytest.fixture
 def mine(tmp_path) -> Path:
-    folder = tmp_path / "my-exercises"
-    folder.mkdir()
-    (folder / "t1.yaml").write_text(T1)
-    (folder / "t2.yaml").write_text(T2)
-    return folder
+    return exercise_folder(tmp_path, {"t1.yaml": T1, "t2.yaml": T2})
 
 
 # ------------------------------------------------------------------ 1. assessed mode
 
 
-def test_assessed_mode_turns_off_every_way_to_an_answer():
-    """expected(), a checked verdict and stsedu.labs' question().act are off; a check only records."""
-    ex = E.get("06.1")
-    assert ex.expected() == ["web-2", "web-3"]              # practice: the teacher's key works
+def test_assessed_mode_turns_off_the_teachers_exercises_and_keeps_the_practice_set(mine):
+    """expected() and a checked verdict are off for the assessed set (the teacher's exercises); a
+    check only records.  The kit's exercises and the lessons' questions are the practice set (every
+    route is tried in test_one_guard.py)."""
+    ex = E.load(mine)[0]
+    assert ex.expected() == 1                             # practice: the teacher's key works
     print(E.assessed())
+    ex._cache.clear()
     with pytest.raises(E.AssessedModeError, match="off in assessed mode"):
         ex.expected()
-    fb = ex.check(["web-2", "web-3"])
+    fb = ex.check(1)
     assert not fb.checked and "recorded" in fb.message and "right" not in fb.message and "✓" not in fb.message
-    with pytest.raises(E.AssessedModeError):
-        stsedu.labs.question("06.a")
-    assert "not revealed in assessed mode" in repr(stsedu.labs.reveal("06.a", ["web-2"]))
+    assert E.get("06.1").expected() == ["web-2", "web-3"]
+    assert "06.a" in repr(stsedu.labs.reveal("06.a", ["web-2"]))
     with pytest.raises(E.AssessedModeError, match="until it restarts"):
         E.practice()
-    assert E.current_sheet().answers == {"06.1": ["web-2", "web-3"]}
+    assert E.current_sheet().answers == {"T.1": 1}
 
 
 def test_a_kernel_started_with_STSEDU_MODE_assessed_is_assessed():
@@ -138,7 +125,7 @@ CHEAT = textwrap.dedent("""\
 
 
 def test_a_cheating_student_finds_nothing(mine, tmp_path):
-    """expected(), question().act and every released file: nothing gives an answer away."""
+    """expected() and every released file: nothing gives an assessed answer away."""
     release = tmp_path / "release"
     assert cli("exercise", "release", "--exercises", str(mine), "--out", str(release / "ps1.ipynb"))[0] == 0
     home = tmp_path / "eve"
@@ -147,7 +134,8 @@ def test_a_cheating_student_finds_nothing(mine, tmp_path):
                       extra=f"RELEASE = {str(release)!r}\n" + CHEAT)
     line = next(x for x in out.splitlines() if x.startswith("CHEATER"))
     assert "('expected', 'T.1', 'KeyError')" in line and "('expected', 'T.2', 'KeyError')" in line
-    assert "('expected', '06.1', 'AssessedModeError')" in line and "('act', 'AssessedModeError')" in line
+    # the kit's own exercises and lesson questions are the practice set: open book, not the assignment
+    assert "('expected', '06.1', ['web-2', 'web-3'])" in line
     assert "('files', 1, False)" in line
     # the handout holds each exercise's public part only
     assert "['choices', 'format', 'id', 'kind', 'points', 'question', 'situation', 'title']" in line
@@ -174,10 +162,10 @@ def test_every_checked_attempt_is_kept_with_its_time_and_graded_by_policy(tmp_pa
         code, out, err = cli("grade", str(path), "--ids", "06.1", "--policy", policy, "--out", str(csv_path))
         assert code == 0, err
         row = next(csv.DictReader(csv_path.open()))
-        scores[policy] = (row["06.1"], row["total"], row["policy"], row["attempts"])
-    assert scores == {"first": ("0", "0", "first attempt", "06.1:3"),
-                      "last": ("1", "1", "last attempt", "06.1:3"),
-                      "penalty": ("0.5", "0.5", "penalty 0.25 of the points per retry", "06.1:3")}
+        scores[policy] = (row["06.1"], row["total"], row["policy"], row["attempts 06.1"])
+    assert scores == {"first": ("0", "0", "first attempt", "3"),
+                      "last": ("1", "1", "last attempt", "3"),
+                      "penalty": ("0.5", "0.5", "penalty 0.25 of the points per retry", "3")}
     code, out, _ = cli("grade", str(path), "--ids", "06.1", "--policy", "penalty", "--penalty", "0.5")
     assert "Policy: penalty 0.5 of the points per retry." in out and "Rita" in out and " 0/1 " in out
     code, _, err = cli("grade", str(path), "--ids", "06.1", "--policy", "penalty", "--penalty", "2")

@@ -168,8 +168,8 @@ def test_an_assessed_class_without_nbgrader(teacher):
     eve = student(release, subs / "eve", "Eve", {"T.1": ["4"], "T.3": ['["web-0", "web-1", "web-2", "web-3", '
                                                                         '"web-4"]']}, extra=secrets + CHEAT)
     line = next(x for x in eve.splitlines() if x.startswith("CHEATER"))
-    assert line == ("CHEATER {'T.1': 'KeyError', 'T.2': 'KeyError', 'T.3': 'KeyError', "
-                    "'act': 'AssessedModeError'} []")
+    assert line.startswith("CHEATER {'T.1': 'KeyError', 'T.2': 'KeyError', 'T.3': 'KeyError', 'act': <")
+    assert line.endswith("} []")           # a lesson's question (the practice set) answers; nothing released
     # the retrier changes two answers (wrong, then right) and leaves T.2 out
     student(release, subs / "rita", "Rita", {"T.1": ["4", "1"], "T.3": ['["web-0", "web-1", "web-2"]', RIGHT["T.3"]]})
     (subs / "mal").mkdir()
@@ -198,7 +198,7 @@ def test_an_assessed_class_without_nbgrader(teacher):
     assert [(rows["ada"][k], rows["eve"][k], rows["rita"][k]) for k in POINTS] == \
         [("1", "0", "1"), ("2", "0", "0"), ("2", "0", "2")]
     assert (rows["ada"]["student"], rows["ada"]["status"], rows["rita"]["status"]) == ("Ada", "ok", "partial")
-    assert rows["rita"]["attempts"] == "T.1:2 T.3:2"
+    assert [rows["rita"][f"attempts {k}"] for k in POINTS] == ["2", "0", "2"]
     assert "SECRET-HINT-1" in rows["eve"]["misses"] and "SECRET-WHY-3" in rows["eve"]["misses"]
     assert (rows["mal"]["status"], rows["mal"]["total"], rows["mal"]["student"]) == ("malformed", "", "(no name)")
     assert rows["mal"]["misses"].startswith("not JSON (line 1")
@@ -336,6 +336,44 @@ def test_each_misconception_names_a_cell_that_exists():
         assert q.startswith(nn) and f'reveal("{q}"' in notebook_source(nn), row
     assert "behaviour.md#8-easy-to-get-wrong" in DOC.read_text()
     assert "## 8. Easy to get wrong" in (ROOT / "docs" / "behaviour.md").read_text()
+
+
+def test_the_lessons_grade_command_grades_its_sheet_without_the_early_finishers_item(tmp_path):
+    """The 90-minute plan's exact command: the seven exercises of its blocks, not 09.3 (an extra that
+    left most students "partial"); a student who answers those seven is "ok", full marks."""
+    plan = DOC.read_text().split("## A 90-minute lesson", 1)[1].split("\n## ", 1)[0]
+    (command,) = re.findall(r"```sh\n(stsedu grade .*?)\n```", plan)
+    argv = shlex.split(command)
+    ids = argv[argv.index("--ids") + 1:argv.index("--policy")]
+    covered = {nn for row in plan_rows("A 90-minute lesson") for nn in re.findall(r"\b(\d\d) [A-Z]", row[1])}
+    assert ids == [i for i in sheet_ids() if i[:2] in covered] and "09.3" not in ids and len(ids) == 7
+    sheet = E.AnswerSheet("Ada")
+    for i in ids:
+        sheet.check(i, E.get(i).expected())
+    (tmp_path / "submissions" / "ada").mkdir(parents=True)
+    sheet.save(tmp_path / "submissions" / "ada" / "my-answers.json")
+    Shell(tmp_path).run([command])
+    (row,) = csv.DictReader((tmp_path / "scores.csv").open())
+    assert row["status"] == "ok" and row["total"] == row["out_of"] == str(sum(E.get(i).points for i in ids))
+
+
+def test_the_misconception_about_an_unhealthy_pod_is_what_the_controller_does():
+    """Upstream's processCondemned: condemned pods go highest ordinal first, and a not-Ready condemned
+    pod does not hold the scale-down back when it is the first unhealthy pod; processReplica waits on
+    a pod that stays.  With web-3 not Ready, 5 -> 2 deletes web-4 first; with web-1, it waits on web-1."""
+    row = next(r for r in plan_rows("Misconceptions, and the cell that addresses each") if "scale-down" in r[0])
+    assert "with web-3 not Ready, 5 → 2 deletes web-4 first" in row[1] and "waits on web-1" in row[1]
+    first = {}
+    for unready in ("web-3", "web-1"):
+        c = stsedu.Cluster(kubelet="manual")
+        c.apply(stsedu.examples.web(5))
+        c.settle("web")
+        c.kubelet.set_unready(unready)
+        c.scale("web", 2)
+        first[unready] = next((d.action, d.pod, d.rule.split(":")[0]) for d in c.sync("web").decisions
+                              if d.pod is not None)
+    assert first == {"web-3": ("delete", "web-4", "processCondemned"),
+                     "web-1": ("wait", "web-1", "processReplica")}
 
 
 def test_the_lab_in_the_doc_works():

@@ -11,9 +11,10 @@ by replaying the scenario on the simulator.
     stsedu.exercises.save_answers("me.json", student="Ada")
 
 Two modes (:mod:`.modes`): *practice* (the default: check as often as you like; every checked
-attempt is kept, with its time) and *assessed* (a teacher's assignment: nothing is checked or
-revealed before hand-in; the release carries no exercise file, and the grader computes the
-answers on the teacher's side).
+attempt is kept, with its time) and *assessed* (a teacher's assignment: nothing of the teacher's
+exercises is checked or revealed before hand-in; the release carries no exercise file, and the
+grader computes the answers on the teacher's side).  An exercise may declare ``parameters``:
+each student then gets a variant of their own (:mod:`.variants`).
 
 Teachers keep their own folder: ``stsedu.exercises.load("my-exercises/")``
 registers every file in it, after which ``get("T.1")`` works;

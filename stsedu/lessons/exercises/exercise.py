@@ -42,10 +42,12 @@ from ... import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode
-from .sequence import SEQUENCE_KEYS, measure_sequence, prefix_score
+from . import variants as V
+from .measures import MeasureError, fits, measure, produces
+from .sequence import SEQUENCE_KEYS, prefix_score
 
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
-            "hints", "format")
+            "hints", "format", "parameters")
 REQUIRED = ("id", "question", "scenario", "answer", "why")
 ANSWER_KEYS = ("kind", "from", "choices", "action", "count", "field", "where", "all", "pod", "volume",
                "image") + SEQUENCE_KEYS
@@ -62,6 +64,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 POD_FIELDS = ("revision", "phase", "ready", "available", "terminating", "dns_name", "claim")
 WHERE_KEYS = ("revision", "image", "phase", "ready", "available", "terminating")
+TABLE_COLUMNS = ("revision", "phase", "ready", "terminating")
+"""What :meth:`Exercise.situation` shows of each pod (besides its name)."""
 STATUS_FIELDS = ("replicas", "ready_replicas", "available_replicas", "current_replicas",
                  "updated_replicas", "current_revision", "update_revision")
 
@@ -181,12 +185,63 @@ class Exercise:
     """The exercise file's text (how the nbgrader notebook carries a teacher's exercise)."""
     external_scenario: bool = field(default=False, repr=False)
     """True if ``scenario:`` names a file or a shipped scenario (its errors are that file's)."""
+    shipped: bool = field(default=False, repr=False)
+    """True for the kit's own exercises (the practice set: answered in any kernel)."""
+    parameters: tuple = field(default=(), repr=False)
+    """``((name, values), ...)`` of an exercise with a variant per student (:mod:`.variants`)."""
+    values: dict = field(default_factory=dict, repr=False)
+    """This variant's values (the first of each parameter until :meth:`variant` picks a student's)."""
+    raw: Any = field(default=None, repr=False, compare=False)
+    base: Any = field(default=None, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ---------------------------------------------------------------- state
 
+    # ---------------------------------------------------------------- variants
+
+    def variant(self, student: str) -> "Exercise":
+        """*student*'s variant (this exercise itself when it has no parameters): the values
+        :func:`.variants.pick` seeds by the student's name and the id, substituted everywhere."""
+        if not self.parameters:
+            return self
+        return self.with_values(V.pick(self.parameters, student, self.id))
+
+    def with_values(self, values: Mapping[str, Any]) -> "Exercise":
+        """The variant with these parameter values (built once, then kept)."""
+        key = tuple(sorted(values.items()))
+        cache = self._cache.setdefault("variants", {})
+        if key not in cache:
+            data = {k: v for k, v in self.raw.items() if k != "parameters"}
+            try:
+                data = V.substitute(data, values)
+            except V.ParameterError as e:             # pragma: no cover - checked at load
+                raise _Lines(self.text, self.source).error(e.problem, *e.path) from None
+            ex = from_dict(data, self.source, self.base, self.text)
+            ex.parameters, ex.values, ex.raw, ex.base, ex.shipped = self.parameters, dict(values), \
+                self.raw, self.base, self.shipped
+            cache[key] = ex
+        return cache[key]
+
+    # ---------------------------------------------------------------- the guard
+
+    @property
+    def assessed(self) -> bool:
+        """True if this exercise belongs to the assessed set in this kernel: a teacher's exercise
+        (not one the kit ships) in a kernel in assessed mode (:mod:`.modes`)."""
+        return not self.shipped and _mode.is_assessed()
+
+    def refuse_if_assessed(self, what: str) -> None:
+        """The one guard every route to the answer passes: raise :class:`AssessedModeError`
+        naming *what* for an assessed exercise, except in the teacher's grader."""
+        if self.assessed and not _mode.is_grading():
+            raise _mode.AssessedModeError(
+                f"exercise {self.id}: {what} is off in assessed mode: answers are computed by your "
+                "teacher's grader after you hand in")
+
     def cluster(self):
-        """A fresh cluster in the state the question is about."""
+        """A fresh cluster in the state the question is about (off for an assessed exercise:
+        one more sync on it would give the answer)."""
+        self.refuse_if_assessed("cluster()")
         return self._run(self.question_steps).cluster
 
     def _run(self, stop_after: int | None):
@@ -209,22 +264,24 @@ class Exercise:
         """The right answer, computed by replaying the scenario and reading it from the simulator.
 
         For teachers and graders (``stsedu exercise key``); the student
-        notebooks never call it, and in assessed mode it is off.
+        notebooks never call it, and for an assessed exercise it is off.
         """
-        _mode.refuse("Exercise.expected()")
-        return self.expected_answer()
+        return self._answer("expected()")
 
     def expected_answer(self) -> Any:
+        """The same as :meth:`expected` (the graders' name)."""
+        return self._answer("expected_answer()")
+
+    def _answer(self, what: str) -> Any:
+        """The answer, computed once; every route to it passes :meth:`refuse_if_assessed` here."""
+        self.refuse_if_assessed(what)
         if "answer" not in self._cache:
             result = self._run(None)
             try:
-                raw = _measure(result.cluster, self.scenario.set_name, self.answer_spec, self.source)
-            except ExerciseError as e:
-                if e.line is None and e.field:
-                    L = _Lines(self.text, self.source)
-                    path = tuple(_split_field(e.field))
-                    raise ExerciseError(e.problem, self.source, L.line(*path), e.field) from None
-                raise
+                raw = measure(result.cluster, self.scenario.set_name, self.answer_spec)
+            except MeasureError as e:
+                line = _Lines(self.text, self.source).line(*_split_field(e.field))
+                raise ExerciseError(e.problem, self.source, line, e.field) from None
             try:
                 self._cache["answer"] = K.normalise(self.kind, raw, self.choices)
             except K.AnswerFormatError as e:
@@ -239,8 +296,41 @@ class Exercise:
 
     @property
     def answer_format(self) -> str:
-        """How to write an answer to this exercise (never the answer itself)."""
-        return self.example or K.placeholder(self.kind, self.choices)
+        """How to write an answer to this exercise (never the answer itself): claim names for
+        claims, pod names for pods, decisions for decisions."""
+        return self.example or K.placeholder(self.kind, self.choices, self.subject())
+
+    def subject(self) -> str:
+        """What the answer names, when its kind alone does not say (see ``kinds.SUBJECT_FORMS``)."""
+        spec = self.answer_spec
+        if spec.get("count"):
+            return ""
+        if spec["from"] == "pvcs":
+            return "claims"
+        if spec["from"] == "pod":
+            return spec.get("field", "revision")
+        if spec["from"] == "next_sync" and spec.get("field") == "rule":
+            return "rule"
+        return ""
+
+    def situation_warning(self) -> str:
+        """Why the situation a release prints gives the answer away ("" if it does not): the
+        answer is read, with no reveal steps, from what the situation table shows."""
+        if len(self.scenario.steps) > self.question_steps:
+            return ""
+        spec, shown = self.answer_spec, ""
+        where = list(spec.get("where") or {})
+        if spec["from"] == "pods" and set(where) <= set(TABLE_COLUMNS):
+            shown = "pods" + (f" by {', '.join(where)}" if where else "")
+        elif spec["from"] == "pod" and spec.get("field", "revision") in TABLE_COLUMNS:
+            shown = f"pod {spec['pod']}'s {spec.get('field', 'revision')}"
+        elif spec["from"] == "status" and spec["field"] in ("replicas", "ready_replicas"):
+            shown = f"status {spec['field']}"
+        if not shown:
+            return ""
+        return (f"{self.source}: line {self.line_of('answer')}: answer: the answer is read from the state the "
+                f"situation table shows ({shown}, no reveal steps): a release would print it; add reveal "
+                "steps, or ask about what happens next")
 
     # ---------------------------------------------------------------- learner
 
@@ -256,7 +346,7 @@ class Exercise:
     def situation(self) -> str:
         """The objects the question is about, as text (the set, then its pods): what an assessed
         release shows instead of the scenario."""
-        c = self.cluster()
+        c = self._run(self.question_steps).cluster      # the question's state, never the answer
         lines: list[str] = []
         revs: dict[str, int] = {}
         for sts in c.statefulsets():
@@ -292,18 +382,18 @@ class Exercise:
             return Feedback(False, f"Exercise {self.id}: cannot read that answer: {e}.", answered=False)
         if record:
             record_attempt(RECORDED, self.id, given)
-        if _mode.is_assessed():
+        if self.assessed:
             return Feedback(False, f"Exercise {self.id}: answer recorded ({K.show(given)}). Assessed mode: "
                                    "it is checked after you hand in.", checked=False)
         return self.judge(given)
 
     def judge(self, given: Any) -> Feedback:
         """Feedback for an answer already in canonical form."""
-        _mode.refuse("Checking an answer")
+        self.refuse_if_assessed("judge()")
         return self.judge_answer(given)
 
     def judge_answer(self, given: Any) -> Feedback:
-        got = self.score(given)
+        got = self._score(given, "judge_answer()")
         if got == self.points:
             return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
         part = f" ({_pts(got)} of {self.points} points: the start of your sequence is right)" if got else ""
@@ -313,7 +403,10 @@ class Exercise:
     def score(self, given: Any) -> float:
         """Points for an answer in canonical form: all or nothing, or (a sequence) the share of the
         right sequence that the answer's correct prefix covers."""
-        expected = self.expected_answer()
+        return self._score(given, "score()")
+
+    def _score(self, given: Any, what: str) -> float:
+        expected = self._answer(what)
         if given == expected:
             return self.points
         if self.answer_spec.get("from") == "sequence":
@@ -326,16 +419,17 @@ class Exercise:
             if wrong == given:
                 return hint
         if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
-            right = self.expected_answer()
+            right = self._answer("hint_for()")
             k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
             if k == len(right):
                 return f"Your first {k} steps are the whole sequence; the set is stable after them."
             return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
                     f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
-        return K.generic_hint(self.kind, given, self.expected_answer())
+        return K.generic_hint(self.kind, given, self._answer("hint_for()"))
 
     def assert_correct(self, answer: Any) -> None:
         """Raise AssertionError (with the feedback) unless *answer* is right (a grader's check)."""
+        self.refuse_if_assessed("assert_correct()")
         try:
             given = self.read(answer)
         except K.AnswerFormatError as e:
@@ -347,115 +441,6 @@ class Exercise:
 def _pts(x: float) -> str:
     return f"{x:g}"
 
-
-
-# ================================================================== measures
-
-
-def _revision_numbers(c, set_name: str) -> dict[str, int]:
-    return {r.name: r.revision for r in c.revisions(set_name)}
-
-
-def _measure(c, set_name: str, spec: Mapping[str, Any], source: str) -> Any:
-    """Read the answer from cluster *c* as the ``answer`` block says (after the reveal steps)."""
-    src = spec["from"]
-    try:
-        if src == "next_sync":
-            decisions = [d for d in c.sync(set_name).decisions if d.action in K.POD_ACTIONS]
-            actions = spec.get("action")
-            if actions is not None:
-                actions = [actions] if isinstance(actions, str) else list(actions)
-                decisions = [d for d in decisions if d.action in actions]
-            if spec.get("field") == "rule":
-                if not decisions:
-                    raise ExerciseError("answer.from next_sync with field rule: the sync made no such "
-                                        "decision", source, field="answer")
-                return decisions[0].rule.split(":")[0].strip()
-            if spec.get("count"):
-                return len(decisions)
-            return [[d.action, d.pod] for d in decisions]
-        if src == "sequence":
-            return measure_sequence(c, set_name, spec)
-        if src == "pods":
-            pods = c.pods() if spec.get("all") else c.pods(set_name)
-            revs = _revision_numbers(c, set_name)
-            for k, v in (spec.get("where") or {}).items():
-                if k == "revision":
-                    pods = [p for p in pods if revs.get(p.revision) == v]
-                elif k == "image":
-                    pods = [p for p in pods if v in p.images()]
-                else:
-                    pods = [p for p in pods if getattr(p, k) == v]
-            return len(pods) if spec.get("count") else [p.name for p in pods]
-        if src == "pod":
-            try:
-                p = c.pod(spec["pod"])
-            except KeyError:
-                names = ", ".join(x.name for x in c.pods()) or "none"
-                raise ExerciseError(f"no pod {spec['pod']!r} once the scenario has run (pods: {names})",
-                                    source, field="answer.pod") from None
-            f = spec.get("field", "revision")
-            if f == "revision":
-                return _revision_numbers(c, set_name).get(p.revision)
-            if f == "dns_name":
-                return f"{p.spec['hostname']}.{p.spec['subdomain']}.{p.namespace}.svc.{c.cluster_domain}"
-            if f == "claim":
-                vol = spec.get("volume")
-                for v in p.spec.get("volumes", []):
-                    if v.get("name") == vol and "persistentVolumeClaim" in v:
-                        return v["persistentVolumeClaim"]["claimName"]
-                raise ExerciseError(f"pod {p.name} has no claim for volume {vol!r}", source, field="answer")
-            return getattr(p, f)
-        if src == "pvcs":
-            claims = c.pvcs(set_name)
-            return len(claims) if spec.get("count") else [x.name for x in claims]
-        if src == "status":
-            st = c.statefulset(set_name).status
-            v = getattr(st, spec["field"])
-            if spec["field"] in ("current_revision", "update_revision"):
-                return _revision_numbers(c, set_name).get(v)
-            return v
-        if src == "revisions":
-            revs = c.revisions(set_name)
-            if spec.get("image"):
-                found = [r.revision for r in revs
-                         if any(spec["image"] in str(ct.get("image", ""))
-                                for ct in r.template.get("spec", {}).get("containers", []))]
-                if not found:
-                    raise ExerciseError(f"no revision has image {spec['image']!r}", source, field="answer.image")
-                return found[-1]
-            return len(revs)
-    except KeyError as e:
-        raise ExerciseError(f"cannot read the answer: {e.args[0] if e.args else e}", source,
-                            field="answer") from None
-    raise ExerciseError(f"unknown source {src!r}", source, field="answer.from")  # pragma: no cover
-
-
-def _produces(spec: Mapping[str, Any]) -> str:
-    """The kind of value a source gives (to check it against ``answer.kind``)."""
-    src = spec["from"]
-    if spec.get("count"):
-        return "number"
-    if src == "next_sync":
-        return "text" if spec.get("field") == "rule" else "decisions"
-    if src == "sequence":
-        return "decisions"
-    if src in ("pods", "pvcs"):
-        return "pods"
-    if src == "pod":
-        f = spec.get("field", "revision")
-        return {"revision": "revision", "phase": "text", "dns_name": "text", "claim": "text"}.get(f, "bool")
-    if src == "status":
-        return "revision" if spec.get("field") in ("current_revision", "update_revision") else "number"
-    return "revision" if spec.get("image") else "number"
-
-
-def _fits(kind: str, produced: str) -> bool:
-    """The kind must be what the source gives (a revision is not a count); a choice takes any
-    single value."""
-    if kind == produced:
-        return True
-    return kind == "choice" and produced in ("text", "number", "revision", "bool")
 
 
 # ================================================================== parsing
@@ -479,7 +464,7 @@ def loads(text: str, source: str = "<exercise>", base: str | Path | None = None)
     if not isinstance(text, str):
         raise TypeError(f"exercises.loads: text must be YAML text (str), not {type(text).__name__}")
     try:
-        data = _files.load_yaml(text, _files.EXERCISE)
+        data = _files.load_yaml(text, _files.EXERCISE, _files.UniqueKeyLoader)   # a key twice: refused
     except _files.FileReadError as e:
         raise ExerciseError(e.problem, source, e.line) from None
     return from_dict(data, source=source, base=base, text=text)
@@ -493,6 +478,13 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
     if not isinstance(data, Mapping):
         raise ExerciseError(f"an exercise must be a mapping with keys {', '.join(REQUIRED)}, "
                             f"not {_kind_of(data)}", source, 1)
+    params, raw = (), data
+    try:
+        if "parameters" in data:
+            params = V.parse(data["parameters"])
+        data = V.substitute({k: v for k, v in data.items() if k != "parameters"}, V.first(params))
+    except V.ParameterError as e:
+        raise L.error(e.problem, *e.path) from None
     for k in data:
         if k not in TOP_KEYS:
             raise L.error(f"unknown field{_close(k, TOP_KEYS)}; known: {', '.join(TOP_KEYS)}", k)
@@ -515,16 +507,17 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
         raise L.error(f"must be a whole number >= 1, not {points!r}", "points")
     spec, kind, choices = _parse_answer(data["answer"], L)
     scenario, n_question = _parse_scenario(data["scenario"], data.get("reveal"), L, base)
-    if not _fits(kind, _produces(spec)):
+    if not fits(kind, produces(spec)):
         raise L.error(f"kind {kind} does not fit what answer.from {spec['from']} gives "
-                      f"({_produces(spec)})", "answer", "kind")
+                      f"({produces(spec)})", "answer", "kind")
     hints = _parse_hints(data.get("hints"), kind, choices, L)
     notebook = data.get("notebook") or (ex_id.split(".")[0] if re.fullmatch(r"\d\d\.\d+", ex_id) else "")
     return Exercise(id=ex_id, question=" ".join(data["question"].split()), kind=kind,
                     why=" ".join(data["why"].split()), scenario=scenario, question_steps=n_question,
                     answer_spec=spec, notebook=notebook, title=data.get("title", ""), points=points,
                     hints=hints, hint_lines=_hint_lines(data.get("hints"), L), choices=choices, example=data.get("format", ""), source=source, text=text,
-                    external_scenario=isinstance(data["scenario"], str))
+                    external_scenario=isinstance(data["scenario"], str), parameters=params,
+                    values=V.first(params), raw=raw, base=base)
 
 
 def _parse_answer(a: Any, L: _Lines):
@@ -587,6 +580,9 @@ def _parse_answer(a: Any, L: _Lines):
             if k not in WHERE_KEYS:
                 raise L.error(f"unknown field{_close(k, WHERE_KEYS)}; known: {', '.join(WHERE_KEYS)}",
                               "answer", "where", k)
+            problem = _where_problem(k, v)
+            if problem:
+                raise L.error(problem, "answer", "where", k)
     choices: tuple[str, ...] = ()
     if kind == "choice":
         ch = a.get("choices")
@@ -597,6 +593,23 @@ def _parse_answer(a: Any, L: _Lines):
     elif "choices" in a:
         raise L.error("only for kind: choice", "answer", "choices")
     return dict(a), kind, choices
+
+
+PHASES = ("Pending", "Running", "Succeeded", "Failed")
+
+
+def _where_problem(key: str, value: Any) -> str:
+    """Why *value* cannot filter pods by *key* ("" if it can): a value of another type would
+    match no pod, and the answer would be "nothing" without a word."""
+    if key == "revision" and (isinstance(value, bool) or not isinstance(value, int)):
+        return f"must be a revision number (a whole number), not {_kind_of(value)}"
+    if key == "image" and not isinstance(value, str):
+        return f"must be an image name (a string), not {_kind_of(value)}"
+    if key == "phase" and value not in PHASES:
+        return f"must be one of {', '.join(PHASES)}, not {value!r}"
+    if key in ("ready", "available", "terminating") and not isinstance(value, bool):
+        return f"must be true or false, not {_kind_of(value)}"
+    return ""
 
 
 def _parse_hints(h: Any, kind: str, choices, L: _Lines) -> tuple:

@@ -23,6 +23,8 @@ from typing import Iterable
 
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
+from .modes import grading
+from .variants import describe
 from ...frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
@@ -63,6 +65,28 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet may read as the start of a formula (OWASP, "CSV Injection")."""
+
+
+def csv_cell(value) -> str:
+    """*value* as a CSV cell a spreadsheet shows as text: a cell starting with = + - @, a tab or
+    a carriage return gets a leading ``'`` (OWASP's advice), so a student's name such as
+    ``=HYPERLINK(...)`` is never a formula in the teacher's spreadsheet."""
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def printable(text) -> str:
+    """*text* without control characters (ESC, BEL, C1 codes, DEL) or format characters such as
+    bidirectional overrides; other spaces become plain ones.  What a student wrote reaches the
+    teacher's terminal as text, never as an escape sequence."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " if ch.isspace() else "" for ch in text)
+
+
 @dataclass
 class Result:
     """One student's grade."""
@@ -78,6 +102,8 @@ class Result:
     problem: str = ""
     unknown: list[str] = field(default_factory=list)
     """Ids in the file that are not exercises of this assignment (their answers are ignored)."""
+    variants: dict[str, str] = field(default_factory=dict)
+    """The student's variant of each exercise with parameters (``replicas=5 unready=web-2``)."""
 
     def remarks(self) -> str:
         parts = []
@@ -89,10 +115,11 @@ class Result:
         return "; ".join(parts)
 
     def line(self) -> str:
+        """One line for the terminal (without control characters)."""
         if self.status == "malformed":
-            return f"{self.file}: cannot grade: {self.problem}"
+            return printable(f"{self.file}: cannot grade: {self.problem}")
         extra = f" ({self.remarks()})" if self.remarks() else ""
-        return f"{self.file}: {self.student}: {_num(self.total)}/{self.out_of}{extra}"
+        return printable(f"{self.file}: {self.student}: {_num(self.total)}/{self.out_of}{extra}")
 
 
 @dataclass
@@ -112,7 +139,11 @@ class Grades:
                 row[e.id] = "" if bad else _num(r.points.get(e.id, 0))
             row["total"] = "" if bad else _num(r.total)       # the summary's "-": no score
             row["out_of"] = r.out_of
-            row["attempts"] = "" if bad else " ".join(f"{i}:{n}" for i, n in r.attempts.items() if n)
+            for e in self.exercises:
+                row[f"attempts {e.id}"] = "" if bad else r.attempts.get(e.id, 0)
+            for e in self.exercises:
+                if e.parameters:
+                    row[f"variant {e.id}"] = r.variants.get(e.id, "")
             notes = [f"{i}: {n}" for i, n in r.notes.items()]
             if r.unknown:
                 notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
@@ -122,16 +153,18 @@ class Grades:
 
     def columns(self) -> list[str]:
         return (["student", "file", "status", "policy"] + [e.id for e in self.exercises]
-                + ["total", "out_of", "attempts", "misses"])
+                + ["total", "out_of"] + [f"attempts {e.id}" for e in self.exercises]
+                + [f"variant {e.id}" for e in self.exercises if e.parameters] + ["misses"])
 
-    def to_csv(self, path: str | Path) -> Path:
+    def to_csv(self, path: str | Path, inputs: tuple = ()) -> Path:
+        """Write the rows to *path* (never one of *inputs*); every cell through :func:`csv_cell`."""
         import io
         from ... import files as _files
         buf = io.StringIO(newline="")
-        w = csv.DictWriter(buf, fieldnames=self.columns())
-        w.writeheader()
-        w.writerows(self.rows())
-        return _files.write_output(path, buf.getvalue(), example="scores.csv")   # whole, or nothing
+        w = csv.writer(buf)
+        w.writerow([csv_cell(c) for c in self.columns()])
+        w.writerows([csv_cell(row[c]) for c in self.columns()] for row in self.rows())
+        return _files.write_output(path, buf.getvalue(), example="scores.csv", inputs=inputs)   # whole, or nothing
 
     def frame(self):
         return kit_frame(self.rows(), columns=self.columns())
@@ -139,8 +172,8 @@ class Grades:
     def summary(self) -> str:
         """A table to print: one line per file (student, file, points), then how each exercise went."""
         out_of = sum(e.points for e in self.exercises)
-        width = max([len("STUDENT")] + [len(r.student) for r in self.results]) + 2
-        fwidth = max([len("FILE")] + [len(r.file) for r in self.results]) + 2
+        width = max([len("STUDENT")] + [len(printable(r.student)) for r in self.results]) + 2
+        fwidth = max([len("FILE")] + [len(printable(r.file)) for r in self.results]) + 2
         lines = [f"Policy: {self.policy.describe()}.",
                  f"{'STUDENT':<{width}}{'FILE':<{fwidth}}{'POINTS':<10}STATUS"]
         for r in self.results:
@@ -149,7 +182,8 @@ class Grades:
             else:
                 pts = f"{_num(r.total)}/{out_of}"
                 status = r.status + (f" ({r.remarks()})" if r.remarks() else "")
-            lines.append(f"{r.student:<{width}}{r.file:<{fwidth}}{pts:<10}{status}")
+            lines.append(f"{printable(r.student):<{width}}{printable(r.file):<{fwidth}}{pts:<10}"
+                         + printable(status))
         graded = [r for r in self.results if r.status != "malformed"]
         lines += ["", f"{'EXERCISE':<10}{'POINTS':<8}{'RIGHT':<8}{'WRONG':<8}{'UNANSWERED':<12}QUESTION"]
         for e in self.exercises:
@@ -174,10 +208,14 @@ def _score(e, raw) -> tuple[float, str]:
 
 
 def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "", policy: Policy | None = None) -> Result:
-    """Grade one sheet under *policy* (default: the last attempt); a note for each miss."""
+    """Grade one sheet under *policy* (default: the last attempt); a note for each miss.  An
+    exercise with parameters is graded on the sheet's student's variant."""
     policy = policy or Policy()
     res = Result(file or sheet.student, sheet.student or NO_NAME, "ok", out_of=sum(e.points for e in exercises))
     for e in exercises:
+        if e.parameters:                    # the student's own situation, replayed here
+            e = e.variant(sheet.student)
+            res.variants[e.id] = describe(e.values)
         tries = [a.get("answer") for a in sheet.attempts.get(e.id, [])]
         scored = [_score(e, raw) for raw in tries]
         scored = [(s, n) for s, n in scored if n != "no answer"]
@@ -215,5 +253,6 @@ def grade(submissions: Iterable[str | Path], exercises: list | None = None,
             results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
                                   out_of=sum(x.points for x in exercises)))
             continue
-        results.append(grade_sheet(sheet, exercises, str(path), policy))
+        with grading():              # the teacher's side: assessed exercises answer here
+            results.append(grade_sheet(sheet, exercises, str(path), policy))
     return Grades(list(exercises), results, policy)

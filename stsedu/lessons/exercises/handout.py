@@ -26,7 +26,7 @@ from typing import Any
 from . import kinds as K
 from .answers import AnswerSheet
 from .exercise import ExerciseError, record_attempt
-from .modes import ASSESSED, assessed
+from .modes import ASSESSED, assessed, grading
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
 KEY_DIR = "stsedu-key"
@@ -67,10 +67,12 @@ class Handout:
     --policy last``, the default, grades the final one).  Nothing here can tell a right answer:
     the handout holds only the :func:`public` part of each exercise."""
 
-    def __init__(self, exercises: list[dict]) -> None:
+    def __init__(self, exercises: list[dict], student: str = "") -> None:
         self.exercises = {str(e["id"]): dict(e) for e in exercises}
+        self.student = student
+        """The student this notebook was released to (its situations are that student's variant)."""
         self.sheet = AnswerSheet(mode=ASSESSED)
-        self.notice = assessed()
+        self.notice = assessed() + (f" This notebook is {student}'s own variant." if student else "")
 
     def answer(self, exercise_id: str, answer: Any) -> str:
         """Record *answer* (its form is checked, not whether it is right); returns a one-line message."""
@@ -88,9 +90,16 @@ class Handout:
                 "hand in.")
 
     def save(self, path: str = "my-answers.json", student: str = "") -> str:
-        """Write the answers to *path* for the teacher (your name is required)."""
+        """Write the answers to *path* for the teacher (your name is required), keeping every
+        answer the file already holds (saved before the kernel restarted, or from another notebook).
+        A notebook released to a student saves under that student's name, and only that one."""
+        if self.student:
+            if student.strip() and student.strip() != self.student:
+                return (f"Not saved: this notebook is {self.student}'s (its situations are {self.student}'s "
+                        "variant); hand in the one released to you.")
+            student = self.student
         self.sheet.student = student
-        return self.sheet.save(path, merge=False)
+        return self.sheet.save(path)
 
 
 # ====================================================================== notebooks
@@ -111,30 +120,48 @@ def question_markdown(p: dict) -> str:
     return "\n".join(lines)
 
 
-def release_notebook(exercises: list, title: str = "StatefulSet assignment"):
-    """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell."""
+def release_notebook(exercises: list, title: str = "StatefulSet assignment", student: str = ""):
+    """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell.  With
+    *student*, that student's variant of each exercise with parameters (one notebook each)."""
     import nbformat    # here, not at import: nbformat loads jsonschema's validators
     refuse_shipped(exercises)
-    pubs = [public(e) for e in exercises]
+    if not student:
+        refuse_parameters(exercises, "give the class's roster: stsedu exercise release --students roster.txt")
+    pubs = [public(e.variant(student) if student else e) for e in exercises]
     total = sum(p["points"] for p in pubs)
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells.append(_md(
         f"# {title}\n\nAssessed: {len(pubs)} questions, {total} points. For each one, read the situation, "
         "predict what the StatefulSet controller does, and write your prediction in place of `None`. "
-        "Nothing is checked before you hand in: run the last cell with your name and hand in "
+        "Nothing is checked before you hand in: run the last cell" + ("" if student else " with your name")
+        + " and hand in "
         "`my-answers.json`. Your teacher grades it by running the simulator."))
     nb.cells.append(nbformat.v4.new_code_cell(
-        "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + ")\nprint(sheet.notice)"))
+        "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + (f", student={student!r}" if student else "")
+        + ")\nprint(sheet.notice)"))
     for p in pubs:
         nb.cells.append(_md(question_markdown(p)))
         nb.cells.append(nbformat.v4.new_code_cell(
-            f"answer = None  # {K.placeholder(p['kind'], tuple(p['choices']))}\n"
+            f"answer = None  # {p['format']}\n"
             f"print(sheet.answer({p['id']!r}, answer))"))
-    nb.cells.append(_md("## Hand in\n\nWrite your name, run the cell, and hand in `my-answers.json`."))
+    nb.cells.append(_md("## Hand in\n\n" + ("Run the cell and hand in `my-answers.json` (this notebook is "
+                                              f"{student}'s: it saves under that name)." if student else
+                                              "Write your name, run the cell, and hand in `my-answers.json`.")))
     nb.cells.append(nbformat.v4.new_code_cell(
+        'print(sheet.save("my-answers.json"))' if student else
         'print(sheet.save("my-answers.json", student=""))  # your name in the quotes'))
     return nb
+
+
+def refuse_parameters(exercises: list, instead: str) -> None:
+    """Raise :class:`ExerciseError` if one notebook for the class would hold an exercise with a
+    variant per student (each student must see, and be graded on, their own)."""
+    mine = [e.id for e in exercises if e.parameters]
+    if mine:
+        raise ExerciseError(f"{', '.join(mine)} ha{'s' if len(mine) == 1 else 've'} parameters (a variant per "
+                            f"student): one notebook for the whole class cannot show each student's; {instead}",
+                            "--exercises")
 
 
 def write_key(exercises: list, course: Path, assignment: str) -> Path:
@@ -150,7 +177,9 @@ def write_key(exercises: list, course: Path, assignment: str) -> Path:
         path.write_text(e.text, encoding="utf-8")
         try:
             copy = load_file(path)
-            if copy.expected_answer() != e.expected_answer():
+            with grading():
+                same = copy.expected_answer() == e.expected_answer()
+            if not same:
                 raise ExerciseError("gives another answer from the key folder", str(path))
         except ExerciseError as err:
             raise ExerciseError(f"exercise {e.id} cannot be replayed from the key folder ({err}); write its "
@@ -179,7 +208,8 @@ def autograde(exercise_id: str, answer: Any, key: str) -> float:
     except K.AnswerFormatError as err:
         print(f"✗ Exercise {exercise_id}: cannot read that answer: {err}.")
         return 0.0
-    got = float(ex.score(given))
-    fb = ex.judge_answer(given)
+    with grading():       # nbgrader's kernel ran assessed(): the hidden test is the teacher's side
+        got = float(ex.score(given))
+        fb = ex.judge_answer(given)
     print(fb.message if fb.ok else f"{fb.message} Rule: {ex.why}")
     return got

@@ -156,8 +156,23 @@ def normalise(kind: str, ans: Any, choices: tuple[str, ...] = ()) -> Any:
     return _NORMALISERS[kind](ans)
 
 
-def placeholder(kind: str, choices: tuple[str, ...] = ()) -> str:
-    """Which form to use (never the answer): the comment after ``answer = None``."""
+SUBJECT_FORMS = {
+    ("pods", "claims"): 'a list of claim names, like ["data-web-0"]',
+    ("text", "claim"): 'a claim name in quotes, like "data-web-0"',
+    ("text", "dns_name"): 'a DNS name in quotes, like "web-7.nginx.default.svc.cluster.local"',
+    ("text", "phase"): 'a pod phase in quotes: "Pending", "Running", "Succeeded" or "Failed"',
+    ("text", "rule"): 'the name of an upstream function in quotes, like "someFunction"',
+}
+"""The form of an answer when what is asked is more than its kind: claim names are ``pods`` by
+kind (a list of names) but a student who writes pod names scores nothing."""
+
+
+def placeholder(kind: str, choices: tuple[str, ...] = (), subject: str = "") -> str:
+    """Which form to use (never the answer): the comment after ``answer = None``.  *subject*
+    (``claims``, ``claim``, ``dns_name``, ``phase``, ``rule``) names what is asked
+    when the kind alone would mislead (:data:`SUBJECT_FORMS`)."""
+    if (kind, subject) in SUBJECT_FORMS:
+        return SUBJECT_FORMS[(kind, subject)]
     return {
         "pods": 'a list of pod names, like ["web-0"]',
         "decisions": 'a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"',

@@ -22,7 +22,8 @@ import nbformat
 from ... import files as _files
 from . import kinds as K
 from .exercise import ExerciseError
-from .handout import KEY_DIR, public, question_markdown, refuse_shipped, slug
+from .handout import KEY_DIR, public, question_markdown, refuse_parameters, refuse_shipped, slug
+from .modes import grading
 
 SCHEMA_VERSION = 3
 KIT_NOTEBOOKS = Path(__file__).resolve().parents[3] / "notebooks"
@@ -45,6 +46,7 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
     """An nbgrader source notebook (schema version 3 cell metadata) for *exercises*, assessed:
     the hidden tests read the exercises from *key* (relative to the course folder)."""
     refuse_shipped(exercises)
+    refuse_parameters(exercises, "release them with stsedu exercise release --students roster.txt")
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -60,8 +62,10 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
         s, var = slug(e.id), answer_variable(e.id)
         cells.append(nbformat.v4.new_markdown_cell(question_markdown(public(e)),
                                                    metadata=_meta(f"question_{s}", locked=True)))
-        solution = (f"# {var} = {K.placeholder(e.kind, e.choices)}\n"
-                    f"### BEGIN SOLUTION\n{var} = {K.jsonable(e.expected_answer())!r}\n### END SOLUTION")
+        with grading():
+            right = K.jsonable(e.expected_answer())
+        solution = (f"# {var} = {e.answer_format}\n"
+                    f"### BEGIN SOLUTION\n{var} = {right!r}\n### END SOLUTION")
         cells.append(nbformat.v4.new_code_cell(solution, metadata=_meta(f"answer_{s}", solution=True)))
         test = (f"# Checked when your notebook is graded: is {var} what the simulator does?\n"
                 f"### BEGIN HIDDEN TESTS\nstsedu.exercises.autograde({e.id!r}, {var}, key={key!r})\n"
@@ -76,6 +80,11 @@ def nbgrader_source(exercises: list, title: str = "StatefulSet exercises",
 
 
 def _entries(exercises: list) -> list[dict]:
+    with grading():
+        return _key_entries(exercises)
+
+
+def _key_entries(exercises: list) -> list[dict]:
     return [{"id": e.id, "points": e.points, "question": e.question, "answer": K.show(e.expected_answer()),
              "python": repr(K.jsonable(e.expected_answer())), "why": e.why, "source": e.source,
              "hints": [(K.show(w), h) for w, h in e.hints], "kind": e.kind} for e in exercises]

@@ -36,7 +36,10 @@ _REGISTRY: dict[str, Exercise] = {}
 
 
 def _library() -> list[Exercise]:
-    return [_load_file(p) for p in sorted(LIBRARY_DIR.glob("*.yaml"))]
+    out = [_load_file(p) for p in sorted(LIBRARY_DIR.glob("*.yaml"))]
+    for e in out:
+        e.shipped = True          # the practice set: answered in any kernel (see .modes)
+    return out
 
 
 def same_file(a: str, b: str) -> bool:
@@ -195,11 +198,15 @@ def select(ids: Iterable[str] | None = None, paths: Iterable[str | Path] | None 
     pool.update({e.id: e for e in mine})
     if not ids:
         return mine if paths else list(EXERCISES)
+    twice = [i for n, i in enumerate(ids) if i in ids[:n]]
+    if twice:
+        raise ExerciseError(f"{twice[0]} is given twice (an exercise counts once)", "--ids")
     out = []
     for i in ids:
         if i not in pool:
             known = ", ".join(pool) if len(pool) <= 40 else ", ".join(list(pool)[:40]) + ", ..."
-            raise ExerciseError(f"no exercise {i!r} among {known}", "--ids")
+            mine_too = "" if paths else "; an exercise of your own needs its file: --exercises my-exercises/"
+            raise ExerciseError(f"no exercise {i!r} among {known}{mine_too}", "--ids")
         out.append(pool[i])
     return out
 

@@ -66,7 +66,11 @@ def build_go(which: str) -> int:
     spec = importlib.util.spec_from_file_location("live_build", ROOT / "stsedu" / "live" / "build.py")
     live = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(live)
-    todo = {"current": [("oracle current", lambda: oracle.build("current")),
+    modules = ["go", "mod", "download", "k8s.io/kubernetes"]  # the rest comes with the builds
+    todo = {"modules": [("k8s.io/kubernetes v1.37.2's source", lambda: subprocess.run(
+                modules, cwd=ROOT / "stsedu" / "live" / "controlplane", check=True,
+                env=dict(os.environ, GOFLAGS="-mod=mod")) and "downloaded")],
+            "current": [("oracle current", lambda: oracle.build("current")),
                         ("live control plane", lambda: live.build(log=print))],
             "older": [("oracle v1.36", lambda: oracle.build("v1.36")),
                       ("oracle v1.16", lambda: oracle.build("v1.16"))]}[which]
@@ -74,7 +78,7 @@ def build_go(which: str) -> int:
         start = time.monotonic()
         try:
             print(f"{what}: {make()} ({time.monotonic() - start:.0f} s)", flush=True)
-        except (oracle.OracleUnavailable, live.LiveUnavailable) as e:
+        except (oracle.OracleUnavailable, live.LiveUnavailable, subprocess.CalledProcessError, OSError) as e:
             print(f"note: {e}", file=sys.stderr)
     return 0
 
@@ -96,35 +100,40 @@ class Phase:
         self.name, self.command, self.pytest_group = name, command, pytest_group
         self.start = self.end = None
         self.rc: int | None = None
-        self.thread: threading.Thread | None = None
+        self.done = threading.Event()
 
     def run(self, quiet: bool = False) -> int:
         """Run the command; with *quiet* (a phase beside others) its output goes to a file under
         .ci/reports and is printed whole when it ends, so the log does not interleave."""
         self.start = time.monotonic()
-        print(f"\n==== {self.name} {'(beside the others) ' if quiet else ''}====\n$ {self.command}", flush=True)
-        log = REPORTS / (self.name.split(":")[-1].strip().replace(" ", "-") + ".log")
-        with open(log, "w") if quiet else open(os.devnull) as out:
-            self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT,
-                                     stdout=out if quiet else None, stderr=subprocess.STDOUT if quiet else None
-                                     ).returncode
-        if quiet:
-            print(f"\n==== output of {self.name} ====\n{log.read_text(errors='replace')}", flush=True)
-        if self.pytest_group and self.rc == 5:  # no test collected: nothing of this group can run here
-            self.rc = 0
-        self.end = time.monotonic()
-        print(f"==== {self.name}: exit {self.rc} after {self.end - self.start:.0f} s ====", flush=True)
+        try:
+            print(f"\n==== {self.name} {'(beside the others) ' if quiet else ''}====\n$ {self.command}", flush=True)
+            log = REPORTS / (self.name.split(":")[-1].strip().replace(" ", "-") + ".log")
+            with open(log, "w") if quiet else open(os.devnull) as out:
+                self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT,
+                                         stdout=out if quiet else None, stderr=subprocess.STDOUT if quiet else None
+                                         ).returncode
+            if quiet:
+                print(f"\n==== output of {self.name} ====\n{log.read_text(errors='replace')}", flush=True)
+            if self.pytest_group and self.rc == 5:  # no test collected: nothing of this group can run here
+                self.rc = 0
+        finally:
+            if self.rc is None:
+                self.rc = 1
+            self.end = time.monotonic()
+            print(f"==== {self.name}: exit {self.rc} after {self.end - self.start:.0f} s ====", flush=True)
+            self.done.set()
         return self.rc
 
-    def background(self) -> "Phase":
-        self.thread = threading.Thread(target=self.run, kwargs={"quiet": True}, daemon=True)
-        self.thread.start()
-        return self
-
-    def wait(self) -> int:
-        if self.thread is not None:
-            self.thread.join()
-        return self.rc if self.rc is not None else 1
+    def beside(self, after: "Phase | None" = None) -> threading.Thread:
+        """Run in the background (quietly), once *after* has ended."""
+        def go():
+            if after is not None:
+                after.done.wait()
+            self.run(quiet=True)
+        thread = threading.Thread(target=go, daemon=True)
+        thread.start()
+        return thread
 
 
 def go_available() -> bool:
@@ -180,6 +189,7 @@ def main() -> int:
     if not go:
         print("note: Go is not installed; the upstream and live tests will be skipped", file=sys.stderr)
 
+    modules = Phase("go: module download", "python3 .ci/phases.py go modules")
     build = Phase("go: oracle current + control plane", "python3 .ci/phases.py go current")
     older = Phase("go: oracles v1.36, v1.16", "python3 .ci/phases.py go older")
     apt = Phase("apt: chromium", APT_CHROMIUM)
@@ -187,28 +197,30 @@ def main() -> int:
     compat_venv = Phase("pip: .venv-compat", COMPAT_VENV)
     compat = Phase("tests: compat (pandas 3, Altair 6.0)", COMPAT_TEST + " -p no:cacheprovider", pytest_group=True)
     unit, upstream, live, browser = (group(n, e) for n, e in GROUPS.items())
-    phases = [build, apt, venv, compat_venv, compat, unit, older, live, upstream, browser]
+    phases = [modules, build, apt, venv, compat_venv, compat, unit, older, live, upstream, browser]
 
     failed: list[str] = []
+    background: list[threading.Thread] = []
     try:
-        if go:
-            build.background()
+        if go:  # the modules first: the reading test of the unit group reads upstream's source there
+            background += [modules.beside(), build.beside(after=modules)]
         apt.run()
         if venv.run() != 0:
             return 1
-        live_after_build = threading.Thread(target=lambda: (build.wait(), live.run(quiet=True)), daemon=True)
         if go:  # the live group as soon as the control plane is built, beside everything after it
-            live_after_build.start()
+            background.append(live.beside(after=build))
         if compat_venv.run() == 0:
             compat.run()
+        if go:
+            modules.done.wait()
         unit.run()
         if go:
-            build.wait()
+            build.done.wait()
             older.run()
         upstream.run()
         browser.run()
-        if go:
-            live_after_build.join()
+        for thread in background:
+            thread.join()
     finally:
         print("\n==== CI phases ====")
         print(table(phases, began))

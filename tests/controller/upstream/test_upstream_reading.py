@@ -47,13 +47,17 @@ from __future__ import annotations
 
 import ast
 import re
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTROLLER = ROOT / "stsedu" / "controller"
-GO_SOURCE = Path.home() / "go/pkg/mod/k8s.io/kubernetes@v1.37.2/pkg/controller/statefulset"
+# Go's module cache, where `go build` of the oracle or the control plane puts k8s.io/kubernetes
+_MODCACHE = Path(os.environ.get("GOMODCACHE") or Path(
+    (os.environ.get("GOPATH") or str(Path.home() / "go")).split(os.pathsep)[0]) / "pkg" / "mod")
+GO_SOURCE = _MODCACHE / "k8s.io/kubernetes@v1.37.2/pkg/controller/statefulset"
 
 UPSTREAM = {
     "stateful_set_control": (

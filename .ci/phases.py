@@ -9,6 +9,8 @@ things run beside others because they mostly wait rather than compute:
 
 * the Go builds (the current oracle and the control plane, one module, one build cache) start
   first and go on while apt and pip download;
+* the second environment (newest pandas, oldest Altair) installs after the first, beside the
+  tests, and its tests run when it is ready;
 * the live group (a real control plane: most of its time is waiting for the cluster to settle)
   starts when the control plane is built and goes on beside every group after that.
 
@@ -207,10 +209,11 @@ def main() -> int:
         apt.run()
         if venv.run() != 0:
             return 1
+        # the second environment and its tests beside everything after the first (not at once with it:
+        # both editable installs write stsedu.egg-info in the checkout)
+        background += [compat_venv.beside(), compat.beside(after=compat_venv)]
         if go:  # the live group as soon as the control plane is built, beside everything after it
             background.append(live.beside(after=build))
-        if compat_venv.run() == 0:
-            compat.run()
         if go:
             modules.done.wait()
         unit.run()

@@ -130,13 +130,14 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
         styles.append({"selector": f"td.act-{kind}", "props": f"background-color: {_rgba(color, 0.22)};"})
         styles.append({"selector": f"td.act-{kind}.action",
                        "props": f"border-left: 6px solid {color};"})
+    n = f"{len(df)} decision" + ("s" if len(df) != 1 else "")
     if sync is not None:
-        caption = f"Sync {sync}: {len(df)} decision" + ("s" if len(df) != 1 else "")
+        caption = f"Sync {sync}: {n}"
     elif len(df) and df["sync"].notna().any():
         lo, hi = int(df["sync"].min()), int(df["sync"].max())
-        caption = f"Syncs {lo}–{hi}: {len(df)} decisions" if lo != hi else f"Sync {lo}: {len(df)} decisions"
+        caption = f"Syncs {lo}–{hi}: {n}" if lo != hi else f"Sync {lo}: {n}"
     else:
-        caption = f"{len(df)} decisions"
+        caption = n
     caption += " (green create · vermilion delete · orange update · blue wait · grey other)"
     return (df.style.set_uuid(f"stsedu-{digest}").hide(axis="index").set_td_classes(classes)
             .set_table_styles(styles).set_table_styles(nowrap, overwrite=False).set_caption(caption)

@@ -157,6 +157,20 @@ def test_revision_map_draws_the_partition(tmp_path):
     assert "partition (now 2)" in subtitle(spec)
 
 
+
+def test_revision_map_names_a_purple_line_only_when_it_draws_one():
+    """06.b (partition 10 over five pods): the subtitle named a "purple line: the partition (now 10)" that lies
+    above every ordinal, clipped away.  Now it says the partition is above every ordinal, and draws no line."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(5, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 10}}))
+    c.run("web")
+    c.set_image("web", "nginx:2")
+    c.run("web")
+    spec = charts.revision_map(c.trace).to_dict()
+    assert "purple line" not in subtitle(spec) and "partition 10: above every ordinal" in subtitle(spec)
+    assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "line"]
+
+
 def test_status_counters_lanes(specs, rollout):
     spec = specs["status_counters"]
     lanes = spec["vconcat"]

@@ -812,3 +812,28 @@ def test_the_playground_undo_note_speaks_of_a_broken_rollout_only_after_one():
     broken.run_until_stable()
     broken.undo_rollout()
     assert "broken rollout" in broken.info.value and "web-2" in broken.info.value, broken.info.value
+
+
+def test_a_decision_answer_form_says_which_pod_a_wait_names():
+    """03.b's form `("wait", "web-9")` did not say whether web-9 is the pod that waits or the one waited for;
+    the simulator's wait names the pod waited for (web-1 in 03.b, the pod that is not Ready)."""
+    import re
+    from pathlib import Path
+    with_wait = [q for q in labs.QUESTIONS.values() if q.kind == "decision" and '"wait"' in q.form]
+    assert "03.b" in {q.id for q in with_wait} and all("the pod waited for" in q.form for q in with_wait)
+    q = labs.question("03.b")
+    assert q.act(q.setup()) == ("wait", "web-1")
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
+        for comment in re.findall(r'answer = None  # (a pair \(action, pod\).*)', src.read_text()):
+            if '"wait"' in comment:
+                assert 'means "waits for web-9"' in comment, (src.name, comment)
+
+
+def test_no_cell_after_a_reveal_points_at_the_message_above():
+    """03 cell 5 said "The message above" of the first sync's message, with the reveal's output between."""
+    from pathlib import Path
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
+        cells = src.read_text().split("# %%")
+        for before, cell in zip(cells, cells[1:]):
+            if "reveal(" in before and cell.startswith(" [markdown]"):
+                assert "message above" not in cell.lower() and "output above" not in cell.lower(), (src.name, cell[:120])

@@ -837,3 +837,36 @@ def test_no_cell_after_a_reveal_points_at_the_message_above():
         for before, cell in zip(cells, cells[1:]):
             if "reveal(" in before and cell.startswith(" [markdown]"):
                 assert "message above" not in cell.lower() and "output above" not in cell.lower(), (src.name, cell[:120])
+
+
+def test_every_stored_output_renders_offline():
+    """Notebook 17's stored charts loaded Vega from a CDN ("Error loading script" offline), the only ones in the
+    series that did; the README promises charts with no network.  No stored output other than plain text
+    (what a command printed) may name a network address: no script source, no module import from the web."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+    found = []
+    for path in sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb")):
+        book = nbformat.read(path, 4)
+        for i, cell in enumerate(book.cells):
+            for out in cell.get("outputs", []):
+                for mime, value in (out.get("data") or {}).items():
+                    if mime == "text/plain":
+                        continue
+                    text = value if isinstance(value, str) else str(value)
+                    # a schema URL is a name inside a chart spec, never fetched to draw it
+                    text = re.sub(r"https://vega\.github\.io/schema/[^\"'\s]*", "", text)
+                    for url in re.findall(r"https?://[^\s\"'<>)]+", text):
+                        found.append((path.name, i, mime, url))
+    assert found == [], found[:10]
+
+
+def test_17_tells_how_to_run_stsedu_from_a_cell_with_this_kernels_python():
+    """`!stsedu live status` failed with "command not found" in a JupyterLab started as `.venv/bin/jupyter`
+    (no activated venv: the venv's bin is not on PATH); `{sys.executable} -m stsedu` is this kernel's Python."""
+    import re
+    src = "".join(_cells("17-The-Same-Lesson-On-A-Real-Control-Plane.py"))
+    assert "!{sys.executable} -m stsedu live status" in src
+    assert not re.search(r"!stsedu\b", src.replace("a bare `!stsedu`", ""))

@@ -454,3 +454,37 @@ def test_ordinal_axes_label_whole_ordinals_only():
         axes = [u["encoding"]["y"]["axis"] for u in units(spec)
                 if isinstance(u.get("encoding", {}).get("y", {}).get("axis"), dict)]
         assert axes and all(a["values"] == [0] for a in axes), fn.__name__
+
+
+def _y_axis_values(spec):
+    out = []
+    for u in units(spec):
+        y = (u.get("encoding") or {}).get("y") or {}
+        vals = (y.get("axis") or {}).get("values")
+        if vals:
+            out.append(vals)
+    return out
+
+
+@pytest.mark.parametrize("n", [3, 50, 500])
+def test_pod_charts_stay_readable_from_3_to_500_pods(n):
+    """Issue #41 item 2: at 50 replicas the x-axis labels ran together ("100120140160180...") and the ordinal
+    axis had no labels of its own; at 500 the timeline was a pale, near-empty triangle (rows under a pixel).
+    Now: at most 26 ordinal labels, on whole ordinals at an even step; at most about 8 x labels, any
+    overlapping one left out; beyond what the height can draw, ordinal bands (aggregated, said in the subtitle)."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(n))
+    c.run("web", max_syncs=20 * n + 100)
+    for fn in (charts.pod_timeline, charts.revision_map, charts.decision_strip):
+        spec = fn(c.trace).to_dict()
+        ys = _y_axis_values(spec)
+        assert ys, (fn.__name__, "no ordinal labels")
+        for vals in ys:
+            steps = {b - a for a, b in zip(vals, vals[1:])}
+            assert len(vals) <= common.AXIS_ORDINALS and len(steps) <= 1, (fn.__name__, vals)
+            assert all(float(v).is_integer() and 0 <= v < n for v in vals), (fn.__name__, vals)
+        xs = [(u.get("encoding") or {}).get("x", {}).get("axis") or {} for u in units(spec)]
+        xs = [a for a in xs if a.get("title")]
+        assert xs and all(a.get("labelOverlap") and a.get("tickCount", 99) <= 10 for a in xs), (fn.__name__, xs)
+        aggregated = "aggregated" in subtitle(spec)
+        assert aggregated == (n > common.MAX_DRAWN_ORDINALS), (fn.__name__, n, subtitle(spec))

@@ -81,7 +81,7 @@ def revision_data(trace, set_name: str) -> ChartData:
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = ["colour = the pod's revision (first grey, next orange); "
                 "filled = Ready, outline = not Ready, dashed line = terminating"]
-    aggregated = len(bars) > common.MAX_ROWS
+    aggregated = common.outgrows(len(bars), o_hi - o_lo + 1)
     if aggregated:
         grid, how = aggregate(pd.DataFrame(bars), "revision", list(colors), lo, hi)
         rows = {"bars": records(grid)}

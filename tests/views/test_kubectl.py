@@ -513,3 +513,32 @@ def test_set_image_to_the_image_it_has_prints_nothing_and_changes_nothing(web):
     r = k(web, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.21")
     assert (r.status, r.stdout, r.stderr) == (0, "", "")
     assert state(web) == before
+
+
+def test_a_force_delete_prints_its_warning_before_force_deleted(monkeypatch):
+    """kubectl writes "Warning: Immediate deletion ..." before it deletes, so before `pod "web-1" force deleted`;
+    %kubectl printed it after (issue #41 item 9).  The magic's streams and Result.text keep kubectl's order."""
+    import sys
+
+    from stsedu.console import magic
+    written = []
+
+    class Stream:
+        def __init__(self, name):
+            self.name = name
+
+        def write(self, text):
+            written.append((self.name, text))
+
+        def flush(self):
+            pass
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    s.run("rollout status sts web")
+    res = s.run("delete pod web-1 --grace-period=0 --force --wait=false")
+    assert res.text.startswith("Warning: Immediate deletion") and res.text.rstrip().endswith("default namespace")
+    monkeypatch.setattr(sys, "stdout", Stream("out"))
+    monkeypatch.setattr(sys, "stderr", Stream("err"))
+    magic._show(res)
+    assert [name for name, _ in written] == ["err", "out"], written
+    assert "force deleted" in written[1][1]

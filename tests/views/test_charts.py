@@ -138,15 +138,20 @@ def test_revision_map_state_and_revision_on_separate_channels(specs):
     assert "filled = Ready, outline = not Ready" in subtitle(spec)
 
 
-def test_revision_map_draws_the_partition(tmp_path):
-    """With partition 2 only web-2 moves to the new revision, and the partition line sits between web-1 and web-2:
-    solid and in its own colour (dashes mean a terminating pod), with no text label to collide with bars."""
+def _partitioned_rollout(replicas: int, partition: int):
+    """A set of *replicas* under *partition*, then nginx:2: the cluster and its revision map's spec."""
     c = stsedu.Cluster(seed=0)
-    c.apply(web(3, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}))
+    c.apply(web(replicas, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": partition}}))
     c.run("web")
     c.set_image("web", "nginx:2")
     c.run("web")
-    spec = charts.revision_map(c.trace).to_dict()
+    return c, charts.revision_map(c.trace).to_dict()
+
+
+def test_revision_map_draws_the_partition(tmp_path):
+    """With partition 2 only web-2 moves to the new revision, and the partition line sits between web-1 and web-2:
+    solid and in its own colour (dashes mean a terminating pod), with no text label to collide with bars."""
+    c, spec = _partitioned_rollout(3, 2)
     new = c.statefulset("web").status.update_revision
     cells = rows(spec, unit_with(spec, "rect", "revision"))
     assert {r["pod"] for r in cells if r["revision"] == new} == {"web-2"}
@@ -157,16 +162,10 @@ def test_revision_map_draws_the_partition(tmp_path):
     assert "partition (now 2)" in subtitle(spec)
 
 
-
 def test_revision_map_names_a_purple_line_only_when_it_draws_one():
     """06.b (partition 10 over five pods): the subtitle named a "purple line: the partition (now 10)" that lies
     above every ordinal, clipped away.  Now it says the partition is above every ordinal, and draws no line."""
-    c = stsedu.Cluster(seed=0)
-    c.apply(web(5, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 10}}))
-    c.run("web")
-    c.set_image("web", "nginx:2")
-    c.run("web")
-    spec = charts.revision_map(c.trace).to_dict()
+    _c, spec = _partitioned_rollout(5, 10)
     assert "purple line" not in subtitle(spec) and "partition 10: above every ordinal" in subtitle(spec)
     assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "line"]
 

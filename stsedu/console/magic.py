@@ -103,7 +103,8 @@ def run_magic(line: str, cell: str | None = None):
         if table.empty:
             print("(no sync: the command changed nothing the controller acts on)")
         else:
-            display(table)
+            from ..views.tables import Explained
+            display(Explained(table))  # readable: no None cells, pod names unwrapped, prose left-aligned
     return last
 
 

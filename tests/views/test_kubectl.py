@@ -542,3 +542,27 @@ def test_a_force_delete_prints_its_warning_before_force_deleted(monkeypatch):
     magic._show(res)
     assert [name for name, _ in written] == ["err", "out"], written
     assert "force deleted" in written[1][1]
+
+
+def test_explain_shows_a_readable_table(monkeypatch):
+    """`%kubectl --explain` displayed the raw DataFrame: `None` cells, "web-\\n3" wrapped, the prose right-aligned
+    (issue #41 item 9).  Now: no None, each row on one line with the pod whole, the message left-aligned."""
+    import IPython.display
+
+    from stsedu.console import magic
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    magic.session(reset=True)
+    magic.run_magic(f"apply -f {WEB}")
+    magic.run_magic("rollout status sts web")
+    magic.run_magic("--explain scale sts web --replicas=0")
+    assert len(shown) == 1
+    text, page = repr(shown[0]), shown[0]._repr_html_()
+    lines = text.splitlines()
+    assert "None" not in text and "None" not in page
+    assert lines[0].split() == ["sync", "time", "action", "pod", "message"]
+    deletes = [line for line in lines if " delete " in f" {line} "]
+    assert [line.split()[3] for line in deletes][:2] == ["web-1", "web-0"], text
+    message_at = lines[0].index("message")
+    assert all(line[message_at - 1] == " " and line[message_at] != " " for line in deletes), text
+    assert "white-space:nowrap" in page and "text-align:left" in page

@@ -870,3 +870,14 @@ def test_17_tells_how_to_run_stsedu_from_a_cell_with_this_kernels_python():
     src = "".join(_cells("17-The-Same-Lesson-On-A-Real-Control-Plane.py"))
     assert "!{sys.executable} -m stsedu live status" in src
     assert not re.search(r"!stsedu\b", src.replace("a bare `!stsedu`", ""))
+
+
+def test_00_shows_the_500_pod_timeline_in_ordinal_bands():
+    """Issue #41 item 2: notebook 00 shows the aggregated view at 500 pods; the prose's words are its own."""
+    ns = _run_cells_until("00-Index.py", "pod_timeline(big.trace")
+    big = ns["big"]
+    assert len(big.pods("web")) == 500 and all(p.ready for p in big.pods("web"))
+    from stsedu import charts
+    spec = charts.pod_timeline(big.trace, "web").to_dict()
+    assert "aggregated: 500 ordinals in bands" in " ".join(spec["title"]["subtitle"])
+    assert "draws *bands* of ordinals" in _prose("00-Index.py").replace("  ", " ")

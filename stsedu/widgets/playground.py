@@ -627,6 +627,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._running, self._stop_requested = True, False
         self._last_run = 0
         self.progress.bar_style = "info"
+        self._progress(0)  # the line speaks of this run from its start (then a few times a second)
         self._say(message or "Running: the controller syncs, and time passes while it only waits, until "
                              "nothing is left to happen. Press <b>Stop</b> to end it after the sync in progress.")
         self.run_button.disabled = True

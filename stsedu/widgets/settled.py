@@ -110,7 +110,12 @@ def describe_stop(reasons: list[str], why: str) -> str:
 
 def progress_words(cluster: Cluster, name: str, done: int, spec) -> str:
     """"12/50 pods Ready at the revision the spec asks for"; under OnDelete the Ready pods, and how many
-    wait for a delete (the controller will not replace them)."""
+    wait for a delete (the controller will not replace them); before the controller has seen the latest
+    spec, the Ready pods and that (their revision is not yet the one the spec asks for)."""
+    sts = cluster.statefulset(name)
+    if sts.status.observed_generation < sts.generation:
+        return (f"{done}/{spec.replicas} pods Ready · the controller has not yet seen generation "
+                f"{sts.generation}: the next sync acts on it")
     if spec.update_strategy != "OnDelete":
         return f"{done}/{spec.replicas} pods Ready at the revision the spec asks for"
     pods = left_to_delete(cluster, name)

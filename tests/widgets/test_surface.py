@@ -881,3 +881,20 @@ def test_00_shows_the_500_pod_timeline_in_ordinal_bands():
     spec = charts.pod_timeline(big.trace, "web").to_dict()
     assert "aggregated: 500 ordinals in bands" in " ".join(spec["title"]["subtitle"])
     assert "draws *bands* of ordinals" in _prose("00-Index.py").replace("  ", " ")
+
+
+def test_the_playground_progress_line_does_not_count_pods_at_the_new_revision_before_the_controller_saw_it():
+    """After *Undo rollout* (or any template change) and before a sync, the progress line said "50/50 Ready at
+    their revision" while the status read `updated 0`: the controller had not yet seen the new spec."""
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=3, settle=True)
+    pg.set_image("nginx:2")
+    pg.run_until_stable()
+    pg.undo_rollout()
+    sts = pg.cluster.statefulset("web")
+    assert sts.status.observed_generation < sts.generation
+    label = _text(pg.progress_label.value)
+    assert "Ready at the revision the spec asks for" not in label, label
+    assert "not yet seen" in label and f"generation {sts.generation}" in label, label
+    pg.run_until_stable()
+    assert "3/3 pods Ready at the revision the spec asks for" in _text(pg.progress_label.value)

@@ -698,12 +698,12 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                 results.append(r)
                 now = time.monotonic()
                 if now - last_draw > gap:
-                    # the views at most a few times a second, and never for more than about a seventh of
-                    # the run's time: a redraw that cost d waits 6d for the next (at 500 pods, ~1 s)
+                    # the views at most a few times a second, and never for more than about a tenth of
+                    # the run's time: a redraw that cost d waits 9d for the next (at 500 pods, ~1-2 s)
                     self._progress(len(results))
                     self.refresh()
                     last_draw = last_progress = time.monotonic()
-                    gap = max(redraw_every, 6 * (last_draw - now))
+                    gap = max(redraw_every, 9 * (last_draw - now))
                     await asyncio.sleep(0.02)
                 elif now - last_progress > redraw_every:
                     # the progress bar alone (one read of the store, two widget values) in between

@@ -24,7 +24,11 @@ Items (docs/performance.md explains each one and what it compares):
    a lab's redraw in place after a control change at 50 and 500 replicas, the kernel's
    peak RSS; and the most rows any chart's dataset holds for a 1,000-replica rollout;
 8. a lab's redraw in JupyterLab + Chromium: the learner's click or Enter to the new chart
-   painted, at the lab's default size and at 50 replicas.
+   painted, at the lab's default size and at 50 replicas;
+9. ``Playground(replicas=500, settle=True)`` beside ``Cluster`` doing the same create alone, in one run:
+   CPU of each and their ratio, without a kernel (the set comes up before the panel shows) and as a
+   run in the background on an event loop (what a kernel does: progress and views redrawn meanwhile),
+   with the machine's load printed beside it.
 
 Times are the minimum over several repeats of CPU time, so that other
 processes on a shared machine do not count; item 1 runs the kit and the real
@@ -458,6 +462,67 @@ def item_widget(table: Table, n: int, rounds: int) -> None:
               f"{big}/{big} Ready", verdict(st.ready_replicas == big))
 
 
+# ------------------------------------------------- 9. the Playground beside the engine
+
+
+def _playground_in_background(widgets, n: int) -> tuple[float, object]:
+    """CPU of ``Playground(replicas=n, settle=True)`` brought up as under a kernel: the panel first, then the
+    set in the background on an event loop, with the progress bar and the views redrawn as they are there."""
+    import asyncio
+    from stsedu.widgets import playground as pg_module
+    real = pg_module.kernel_loop
+
+    async def go():
+        pg_module.kernel_loop = asyncio.get_running_loop
+        t0 = cpu()
+        panel = widgets.Playground(replicas=n, settle=True)
+        await panel._task
+        return cpu() - t0, panel
+    try:
+        return asyncio.run(go())
+    finally:
+        pg_module.kernel_loop = real
+
+
+def item_playground_vs_cluster(table: Table, n: int, rounds: int) -> None:
+    """What the widget layer adds to the engine: the 500-pod settle beside ``Cluster`` alone (issue #41)."""
+    target = "<= 1.5x Cluster"
+    widgets = checkout_module("widgets")
+    if widgets is None:
+        table.add("9. Playground vs Cluster", "n/a (module stsedu.widgets missing)", target, NA)
+        return
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+    import copy
+    docs = widgets.Playground(replicas=1, views=["decisions"])._manifest  # the Playground's own set, at size n
+    for d in docs:
+        if d.get("kind") == "StatefulSet":
+            d["spec"]["replicas"] = n
+
+    def engine() -> float:  # the same create, the same objects (claims included), the Cluster alone
+        t0 = cpu()
+        c = stsedu.Cluster()
+        c.apply(copy.deepcopy(docs))
+        c.run("web", max_syncs=20 * n)
+        return cpu() - t0
+
+    def plain() -> tuple[float, object]:
+        t0 = cpu()
+        panel = widgets.Playground(replicas=n, settle=True)
+        return cpu() - t0, panel
+    for how, make in (("no kernel", plain), ("background run", lambda: _playground_in_background(widgets, n))):
+        alone, with_panel, ready = [], [], 0
+        for _ in range(rounds):  # side by side, in turns, so that the machine's load falls on both
+            alone.append(engine())
+            dt, panel = make()
+            with_panel.append(dt)
+            ready = panel.cluster.statefulset(panel.name).status.ready_replicas
+        a, b = min(alone), min(with_panel)
+        ok = ready == n and b <= 1.5 * a
+        table.add(f"9. Playground({n}, settle) / Cluster, {how}",
+                  f"{fmt_s(b)} / {fmt_s(a)} = {b / a:.2f}x, {ready}/{n} Ready (load {load})", target, verdict(ok))
+
+
 # ------------------------------------------------------------- 5. notebook suite
 
 
@@ -785,7 +850,7 @@ def _browser_redraw_times(where, rounds: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--items", default="1,2,3,4,5,6,7,8", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
     ap.add_argument("--create-and-roll", type=int, metavar="N",
                     help="only time one create-and-roll of N replicas; print seconds and syncs (item 2's child)")
@@ -817,6 +882,8 @@ def main(argv=None) -> int:
         item_chart_rows(table, 1000)
     if 8 in items:
         item_browser_redraw(table, 3 if quick else 7)
+    if 9 in items:
+        item_playground_vs_cluster(table, 500, 1 if quick else 3)
     print()
     print(table.markdown())
     v = [x for x in table.verdicts() if x != INFO]

@@ -116,8 +116,36 @@ def _text(html: str) -> str:
     return re.sub(r"<[^>]+>", "", html)
 
 
+def waiting_for_a_delete(cluster, set_name: str = "web") -> list[str]:
+    """Under OnDelete, the names of the set's pods that run another revision than ``status.updateRevision``
+    (the controller leaves them: each is replaced only once someone deletes it)."""
+    try:
+        sts = cluster.statefulset(set_name)
+    except KeyError:
+        return []
+    if sts.spec.update_strategy != "OnDelete" or not sts.status.update_revision:
+        return []
+    lo, hi = sts.spec.start_ordinal, sts.spec.start_ordinal + sts.spec.replicas
+    return [p.name for p in sorted(cluster.pods(set_name), key=lambda p: p.ordinal)
+            if lo <= p.ordinal < hi and not p.terminating and p.revision != sts.status.update_revision]
+
+
+def on_delete_problems(line: str, cluster, set_name: str = "web") -> list[str]:
+    """A line that calls the set stable (or its pods Ready) under OnDelete must say what is left: how many
+    pods wait for a delete, and which (the first few by name)."""
+    left = waiting_for_a_delete(cluster, set_name)
+    if not left:
+        return []
+    n = len(left)
+    count = f"{n} pod{'s' * (n != 1)} wait"
+    if count not in line or left[0] not in line:
+        return [f"{n} pods wait for a delete under OnDelete ({left[:4]}...), the line does not say so: {line!r}"]
+    return []
+
+
 def status_problems(lab) -> list[str]:
-    """What is untrue in *lab*'s status line about whether the set is stable."""
+    """What is untrue in *lab*'s status line about whether the set is stable, and (under OnDelete) what
+    is left for the learner to do."""
     line = _text(lab.did_area.value)
     if lab.last_error is not None or not lab._ran or not lab._exists():
         return [] if "stable at" not in line else [f"says stable with no run: {line}"]
@@ -126,6 +154,8 @@ def status_problems(lab) -> list[str]:
         return [f"says {line!r} but the set is not stable: {reasons}"]
     if "not stable" in line and not reasons and not lab._cancelled:
         return [f"says not stable, but the set is: {line!r}"]
+    if "stable at" in line:
+        return on_delete_problems(line, lab.cluster, lab.name)
     return []
 
 

@@ -98,8 +98,9 @@ def main(argv: list[str], out: TextIO | None = None, err: TextIO | None = None,
             w in ("-f-", "-f=-", "--filename=-") for w in words):
         body = (stdin or sys.stdin).read(1_000_001)
     res = s.run(line, body)
-    out.write(res.stdout)
-    err.write(res.stderr)
+    for stream, text in ([(err, res.stderr), (out, res.stdout)] if res.warned_first
+                         else [(out, res.stdout), (err, res.stderr)]):
+        stream.write(text)
     state["commands"].append([line, body, s.files_read])
     _save(path, state)
     return res.status

@@ -41,12 +41,11 @@ def result():
 def _show(res) -> None:
     global _RESULT
     _RESULT = res
-    if res.stdout:
-        sys.stdout.write(res.stdout)
-        sys.stdout.flush()
-    if res.stderr:
-        sys.stderr.write(res.stderr)
-        sys.stderr.flush()
+    streams = [(sys.stdout, res.stdout), (sys.stderr, res.stderr)]
+    for stream, text in (streams[::-1] if getattr(res, "warned_first", False) else streams):
+        if text:
+            stream.write(text)
+            stream.flush()
 
 
 def _commands(body: str) -> list[str]:
@@ -104,7 +103,8 @@ def run_magic(line: str, cell: str | None = None):
         if table.empty:
             print("(no sync: the command changed nothing the controller acts on)")
         else:
-            display(table)
+            from ..views.tables import Explained
+            display(Explained(table))  # readable: no None cells, pod names unwrapped, prose left-aligned
     return last
 
 

@@ -43,11 +43,14 @@ class Result:
     end: float = 0.0
     settled: float = 0.0
     syncs: list = field(default_factory=list, repr=False)
+    warned_first: bool = False
+    """kubectl wrote a warning to stderr before its output (a force delete's "Warning: Immediate
+    deletion ..." comes before "force deleted"): shown in that order."""
 
     @property
     def text(self) -> str:
-        """stdout then stderr, as a terminal shows them."""
-        return self.stdout + self.stderr
+        """stdout and stderr in the order a terminal shows them: stdout first, unless kubectl warned first."""
+        return self.stderr + self.stdout if self.warned_first else self.stdout + self.stderr
 
     def __str__(self) -> str:
         return self.text

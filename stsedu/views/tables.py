@@ -130,13 +130,14 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
         styles.append({"selector": f"td.act-{kind}", "props": f"background-color: {_rgba(color, 0.22)};"})
         styles.append({"selector": f"td.act-{kind}.action",
                        "props": f"border-left: 6px solid {color};"})
+    n = f"{len(df)} decision" + ("s" if len(df) != 1 else "")
     if sync is not None:
-        caption = f"Sync {sync}: {len(df)} decision" + ("s" if len(df) != 1 else "")
+        caption = f"Sync {sync}: {n}"
     elif len(df) and df["sync"].notna().any():
         lo, hi = int(df["sync"].min()), int(df["sync"].max())
-        caption = f"Syncs {lo}–{hi}: {len(df)} decisions" if lo != hi else f"Sync {lo}: {len(df)} decisions"
+        caption = f"Syncs {lo}–{hi}: {n}" if lo != hi else f"Sync {lo}: {n}"
     else:
-        caption = f"{len(df)} decisions"
+        caption = n
     caption += " (green create · vermilion delete · orange update · blue wait · grey other)"
     return (df.style.set_uuid(f"stsedu-{digest}").hide(axis="index").set_td_classes(classes)
             .set_table_styles(styles).set_table_styles(nowrap, overwrite=False).set_caption(caption)
@@ -362,3 +363,49 @@ def sync_result_html(result: SyncResult) -> str:
     """A SyncResult in Jupyter: its decisions as a table.  ``import stsedu`` registers it with
     IPython's HTML formatter (the record knows no views, and no view patches the record)."""
     return decisions_frame(result.decisions, sync=result.sync, time=result.time).to_html(index=False)
+
+
+EXPLAIN_COLUMNS = ("sync", "time", "action", "pod", "message")
+"""What ``%kubectl --explain`` shows of each decision (the reason code and upstream rule are in the
+HTML table's row tooltip, and in ``stsedu.last()``)."""
+
+
+class Explained:
+    """The decisions behind one kubectl command, shown as a table a learner reads (``%kubectl --explain``).
+
+    In a notebook: an HTML table, left-aligned, blanks instead of ``None``, the pod name never wrapped,
+    the reason and upstream rule in each row's tooltip; as text: the same columns, aligned, the
+    message left-aligned and whole.  *frame* is ``Session.last()``'s DataFrame (kept as ``.frame``)."""
+
+    def __init__(self, frame) -> None:
+        self.frame = frame
+
+    def _cells(self) -> list[list[str]]:
+        rows = []
+        for r in self.frame.to_dict("records"):
+            cells = []
+            for c in EXPLAIN_COLUMNS:
+                v = r.get(c)
+                cells.append("" if v is None or v != v else f"{v:g}" if isinstance(v, float) else str(v))
+            rows.append(cells)
+        return rows
+
+    def __repr__(self) -> str:
+        rows = [list(EXPLAIN_COLUMNS), *self._cells()]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(EXPLAIN_COLUMNS) - 1)]
+        return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]
+                         for row in rows)
+
+    def _repr_html_(self) -> str:
+        import html
+        head = "".join(f"<th style='text-align:left;padding:2px 8px'>{c}</th>" for c in EXPLAIN_COLUMNS)
+        body = []
+        for r, cells in zip(self.frame.to_dict("records"), self._cells()):
+            tip = html.escape(f"reason: {r.get('reason') or ''} · upstream: {r.get('rule') or ''}", quote=True)
+            tds = "".join(f"<td style='text-align:left;padding:2px 8px;white-space:"
+                          f"{'normal' if c == 'message' else 'nowrap'}'>{html.escape(v)}</td>"
+                          for c, v in zip(EXPLAIN_COLUMNS, cells))
+            body.append(f"<tr title='{tip}'>{tds}</tr>")
+        return (f"<table class='stsedu-explain'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{''.join(body)}</tbody></table>")
+

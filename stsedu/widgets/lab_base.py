@@ -17,7 +17,7 @@ from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
-from .settled import describe_stop, unsettled
+from .settled import describe_stop, left_note, progress_words, unsettled
 from .panels import ChartView, DisplayedAsWidget, DrawnChart, error_html, esc
 
 __all__ = ["Lab", "LabChart", "decisions_html", "IMAGES", "BROKEN_IMAGE", "CHARTS"]
@@ -141,6 +141,17 @@ def show_chart(chart):
     return chart
 
 
+# ------------------------------------------------------------------ status words
+
+
+def did_sentence(what: str, t0: float) -> str:
+    """The start of a lab's status line: "You ran <code>kubectl …</code> at t=3s" for a command, "At t=42s,
+    web-0's readiness probe fails" for something that happened (a probe, the kubelet, a node)."""
+    if what.startswith("<code>"):
+        return f"You ran {what} at t={t0:g}s"
+    return f"At t={t0:g}s, {what}"
+
+
 # ------------------------------------------------------------------ decisions table
 
 
@@ -231,7 +242,7 @@ class Lab(DisplayedAsWidget):
         """Create the set and let it come up (the first thing the lab shows)."""
         self.cluster.apply(self.manifest)
         self.last_results = self._run()
-        self.did = f"<code>kubectl apply -f web.yaml</code> at t=0s"
+        self.did = did_sentence("<code>kubectl apply -f web.yaml</code>", 0)
 
     def budget(self) -> int:
         """The most syncs one change may run: *max_syncs* if given, else enough for the set's size
@@ -304,14 +315,15 @@ class Lab(DisplayedAsWidget):
         spec, st = sts.spec, sts.status
         lo, hi = spec.start_ordinal, spec.start_ordinal + spec.replicas
         partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
-        done = sum(1 for p in self.cluster.pods(self.name)
-                   if lo <= p.ordinal < hi and p.ready and not p.terminating
+        # the store's pods, read only (not deep-copied one by one as cluster.pods hands them out)
+        done = sum(1 for p in self.cluster.store.list("Pod", "default")
+                   if p.owner == self.name and lo <= p.ordinal < hi and p.ready and not p.terminating
                    and (spec.update_strategy != "RollingUpdate" or p.ordinal - lo < partition
                         or p.revision == st.update_revision))
         self.progress.max = max(1, spec.replicas)
         self.progress.value = min(done, self.progress.max)
         self.progress_label.value = (f"<span class='lab-note'>{n} syncs · t={self.cluster.now:g}s · "
-                                     f"{done}/{spec.replicas} pods Ready at their revision</span>")
+                                     f"{progress_words(self.cluster, self.name, done, spec)}</span>")
 
     def _in_background(self) -> bool:
         if not self._exists() or self._sts().spec.replicas < self.background_from:
@@ -457,11 +469,11 @@ class Lab(DisplayedAsWidget):
 
         def finish(results: list[SyncResult]) -> None:
             self.last_results = results
-            self.did = f"{what} at t={t0:g}s"
+            self.did = did_sentence(what, t0)
             self._redraw()
         if self._ran and self._in_background():
             from .playground import kernel_loop
-            self.did_area.value = f"<div class='lab-did'>You ran {what} at t={t0:g}s: running…</div>"
+            self.did_area.value = f"<div class='lab-did'>{did_sentence(what, t0)}: running…</div>"
             self._task = kernel_loop().create_task(self._run_async(finish))
             return []
         if self._ran:
@@ -546,7 +558,9 @@ class Lab(DisplayedAsWidget):
             else:
                 what = f": {syncs}" if n else ""
             what = what if what.endswith(".") else what + "."
-            self.did_area.value = f"<div class='lab-did'>You ran {self.did}{what} Now t={c.now:g}s.</div>"
+            left = left_note(c, self.name) if self._ran and not self.stopped else ""
+            left = f" {esc(left)}" if left else ""
+            self.did_area.value = f"<div class='lab-did'>{self.did}{what}{left} Now t={c.now:g}s.</div>"
         self.decisions.value = ("<div class='lab-scroll'>" +
                                 decisions_html(self.last_results, self.empty_note if not self._ran else
                                                "The controller found no pod to create, delete or wait for.") + "</div>")

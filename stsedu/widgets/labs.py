@@ -37,7 +37,8 @@ import ipywidgets as W
 from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import SyncResult
-from .lab_base import LAB_ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, decisions_html
+from .lab_base import (LAB_ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, decisions_html,
+                       did_sentence)
 from .panels import esc
 from .predict import QUESTIONS, Question, Reveal, question, reveal
 
@@ -254,9 +255,22 @@ class OnDeleteLab(Lab):
 
     def _controls(self):
         self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
-        buttons = [self.button(f"Delete web-{i}", lambda i=i: self.delete_pod(f"web-{i}"), "warning")
-                   for i in range(3)]
-        return [self.w_image, W.HBox(buttons)]
+        # the set's pods, whatever its size: a menu of them (kept up to date at each redraw) and one button
+        self.w_pod = W.Dropdown(options=self._pod_names(), description="pod",
+                                style={"description_width": "initial"}, layout=W.Layout(width="180px"))
+        self.b_delete = self.button("Delete this pod", lambda: self.delete_pod(self.w_pod.value), "warning")
+        return [self.w_image, W.HBox([self.w_pod, self.b_delete])]
+
+    def _pod_names(self) -> list[str]:
+        return [p.name for p in sorted(self.cluster.pods(self.name), key=lambda p: p.ordinal)]
+
+    def _redraw(self) -> None:
+        names = self._pod_names()
+        if list(self.w_pod.options) != names:
+            keep = self.w_pod.value
+            self.w_pod.options = names
+            self.w_pod.value = keep if keep in names else (names[0] if names else None)
+        super()._redraw()
 
 
 class OwnershipLab(Lab):
@@ -341,7 +355,14 @@ class FaultLab(Lab):
                                     lambda: self.set_deadline("web-1", 30), "warning")]),
                 W.HBox([self.button(f"Roll out {BROKEN_IMAGE}", lambda: self.set_image(BROKEN_IMAGE), "danger"),
                         self.button("Put nginx:1 back", lambda: self.set_image("nginx:1"), "info"),
-                        self.button("Delete web-2", lambda: self.delete_pod("web-2"), "warning")])]
+                        self.button(f"Delete {self.first_updated()}", lambda: self.delete_pod(self.first_updated()),
+                                    "warning")])]
+
+    def first_updated(self) -> str:
+        """The pod a rolling update replaces first, so the one a broken rollout gets stuck on: the highest
+        ordinal of the set (upstream: updateStatefulSet walks the replicas from the highest ordinal down)."""
+        s = self._sts().spec
+        return f"{self.name}-{s.start_ordinal + s.replicas - 1}"
 
     def crash_loop(self, pod: str):
         """The pod's container exits with an error 1 s after each start: a crash loop, shown for
@@ -474,7 +495,7 @@ class ProfileLab(Lab):
         self.last_error = None
         results = results + self._run()  # to the end, and says why if the set is not stable
         self.last_results = results
-        self.did = f"everything again under profile <b>{esc(profile)}</b>; the last change"
+        self.did = f"You ran everything again under profile <b>{esc(profile)}</b>; the last change"
         self.chart.reset()
         self._redraw()
         return results
@@ -499,7 +520,7 @@ class StepLab(Lab):
         self.cluster.apply(self.manifest)
         self.last_results = [self.cluster.sync(self.name)]
         self._ran = False
-        self.did = "<code>kubectl apply -f web.yaml</code> and one sync"
+        self.did = "You ran <code>kubectl apply -f web.yaml</code> and one sync"
 
     def _controls(self):
         self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, lambda n: self.change(
@@ -526,6 +547,7 @@ class StepLab(Lab):
 
         self.cluster.advance(self.step_seconds)
         self.change("one kubelet step", lambda c: moved.append(c.kubelet.step()), run=False)
-        self.did = f"one kubelet step ({esc(moved[0]) if moved and moved[0] else 'no pod could move'})"
+        self.did = did_sentence(f"one kubelet step ({esc(moved[0]) if moved and moved[0] else 'no pod could move'})",
+                                self.cluster.now)
         self._redraw()
         return []

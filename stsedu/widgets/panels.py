@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 import ipywidgets as W
 
 from ..views import tables
-from ..api.errors import ValidationError
+from ..api.errors import RolloutError, ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
                                     STEP_HISTORY, STEP_RECREATE, STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS,
@@ -145,6 +145,10 @@ def action_class(action: str) -> str:
 
 
 def error_html(exc: BaseException) -> str:
+    if isinstance(exc, RolloutError):
+        # kubectl's own client-side error: no request reached the API server, so no "is invalid"
+        return (f"<div class='stsedu-error'><b>error:</b> {esc(exc.errors[0][1])}. "
+                "Nothing was changed.</div>")
     if isinstance(exc, ValidationError):
         head = (f'{esc(exc.kind)} "{esc(exc.name)}" is invalid' if exc.name
                 else f"{esc(exc.kind)} is invalid")

@@ -20,7 +20,7 @@ from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from ..views.trace_tables import TablesOnce
 from .layout import MAX_REPLICAS, PlaygroundLayout
-from .settled import unsettled
+from .settled import left_note, progress_words, unsettled
 from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
                     VIEW_ALIASES, VIEW_CLASSES, error_html, esc, decisions_summary, default_manifest)
 
@@ -88,14 +88,14 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                  stages: Any = None, replicas: int | None = None, settle: bool = False,
                  controls: Sequence[str] | None = None, actions: Sequence[str] | None = None,
                  views: Sequence[str | View] | None = None, images: Sequence[str] | None = None,
-                 max_replicas: int | None = None, max_syncs: int = 1000) -> None:
+                 max_replicas: int | None = None, max_syncs: int | None = None) -> None:
         # every argument checked before anything is built (each error names its argument)
         if images is not None:
             images = as_list(images, "images", "image names")
             if not all(isinstance(i, str) and i.strip() for i in images):
                 raise TypeError(f"images must be a list of image names (non-empty strings), not {images!r}"[:200])
         max_replicas = int_argument(max_replicas, "max_replicas", minimum=1, allow_none=True)
-        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1)
+        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1, allow_none=True)
         self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
         if replicas is not None:
             for d in self._manifest:
@@ -104,6 +104,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._options = dict(seed=seed, profile=profile, feature_gates=feature_gates, stages=stages)
         self._settle = settle
         self.max_syncs = max_syncs
+        """The most syncs one run may take; None (the default): :meth:`budget`, from the set's size."""
+        self._last_run: int | None = None
         self.controls_shown = _choose(controls, CONTROLS, "controls")
         self.actions_shown = _choose(actions, ACTIONS, "actions")
         view_list = list(DEFAULT_VIEWS) if views is None else (
@@ -147,7 +149,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._settle_pending = 0
         if self._settle:
             # a set comes up in about four syncs per pod: give the start room for every pod
-            budget = max(self.max_syncs, 10 * sts.spec.replicas + 10)
+            budget = max(self.max_syncs or 0, sync_budget(sts.spec.replicas))
             if kubelet != "manual" and sts.spec.replicas >= SETTLE_IN_BACKGROUND_FROM and kernel_loop():
                 self._settle_pending = budget  # under a kernel: with a progress bar and Stop, once shown
             elif kubelet == "manual":
@@ -164,14 +166,15 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         loop = kernel_loop()
         if not budget or loop is None:
             return
-        self._say(f"Bringing the set up: {self._sts().spec.replicas} pods, one sync at a time. "
-                  "Press Stop to stop it; Run goes on from where it stopped.")
+        message = (f"Bringing the set up: {self._sts().spec.replicas} pods, one sync at a time. "
+                   "Press Stop to stop it; Run goes on from where it stopped.")
+        self._say(message)
         before = self._task if self._running else None  # a run asked to stop (Reset) ends first
 
         async def settle():
             if before is not None:
                 await before
-            return await self.run_async(budget)
+            return await self.run_async(budget, message=message)
         self._task = loop.create_task(settle())
 
     def _initial_images(self, images) -> list[str]:
@@ -216,6 +219,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._clear_error()
         if info is not None:
             self._say(info(out) if callable(info) else info)
+        self._last_run = None  # the progress line now speaks of the cluster, not of the last run
+        self.progress.bar_style = ""
         self.refresh()
         return out
 
@@ -277,7 +282,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self.kubelet_mode.value = self.cluster.kubelet.mode
             self.speed.value = self._speed
             self.speed.disabled = self.cluster.kubelet.mode == "manual"
-            pods = [p.name for p in self.cluster.pods(self.name)]
+            pods = [p.name for p in self._owned_pods()]
             if list(self.pod_pick.options) != pods:
                 keep = self.pod_pick.value
                 self.pod_pick.options = pods
@@ -318,7 +323,26 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                             f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · {kub} "
                             f"· controller {c.profile.name} ({c.profile.version}) · {len(c.trace)} syncs"
                             "</span></div>")
+        if not self._running:
+            self._progress(self._last_run)
         self._update_views()
+
+    def _owned_pods(self) -> list:
+        """The set's pods as the store holds them, by ordinal, read only: not deep-copied one by one as
+        ``cluster.pods`` hands them out (at 500 pods, a copy of each at every redraw cost more than the syncs)."""
+        return sorted((p for p in self.cluster.store.list("Pod", "default") if p.owner == self.name),
+                      key=lambda p: (p.ordinal, p.name))
+
+    def budget(self) -> int:
+        """The most syncs one run may take: *max_syncs* if given, else enough for the work the set
+        needs (:func:`sync_budget` of its replicas or pods, whichever is more)."""
+        if self.max_syncs is not None:
+            return self.max_syncs
+        try:
+            wanted = self._sts().spec.replicas
+        except KeyError:
+            wanted = 0
+        return sync_budget(max(wanted, len(self.cluster.store.list("Pod", "default"))))
 
     # -------------------------------------------------------------- the spec
     def set_replicas(self, replicas: int):
@@ -465,6 +489,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def _swap(self, c: Cluster) -> None:
         self.cluster = c
         self.last_result = None
+        self._last_run = None
+        self.progress.bar_style = ""
         for v in self.views:
             v.reset()
 
@@ -573,14 +599,15 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self._outcome = "stable"
             _linger(self.cluster)
 
-    def _progress(self, n: int) -> None:
-        """Pods Ready at the revision they should have, out of the pods wanted."""
+    def _progress(self, n: int | None) -> None:
+        """Pods Ready at the revision they should have, out of the pods wanted; *n*: the syncs of the run
+        going on or just ended (None: no run since the last change)."""
         try:
             sts = self._sts()
         except KeyError:
             return
         spec, st = sts.spec, sts.status
-        pods = self.cluster.pods(self.name)
+        pods = self._owned_pods()
         lo = spec.start_ordinal
         hi = lo + spec.replicas
         done = 0
@@ -592,18 +619,24 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         extra = sum(1 for p in pods if not lo <= p.ordinal < hi)
         self.progress.max = max(1, spec.replicas + extra)
         self.progress.value = min(done, self.progress.max)
-        self.progress_label.value = (f"<span class='stsedu-note'>{n} syncs · t={self.cluster.now:g}s · "
-                                     f"{done}/{spec.replicas} Ready at their revision</span>")
+        syncs = "" if n is None else f"{n} sync{'s' * (n != 1)} · "
+        self.progress_label.value = (f"<span class='stsedu-note'>{syncs}t={self.cluster.now:g}s · "
+                                     f"{progress_words(self.cluster, self.name, done, spec)}</span>")
 
-    def _run_started(self) -> None:
+    def _run_started(self, message: str | None = None) -> None:
         self._running, self._stop_requested = True, False
+        self._last_run = 0
+        self.progress.bar_style = "info"
+        self._progress(0)  # the line speaks of this run from its start (then a few times a second)
+        self._say(message or "Running: the controller syncs, and time passes while it only waits, until "
+                             "nothing is left to happen. Press <b>Stop</b> to end it after the sync in progress.")
         self.run_button.disabled = True
         self.stop_button.disabled = False
         self.stop_button.button_style = "warning"
-        self.progress.bar_style = "info"
 
     def _run_finished(self, results: list[SyncResult]) -> None:
         self._running = False
+        self._last_run = len(results)
         self.run_button.disabled = False
         self.stop_button.disabled = True
         self.stop_button.button_style = ""
@@ -620,11 +653,16 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, and the "
                    f"set is not stable: {esc('; '.join(unsettled(self.cluster, self.name)))}.")
         elif self._outcome == "stable":
-            msg = f"Stable after {n} (t={self.cluster.now:g}s)."
+            left = left_note(self.cluster, self.name)
+            msg = f"Stable after {n} (t={self.cluster.now:g}s)." + (f" {esc(left)}" if left else "")
         elif self._outcome == "stopped":
             msg = f"Stopped after {n} (t={self.cluster.now:g}s)."
         else:
-            msg = f"Gave up after {n} (max_syncs); the set is not stable yet."
+            raise_it = ("Playground(max_syncs=...) or the Run button again (it goes on from here)"
+                        if self.max_syncs is None else "a larger Playground(max_syncs=...)")
+            msg = (f"Gave up after {n}: the limit of one run"
+                   f"{'' if self.max_syncs is not None else ' for a set of this size'}; the set is not stable "
+                   f"yet ({esc('; '.join(unsettled(self.cluster, self.name)))}). To go further: {raise_it}.")
         self._say(msg)
         self.refresh()
 
@@ -632,13 +670,12 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         """Sync, and let time pass while the controller only waits, until nothing is left to
         happen (like ``cluster.run``), at most *max_syncs* syncs.  Blocks; the Run button uses
         :meth:`run_async` under a kernel instead, so Stop works and the views move meanwhile."""
-        limit = max_syncs or self.max_syncs
+        limit = max_syncs or self.budget()
         results: list[SyncResult] = []
         self._run_started()
         try:
-            for r in self._steps(limit):
+            for r in self._steps(limit):  # blocking: nothing is drawn before the end, so no progress per sync
                 results.append(r)
-                self._progress(len(results))
         except (ValidationError, ValueError, KeyError, APIError) as e:
             self._show_error(e)
             self._run_finished(results)
@@ -647,21 +684,32 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         self._run_finished(results)
         return results
 
-    async def run_async(self, max_syncs: int | None = None, redraw_every: float = 0.25) -> list[SyncResult]:
+    async def run_async(self, max_syncs: int | None = None, redraw_every: float = 0.25,
+                        message: str | None = None) -> list[SyncResult]:
         """:meth:`run_until_stable`, yielding to the event loop after every sync (so a Stop
         click is handled) and redrawing the views every *redraw_every* seconds."""
-        limit = max_syncs or self.max_syncs
+        limit = max_syncs or self.budget()
         results: list[SyncResult] = []
-        self._run_started()
-        last_draw = time.monotonic()
+        self._run_started(message)
+        last_draw = last_progress = time.monotonic()
+        gap = redraw_every
         try:
             for r in self._steps(limit):
                 results.append(r)
-                self._progress(len(results))
-                if time.monotonic() - last_draw > redraw_every:
+                now = time.monotonic()
+                if now - last_draw > gap:
+                    # the views at most a few times a second, and never for more than about a tenth of
+                    # the run's time: a redraw that cost d waits 9d for the next (at 500 pods, ~1-2 s)
+                    self._progress(len(results))
                     self.refresh()
-                    last_draw = time.monotonic()
+                    last_draw = last_progress = time.monotonic()
+                    gap = max(redraw_every, 9 * (last_draw - now))
                     await asyncio.sleep(0.02)
+                elif now - last_progress > redraw_every:
+                    # the progress bar alone (one read of the store, two widget values) in between
+                    self._progress(len(results))
+                    last_progress = time.monotonic()
+                    await asyncio.sleep(0.01)
                 else:
                     await asyncio.sleep(0)
         except (ValidationError, ValueError, KeyError, APIError) as e:
@@ -686,10 +734,18 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self._stop_requested = True
 
     def undo_rollout(self):
-        """``kubectl rollout undo``: put back the previous revision's template."""
-        return self._act(lambda: self.cluster.rollout_undo(self.name),
-                         lambda msg: f"<code>{esc(msg)}</code>. A pod the broken rollout already "
-                                     "replaced may still block an OrderedReady set: delete it.")
+        """``kubectl rollout undo``: put back the previous revision's template.  When a pod runs a
+        never-ready image and is not Ready (a broken rollout got that far), the note names it: under
+        OrderedReady it blocks the way back until it is deleted."""
+        def note(msg: str) -> str:
+            stuck = [p.name for p in self.cluster.pods(self.name)
+                     if not p.ready and set(p.images()) & self.never_ready_images]
+            if not stuck:
+                return f"<code>{esc(msg)}</code>."
+            return (f"<code>{esc(msg)}</code>. {', '.join(stuck)} already run{'s' * (len(stuck) == 1)} the broken "
+                    f"rollout's image and will never be Ready: under OrderedReady the way back waits for "
+                    f"{'it' if len(stuck) == 1 else 'them'}, so delete {'it' if len(stuck) == 1 else 'them'}.")
+        return self._act(lambda: self.cluster.rollout_undo(self.name), note)
 
     def reset(self):
         """A new cluster from the original manifest and options, in the kubelet mode shown
@@ -710,6 +766,12 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
 LINGER_SECONDS = 5.0
 """Simulated seconds that pass after a run once nothing more is due (as in a lab), so that the state
 the last change began shows in the pod timeline with a width, not as a sliver at the axis's end."""
+
+
+def sync_budget(pods: int) -> int:
+    """The most syncs a run may take for a set of *pods* pods: an OrderedReady create takes about four
+    syncs a pod and a rolling update about six, so ten a pod and 300 to spare (as the labs allow)."""
+    return 300 + 10 * pods
 
 
 def _linger(c: Cluster) -> None:

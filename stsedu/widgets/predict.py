@@ -51,6 +51,13 @@ def _up(manifest: dict, manual: bool = False, **kw) -> Cluster:
     return c
 
 
+def _decision_form(example: str) -> str:
+    """The form of a decision answer.  A wait names the pod waited *for* (the one not yet Running and
+    Ready), not the pod that waits: ("wait", "web-1") is "the controller waits for web-1"."""
+    return (f'a pair (action, pod), e.g. ("{example}", "web-9"); for a wait, the pod waited for: '
+            f'("wait", "web-9") means "waits for web-9"')
+
+
 def _first_pod_decision(c: Cluster, *, skip_waits: bool = False) -> tuple[str, str] | None:
     r = c.sync("web")
     for d in r.decisions:
@@ -342,12 +349,12 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "is gone); the claims of the pods that stay are kept.", chart="timeline"),
     Question("03.a", "A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
              "and Ready, web-2 was just created and is Pending. What does the next sync do?",
-             'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")', "decision",
+             _decision_form("create"), "decision",
              _q_created_while_pending, _first_pod_decision,
              "OrderedReady creates pods one at a time: the next ordinal is created only once every lower one "
              "is Running and Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
     Question("03.b", "Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
-             "next sync do?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")',
+             "next sync do?", _decision_form("delete"),
              "decision", _q_blocked, _scale_down_blocked,
              "Scale-down removes the highest ordinal first, but only while every pod that stays is healthy: "
              "with web-1 not Ready, the condemned pods wait (the concept page's web-0 example, one ordinal up)."),
@@ -380,7 +387,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "first.", chart="revisions"),
     Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
              "but not Ready yet. What does the next sync do?",
-             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _decision_form("delete"), "decision",
              _midway_update, _first_pod_decision,
              "The rolling update waits for each replacement to be Running and Ready before it deletes the "
              "next pod: here it waits for web-2.", chart="revisions"),
@@ -417,7 +424,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              "a number", "number", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
              "Parallel also removes condemned pods without waiting: all three go in one sync."),
     Question("10.a", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
-             "the sync at t=5 do?", 'a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")',
+             "the sync at t=5 do?", _decision_form("create"),
              "decision", _ready_at_zero_mrs, _sync_at(5),
              "Ready is not Available: a pod counts as Available only once it has been Ready for "
              "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
@@ -435,7 +442,7 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
     Question("11.b", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
              "will restart it after a back-off (STATUS Error, then CrashLoopBackOff; phase Running). "
              "What does the next sync do with web-1?",
-             'a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")', "decision",
+             _decision_form("delete"), "decision",
              _crash_looping, _first_pod_decision,
              "A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
              "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from ..cluster import Cluster
 
-__all__ = ["unsettled", "describe_stop"]
+__all__ = ["unsettled", "describe_stop", "left_to_delete", "left_note", "pod_names", "progress_words"]
 
 _SHOWN = 4
 """At most this many pod names in one reason; the rest are counted."""
 
 
-def _names(pods) -> str:
+def pod_names(pods) -> str:
+    """"web-0, web-1, web-2, web-3 and 6 more": the first few names of *pods*, the rest counted."""
     names = [p.name for p in pods]
     more = len(names) - _SHOWN
     return ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
@@ -47,24 +48,78 @@ def unsettled(cluster: Cluster, name: str, namespace: str = "default") -> list[s
     if missing > 0:
         out.append(f"{missing} pod{'s' * (missing != 1)} still to create")
     if condemned:
-        out.append(f"{len(condemned)} pod{'s' * (len(condemned) != 1)} still to delete ({_names(condemned[::-1])})")
+        out.append(f"{len(condemned)} pod{'s' * (len(condemned) != 1)} still to delete ({pod_names(condemned[::-1])})")
     if terminating:
-        out.append(f"{_names(terminating)} still terminating")
+        out.append(f"{pod_names(terminating)} still terminating")
     not_ready = [p for p in in_range if not p.ready]
     if not_ready:
-        out.append(f"{_names(not_ready)} not Ready")
+        out.append(f"{pod_names(not_ready)} not Ready")
     elif spec.min_ready_seconds > 0:
         waiting = [p for p in in_range if not p.available]
         if waiting:
-            out.append(f"{_names(waiting)} Ready but not yet Available (minReadySeconds {spec.min_ready_seconds})")
+            out.append(f"{pod_names(waiting)} Ready but not yet Available (minReadySeconds {spec.min_ready_seconds})")
     if spec.update_strategy == "RollingUpdate" and st.update_revision:
         partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
         old = [p for p in in_range if p.ordinal - lo >= partition and p.revision != st.update_revision]
         if old:
-            out.append(f"{_names(old)} still at the old revision")
+            # not "the old revision": after a rollback the revision a pod still runs is the newer one
+            out.append(f"{pod_names(old)} not yet at the revision the spec asks for{_wanted(sts)}")
     return out
+
+
+def _wanted(sts) -> str:
+    """`` (nginx:1)``: the image(s) of the set's template, the revision a pod is updated to."""
+    images = [c.get("image", "") for c in sts.spec.template.get("spec", {}).get("containers", [])]
+    return f" ({', '.join(images)})" if images else ""
+
+
+def left_to_delete(cluster: Cluster, name: str, namespace: str = "default") -> list:
+    """Under OnDelete, the set's pods (in its ordinal range, not terminating) that run another revision
+    than the update revision: the controller is done with them and replaces each only once it is deleted
+    (upstream: updateStatefulSet returns early for OnDeleteStatefulSetStrategyType).  ``[]`` under
+    RollingUpdate, or when every pod is at the update revision."""
+    try:
+        sts = cluster.statefulset(name, namespace)
+    except KeyError:
+        return []
+    spec, st = sts.spec, sts.status
+    if spec.update_strategy != "OnDelete" or not st.update_revision:
+        return []
+    lo = spec.start_ordinal
+    return [p for p in sorted(cluster.pods(name, namespace), key=lambda p: p.ordinal)
+            if lo <= p.ordinal < lo + spec.replicas and not p.terminating and p.revision != st.update_revision]
+
+
+def left_note(cluster: Cluster, name: str, namespace: str = "default") -> str:
+    """What is left to the learner under OnDelete, in one sentence ("" when nothing is): how many pods
+    wait for a delete before they get the revision the spec asks for, and which."""
+    left = left_to_delete(cluster, name, namespace)
+    if not left:
+        return ""
+    sts = cluster.statefulset(name, namespace)
+    n = len(left)
+    return (f"Under OnDelete the controller is done, but {n} pod{'s' * (n != 1)} "
+            f"wait{'s' * (n == 1)} for you to delete {'them' if n != 1 else 'it'} before "
+            f"{'they run' if n != 1 else 'it runs'} the revision the spec asks for{_wanted(sts)}: {pod_names(left)}.")
 
 
 def describe_stop(reasons: list[str], why: str) -> str:
     """One sentence for a run that ended with the set not stable: what is left, and why it stopped."""
     return f"not stable: {'; '.join(reasons)}. The lab stopped because {why}"
+
+
+def progress_words(cluster: Cluster, name: str, done: int, spec) -> str:
+    """"12/50 pods Ready at the revision the spec asks for"; under OnDelete the Ready pods, and how many
+    wait for a delete (the controller will not replace them); before the controller has seen the latest
+    spec, the Ready pods and that (their revision is not yet the one the spec asks for)."""
+    sts = cluster.statefulset(name)
+    if sts.status.observed_generation < sts.generation:
+        return (f"{done}/{spec.replicas} pods Ready · the controller has not yet seen generation "
+                f"{sts.generation}: the next sync acts on it")
+    if spec.update_strategy != "OnDelete":
+        return f"{done}/{spec.replicas} pods Ready at the revision the spec asks for"
+    pods = left_to_delete(cluster, name)
+    left = len(pods)
+    wait = (f" · {left} pod{'s' * (left != 1)} wait{'s' * (left == 1)} for a delete (OnDelete): {pod_names(pods)}"
+            if left else "")
+    return f"{done}/{spec.replicas} pods Ready{wait}"

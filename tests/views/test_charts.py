@@ -138,15 +138,20 @@ def test_revision_map_state_and_revision_on_separate_channels(specs):
     assert "filled = Ready, outline = not Ready" in subtitle(spec)
 
 
-def test_revision_map_draws_the_partition(tmp_path):
-    """With partition 2 only web-2 moves to the new revision, and the partition line sits between web-1 and web-2:
-    solid and in its own colour (dashes mean a terminating pod), with no text label to collide with bars."""
+def _partitioned_rollout(replicas: int, partition: int):
+    """A set of *replicas* under *partition*, then nginx:2: the cluster and its revision map's spec."""
     c = stsedu.Cluster(seed=0)
-    c.apply(web(3, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}))
+    c.apply(web(replicas, strategy={"type": "RollingUpdate", "rollingUpdate": {"partition": partition}}))
     c.run("web")
     c.set_image("web", "nginx:2")
     c.run("web")
-    spec = charts.revision_map(c.trace).to_dict()
+    return c, charts.revision_map(c.trace).to_dict()
+
+
+def test_revision_map_draws_the_partition(tmp_path):
+    """With partition 2 only web-2 moves to the new revision, and the partition line sits between web-1 and web-2:
+    solid and in its own colour (dashes mean a terminating pod), with no text label to collide with bars."""
+    c, spec = _partitioned_rollout(3, 2)
     new = c.statefulset("web").status.update_revision
     cells = rows(spec, unit_with(spec, "rect", "revision"))
     assert {r["pod"] for r in cells if r["revision"] == new} == {"web-2"}
@@ -155,6 +160,14 @@ def test_revision_map_draws_the_partition(tmp_path):
     assert {r["y"] for r in rows(spec, line)} == {1.5}
     assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "text"]
     assert "partition (now 2)" in subtitle(spec)
+
+
+def test_revision_map_names_a_purple_line_only_when_it_draws_one():
+    """06.b (partition 10 over five pods): the subtitle named a "purple line: the partition (now 10)" that lies
+    above every ordinal, clipped away.  Now it says the partition is above every ordinal, and draws no line."""
+    _c, spec = _partitioned_rollout(5, 10)
+    assert "purple line" not in subtitle(spec) and "partition 10: above every ordinal" in subtitle(spec)
+    assert not [u for u in units(spec) if (u.get("mark") or {}).get("type", u.get("mark")) == "line"]
 
 
 def test_status_counters_lanes(specs, rollout):
@@ -440,3 +453,37 @@ def test_ordinal_axes_label_whole_ordinals_only():
         axes = [u["encoding"]["y"]["axis"] for u in units(spec)
                 if isinstance(u.get("encoding", {}).get("y", {}).get("axis"), dict)]
         assert axes and all(a["values"] == [0] for a in axes), fn.__name__
+
+
+def _y_axis_values(spec):
+    out = []
+    for u in units(spec):
+        y = (u.get("encoding") or {}).get("y") or {}
+        vals = (y.get("axis") or {}).get("values")
+        if vals:
+            out.append(vals)
+    return out
+
+
+@pytest.mark.parametrize("n", [3, 50, 500])
+def test_pod_charts_stay_readable_from_3_to_500_pods(n):
+    """Issue #41 item 2: at 50 replicas the x-axis labels ran together ("100120140160180...") and the ordinal
+    axis had no labels of its own; at 500 the timeline was a pale, near-empty triangle (rows under a pixel).
+    Now: at most 26 ordinal labels, on whole ordinals at an even step; at most about 8 x labels, any
+    overlapping one left out; beyond what the height can draw, ordinal bands (aggregated, said in the subtitle)."""
+    c = stsedu.Cluster(seed=0)
+    c.apply(web(n))
+    c.run("web", max_syncs=20 * n + 100)
+    for fn in (charts.pod_timeline, charts.revision_map, charts.decision_strip):
+        spec = fn(c.trace).to_dict()
+        ys = _y_axis_values(spec)
+        assert ys, (fn.__name__, "no ordinal labels")
+        for vals in ys:
+            steps = {b - a for a, b in zip(vals, vals[1:])}
+            assert len(vals) <= common.AXIS_ORDINALS and len(steps) <= 1, (fn.__name__, vals)
+            assert all(float(v).is_integer() and 0 <= v < n for v in vals), (fn.__name__, vals)
+        xs = [(u.get("encoding") or {}).get("x", {}).get("axis") or {} for u in units(spec)]
+        xs = [a for a in xs if a.get("title")]
+        assert xs and all(a.get("labelOverlap") and a.get("tickCount", 99) <= 10 for a in xs), (fn.__name__, xs)
+        aggregated = "aggregated" in subtitle(spec)
+        assert aggregated == (n > common.MAX_DRAWN_ORDINALS), (fn.__name__, n, subtitle(spec))

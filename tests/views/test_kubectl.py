@@ -513,3 +513,56 @@ def test_set_image_to_the_image_it_has_prints_nothing_and_changes_nothing(web):
     r = k(web, "set image sts/web nginx=registry.k8s.io/nginx-slim:0.21")
     assert (r.status, r.stdout, r.stderr) == (0, "", "")
     assert state(web) == before
+
+
+def test_a_force_delete_prints_its_warning_before_force_deleted(monkeypatch):
+    """kubectl writes "Warning: Immediate deletion ..." before it deletes, so before `pod "web-1" force deleted`;
+    %kubectl printed it after (issue #41 item 9).  The magic's streams and Result.text keep kubectl's order."""
+    import sys
+
+    from stsedu.console import magic
+    written = []
+
+    class Stream:
+        def __init__(self, name):
+            self.name = name
+
+        def write(self, text):
+            written.append((self.name, text))
+
+        def flush(self):
+            pass
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    s.run("rollout status sts web")
+    res = s.run("delete pod web-1 --grace-period=0 --force --wait=false")
+    assert res.text.startswith("Warning: Immediate deletion") and res.text.rstrip().endswith("default namespace")
+    monkeypatch.setattr(sys, "stdout", Stream("out"))
+    monkeypatch.setattr(sys, "stderr", Stream("err"))
+    magic._show(res)
+    assert [name for name, _ in written] == ["err", "out"], written
+    assert "force deleted" in written[1][1]
+
+
+def test_explain_shows_a_readable_table(monkeypatch):
+    """`%kubectl --explain` displayed the raw DataFrame: `None` cells, "web-\\n3" wrapped, the prose right-aligned
+    (issue #41 item 9).  Now: no None, each row on one line with the pod whole, the message left-aligned."""
+    import IPython.display
+
+    from stsedu.console import magic
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    magic.session(reset=True)
+    magic.run_magic(f"apply -f {WEB}")
+    magic.run_magic("rollout status sts web")
+    magic.run_magic("--explain scale sts web --replicas=0")
+    assert len(shown) == 1
+    text, page = repr(shown[0]), shown[0]._repr_html_()
+    lines = text.splitlines()
+    assert "None" not in text and "None" not in page
+    assert lines[0].split() == ["sync", "time", "action", "pod", "message"]
+    deletes = [line for line in lines if " delete " in f" {line} "]
+    assert [line.split()[3] for line in deletes][:2] == ["web-1", "web-0"], text
+    message_at = lines[0].index("message")
+    assert all(line[message_at - 1] == " " and line[message_at] != " " for line in deletes), text
+    assert "white-space:nowrap" in page and "text-align:left" in page

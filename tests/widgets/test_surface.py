@@ -651,3 +651,254 @@ def test_17_what_the_prose_says_of_the_run_holds_for_the_stored_real_run():
     live_suite = (Path(__file__).parents[1] / "live" / "test_live.py").read_text()
     default = re.search(r'STSEDU_LIVE_HISTORIES", "(\d+)"', live_suite).group(1)
     assert default == "50" and "every shipped scenario and fifty random histories" in prose
+
+
+# ------------------------------------------ issue #41: every line the learner reads, true at any size
+
+
+def _text(html):
+    import re
+    return " ".join(re.sub(r"<[^>]+>", "", html).split())
+
+
+@pytest.mark.parametrize("replicas", [3, 50])
+def test_on_delete_stable_says_how_many_pods_wait_for_a_delete_and_which(replicas):
+    """UpdateLab and OnDeleteLab under OnDelete with a new image said "2 syncs, stable" with every pod on the
+    old revision (upstream: updateStatefulSet returns early for OnDelete): the line says what is left."""
+    lab = labs.UpdateLab(examples.web(replicas))
+    lab.w_strategy.value = "OnDelete"
+    lab.w_image.value = "nginx:3"
+    line = _text(lab.did_area.value)
+    assert f"{replicas} pods wait for you to delete them" in line and "web-0" in line, line
+    _true(lab)
+    od = labs.OnDeleteLab(examples.web(replicas, updateStrategy={"type": "OnDelete"}))
+    od.w_image.value = "nginx:2"
+    assert f"{replicas} pods wait" in _text(od.did_area.value)
+    od.delete_pod("web-0")
+    line = _text(od.did_area.value)
+    assert f"{replicas - 1} pod{'s' * (replicas != 2)} wait" in line and "web-1" in line, line
+    _true(od)
+
+
+def test_the_playground_says_what_is_left_under_on_delete_after_a_run_and_in_its_progress_line():
+    from stsedu.widgets import Playground
+    from surface_checks import on_delete_problems
+    pg = Playground(replicas=5, settle=True)
+    pg.set_strategy("OnDelete")
+    pg.set_image("nginx:2")
+    pg.run_until_stable()
+    assert on_delete_problems(_text(pg.info.value), pg.cluster) == [], pg.info.value
+    assert on_delete_problems(_text(pg.progress_label.value), pg.cluster) == [], pg.progress_label.value
+    assert "Ready at their revision" not in pg.progress_label.value
+
+
+def test_the_playground_progress_line_is_of_the_cluster_shown_after_a_kubelet_mode_switch():
+    """After switching the kubelet to manual (a fresh cluster, clock at 0, no pods) the progress line said
+    "20 syncs · t=70s · 5/5 Ready at their revision" in full green."""
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=5, settle=True)
+    pg.run_until_stable()
+    pg.set_kubelet_mode("manual")
+    label = _text(pg.progress_label.value)
+    assert pg.cluster.now == 0 and len(pg.cluster.pods("web")) == 0
+    assert "t=0s" in label and "0/5" in label, label
+    assert pg.progress.value == 0 and pg.progress.bar_style != "success"
+
+
+def test_the_playground_info_line_says_a_run_is_going_on_while_it_runs(monkeypatch):
+    """During a long run the info line kept saying "Click Sync once to see what the controller decides"."""
+    import asyncio
+
+    from stsedu.widgets import Playground, playground
+    pg = Playground(replicas=3, settle=True)
+
+    async def go():
+        monkeypatch.setattr(playground, "kernel_loop", lambda: asyncio.get_running_loop())
+        pg.set_replicas(60)
+        assert "Sync once" in pg.info.value  # after a scale, the hint is right
+        pg.run_button.click()
+        for _ in range(30):
+            await asyncio.sleep(0)
+        assert pg._running
+        info = _text(pg.info.value)
+        assert "Sync once" not in info and "Running" in info and "Stop" in info, info
+        pg.stop_button.click()
+        await pg._task
+    asyncio.run(go())
+
+
+def test_fault_lab_after_putting_the_image_back_names_the_revision_the_spec_wants():
+    """After nginx:broken then nginx:1 again, web-2 runs the broken revision and the spec wants nginx:1:
+    the line said "web-2 still at the old revision"."""
+    lab = labs.FaultLab()
+    lab.set_image(labs.BROKEN_IMAGE)
+    lab.set_image("nginx:1")
+    line = _text(lab.did_area.value)
+    assert "old revision" not in line and "web-2" in line and "(nginx:1)" in line, line
+    _true(lab)
+
+
+def test_fault_lab_at_50_deletes_the_pod_the_rollout_is_stuck_on():
+    """FaultLab(web(50)): the rollout sticks at web-49 (highest ordinal first); its delete button deleted web-2,
+    a healthy pod."""
+    import ipywidgets as W
+
+    from surface_checks import leaves
+    lab = labs.FaultLab(examples.web(50))
+    lab.set_image(labs.BROKEN_IMAGE)
+    stuck = [p.name for p in lab.cluster.pods("web") if not p.ready]
+    assert stuck == ["web-49"]
+    button = next(w for w in leaves(lab.controls) if isinstance(w, W.Button) and w.description.startswith("Delete"))
+    assert button.description == "Delete web-49"
+    before = lab.cluster.pod("web-2").uid
+    button.click()
+    assert lab.cluster.pod("web-2").uid == before
+    assert "kubectl delete pod web-49" in lab.did_area.value
+
+
+def test_on_delete_lab_at_50_offers_every_pod_of_the_set():
+    lab = labs.OnDeleteLab(examples.web(50, updateStrategy={"type": "OnDelete"}))
+    assert list(lab.w_pod.options) == [f"web-{i}" for i in range(50)]
+    lab.w_image.value = "nginx:2"
+    lab.w_pod.value = "web-49"
+    lab.b_delete.click()
+    assert list(lab.cluster.pod("web-49").images()) == ["nginx:2"]
+    assert "kubectl delete pod web-49" in lab.did_area.value
+    _true(lab)
+
+
+def test_history_lab_undo_with_no_earlier_revision_is_kubectls_client_side_error():
+    """kubectl rollout undo prints "error: no last revision to roll back to": no "is invalid" (that is the
+    API server's 422 form, and no request was sent)."""
+    lab = labs.HistoryLab()
+    lab.undo()
+    line = _text(lab.did_area.value)
+    assert "is invalid" not in line and "error: no last revision to roll back to" in line, line
+    assert "Nothing was changed" in line
+
+
+def test_a_lab_event_is_not_something_you_ran():
+    """"You ran web-0's readiness probe fails", "You ran the kubelet evicts web-1": only a command is run."""
+    lab = labs.ScalingLab()
+    lab.w_healthy.value = False
+    line = _text(lab.did_area.value)
+    assert "You ran" not in line and "web-0's readiness probe fails" in line, line
+    fault = labs.FaultLab()
+    fault.evict("web-1")
+    assert "You ran the kubelet" not in _text(fault.did_area.value)
+    lab.w_replicas.value = 2
+    assert "You ran kubectl scale" in _text(lab.did_area.value)
+
+
+def test_one_decision_is_one_decision():
+    """A decisions table of one sync with one pod decision said "Sync 1: 1 decisions"."""
+    from stsedu.cluster import Cluster
+    from stsedu.views import tables
+    c = Cluster(kubelet="manual")
+    c.apply(examples.web(1))
+    c.sync("web")
+    frame = tables.decisions_frame(c.trace, pod_actions=True)
+    assert len(frame) == 1 and set(frame["sync"]) == {1}, frame
+    caption = tables.decisions_table(c.trace, pod_actions=True).caption
+    assert caption.startswith("Sync 1: 1 decision ") and "1 decisions" not in caption, caption
+
+
+def test_the_playground_undo_note_speaks_of_a_broken_rollout_only_after_one():
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=3, settle=True)
+    pg.set_image("nginx:2")
+    pg.run_until_stable()
+    pg.undo_rollout()
+    assert "broken rollout" not in pg.info.value, pg.info.value
+    broken = Playground(replicas=3, settle=True)
+    broken.make_never_ready("nginx:3")
+    broken.set_image("nginx:3")
+    broken.run_until_stable()
+    broken.undo_rollout()
+    assert "broken rollout" in broken.info.value and "web-2" in broken.info.value, broken.info.value
+
+
+def test_a_decision_answer_form_says_which_pod_a_wait_names():
+    """03.b's form `("wait", "web-9")` did not say whether web-9 is the pod that waits or the one waited for;
+    the simulator's wait names the pod waited for (web-1 in 03.b, the pod that is not Ready)."""
+    import re
+    from pathlib import Path
+    with_wait = [q for q in labs.QUESTIONS.values() if q.kind == "decision" and '"wait"' in q.form]
+    assert "03.b" in {q.id for q in with_wait} and all("the pod waited for" in q.form for q in with_wait)
+    q = labs.question("03.b")
+    assert q.act(q.setup()) == ("wait", "web-1")
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
+        for comment in re.findall(r'answer = None  # (a pair \(action, pod\).*)', src.read_text()):
+            if '"wait"' in comment:
+                assert 'means "waits for web-9"' in comment, (src.name, comment)
+
+
+def test_no_cell_after_a_reveal_points_at_the_message_above():
+    """03 cell 5 said "The message above" of the first sync's message, with the reveal's output between."""
+    from pathlib import Path
+    for src in sorted(Path(__file__).parents[2].joinpath("tools", "notebooks").glob("*.py")):
+        cells = src.read_text().split("# %%")
+        for before, cell in zip(cells, cells[1:]):
+            if "reveal(" in before and cell.startswith(" [markdown]"):
+                assert "message above" not in cell.lower() and "output above" not in cell.lower(), (src.name, cell[:120])
+
+
+def test_every_stored_output_renders_offline():
+    """Notebook 17's stored charts loaded Vega from a CDN ("Error loading script" offline), the only ones in the
+    series that did; the README promises charts with no network.  No stored output other than plain text
+    (what a command printed) may name a network address: no script source, no module import from the web."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+    found = []
+    for path in sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb")):
+        book = nbformat.read(path, 4)
+        for i, cell in enumerate(book.cells):
+            for out in cell.get("outputs", []):
+                for mime, value in (out.get("data") or {}).items():
+                    if mime == "text/plain":
+                        continue
+                    text = value if isinstance(value, str) else str(value)
+                    # a schema URL is a name inside a chart spec, never fetched to draw it
+                    text = re.sub(r"https://vega\.github\.io/schema/[^\"'\s]*", "", text)
+                    for url in re.findall(r"https?://[^\s\"'<>)]+", text):
+                        found.append((path.name, i, mime, url))
+    assert found == [], found[:10]
+
+
+def test_17_tells_how_to_run_stsedu_from_a_cell_with_this_kernels_python():
+    """`!stsedu live status` failed with "command not found" in a JupyterLab started as `.venv/bin/jupyter`
+    (no activated venv: the venv's bin is not on PATH); `{sys.executable} -m stsedu` is this kernel's Python."""
+    import re
+    src = "".join(_cells("17-The-Same-Lesson-On-A-Real-Control-Plane.py"))
+    assert "!{sys.executable} -m stsedu live status" in src
+    assert not re.search(r"!stsedu\b", src.replace("a bare `!stsedu`", ""))
+
+
+def test_00_shows_the_500_pod_timeline_in_ordinal_bands():
+    """Issue #41 item 2: notebook 00 shows the aggregated view at 500 pods; the prose's words are its own."""
+    ns = _run_cells_until("00-Index.py", "pod_timeline(big.trace")
+    big = ns["big"]
+    assert len(big.pods("web")) == 500 and all(p.ready for p in big.pods("web"))
+    from stsedu import charts
+    spec = charts.pod_timeline(big.trace, "web").to_dict()
+    assert "aggregated: 500 ordinals in bands" in " ".join(spec["title"]["subtitle"])
+    assert "draws *bands* of ordinals" in _prose("00-Index.py").replace("  ", " ")
+
+
+def test_the_playground_progress_line_does_not_count_pods_at_the_new_revision_before_the_controller_saw_it():
+    """After *Undo rollout* (or any template change) and before a sync, the progress line said "50/50 Ready at
+    their revision" while the status read `updated 0`: the controller had not yet seen the new spec."""
+    from stsedu.widgets import Playground
+    pg = Playground(replicas=3, settle=True)
+    pg.set_image("nginx:2")
+    pg.run_until_stable()
+    pg.undo_rollout()
+    sts = pg.cluster.statefulset("web")
+    assert sts.status.observed_generation < sts.generation
+    label = _text(pg.progress_label.value)
+    assert "Ready at the revision the spec asks for" not in label, label
+    assert "not yet seen" in label and f"generation {sts.generation}" in label, label
+    pg.run_until_stable()
+    assert "3/3 pods Ready at the revision the spec asks for" in _text(pg.progress_label.value)

@@ -611,4 +611,19 @@ def test_settle_brings_up_a_set_larger_than_max_syncs_allows():
     (an OrderedReady set comes up in about four syncs per pod: 260 pods need more than 1,000)."""
     pg = sw.Playground(replicas=260, settle=True, views=["decisions"])
     st = pg.cluster.statefulset(pg.name).status
-    assert pg.max_syncs == 1000 and st.ready_replicas == st.replicas == 260
+    assert pg.max_syncs is None and pg.budget() > 1000 and st.ready_replicas == st.replicas == 260
+
+
+def test_run_until_stable_takes_the_syncs_the_set_needs_and_a_refusal_names_its_limit():
+    """Issue #41 item 1: at 500 replicas Run until stable said "Gave up after 1000 syncs (max_syncs)" with
+    250/500 Ready: an OrderedReady create takes about four syncs a pod.  The budget now follows the set's
+    size (300 pods: more than 1,000 syncs); a run cut by an explicit max_syncs says which limit and how to
+    raise it."""
+    pg = sw.Playground(replicas=300, views=["decisions"])
+    results = pg.run_until_stable()
+    st = pg.cluster.statefulset(pg.name).status
+    assert len(results) > 1000 and st.ready_replicas == 300 and "Stable after" in pg.info.value
+    small = sw.Playground(replicas=30, views=["decisions"], max_syncs=20)
+    small.run_until_stable()
+    info = small.info.value
+    assert "Gave up after 20 syncs" in info and "max_syncs" in info and "not stable" in info, info

@@ -92,6 +92,22 @@ print(cluster.rollout_status("web"))
 stsedu.widgets.Playground()
 
 # %% [markdown]
+# ## At 500 pods
+#
+# The charts stay readable at any size. Once a set has more ordinals than rows fit in a chart,
+# the pod timeline draws *bands* of ordinals: each cell is the commonest state of the band's pods
+# in that stretch of time, and its tooltip says how many of them were in it (the subtitle says how
+# the chart was aggregated). Here is `web` at 500 replicas, OrderedReady, so one pod at a time:
+# the green front climbs the bands as the set comes up. `Playground(replicas=500, settle=True)`
+# shows the same run as a panel.
+
+# %%
+big = stsedu.Cluster(seed=0)
+big.apply(stsedu.examples.web(500))
+big.run("web", max_syncs=10_000)
+stsedu.charts.ChartWidget(stsedu.charts.pod_timeline(big.trace, "web"))
+
+# %% [markdown]
 # ## Summary
 #
 # - A StatefulSet gives each pod a stable name, stable storage, and ordered deployment,

@@ -37,11 +37,11 @@ stsedu.tables.decisions_frame(cluster.sync("web"), pod_actions=True)[["action", 
 # sync do?
 
 # %%
-answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
+answer = None  # a pair (action, pod), e.g. ("create", "web-9"); ("wait", "web-9") means "waits for web-9"
 stsedu.labs.reveal("03.a", answer)
 
 # %% [markdown]
-# The message above names the *revision* the pod is made from: a saved copy of the pod template
+# The first sync's message, under the first code cell, names the *revision* the pod is made from: a saved copy of the pod template
 # (notebook 05 is about revisions). `web-0` is `Pending`, and syncing again changes nothing yet.
 # Now be the kubelet: start `web-0`, make it Ready, then sync.
 
@@ -68,7 +68,7 @@ print("\n".join(stsedu.tables.watch_lines(cluster.trace, "web")))
 # next sync do?
 
 # %%
-answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9"); ("wait", "web-9") means "waits for web-9"
 stsedu.labs.reveal("03.b", answer)
 
 # %% [markdown]

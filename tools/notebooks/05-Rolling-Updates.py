@@ -46,7 +46,7 @@ stsedu.labs.reveal("05.a", answer)
 # Running but not Ready yet. What does the next sync do?
 
 # %%
-answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9"); ("wait", "web-9") means "waits for web-9"
 stsedu.labs.reveal("05.b", answer)
 
 # %% [markdown]

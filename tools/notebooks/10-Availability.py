@@ -22,7 +22,7 @@ import stsedu
 # exist yet. What does the sync at t=5 do?
 
 # %%
-answer = None  # a pair (action, pod), e.g. ("create", "web-9") or ("wait", "web-9")
+answer = None  # a pair (action, pod), e.g. ("create", "web-9"); ("wait", "web-9") means "waits for web-9"
 stsedu.labs.reveal("10.a", answer)
 
 # %% [markdown]

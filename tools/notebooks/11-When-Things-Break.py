@@ -67,7 +67,7 @@ stsedu.tables.decisions_frame(first, pod_actions=True)[["action", "pod", "messag
 # and the kubelet will restart it after a back-off. What does the next sync do with `web-1`?
 
 # %%
-answer = None  # a pair (action, pod), e.g. ("delete", "web-9") or ("wait", "web-9")
+answer = None  # a pair (action, pod), e.g. ("delete", "web-9"); ("wait", "web-9") means "waits for web-9"
 stsedu.labs.reveal("11.b", answer)
 
 # %% [markdown]

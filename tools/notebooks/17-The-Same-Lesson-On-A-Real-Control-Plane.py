@@ -17,12 +17,17 @@
 #
 # To run it yourself you need Go 1.26 and about ten minutes for the first build
 # (`pip install -e '.[live]'`, `stsedu live build`, `stsedu live up`; see `docs/live.md`).
+# From a notebook cell, run them with this kernel's own Python, which works even when JupyterLab
+# was started as `.venv/bin/jupyter` without an activated venv (a bare `!stsedu` is then "command
+# not found"): `!{sys.executable} -m stsedu live status` (after `import sys`).
 # Without them, this notebook shows a run recorded on a real control plane that ships with the
 # kit; the kit's side is computed now.
 
 # %%
 import stsedu
 from stsedu.live import lesson
+
+stsedu.charts.enable_offline()  # the charts drawn by the Vega shipped with the kit: no network
 
 run = lesson.stored("first-statefulset")
 print(f"the real run: {run.source} ({len(run.live_writes)} writes); the kit's: computed now")

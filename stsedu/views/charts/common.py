@@ -104,9 +104,32 @@ AXIS_ORDINALS = 26
 16 px apart: :data:`MAX_HEIGHT` / 26), with no label hidden as "overlapping"."""
 
 
+_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000)
+
+
 def ordinal_ticks(lo: int | None, hi: int | None) -> list[int] | None:
-    """Every ordinal *lo*..*hi* when there are few enough to label each (:data:`AXIS_ORDINALS`), else None."""
-    return list(range(lo, hi + 1)) if lo is not None and hi is not None and hi - lo < AXIS_ORDINALS else None
+    """The ordinals *lo*..*hi* the axis labels: every one when there are few enough
+    (:data:`AXIS_ORDINALS`), else every 2nd, 5th, 10th, ... (the multiples of the first step that
+    keeps at most :data:`AXIS_ORDINALS` labels), so that labels never run together.  None without ordinals."""
+    if lo is None or hi is None:
+        return None
+    n = hi - lo + 1
+    step = next((s for s in _STEPS if math.ceil(n / s) <= AXIS_ORDINALS), _STEPS[-1])
+    if step == 1:
+        return list(range(lo, hi + 1))
+    first = -(-lo // step) * step  # the first multiple of step at or above lo
+    return list(range(first, hi + 1, step))
+
+
+MAX_DRAWN_ORDINALS = MAX_HEIGHT // 4
+"""The most ordinals the pod charts draw one row each (at least 4 px a row); a larger set is drawn in
+ordinal bands (:func:`aggregate`): 500 rows of under a pixel were a pale, near-empty triangle."""
+
+
+def outgrows(n_rows: int, n_ordinals: int) -> bool:
+    """Whether a pod chart's rows outgrow it: more data rows than :data:`MAX_ROWS`, or more ordinals than
+    :data:`MAX_DRAWN_ORDINALS`; the chart is then aggregated."""
+    return n_rows > MAX_ROWS or n_ordinals > MAX_DRAWN_ORDINALS
 
 
 def ordinal_axis(set_name: str, title: str | None = None, lo: int | None = None,
@@ -268,10 +291,16 @@ def x_scale(lo: float, hi: float) -> alt.Scale:
     return alt.Scale(domain=[lo, hi], nice=False, zero=False)
 
 
+X_LABELS = 8
+"""About this many labels on an x axis (80 px apart on :data:`WIDTH`): "100120140160180" ran together."""
+
+
 def x_axis(x: str) -> alt.Axis:
+    """The x axis: at most about :data:`X_LABELS` labels, any that would still collide left out."""
+    thin = dict(tickCount=X_LABELS, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
     if x == "sync":
-        return alt.Axis(title="sync number", tickMinStep=1, format="d")
-    return alt.Axis(title="time (s)")
+        return alt.Axis(title="sync number", tickMinStep=1, format="d", **thin)
+    return alt.Axis(title="time (s)", **thin)
 
 
 def until_time(trace, until: float | None) -> float:

@@ -81,7 +81,7 @@ def revision_data(trace, set_name: str) -> ChartData:
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = ["colour = the pod's revision (first grey, next orange); "
                 "filled = Ready, outline = not Ready, dashed line = terminating"]
-    aggregated = len(bars) > common.MAX_ROWS
+    aggregated = common.outgrows(len(bars), o_hi - o_lo + 1)
     if aggregated:
         grid, how = aggregate(pd.DataFrame(bars), "revision", list(colors), lo, hi)
         rows = {"bars": records(grid)}
@@ -89,10 +89,12 @@ def revision_data(trace, set_name: str) -> ChartData:
     else:
         rows = {"bars": bars, "key": [{"look": k, "x0": None, "y0": None} for k in REVISION_LOOKS]}
     part = _partition_line(trace, set_name, lo, hi)
-    if part:
+    if part and any(o_lo - 0.5 <= p["y"] <= o_hi + 0.5 for p in part):
         rows["partition"] = part
         subtitle.append(f"purple line: the partition (now {part[-1]['partition']}); only ordinals "
                         "at or above it are updated")
+    elif part:  # a partition above every pod's ordinal: its line would lie off the chart, so none is drawn
+        subtitle.append(f"partition {part[-1]['partition']}: above every ordinal shown, so no pod is updated")
     return ChartData(build=revision_build,
                      structure=(set_name, tuple(colors.items()), aggregated, tuple(subtitle), ticks is None,
                                 "partition" in rows),

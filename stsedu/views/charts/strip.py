@@ -46,7 +46,7 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
     xfield = "sync" if x == "sync" else "time"
-    aggregated = len(df) > common.MAX_ROWS
+    aggregated = common.outgrows(len(df), o_hi - o_lo + 1)
     if aggregated:
         n_ord = o_hi - o_lo + 1
         band = max(1, math.ceil(n_ord / N_BANDS))

@@ -26,7 +26,7 @@ def timeline_data(trace, set_name: str, x: str = "time", until: float | None = N
     o_lo, o_hi = ordinal_range(seg)
     ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = "one row per ordinal; colour = pod state; hover a bar for the change that began it"
-    aggregated = len(seg) > common.MAX_ROWS
+    aggregated = common.outgrows(len(seg), o_hi - o_lo + 1)
     if aggregated:
         rows, subtitle = aggregate(seg, "state", list(tables.STATES), lo, hi)
     else:

@@ -155,6 +155,7 @@ def delete(s, p: Parsed, stdin, res) -> str:
     if grace == 0 and p["force"]:
         res.stderr += ("Warning: Immediate deletion does not wait for confirmation that the running resource "
                        "has been terminated. The resource may continue to run on the cluster indefinitely.\n")
+        res.warned_first = True  # kubectl prints it before anything is deleted
     gone = []
     for t, obj, name in items:
         if obj is None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..views.kubectl import printers as P
-from ..views.kubectl.flags import KubectlError, Parsed, parse, split
+from ..views.kubectl.flags import Help, KubectlError, Parsed, parse, split
 
 __all__ = ["Session", "Result"]
 
@@ -33,7 +33,8 @@ __all__ = ["Session", "Result"]
 class Result:
     """What one command printed: *stdout*, *stderr*, the exit *status*, and the simulated time
     it started (*start*) and ended (*end*); *settled* is how many simulated seconds the catch-up
-    before it took (the previous command's effects playing out)."""
+    before it took (the previous command's effects playing out); *changed* is whether the command
+    itself changed the cluster (an object, the clock or a container's files) after that catch-up."""
 
     command: str
     stdout: str = ""
@@ -42,6 +43,7 @@ class Result:
     start: float = 0.0
     end: float = 0.0
     settled: float = 0.0
+    changed: bool = False
     syncs: list = field(default_factory=list, repr=False)
 
     @property
@@ -96,6 +98,7 @@ class Session:
         c = self.cluster
         self.files_read = dict(files or {})
         res = Result(line.strip(), start=c.now)
+        seen = None
         if stdin is not None and len(stdin) > MAX_STDIN:
             res.stderr, res.status = f"error: standard input is longer than {MAX_STDIN} characters\n", 1
             return res
@@ -107,6 +110,7 @@ class Session:
             if not streams:
                 res.settled = self.catch_up()
                 res.start = c.now
+            seen = self._fingerprint()
             mark = self._watch_mark() if parsed.command not in READS else None
             before = self._change
             self.watch_start, self._watch_from = self._watch_from, None
@@ -116,6 +120,8 @@ class Session:
             res.stdout += out or ""
             if parsed.command == "rollout status":  # it stopped when the rollout was done
                 res.settled += self.catch_up()
+        except Help as e:
+            res.stdout += e.message
         except KubectlError as e:
             res.stderr += e.message if e.message.endswith("\n") else e.message + "\n"
             res.status = e.status
@@ -126,8 +132,13 @@ class Session:
             res.stderr += f"error: {type(e).__name__}: {e} (a command stsedu could not carry out)\n"
             res.status = 1
         res.end = c.now
+        res.changed = seen is not None and self._fingerprint() != seen
         self.history.append((line.strip(), stdin))
         return res
+
+    def _fingerprint(self) -> tuple:
+        c = self.cluster
+        return c.now, c.store.revision, self.files.writes
 
     def changed(self, parsed: Parsed) -> None:
         """Called by a verb that changed something: the cluster must catch up before the next command."""

@@ -40,6 +40,8 @@ class Files:
 
     def __init__(self) -> None:
         self.data: dict[str, dict[str, str]] = {}
+        self.writes = 0
+        """How many writes were made (a check that a command changed nothing)."""
 
     def read(self, owner: str, path: str) -> str | None:
         return self.data.get(owner, {}).get(path)
@@ -50,6 +52,7 @@ class Files:
         if len(new) > MAX_FILE or sum(len(f) for f in self.data.values()) > MAX_FILES:
             raise _Fail(f"sh: write error: No space left on device", 1)
         files[path] = new
+        self.writes += 1
 
     def listing(self, owner: str, folder: str) -> list[str]:
         prefix = folder.rstrip("/") + "/"

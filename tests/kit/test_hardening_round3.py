@@ -1,0 +1,211 @@
+"""Hardening, round three (issue 44): the kubectl console and its state file, the files it is pointed
+at, numbers given to the Python API, and the network of ``stsedu live``.
+
+Each test is one case of the issue: what a learner would type, the one clear line it must answer
+(naming the argument, flag, field or path), and that the refusal changed nothing -- the state file
+of ``stsedu kubectl`` included -- in bounded time.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from stsedu.console import cli, magic
+from stsedu.console.session import Session
+
+WEB = str(Path(__file__).parents[2] / "stsedu" / "data" / "web.yaml")
+
+
+@pytest.fixture
+def kubectl(tmp_path, monkeypatch):
+    """``stsedu kubectl ARGV...`` with its state in a fresh file: returns (status, stdout, stderr)."""
+    monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(tmp_path / "state.json"))
+
+    def run(*argv, stdin=""):
+        out, err = io.StringIO(), io.StringIO()
+        code = cli.main(list(argv), out, err, io.StringIO(stdin))
+        assert "Traceback" not in out.getvalue() + err.getvalue()
+        return code, out.getvalue(), err.getvalue()
+    run.path = tmp_path / "state.json"
+    return run
+
+
+def state_bytes(path: Path) -> bytes | None:
+    return path.read_bytes() if path.exists() else None
+
+
+# ------------------------------------------------------------------ the console's own arguments
+
+@pytest.mark.parametrize("seed", ["²", "٣", "-1", "1e3", "99999999999999999999", ""])
+def test_reset_seed_must_be_ascii_digits(kubectl, seed):
+    """``'²'.isdigit()`` is true but ``int('²')`` fails: the seed is read as ASCII digits only."""
+    code, out, err = kubectl("reset", "--seed", seed)
+    assert code in (1, 2) and out == ""
+    assert "--seed" in err or "usage" in err
+    assert not kubectl.path.exists()
+
+
+def test_reset_seed_in_the_magic_must_be_ascii_digits(capsys):
+    assert magic.run_magic("--reset --seed ²") is None
+    assert 'error: --seed needs a whole number from 0 to 9223372036854775807, not "²"' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["help"]])
+def test_kubectl_help_answers_with_help(kubectl, argv):
+    code, out, err = kubectl(*argv)
+    assert (code, err) == (0, "")
+    assert "Commands simulated:" in out and "  rollout\n" in out and "no command given" not in out
+    assert not kubectl.path.exists()  # help reads no state and writes none
+
+
+def test_kubectl_command_help_lists_its_flags(kubectl):
+    code, out, err = kubectl("scale", "--help")
+    assert (code, err) == (0, "")
+    assert "--replicas=-1" in out and "--timeout=0s" in out
+
+
+def test_the_magic_help_answers_with_help(capsys):
+    magic.run_magic("--help")
+    out = capsys.readouterr()
+    assert "Commands simulated:" in out.out and out.err == ""
+    assert magic.result().status == 0
+
+
+# ------------------------------------------------------------------ the state file
+
+@pytest.mark.parametrize("text,why", [
+    ("[" * 100_000, "nested deeper than 100 levels"),
+    ('{"seed": true, "commands": []}', "seed is not a whole number"),
+    ('{"seed": 1.5, "commands": []}', "seed is not a whole number"),
+    ('{"seed": 0, "commands": [[1, null]]}', "a command entry is not"),
+])
+def test_a_bad_state_file_is_one_line(kubectl, text, why):
+    kubectl.path.write_text(text)
+    code, out, err = kubectl("get", "pods")
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: cannot read the state file {kubectl.path}: ") and why in err
+    assert err.rstrip().endswith("run 'stsedu kubectl reset' to start a new cluster")
+    assert kubectl.path.read_text() == text
+
+
+def test_a_state_file_that_is_a_folder_is_refused_and_nothing_is_left_beside_it(tmp_path, monkeypatch):
+    folder = tmp_path / "state"
+    folder.mkdir()
+    monkeypatch.setenv("STSEDU_KUBECTL_STATE", str(folder))
+    for argv in (["reset"], ["get", "pods"]):
+        out, err = io.StringIO(), io.StringIO()
+        assert cli.main(argv, out, err, io.StringIO()) == 1
+        assert "state" in err.getvalue() and "is a folder" in err.getvalue(), err.getvalue()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state"] and list(folder.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a FIFO")
+def test_a_state_file_that_is_a_fifo_is_refused(kubectl):
+    os.mkfifo(kubectl.path)
+    code, _, err = kubectl("get", "pods")
+    assert code == 1 and "is not a regular file" in err
+
+
+def test_a_refused_command_leaves_the_state_file_as_it_was(kubectl, tmp_path):
+    """``apply -f later.yaml`` refused (no such file) is not kept: creating the file afterwards
+    does not make the set appear at the next call."""
+    assert kubectl("apply", "-f", WEB)[0] == 0
+    before = state_bytes(kubectl.path)
+    later = tmp_path / "later.yaml"
+    refusals = [("apply", "-f", str(later)), ("scale", "sts", "web", "--replica=3"), ("get", "sts", "nope"),
+                ("delete", "sts", "web", "--timeout=xyz"), ("bogus",)]
+    for argv in refusals:
+        code, _, err = kubectl(*argv)
+        assert code != 0 and err, argv
+        assert state_bytes(kubectl.path) == before, argv
+    later.write_text(Path(WEB).read_text().replace("name: web", "name: later"))
+    code, out, _ = kubectl("get", "sts", "-o", "name")
+    assert (code, out) == (0, "statefulset.apps/web\n")
+
+
+def test_a_refused_standard_input_does_not_grow_the_state_file(kubectl):
+    kubectl("get", "pods")
+    before = state_bytes(kubectl.path)
+    code, _, err = kubectl("apply", "-f", "-", stdin="x" * 1_000_001)
+    assert code == 1 and "standard input is longer than" in err
+    assert state_bytes(kubectl.path) == before
+
+
+# ------------------------------------------------------------------ files kubectl is pointed at
+
+@pytest.fixture
+def fifo(tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs a FIFO")
+    path = tmp_path / "pipe.yaml"
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("line", ["apply -f {fifo}", "apply -f /dev/zero", "patch sts web --patch-file {fifo}",
+                                  "patch sts web --patch-file /dev/zero", "create -f {fifo}"])
+def test_a_pipe_or_a_device_is_refused_before_it_is_read(fifo, line):
+    if "/dev/zero" in line and not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero")
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    t = time.monotonic()
+    r = s.run(line.format(fifo=fifo))
+    assert time.monotonic() - t < 5
+    path = fifo if "{fifo}" in line else "/dev/zero"
+    assert r.status == 1 and f"{path}: is not a regular file (a device or a pipe)" in r.stderr, r.stderr
+    assert "could not carry out" not in r.stderr
+
+
+def test_a_patch_file_that_is_missing_or_a_folder(tmp_path):
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    r = s.run(f"patch sts web --patch-file {tmp_path / 'none.yaml'}")
+    assert r.stderr == f"error: unable to read patch file: open {tmp_path / 'none.yaml'}: no such file or directory\n"
+    r = s.run(f"patch sts web --patch-file {tmp_path}")
+    assert r.status == 1 and "is a folder" in r.stderr
+
+
+# ------------------------------------------------------------------ durations, timeouts
+
+def test_delete_with_a_bad_timeout_is_refused_before_it_deletes():
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    r = s.run("delete sts web --timeout=xyz")
+    assert (r.status, r.stdout) == (1, "")
+    assert r.stderr == ('error: invalid argument "xyz" for "--timeout" flag: time: invalid duration "xyz"\n'
+                        "See 'kubectl delete --help' for usage.\n")
+    assert s.cluster.store.get("StatefulSet", "default", "web") is not None
+    assert s.run("delete sts web --timeout=1m30s").status == 0
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999999h", "9999999999999s", "1x", "h"])
+def test_a_request_timeout_kubectl_cannot_read_is_its_flag_error(value):
+    s = Session()
+    r = s.run(f"get pods -w --request-timeout={value}")
+    assert r.status == 1
+    assert f'invalid argument "{value}" for "--request-timeout" flag: time: invalid duration' in r.stderr
+    assert "could not carry out" not in r.stderr
+
+
+def test_rollout_status_of_a_crash_loop_times_out_and_says_why():
+    """kubectl's ``rollout status`` waits until its --timeout and then says ``timed out waiting for
+    the condition`` (exit 1); without --timeout the kit stops after ten simulated minutes, quickly."""
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    s.run("get pods")
+    s.cluster.kubelet.crash_loop(5, image="nginx:bad")
+    s.run("set image sts/web nginx=nginx:bad")
+    t = time.monotonic()
+    r = s.run("rollout status sts/web")
+    assert time.monotonic() - t < 10
+    assert r.status == 1 and r.stderr.startswith("error: timed out waiting for the condition (stsedu waited 10m")
+    assert r.stdout.startswith("Waiting for")
+    r = s.run("rollout status sts/web --timeout=30s")
+    assert (r.status, r.stderr) == (1, "error: timed out waiting for the condition\n")
+    assert 30 <= r.end - r.start <= 60

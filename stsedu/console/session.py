@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..views.kubectl import printers as P
-from ..views.kubectl.flags import Help, KubectlError, Parsed, parse, split
+from ..views.kubectl.flags import MAX_OUTPUT, Help, KubectlError, Parsed, parse, split
 
 __all__ = ["Session", "Result"]
 
@@ -131,6 +131,8 @@ class Session:
         except Exception as e:  # never a traceback: say what failed, as kubectl's checkErr would
             res.stderr += f"error: {type(e).__name__}: {e} (a command stsedu could not carry out)\n"
             res.status = 1
+        if len(res.stdout) > MAX_OUTPUT:
+            res.stdout = cut_output(res.stdout)
         res.end = c.now
         res.changed = seen is not None and self._fingerprint() != seen
         self.history.append((line.strip(), stdin))
@@ -203,6 +205,16 @@ class Session:
         if obj is None:
             raise rtype.not_found(name)
         return obj
+
+
+def cut_output(text: str) -> str:
+    """*text* cut after :data:`~stsedu.views.kubectl.flags.MAX_OUTPUT` characters (at a line's end
+    when one is near), with a note saying so."""
+    head = text[:MAX_OUTPUT]
+    nl = head.rfind("\n", MAX_OUTPUT - 10_000)
+    head = head[:nl + 1] if nl >= 0 else head + "\n"
+    return head + (f"... (stsedu: the output was cut after {len(head)} characters, as a terminal's "
+                   "scrollback would drop the rest)\n")
 
 
 def dispatch(s, p: Parsed, stdin, res) -> str:

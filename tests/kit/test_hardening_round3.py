@@ -209,3 +209,61 @@ def test_rollout_status_of_a_crash_loop_times_out_and_says_why():
     r = s.run("rollout status sts/web --timeout=30s")
     assert (r.status, r.stderr) == (1, "error: timed out waiting for the condition\n")
     assert 30 <= r.end - r.start <= 60
+
+
+# ------------------------------------------------------------------ bounded work and output
+
+@pytest.fixture(scope="module")
+def two_pods():
+    s = Session()
+    s.run(f"apply -f {WEB}")
+    s.run("get pods")
+    return s
+
+
+@pytest.mark.parametrize("output", [
+    "go-template='" + "{{range $.items}}" * 40 + "x" + "{{end}}" * 40 + "'",
+    "jsonpath='" + "{range $..*}" * 3 + "x" + "{end}" * 3 + "'",
+])
+def test_nested_template_ranges_stop_at_the_work_budget(two_pods, output):
+    from stsedu.views.kubectl.templates import MAX_WORK
+    t = time.monotonic()
+    r = two_pods.run(f"get pods -o {output}")
+    assert time.monotonic() - t < 10
+    assert (r.status, r.stdout) == (1, "")
+    assert r.stderr == (f"error: the template takes more than {MAX_WORK} steps (nested ranges multiply); "
+                        "the kit stops there\n")
+
+
+def test_a_template_within_the_budget_still_prints(two_pods):
+    r = two_pods.run("get pods -o go-template='{{range .items}}{{range $.items}}{{.metadata.name}} {{end}}{{end}}'")
+    names = [p.name for p in two_pods.cluster.pods()]
+    assert len(names) >= 2
+    assert (r.status, r.stdout) == (0, "".join(n + " " for n in names) * len(names))
+
+
+def test_a_long_in_selector_is_read_in_linear_time(two_pods):
+    """The selector used to be split with a lookahead per comma (quadratic): 98k characters took 14-33 s."""
+    values = ",".join(["b"] * 49_000)
+    t = time.monotonic()
+    r = two_pods.run(f"get pods -l 'a in ({values})'")
+    assert time.monotonic() - t < 5
+    assert (r.status, r.stderr) == (0, "No resources found in default namespace.\n")
+    r = two_pods.run("get pods -l 'app in (x,nginx),app notin (y)' -o name")
+    assert r.stdout == "".join(f"pod/{p.name}\n" for p in two_pods.cluster.pods()) != ""
+
+
+def test_exec_output_is_cut_with_a_note(two_pods):
+    from stsedu.views.kubectl.flags import MAX_OUTPUT
+    s = two_pods
+    s.run("exec web-0 -- sh -c 'echo hello > /c'")
+    for _ in range(12):
+        s.run("exec web-0 -- sh -c 'cat /c /c /c >> /c'")
+    size = len(s.run("exec web-0 -- cat /c").stdout)
+    assert 100_000 < size < MAX_OUTPUT
+    t = time.monotonic()
+    r = s.run("exec web-0 -- cat " + " ".join(["/c"] * 300))
+    assert time.monotonic() - t < 5 and r.status == 0
+    assert MAX_OUTPUT - 10_000 < len(r.stdout) < MAX_OUTPUT + 200
+    assert r.stdout.endswith(" characters, as a terminal's scrollback would drop the rest)\n")
+    assert r.stdout.startswith("hello\n")

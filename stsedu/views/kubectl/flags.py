@@ -30,6 +30,10 @@ __all__ = ["Flag", "Parsed", "UsageError", "KubectlError", "Help", "split", "par
 MAX_LINE = 100_000
 """The longest command line read (characters); longer is refused before it is split."""
 MAX_WORDS = 1_000
+MAX_OUTPUT = 2_000_000
+"""The most characters one command prints on stdout: past it the output is cut with a note, as a
+terminal's scrollback would drop it (``exec … -- cat`` of one file 300 times, ``get -o yaml`` of
+thousands of pods); the simulated shell stops producing output there too."""
 
 
 class KubectlError(Exception):

@@ -267,3 +267,77 @@ def test_exec_output_is_cut_with_a_note(two_pods):
     assert MAX_OUTPUT - 10_000 < len(r.stdout) < MAX_OUTPUT + 200
     assert r.stdout.endswith(" characters, as a terminal's scrollback would drop the rest)\n")
     assert r.stdout.startswith("hello\n")
+
+
+# ------------------------------------------------------------------ numbers: NumPy's accepted, the rest named
+
+np = pytest.importorskip("numpy")
+
+
+@pytest.fixture
+def web_cluster():
+    import stsedu
+    c = stsedu.Cluster()
+    c.apply(Path(WEB).read_text())
+    c.run("web")
+    return c
+
+
+def test_numpy_numbers_are_numbers(web_cluster):
+    """A learner's numbers often come from NumPy or pandas: what numbers.Integral / numbers.Real
+    accept is accepted, and the clock gets a Python float."""
+    c = web_cluster
+    t = c.now
+    assert c.advance(np.float32(1.5)) == t + 1.5 and type(c.now) is float
+    assert c.advance(np.int64(2)) == t + 3.5
+    assert c.rollout_undo("web", np.int64(1)).startswith("statefulset.apps/web ")
+    assert c.scale("web", np.int64(2)).spec.replicas == 2
+    c.run(max_syncs=np.int64(5), until=np.float64(c.now + 10))
+    c.inject_error("create", count=np.int64(1), after=np.int32(0))
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda c: c.advance(np.float64("nan")), "Cluster.advance() is invalid: seconds: Invalid value: nan: "
+                                             "must be a finite number of seconds"),
+    (lambda c: c.advance(10 ** 5000), "Cluster.advance() is invalid: seconds: Invalid value: "
+                                      '"<an integer of about 5001 digits>": must have at most 100 digits'),
+    (lambda c: c.run(until=10 ** 5000), "Cluster.run() is invalid: until: Invalid value: "
+                                        '"<an integer of about 5001 digits>": must have at most 100 digits'),
+    (lambda c: c.scale("web", 10 ** 5000), 'StatefulSet.apps "web" is invalid: spec.replicas: json: cannot '
+                                           "unmarshal number <an integer of about 5001 digits> into Go struct "
+                                           "field ScaleSpec.spec.replicas of type int32"),
+    (lambda c: c.inject_error("create", count=10 ** 200), "Cluster.inject_error() is invalid: count: Invalid value: "
+                                                          '"<an integer of about 201 digits>": must have at most '
+                                                          "100 digits"),
+    (lambda c: c.inject_error("create", count=np.bool_(True)), "count: Invalid value: "),
+    (lambda c: c.advance(True), "seconds: Invalid value: true: must be a number of seconds, not bool"),
+], ids=["nan", "huge-seconds", "huge-until", "huge-replicas", "huge-count", "numpy-bool", "bool"])
+def test_bad_numbers_are_refused_naming_the_argument(web_cluster, call, message):
+    from test_robustness import state
+    import stsedu
+    before = state(web_cluster)
+    with pytest.raises(stsedu.ValidationError) as e:
+        call(web_cluster)
+    assert message in str(e.value)
+    assert state(web_cluster) == before
+
+
+@pytest.mark.parametrize("answer,why", [
+    (float("nan"), "nan is not one (must be a finite number)"),
+    (float("inf"), "inf is not one (must be a finite number)"),
+    (10 ** 5000, "<an integer of about 5001 digits> is not one (must have at most 100 digits)"),
+    (4.5, "4.5 is not one (must be a whole number)"),
+    (True, "True is not one (must be an integer, not bool)"),
+], ids=["nan", "inf", "huge", "fraction", "bool"])
+def test_a_reveal_answer_that_is_no_whole_number_is_a_wrong_form(answer, why):
+    from stsedu.widgets import labs
+    text = str(labs.reveal("09.a", answer))
+    assert f"Wrong form, not a wrong answer: a whole number is asked for, and {why}" in text
+
+
+def test_a_reveal_takes_numpy_numbers_and_odd_names():
+    from stsedu.widgets import labs
+    assert "You predicted: 4" in str(labs.reveal("09.a", np.int64(4)))
+    assert "You predicted: web-²" in str(labs.reveal("06.a", ["web-²"]))
+    with pytest.raises(KeyError, match="no question"):
+        labs.reveal(["06.a"], 1)

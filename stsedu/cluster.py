@@ -238,9 +238,8 @@ class Cluster:
         arguments.check("run", arguments.max_syncs(max_syncs)
                         + arguments.number(until, "until", minimum=None, allow_none=True,
                                            maximum=arguments.MAX_TIME))
-        until = arguments.real(until)
         if name is None:
-            return self.loop.run(arguments.as_integer(max_syncs), until)
+            return self.loop.run(arguments.as_integer(max_syncs), arguments.real(until))
         return list(self.iter_run(name, max_syncs, namespace, until))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
@@ -687,13 +686,11 @@ class Cluster:
         from .controller.history import controlled_history, find_history
         from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
-        if to_revision is None:
-            to_revision = 0
-        if arguments.as_integer(to_revision) is None:
-            shown = arguments.shown(to_revision)
+        revision, shown = arguments.as_integer(0 if to_revision is None else to_revision), arguments.shown(to_revision)
+        if revision is None:
             raise RolloutError(f'invalid argument "{shown}" for "--to-revision" flag: '
                                f'strconv.ParseInt: parsing "{shown}": invalid syntax', name=name)
-        to_revision = arguments.as_integer(to_revision)
+        to_revision = revision
         if to_revision < 0:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
         history = controlled_history(sts, self.store.list("ControllerRevision", namespace))

@@ -341,3 +341,66 @@ def test_a_reveal_takes_numpy_numbers_and_odd_names():
     assert "You predicted: web-²" in str(labs.reveal("06.a", ["web-²"]))
     with pytest.raises(KeyError, match="no question"):
         labs.reveal(["06.a"], 1)
+
+
+# ------------------------------------------------------------------ stsedu live: the kubeconfig and the network
+
+def _live_run(kubeconfig) -> tuple[int, str]:
+    import contextlib
+    from stsedu.__main__ import main
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["live", "run", "first-statefulset", "--kubeconfig", str(kubeconfig)], io.StringIO())
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("kind,why", [
+    ("folder", "is a folder, not a kubeconfig"),
+    ("fifo", "is not a regular file (a device or a pipe); a kubeconfig must be one"),
+    ("/dev/zero", "is not a regular file (a device or a pipe); a kubeconfig must be one"),
+    ("bad yaml", "line 1: not valid YAML: mapping values are not allowed in this context"),
+    ("a list", "not a kubeconfig (a YAML mapping with clusters, contexts and users), but list"),
+])
+def test_live_run_refuses_a_kubeconfig_it_cannot_read(tmp_path, kind, why):
+    pytest.importorskip("kubernetes")
+    path = tmp_path / "kubeconfig"
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("needs a FIFO")
+        os.mkfifo(path)
+    elif kind == "/dev/zero":
+        path = Path("/dev/zero")
+        if not path.exists():
+            pytest.skip("no /dev/zero")
+    else:
+        path.write_text("a: b: c\n" if kind == "bad yaml" else "- a\n- b\n")
+    t = time.monotonic()
+    code, err = _live_run(path)
+    assert time.monotonic() - t < 10
+    assert code == 4 and err == f"stsedu live: cannot read the kubeconfig {path}: {why}\n"
+
+
+def test_a_server_that_never_answers_is_a_read_timeout_named_in_the_message(tmp_path, monkeypatch):
+    """The server accepts the connection (the listen backlog does) and never answers: the client's
+    read timeout fires and is named, instead of a wait with no end."""
+    import socket
+    pytest.importorskip("kubernetes")
+    from stsedu.live import client
+    monkeypatch.setattr(client, "READ_TIMEOUT", 1.0)
+    monkeypatch.setattr(client, "CONNECT_TIMEOUT", 1.0)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}"
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+            f"clusters: [{{name: c, cluster: {{server: '{url}'}}}}]\n"
+            "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n")
+        t = time.monotonic()
+        code, err = _live_run(kubeconfig)
+    assert time.monotonic() - t < 15
+    assert code == 4
+    assert err == f"stsedu live: the API server at {url} did not answer within the read timeout of 1 s\n"

@@ -59,6 +59,13 @@ class Result:
 
 
 MAX_STDIN = 1_000_000
+CATCH_UP_SYNCS = 1000
+"""Syncs one catch-up runs at most (``Cluster.run``'s default)."""
+CATCH_UP_CHUNK = 2
+"""A catch-up runs syncs in chunks of this many; a chunk in which every sync failed and nothing was
+written, with nothing but the work queue's retries scheduled (a create the pod quota refuses,
+retried with back-off), ends it: the retries would change nothing, and each sync of a large set
+is costly."""
 READS = ("get", "describe", "rollout status", "rollout history", "exec", "run")
 """Commands that change nothing (the others may; ``get -w`` after one shows its run from the start)."""
 
@@ -152,10 +159,18 @@ class Session:
         (or until time *until*).  Returns the simulated seconds that took."""
         c = self.cluster
         t0 = c.now
-        c.run(until=until)  # cheap when nothing is queued or scheduled
-        if True:
-            if until is None or c.clock.peek() is None:
-                self._dirty = False
+        done = 0
+        while done < CATCH_UP_SYNCS:  # cheap when nothing is queued or scheduled
+            revision = c.store.revision
+            results = c.run(until=until, max_syncs=CATCH_UP_CHUNK)
+            done += len(results)
+            if len(results) < CATCH_UP_CHUNK:
+                break  # nothing more queued or scheduled, or *until* reached
+            if c.store.revision == revision and all(r.error for r in results) and all(
+                    label.startswith("workqueue:") for _, label in c.clock.pending()):
+                break  # only retries of a refused write (a quota) are left: they go on in the background
+        if until is None or c.clock.peek() is None:
+            self._dirty = False
         return c.now - t0
 
     def wait_gone(self, kind: str, namespace: str, name: str, uid: str) -> None:

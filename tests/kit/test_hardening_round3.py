@@ -404,3 +404,23 @@ def test_a_server_that_never_answers_is_a_read_timeout_named_in_the_message(tmp_
     assert time.monotonic() - t < 15
     assert code == 4
     assert err == f"stsedu live: the API server at {url} did not answer within the read timeout of 1 s\n"
+
+
+# ------------------------------------------------------------------ the pod quota: a refusal is not retried for ever
+
+def test_commands_after_a_quota_refusal_answer_quickly(monkeypatch):
+    """A Parallel set scaled past the pod quota: the create the quota refuses is retried with the
+    controller's back-off, but the console's catch-up stops once only those retries are left (each
+    sync of a large set is costly), so the next commands answer at once."""
+    from stsedu import limits
+    monkeypatch.setattr(limits, "MAX_PODS", 300)
+    s = Session()
+    s.run("apply -f https://k8s.io/examples/application/web/web-parallel.yaml")
+    assert s.run("scale sts web --replicas=301").status == 0
+    first = s.run("get sts web")
+    assert "300/301" in first.stdout
+    syncs = len(s.cluster.trace.rows()["syncs"])
+    r = s.run("get sts web")
+    assert "300/301" in r.stdout
+    assert len(s.cluster.trace.rows()["syncs"]) - syncs <= 2   # was 1000 retries per command
+    assert r.settled <= 2_000

@@ -424,3 +424,22 @@ def test_commands_after_a_quota_refusal_answer_quickly(monkeypatch):
     assert "300/301" in r.stdout
     assert len(s.cluster.trace.rows()["syncs"]) - syncs <= 2   # was 1000 retries per command
     assert r.settled <= 2_000
+
+
+# ------------------------------------------------------------------ scenarios: advance is work too
+
+def test_a_scenario_advance_counts_in_its_work_limit():
+    """``crash_loop`` then ``advance: 1000000000`` ran for minutes: an advance now counts one step of
+    work per ADVANCE_SECONDS_PER_WORK simulated seconds, so the file is refused when loaded."""
+    from stsedu import limits, scenarios
+    text = ("name: long\nobjects: [\"stsedu:web.yaml\"]\nset: web\nsteps:\n"
+            "  - crash_loop: {seconds: 5, image: nginx}\n  - advance: 1000000000\n")
+    t = time.monotonic()
+    with pytest.raises(scenarios.ScenarioError) as e:
+        scenarios.loads(text)
+    assert time.monotonic() - t < 2
+    assert f"over the budget of {limits.MAX_SCENARIO_WORK} for one scenario" in str(e.value)
+    assert f"an advance one per {limits.ADVANCE_SECONDS_PER_WORK} s" in str(e.value)
+    assert "step 2" in str(e.value) or "advance" in str(e.value)
+    short = scenarios.loads(text.replace("1000000000", "60"))
+    assert short.steps[-1].action == "advance"

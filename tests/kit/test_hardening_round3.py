@@ -443,3 +443,16 @@ def test_a_scenario_advance_counts_in_its_work_limit():
     assert "step 2" in str(e.value) or "advance" in str(e.value)
     short = scenarios.loads(text.replace("1000000000", "60"))
     assert short.steps[-1].action == "advance"
+
+
+def test_a_live_state_file_that_is_a_fifo_is_no_state(tmp_path, monkeypatch):
+    """``$STSEDU_LIVE_STATE`` pointing at a FIFO hung ``stsedu live status``; it is now no state."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs a FIFO")
+    from stsedu.live import daemon
+    path = tmp_path / "running.json"
+    os.mkfifo(path)
+    monkeypatch.setenv("STSEDU_LIVE_STATE", str(path))
+    t = time.monotonic()
+    assert daemon.read_state() is None and daemon.status() is None
+    assert time.monotonic() - t < 5

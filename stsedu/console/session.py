@@ -90,12 +90,14 @@ class Session:
         self._change: tuple[str, int] | None = None  # (command line, index of its first sync)
         self._watch_from: dict | None = None  # where `get -w` starts: just before the last change
         self.watch_start: dict | None = None
+        self._watch_lines = (0, 0)  # watch lines so far, pod rows they were counted from
 
     def _watch_mark(self) -> dict:
         """What a watch opened just now would have seen first: the pods, and where the trace's watch lines are."""
         from ..views.kubectl import get as G
         c = self.cluster
-        return {"frame": len(G.watch_frame(c.trace)), "time": c.now, "namespace": self.namespace,
+        self._watch_lines = G.watch_frame_length(c.trace, self._watch_lines)
+        return {"frame": self._watch_lines[0], "time": c.now, "namespace": self.namespace,
                 "pods": list(c.store.list("Pod", self.namespace))}
 
     # ------------------------------------------------------------------ running

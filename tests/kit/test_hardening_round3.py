@@ -456,3 +456,25 @@ def test_a_live_state_file_that_is_a_fifo_is_no_state(tmp_path, monkeypatch):
     t = time.monotonic()
     assert daemon.read_state() is None and daemon.status() is None
     assert time.monotonic() - t < 5
+
+
+# ------------------------------------------------------------------ a long session stays fast
+
+def test_marking_where_a_watch_starts_counts_on_instead_of_rebuilding_the_watch():
+    """Each command that changes something marks where a later ``get -w`` starts.  That mark used to
+    rebuild the whole watch frame from the trace (quadratic over a session: 2,000 recorded commands
+    took over a minute to replay); it now counts on from the last mark, and says the same."""
+    from stsedu.views.kubectl import get as G
+    s = Session()
+    lines = ["apply -f " + WEB, "get pods", "scale sts web --replicas=5", "delete pod web-1",
+             "set image sts/web nginx=nginx:2", "get pods", "scale sts web --replicas=0", "get pods",
+             "rollout undo sts/web", "scale sts web --replicas=2", "get pods -w --request-timeout=3s", "get pods"]
+    mark = (0, 0)
+    for line in lines:
+        assert s.run(line).status == 0, line
+        mark = G.watch_frame_length(s.cluster.trace, mark)
+        assert mark[0] == len(G.watch_frame(s.cluster.trace)) == G.watch_frame_length(s.cluster.trace)[0], line
+    t = time.monotonic()
+    for i in range(300):
+        s.run(f"scale sts web --replicas={i % 3 + 1}")
+    assert time.monotonic() - t < 60

@@ -116,9 +116,9 @@ def _reset(argv: list[str], path: Path, out: TextIO, err: TextIO) -> int:
 
 def _refused_early(argv: list[str], out: TextIO, err: TextIO) -> int | None:
     """kubectl's answer to a line it refuses (or answers with help) before it needs the cluster."""
-    from ..views.kubectl.flags import KubectlError, parse
+    from ..views.kubectl.flags import KubectlError, parse, split
     try:
-        parse(argv)
+        parse(split(shlex.join(argv)))
     except KubectlError as e:
         (out if e.status == 0 else err).write(e.message if e.message.endswith("\n") else e.message + "\n")
         return e.status

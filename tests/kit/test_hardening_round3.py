@@ -478,3 +478,9 @@ def test_marking_where_a_watch_starts_counts_on_instead_of_rebuilding_the_watch(
     for i in range(300):
         s.run(f"scale sts web --replicas={i % 3 + 1}")
     assert time.monotonic() - t < 60
+
+
+def test_a_leading_kubectl_word_is_still_dropped(kubectl):
+    assert kubectl("kubectl", "get", "pods") == (0, "", "No resources found in default namespace.\n")
+    code, out, err = kubectl("kubectl", "--help")
+    assert (code, err) == (0, "") and "Commands simulated:" in out

@@ -358,9 +358,10 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
     from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
-    if isinstance(seed, bool) or as_integer(seed) is None:
-        errs.append(invalid("seed", seed, f"must be an integer (the same seed gives the same run), "
-                                          f"not {_type_name(seed)}"))
+    seed_number, why = as_number(seed, whole=True)
+    if seed_number is None:
+        errs.append(invalid("seed", seed, why if why.startswith("must have") else
+                            f"must be an integer (the same seed gives the same run), not {_type_name(seed)}"))
     prof = None
     if isinstance(profile, Profile):
         prof = profile

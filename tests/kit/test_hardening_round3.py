@@ -484,3 +484,10 @@ def test_a_leading_kubectl_word_is_still_dropped(kubectl):
     assert kubectl("kubectl", "get", "pods") == (0, "", "No resources found in default namespace.\n")
     code, out, err = kubectl("kubectl", "--help")
     assert (code, err) == (0, "") and "Commands simulated:" in out
+
+
+def test_a_seed_of_more_than_a_hundred_digits_is_named():
+    import stsedu
+    with pytest.raises(stsedu.ValidationError) as e:
+        stsedu.Cluster(seed=10 ** 200)
+    assert str(e.value) == 'Cluster() is invalid: seed: Invalid value: "<an integer of about 201 digits>": must have at most 100 digits'

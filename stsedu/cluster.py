@@ -199,6 +199,7 @@ class Cluster:
         *seconds* is a finite number >= 0.
         """
         arguments.check("advance", arguments.number(seconds, "seconds"))
+        seconds = arguments.real(seconds)
         if self.now + seconds > arguments.MAX_TIME:   # the clock stays finite (and exact enough)
             arguments.check("advance", [arguments.invalid(
                 "seconds", seconds, f"must keep the clock at or before {arguments.MAX_TIME:g} s of simulated"
@@ -238,7 +239,7 @@ class Cluster:
                         + arguments.number(until, "until", minimum=None, allow_none=True,
                                            maximum=arguments.MAX_TIME))
         if name is None:
-            return self.loop.run(arguments.as_integer(max_syncs), until)
+            return self.loop.run(arguments.as_integer(max_syncs), arguments.real(until))
         return list(self.iter_run(name, max_syncs, namespace, until))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
@@ -249,6 +250,7 @@ class Cluster:
         arguments.check("iter_run", arguments.max_syncs(max_syncs)
                         + arguments.number(until, "until", minimum=None, allow_none=True,
                                            maximum=arguments.MAX_TIME))
+        until, max_syncs = arguments.real(until), arguments.as_integer(max_syncs)
         n = 0
         failures = 0
         while n < max_syncs:
@@ -684,11 +686,11 @@ class Cluster:
         from .controller.history import controlled_history, find_history
         from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
-        if to_revision is None:
-            to_revision = 0
-        if isinstance(to_revision, bool) or not isinstance(to_revision, int):
-            raise RolloutError(f'invalid argument "{to_revision}" for "--to-revision" flag: '
-                               f'strconv.ParseInt: parsing "{to_revision}": invalid syntax', name=name)
+        revision, shown = arguments.as_integer(0 if to_revision is None else to_revision), arguments.shown(to_revision)
+        if revision is None:
+            raise RolloutError(f'invalid argument "{shown}" for "--to-revision" flag: '
+                               f'strconv.ParseInt: parsing "{shown}": invalid syntax', name=name)
+        to_revision = revision
         if to_revision < 0:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
         history = controlled_history(sts, self.store.list("ControllerRevision", namespace))

@@ -10,6 +10,11 @@ names the file kind and the limit; each reader turns it into its own error type
 (``ScenarioError``, ``ExerciseError``, ``ValueError`` for answer sheets and
 traces).  Nothing here recurses in Python once per level, so no nesting reaches
 a ``RecursionError``.
+
+The console and ``stsedu live`` read through it too, with their own limits: kubectl's
+``-f`` and ``--patch-file`` files (:data:`stsedu.views.kubectl.objects_io.FILE`), the
+``stsedu kubectl`` state file (:data:`stsedu.console.cli.STATE`), a kubeconfig
+(:data:`stsedu.live.client.KUBECONFIG`) and the live control plane's state file.
 """
 
 from __future__ import annotations

@@ -26,7 +26,13 @@ MAX_STEP_COUNT = 10_000
 ``max_syncs``); one such step takes about a second."""
 
 MAX_SCENARIO_WORK = 100_000
-"""Syncs and kubelet steps a whole scenario may ask for, its steps' counts added up."""
+"""Syncs and kubelet steps a whole scenario may ask for, its steps' counts added up; an
+``advance`` counts one per :data:`ADVANCE_SECONDS_PER_WORK` simulated seconds."""
+
+ADVANCE_SECONDS_PER_WORK = 10
+"""Simulated seconds of an ``advance`` step that count as one step of a scenario's work: the kubelet
+acts on a pod at most about that often (a crash-looping container restarts after 10 s at the
+soonest), so ``advance: 1000000000`` is refused when the file is loaded, not run for minutes."""
 
 
 def hint(name: str) -> str:

@@ -36,16 +36,97 @@ NEGATIVE_MSG = "must be greater than or equal to 0"
 
 def invalid(path: str, value: Any, detail: str) -> Error:
     """``Invalid value: <value>: <detail>`` (``field.Invalid``)."""
-    return field_invalid(path, value if _plain(value) else repr(value), detail)
+    return field_invalid(path, shown(value), detail)
 
 
 def not_supported(path: str, value: Any, supported: Iterable[str]) -> Error:
     """``Unsupported value: "x": supported values: "a", "b"`` (``field.NotSupported``)."""
-    return field_not_supported(path, value if _plain(value) else repr(value), list(supported))
+    return field_not_supported(path, shown(value), list(supported))
 
 
 def _plain(value: Any) -> bool:
     return value is None or isinstance(value, (str, bool, int, float))
+
+
+# ------------------------------------------------------------ numbers: the one checker
+
+MAX_INT_DIGITS = 100
+"""Longest integer (in decimal digits) any argument may be; Python cannot even print one of more
+than 4300 digits, and no count, time or answer of the kit needs more than a few."""
+_MAX_INT_BITS = int(MAX_INT_DIGITS * 3.3219280948873626) + 1
+
+
+def _digits(n: int) -> int:
+    """About how many decimal digits *n* has (without converting it to text)."""
+    return max(1, int(abs(n).bit_length() * 0.30102999566398120) + 1)
+
+
+def shown(value: Any) -> Any:
+    """*value* as an error message prints it: JSON's plain values as they are, a NumPy or pandas
+    scalar as the Python number it holds, an integer too long to print by its size, anything
+    else by its ``repr``."""
+    if isinstance(value, numbers.Number) and not isinstance(value, (bool, int, float)) and hasattr(value, "item"):
+        value = value.item()   # numpy.int64(4) -> 4, numpy.float32(1.5) -> 1.5
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
+        return f"<an integer of about {_digits(value)} digits>"
+    if _plain(value):
+        return value
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def as_number(value: Any, whole: bool = False) -> tuple[int | float | None, str]:
+    """The one number check of the kit's public calls: ``(number, "")`` or ``(None, why)``.
+
+    Anything ``numbers.Real`` accepts is a number -- Python's int and float, NumPy's and pandas'
+    scalars (``numpy.int64``, ``numpy.float32``), ``fractions.Fraction`` -- except a bool (True is
+    no count), NaN and the infinities, and an integer of more than :data:`MAX_INT_DIGITS` digits.
+    The number comes back as a Python int (an ``numbers.Integral``, or with *whole* a real with no
+    fraction: ``3.0``) or float.  *why* completes "must be ...": ``must be a finite number``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None, f"must be {'an integer' if whole else 'a number'}, not {_type_name(value)}"
+    if isinstance(value, numbers.Integral):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            n = int(value)
+        if n.bit_length() > _MAX_INT_BITS:
+            return None, f"must have at most {MAX_INT_DIGITS} digits"
+        return n, ""
+    try:
+        f = float(value)
+    except (OverflowError, ValueError):
+        return None, "must be a finite number"
+    if not math.isfinite(f):
+        return None, "must be a finite number"
+    if whole:
+        if not f.is_integer():
+            return None, "must be a whole number"
+        return int(f), ""
+    return f, ""
+
+
+def real(value: Any) -> float | None:
+    """*value* as a Python float once :func:`number` found no problem (None stays None): what the
+    clock is given, so that a ``numpy.float32`` never does arithmetic with it."""
+    return None if value is None else float(as_number(value)[0])
+
+
+def whole_number(value: Any, what: str = "a whole number") -> int:
+    """*value* as an int (:func:`as_number` with *whole*), or ValueError saying
+    ``<what> is asked for, and <value> is not one (must be ...)`` -- for the kit's answer forms."""
+    n, why = as_number(value, whole=True)
+    if n is None:
+        text = shown(value)
+        text = text if isinstance(text, str) and text is not value else repr(text)
+        raise ValueError(f"{what} is asked for, and {text} is not one ({why})")
+    return n
+
+
+def ascii_int(text: str) -> int | None:
+    """The int written by *text* in ASCII digits (``"12"``), else None: ``"²".isdigit()`` is true
+    but no int, and ``"٣"`` is an Arabic-Indic three ``int()`` would read."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_INT_DIGITS else None
 
 
 def _type_name(value: Any) -> str:
@@ -54,7 +135,7 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "bool"
-    if isinstance(value, (int, float)):
+    if isinstance(value, numbers.Real):   # NumPy's and pandas' scalars too
         return "number"
     if isinstance(value, str):
         return "string"
@@ -99,23 +180,16 @@ def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: b
 def as_integer(value: Any) -> int | None:
     """*value* as an int if it is an integer (``3``, ``numpy.int64(3)``, ``3.0``), else None.
 
-    bool is not an integer here, as in JSON.
+    bool is not an integer here, as in JSON (:func:`as_number`).
     """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else None
-    try:
-        return operator.index(value)
-    except TypeError:
-        return None
+    return as_number(value, whole=True)[0]
 
 
 def integer(value: Any, path: str, *, minimum: int | None = None) -> list[Error]:
     """An integer, at least *minimum*."""
-    number = as_integer(value)
+    number, why = as_number(value, whole=True)
     if number is None:
-        return [invalid(path, value, f"must be an integer, not {_type_name(value)}")]
+        return [invalid(path, value, why)]
     if minimum is not None and number < minimum:
         detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
         return [invalid(path, number, detail)]
@@ -149,14 +223,16 @@ def number(value: Any, path: str, *, minimum: float | None = 0.0, allow_none: bo
         return []
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return [invalid(path, value, f"must be a number of seconds, not {_type_name(value)}")]
-    if not math.isfinite(value):
-        return [invalid(path, float(value), "must be a finite number of seconds")]
-    if minimum is not None and value < minimum:
+    n, why = as_number(value)
+    if n is None:
+        shown_value = float(value) if why == "must be a finite number" and not isinstance(value, numbers.Integral) \
+            else value
+        return [invalid(path, shown_value, why + (" of seconds" if why == "must be a finite number" else ""))]
+    if minimum is not None and n < minimum:
         detail = NEGATIVE_MSG if minimum == 0 else f"must be greater than or equal to {minimum}"
-        return [invalid(path, value if isinstance(value, (int, float)) else float(value), detail)]
-    if maximum is not None and value > maximum:
-        return [invalid(path, value if isinstance(value, (int, float)) else float(value),
-                        f"must be less than or equal to {maximum:g} (seconds of simulated time)")]
+        return [invalid(path, value, detail)]
+    if maximum is not None and n > maximum:
+        return [invalid(path, value, f"must be less than or equal to {maximum:g} (seconds of simulated time)")]
     return []
 
 
@@ -282,9 +358,10 @@ def cluster_options(*, kubelet: Any, seed: Any, profile: Any, feature_gates: Any
     from .profiles import GATE_ADDED_IN, KNOWN_GATES, PROFILES, Profile, get_profile
 
     errs = one_of(kubelet, "kubelet", KUBELET_MODES)
-    if isinstance(seed, bool) or as_integer(seed) is None:
-        errs.append(invalid("seed", seed, f"must be an integer (the same seed gives the same run), "
-                                          f"not {_type_name(seed)}"))
+    seed_number, why = as_number(seed, whole=True)
+    if seed_number is None:
+        errs.append(invalid("seed", seed, why if why.startswith("must have") else
+                            f"must be an integer (the same seed gives the same run), not {_type_name(seed)}"))
     prof = None
     if isinstance(profile, Profile):
         prof = profile
@@ -345,8 +422,8 @@ def replicas(value: Any, name: str) -> int:
     if value is None:
         raise ValidationError([("spec.replicas", "Required value")], name=name)
     kind = _type_name(value)
-    if kind == "number":
-        kind = f"number {value!r}"
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        kind = f"number {shown(value)}"
     elif kind not in ("bool", "string", "array", "object"):
         raise ValidationError([invalid("spec.replicas", value, f"must be an integer, not {kind}")], name=name)
     raise ValidationError([("spec.replicas", f"json: cannot unmarshal {kind} into Go struct field "

@@ -70,11 +70,13 @@ def run_magic(line: str, cell: str | None = None):
         elif head == "--reset":
             reset, line = True, tail.strip()
         elif head == "--seed":
+            from .cli import seed_value
             value, _, rest = tail.strip().partition(" ")
-            if not value.isdigit():
-                sys.stderr.write(f'error: --seed needs a whole number, not "{value}"\n')
+            try:
+                seed, line = seed_value(value), rest.strip()
+            except ValueError as e:
+                sys.stderr.write(f"error: {e}\n")
                 return None
-            seed, line = int(value), rest.strip()
         else:
             break
     if reset:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..views.kubectl import printers as P
-from ..views.kubectl.flags import KubectlError, Parsed, parse, split
+from ..views.kubectl.flags import MAX_OUTPUT, Help, KubectlError, Parsed, parse, split
 
 __all__ = ["Session", "Result"]
 
@@ -33,7 +33,8 @@ __all__ = ["Session", "Result"]
 class Result:
     """What one command printed: *stdout*, *stderr*, the exit *status*, and the simulated time
     it started (*start*) and ended (*end*); *settled* is how many simulated seconds the catch-up
-    before it took (the previous command's effects playing out)."""
+    before it took (the previous command's effects playing out); *changed* is whether the command
+    itself changed the cluster (an object, the clock or a container's files) after that catch-up."""
 
     command: str
     stdout: str = ""
@@ -42,6 +43,7 @@ class Result:
     start: float = 0.0
     end: float = 0.0
     settled: float = 0.0
+    changed: bool = False
     syncs: list = field(default_factory=list, repr=False)
     warned_first: bool = False
     """kubectl wrote a warning to stderr before its output (a force delete's "Warning: Immediate
@@ -60,6 +62,13 @@ class Result:
 
 
 MAX_STDIN = 1_000_000
+CATCH_UP_SYNCS = 1000
+"""Syncs one catch-up runs at most (``Cluster.run``'s default)."""
+CATCH_UP_CHUNK = 2
+"""A catch-up runs syncs in chunks of this many; a chunk in which every sync failed and nothing was
+written, with nothing but the work queue's retries scheduled (a create the pod quota refuses,
+retried with back-off), ends it: the retries would change nothing, and each sync of a large set
+is costly."""
 READS = ("get", "describe", "rollout status", "rollout history", "exec", "run")
 """Commands that change nothing (the others may; ``get -w`` after one shows its run from the start)."""
 
@@ -84,12 +93,14 @@ class Session:
         self._change: tuple[str, int] | None = None  # (command line, index of its first sync)
         self._watch_from: dict | None = None  # where `get -w` starts: just before the last change
         self.watch_start: dict | None = None
+        self._watch_lines = (0, 0)  # watch lines so far, pod rows they were counted from
 
     def _watch_mark(self) -> dict:
         """What a watch opened just now would have seen first: the pods, and where the trace's watch lines are."""
         from ..views.kubectl import get as G
         c = self.cluster
-        return {"frame": len(G.watch_frame(c.trace)), "time": c.now, "namespace": self.namespace,
+        self._watch_lines = G.watch_frame_length(c.trace, self._watch_lines)
+        return {"frame": self._watch_lines[0], "time": c.now, "namespace": self.namespace,
                 "pods": list(c.store.list("Pod", self.namespace))}
 
     # ------------------------------------------------------------------ running
@@ -99,6 +110,7 @@ class Session:
         c = self.cluster
         self.files_read = dict(files or {})
         res = Result(line.strip(), start=c.now)
+        seen = None
         if stdin is not None and len(stdin) > MAX_STDIN:
             res.stderr, res.status = f"error: standard input is longer than {MAX_STDIN} characters\n", 1
             return res
@@ -110,6 +122,7 @@ class Session:
             if not streams:
                 res.settled = self.catch_up()
                 res.start = c.now
+            seen = self._fingerprint()
             mark = self._watch_mark() if parsed.command not in READS else None
             before = self._change
             self.watch_start, self._watch_from = self._watch_from, None
@@ -119,6 +132,8 @@ class Session:
             res.stdout += out or ""
             if parsed.command == "rollout status":  # it stopped when the rollout was done
                 res.settled += self.catch_up()
+        except Help as e:
+            res.stdout += e.message
         except KubectlError as e:
             res.stderr += e.message if e.message.endswith("\n") else e.message + "\n"
             res.status = e.status
@@ -128,9 +143,16 @@ class Session:
         except Exception as e:  # never a traceback: say what failed, as kubectl's checkErr would
             res.stderr += f"error: {type(e).__name__}: {e} (a command stsedu could not carry out)\n"
             res.status = 1
+        if len(res.stdout) > MAX_OUTPUT:
+            res.stdout = cut_output(res.stdout)
         res.end = c.now
+        res.changed = seen is not None and self._fingerprint() != seen
         self.history.append((line.strip(), stdin))
         return res
+
+    def _fingerprint(self) -> tuple:
+        c = self.cluster
+        return c.now, c.store.revision, self.files.writes
 
     def changed(self, parsed: Parsed) -> None:
         """Called by a verb that changed something: the cluster must catch up before the next command."""
@@ -142,10 +164,18 @@ class Session:
         (or until time *until*).  Returns the simulated seconds that took."""
         c = self.cluster
         t0 = c.now
-        c.run(until=until)  # cheap when nothing is queued or scheduled
-        if True:
-            if until is None or c.clock.peek() is None:
-                self._dirty = False
+        done = 0
+        while done < CATCH_UP_SYNCS:  # cheap when nothing is queued or scheduled
+            revision = c.store.revision
+            results = c.run(until=until, max_syncs=CATCH_UP_CHUNK)
+            done += len(results)
+            if len(results) < CATCH_UP_CHUNK:
+                break  # nothing more queued or scheduled, or *until* reached
+            if c.store.revision == revision and all(r.error for r in results) and all(
+                    label.startswith("workqueue:") for _, label in c.clock.pending()):
+                break  # only retries of a refused write (a quota) are left: they go on in the background
+        if until is None or c.clock.peek() is None:
+            self._dirty = False
         return c.now - t0
 
     def wait_gone(self, kind: str, namespace: str, name: str, uid: str) -> None:
@@ -195,6 +225,16 @@ class Session:
         if obj is None:
             raise rtype.not_found(name)
         return obj
+
+
+def cut_output(text: str) -> str:
+    """*text* cut after :data:`~stsedu.views.kubectl.flags.MAX_OUTPUT` characters (at a line's end
+    when one is near), with a note saying so."""
+    head = text[:MAX_OUTPUT]
+    nl = head.rfind("\n", MAX_OUTPUT - 10_000)
+    head = head[:nl + 1] if nl >= 0 else head + "\n"
+    return head + (f"... (stsedu: the output was cut after {len(head)} characters, as a terminal's "
+                   "scrollback would drop the rest)\n")
 
 
 def dispatch(s, p: Parsed, stdin, res) -> str:

@@ -52,10 +52,14 @@ def _is_ours(pid: int, workdir: str) -> bool:
 
 
 def read_state(path: Path | None = None) -> dict | None:
+    """The running control plane's state file, read through the kit's bounded reader (a FIFO or a
+    folder at ``$STSEDU_LIVE_STATE`` is no state, not a hang); None when there is none."""
+    from ..files import FileReadError, Limits, load_json, read_text
+    limits = Limits("live state file", 1 << 20)
     path = path or state_path()
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = load_json(read_text(path, limits), limits)
+    except FileReadError:
         return None
     return data if isinstance(data, dict) else None
 

@@ -235,6 +235,10 @@ def find_kubectl() -> str:
     return path
 
 
+KUBECTL_TIMEOUT = 60
+"""Seconds one kubectl command of a live session may take."""
+
+
 class LiveSession:
     """One namespace of a real cluster, recorded, with the kit's kubelet unless *kubelet* is False.
 
@@ -274,6 +278,8 @@ class LiveSession:
                 time.sleep(0.2)
         except ApiException as e:
             raise LiveUnavailable(f"cannot prepare namespace {self.namespace}: {e.status} {e.reason}") from None
+        except LiveUnavailable:  # a timeout, named by the client
+            raise
         except Exception as e:  # noqa: BLE001 - connection refused, bad certificate, ...
             raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
         self.recorder = Recorder(self.api, self.namespace).start()
@@ -304,8 +310,11 @@ class LiveSession:
         if self.context:
             cmd += ["--context", self.context]
         cmd += ["-n", self.namespace, *args]
-        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "KUBECTL_INTERACTIVE_DELETE": "false"})
+        try:
+            proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=KUBECTL_TIMEOUT,
+                                  env={**os.environ, "KUBECTL_INTERACTIVE_DELETE": "false"})
+        except subprocess.TimeoutExpired:
+            raise LiveUnavailable(f"kubectl {' '.join(args)[:200]} did not finish within {KUBECTL_TIMEOUT} s") from None
         if check and proc.returncode != 0:
             raise LiveUnavailable(f"kubectl {' '.join(args)} failed: {proc.stderr.strip()[:300]}")
         return proc

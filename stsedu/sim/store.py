@@ -54,6 +54,11 @@ class Store:
                 self._objects[kind].setdefault(namespace, {}))
         return proxy
 
+    @property
+    def revision(self) -> int:
+        """The last resourceVersion handed out: it moves on every write (a check that nothing changed)."""
+        return self._rv
+
     def values(self, kind: str) -> Iterable:
         return [o for ns in self._objects[kind].values() for o in ns.values()]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..api.arguments import as_number, ascii_int, whole_number
 from ..lessons import examples
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
@@ -478,7 +479,7 @@ def question(qid: str) -> Question:
     one of them; see :mod:`stsedu.lessons.exercises.modes`)."""
     try:
         return QUESTIONS[qid]
-    except KeyError:
+    except (KeyError, TypeError):   # TypeError: a list is no question id
         raise KeyError(f"no question {qid!r}; known: {', '.join(QUESTIONS)}") from None
 
 
@@ -488,7 +489,8 @@ class WrongForm(ValueError):
 
 def _ordinal_key(s: str):
     head, _, tail = s.rpartition("-")
-    return (head, int(tail)) if tail.isdigit() else (s, 0)
+    n = ascii_int(tail)
+    return (head, n) if n is not None else (s, 0)
 
 
 def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
@@ -523,16 +525,17 @@ def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
                             + (" (a list, not a name)" if isinstance(value, (list, tuple, set)) else ""))
         return value.strip()
     if kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-            raise WrongForm(f"a whole number is asked for, and {value!r} is not one")
-        return int(value)
+        try:
+            return whole_number(value)
+        except ValueError as e:
+            raise WrongForm(str(e)) from None
     if kind == "numbers":
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
             raise WrongForm(f"a tuple of numbers is asked for, and {value!r} is not one"
                             + (" (a string: leave out the quotes)" if isinstance(value, str) else ""))
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
-            raise WrongForm("each item must be a number of seconds")
-        return tuple(round(float(v), 9) for v in value)
+        if any(as_number(v)[0] is None for v in value):
+            raise WrongForm("each item must be a finite number of seconds")
+        return tuple(round(float(as_number(v)[0]), 9) for v in value)
     if kind == "bool":
         if not isinstance(value, bool):
             raise WrongForm(f"True or False is asked for (no quotes), and {value!r} is neither")

@@ -415,3 +415,81 @@ def test_lab_action_with_any_value(action, value):
     getattr(lab, action[1])(value)
     if lab.last_error is not None:
         assert _everything(lab) == before
+
+
+# ------------------------------------------------------------------ issue 44: `stsedu kubectl` command lines
+
+_VERBS = ["get", "describe", "scale", "delete", "patch", "apply", "create", "label", "annotate", "edit",
+          "rollout status", "rollout undo", "rollout history", "rollout restart", "rollout pause",
+          "set image", "exec", "run", "logs", "gett", "help", "version", ""]
+_TARGETS = ["sts", "sts/web", "pods", "pod/web-0", "web", "web-0", "pvc", "svc", "controllerrevisions", "nope"]
+_FLAGS = ["--replicas", "--timeout", "--request-timeout", "-o", "--output", "-l", "--selector", "-f", "-p",
+          "--patch-file", "--type", "--to-revision", "--revision", "--cascade", "--grace-period", "-w",
+          "--wait", "--force", "--seed", "-n", "--help", "-h", "--template", "-L", "--", "--overwrite"]
+_VALUES = ["3", "-1", "²", "٣", "0x1f", "99999999999999999999999", "1e999", "nan", "xyz", "1m30s",
+           "99999999999999999999999h", "5s", "yaml", "json", "name", "wide", "jsonpath={..*}",
+           "go-template={{range $.items}}{{range $.items}}{{.}}{{end}}{{end}}", "app=nginx",
+           "a in (b,b,b)", "nginx=nginx:2", '{"spec":{"replicas":2}}', "/dev/zero", "/nonexistent.yaml", "-",
+           ".", "orphan", "foreground", "true", "false", "", "'", '"', "{{", "hostname", "a-", "x=y"]
+
+
+@pytest.fixture(scope="module")
+def kubectl_base(tmp_path_factory):
+    """A state file holding the tutorial's set, made once; each example starts from a copy of it."""
+    import io
+    import os
+    from stsedu.console import cli
+    folder = tmp_path_factory.mktemp("kubectl-fuzz")
+    path = folder / "base.json"
+    old = os.environ.get("STSEDU_KUBECTL_STATE")
+    os.environ["STSEDU_KUBECTL_STATE"] = str(path)
+    try:
+        for argv in (["apply", "-f", "https://k8s.io/examples/application/web/web.yaml"], ["get", "pods"]):
+            assert cli.main(argv, io.StringIO(), io.StringIO(), io.StringIO()) == 0
+    finally:
+        if old is None:
+            del os.environ["STSEDU_KUBECTL_STATE"]
+        else:
+            os.environ["STSEDU_KUBECTL_STATE"] = old
+    return path.read_bytes(), folder
+
+
+@examples(ci=40, long=1000)
+@given(verb=st.sampled_from(_VERBS), target=st.lists(st.sampled_from(_TARGETS), max_size=2),
+       rest=st.lists(st.sampled_from(_FLAGS) | st.sampled_from(_VALUES)
+                     | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6), max_size=6))
+def test_any_kubectl_command_line(kubectl_base, verb, target, rest):
+    """Random verbs, flags and values on `stsedu kubectl`: an answer with kubectl's status, never a
+    traceback, in bounded time, and a refusal (non-zero status) that leaves the state file as it was
+    unless the command did change the cluster (a partial apply, a rollout status that let time pass)."""
+    import io
+    import os
+    import time
+    from stsedu.console import cli
+    from stsedu.console.session import Session
+    base, folder = kubectl_base
+    path = folder / "state.json"
+    path.write_bytes(base)
+    argv = verb.split() + target + rest
+    old = os.environ.get("STSEDU_KUBECTL_STATE")
+    os.environ["STSEDU_KUBECTL_STATE"] = str(path)
+    out, err = io.StringIO(), io.StringIO()
+    t = time.monotonic()
+    try:
+        status = cli.main(argv, out, err, io.StringIO("apiVersion: v1\nkind: Service\n"))
+    finally:
+        if old is None:
+            del os.environ["STSEDU_KUBECTL_STATE"]
+        else:
+            os.environ["STSEDU_KUBECTL_STATE"] = old
+    assert time.monotonic() - t < 20, argv
+    text = out.getvalue() + err.getvalue()
+    assert status in (0, 1, 2, 126, 127), (argv, text)
+    assert "Traceback" not in text and "could not carry out" not in text, (argv, text)
+    if status != 0 and argv[:1] != ["reset"] and path.read_bytes() != base:
+        # kept only if the command changed the cluster: replay it and see
+        s = Session()
+        for entry in json.loads(base)["commands"]:
+            s.run(entry[0], entry[1], entry[2] if len(entry) > 2 else None)
+        entry = json.loads(path.read_bytes())["commands"][-1]
+        assert s.run(entry[0], entry[1], entry[2]).changed, (argv, text)

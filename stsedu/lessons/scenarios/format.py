@@ -52,6 +52,8 @@ def step_work(action: str, args: Mapping[str, Any]) -> int:
         return args.get("count", 1)
     if action in ("run", "run_all", "settle"):
         return args.get("max_syncs", DEFAULT_MAX_SYNCS)
+    if action == "advance":
+        return math.ceil(args["seconds"] / _limits.ADVANCE_SECONDS_PER_WORK)
     return 0
 
 TOP_KEYS = ("name", "title", "description", "cluster", "objects", "set", "steps")

@@ -241,7 +241,8 @@ def from_dict(data: Any, source: str = "<scenario>", base: str | Path | None = N
             raise ScenarioError(f"the steps so far ask for up to {work} syncs and kubelet steps, over the"
                                 f" budget of {_limits.MAX_SCENARIO_WORK} for one scenario"
                                 f" ({_limits.hint('MAX_SCENARIO_WORK')}; a run or settle without"
-                                f" max_syncs counts {DEFAULT_MAX_SYNCS})",
+                                f" max_syncs counts {DEFAULT_MAX_SYNCS}, an advance one per"
+                                f" {_limits.ADVANCE_SECONDS_PER_WORK} s)",
                                 source, s.number, s.action)
     description = "\n\n".join(" ".join(para.split()) for para in description.split("\n\n") if para.strip())
     return Scenario(name=name, title=title, description=description, source=source,

@@ -50,11 +50,27 @@ def targets(args: list[str], command: str) -> list[tuple[P.RType, str | None]]:
     return [(t, n) for t in types for n in args[1:]]
 
 
+def _requirements(text: str) -> list[str]:
+    """*text* split at the commas outside parentheses, in one pass (a lookahead per comma would
+    rescan the rest of a long ``in (...)`` list for each of its commas)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
 def label_selector(text: str):
     """A ``-l`` selector (``app=nginx``, ``app!=x``, ``app in (a,b)``, ``app``, ``!app``) as a predicate."""
     import re
     reqs = []
-    for part in re.split(r",(?![^()]*\))", text.strip()):
+    for part in _requirements(text.strip()):
         part = part.strip()
         if not part:
             continue

@@ -25,11 +25,15 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-__all__ = ["Flag", "Parsed", "UsageError", "KubectlError", "split", "parse", "COMMANDS"]
+__all__ = ["Flag", "Parsed", "UsageError", "KubectlError", "Help", "split", "parse", "COMMANDS"]
 
 MAX_LINE = 100_000
 """The longest command line read (characters); longer is refused before it is split."""
 MAX_WORDS = 1_000
+MAX_OUTPUT = 2_000_000
+"""The most characters one command prints on stdout: past it the output is cut with a note, as a
+terminal's scrollback would drop it (``exec … -- cat`` of one file 300 times, ``get -o yaml`` of
+thousands of pods); the simulated shell stops producing output there too."""
 
 
 class KubectlError(Exception):
@@ -38,6 +42,13 @@ class KubectlError(Exception):
     def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.message, self.status = message, status
+
+
+class Help(KubectlError):
+    """``--help``, ``-h`` or ``help``: kubectl prints the help on stdout and exits 0 (the *message*)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=0)
 
 
 class FlagError(KubectlError):
@@ -92,20 +103,20 @@ COMMANDS: dict[str, tuple[Flag, ...]] = {
         _f("output", "o", default=""), _f("cascade", default="background", bare="background"),
         _f("wait", kind="bool", default=True), _f("grace-period", kind="int", default=-1),
         _f("force", kind="bool"), _f("now", kind="bool"), _f("ignore-not-found", kind="bool"),
-        _f("timeout", default="0s")),
+        _f("timeout", kind="duration", default="0s")),
     "get": _OUTPUT + (
         _f("selector", "l", default=""), _f("label-columns", "L", kind="strings", default=()),
         _f("watch", "w", kind="bool"), _f("watch-only", kind="bool"), _f("output-watch-events", kind="bool"),
         _f("show-labels", kind="bool"), _f("no-headers", kind="bool"), _f("ignore-not-found", kind="bool")),
     "describe": (_f("selector", "l", default=""), _f("show-events", kind="bool", default=True)),
     "scale": _SELECT + (_f("replicas", kind="int", default=-1), _f("current-replicas", kind="int", default=-1),
-                        _f("output", "o", default=""), _f("timeout", default="0s")),
+                        _f("output", "o", default=""), _f("timeout", kind="duration", default="0s")),
     "set image": _SELECT + (_f("output", "o", default=""),),
     "patch": (_f("patch", "p", default=""), _f("type", default="strategic"), _f("patch-file", default=""),
               _f("output", "o", default=""), _f("subresource", default="")),
     "edit": (_f("output", "o", default=""), _f("filename", "f", kind="array", default=())),
     "rollout status": (_f("watch", "w", kind="bool", default=True), _f("revision", kind="int", default=0),
-                       _f("timeout", default="0s")),
+                       _f("timeout", kind="duration", default="0s")),
     "rollout history": (_f("revision", kind="int", default=0), _f("output", "o", default="")),
     "rollout undo": (_f("to-revision", kind="int", default=0), _f("output", "o", default="")),
     "rollout restart": (_f("output", "o", default=""),),
@@ -220,6 +231,9 @@ def _convert(flag: Flag, value: str, shown: str, path: str = "kubectl"):
         if value not in _BOOLS:
             raise bad(f'strconv.ParseBool: parsing "{value}": invalid syntax')
         return _BOOLS[value]
+    if flag.kind == "duration":  # pflag's DurationVar: time.ParseDuration when the flag is read
+        go_duration(value, shown, path)
+        return value
     if flag.kind == "int":
         if not _INT.match(value) or "__" in value or value.endswith("_"):
             raise bad(f'strconv.ParseInt: parsing "{value}": invalid syntax')
@@ -230,9 +244,85 @@ def _convert(flag: Flag, value: str, shown: str, path: str = "kubectl"):
     return value
 
 
+HELP_WORDS = ("-h", "--help", "--help=true")
+
+
+def _flag_line(f: Flag) -> str:
+    names = f"-{f.short}, --{f.name}" if f.short else f"    --{f.name}"
+    if f.kind in ("array", "strings"):
+        default = "=[]"
+    elif f.kind == "bool":
+        default = "=true" if f.default else "=false"
+    else:
+        default = f"='{f.default or ''}'" if f.kind == "string" else f"={f.default}"
+    return f"    {names}{default}\n"
+
+
+def help_text(command: str | None = None) -> str:
+    """What ``kubectl --help`` (or ``kubectl CMD --help``) prints here: the commands the embedded
+    cluster simulates, or the flags of *command* the kit reads."""
+    if command is None:
+        simulated = sorted({c.split()[0] for c in COMMANDS}, key=_kubectl_order)
+        return ("kubectl controls the stsedu embedded cluster (a simulated API server, StatefulSet "
+                "controller and kubelet).\n\n"
+                "Commands simulated:\n" + "".join(f"  {c}\n" for c in simulated)
+                + "\nkubectl commands not simulated here: " + ", ".join(KNOWN_ELSEWHERE) + "\n\n"
+                "Usage:\n  kubectl [flags] [options]\n\n"
+                'Use "kubectl <command> --help" for more information about a given command.\n')
+    if command in PARENTS:
+        return (f"kubectl {command}: one of its subcommands: " + ", ".join(PARENTS[command]) + "\n\n"
+                f"Usage:\n  kubectl {command} SUBCOMMAND\n")
+    flags = sorted(COMMANDS[command] + GLOBAL, key=lambda f: f.name)
+    return (f"kubectl {command} (simulated by stsedu)\n\nOptions the embedded cluster reads:\n"
+            + "".join(_flag_line(f) for f in flags)
+            + f"\nUsage:\n  kubectl {command} [flags] [options]\n")
+
+
+def _help_asked(words: list[str]) -> bool:
+    head = words[:words.index("--")] if "--" in words else words
+    return any(w in HELP_WORDS for w in head)
+
+
+MAX_DURATION = (2 ** 63 - 1) / 1e9
+"""Go's longest ``time.Duration`` in seconds (about 292 years); a longer one is ``invalid duration``."""
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+
+
+def go_duration(text: str, shown: str, path: str = "kubectl", bare_seconds: bool = False) -> float:
+    """*text* as Go's ``time.ParseDuration`` reads it (``30s``, ``1m30s``, ``500ms``, ``0``), in
+    seconds; with *bare_seconds* a bare integer is seconds (kubectl's ``--request-timeout``).
+    pflag's ``invalid argument ... time: invalid duration`` otherwise, overflow included."""
+    def bad() -> FlagError:
+        return FlagError(f'invalid argument "{text}" for "{shown}" flag: time: invalid duration "{text}"', path)
+    t = str(text)
+    if len(t) > 100:
+        raise bad()
+    if bare_seconds and re.fullmatch(r"[0-9]+", t):
+        seconds = float(int(t))
+    elif t in ("0", "+0", "-0"):
+        return 0.0
+    else:
+        sign, body = (-1.0 if t[:1] == "-" else 1.0), t.lstrip("+-") if t[:1] in "+-" else t
+        parts = _DURATION.findall(body)
+        if not body or not parts or "".join(a + b for a, b in parts) != body or \
+                any(a in ("", ".") for a, _ in parts):
+            raise bad()
+        seconds = sign * sum(float(a) * _UNITS[u] for a, u in parts)
+    if abs(seconds) > MAX_DURATION:
+        raise bad()
+    return seconds
+
+
 def parse(words: list[str]) -> Parsed:
-    """Find the command and read its flags; raise :class:`KubectlError` as kubectl reports a bad line."""
-    if not words:
+    """Find the command and read its flags; raise :class:`KubectlError` as kubectl reports a bad line
+    (:class:`Help`, status 0, for ``--help``)."""
+    if not words or words[0] == "help":
+        if words[1:2] and words[1] in COMMANDS or words[1:2] and words[1] in PARENTS:
+            raise Help(help_text(words[1]))
+        if words:
+            raise Help(help_text())
         raise KubectlError("error: no command given; try %kubectl get pods\nRun 'kubectl --help' for usage.")
     # the command is the first word that is not a flag (global flags may come before it)
     globals_before: list[str] = []
@@ -245,11 +335,15 @@ def parse(words: list[str]) -> Parsed:
             globals_before.append(words[i + 1])
             i += 1
         i += 1
+    if (i >= len(words) or words[i] == "--") and _help_asked(words[:i]):
+        raise Help(help_text())
     if i >= len(words) or words[i] == "--":
         raise KubectlError("error: no command given; try %kubectl get pods\nRun 'kubectl --help' for usage.")
     name, rest = words[i], globals_before + words[i + 1:]
     if name in PARENTS:
         sub = next((w for w in rest if not w.startswith("-")), None)
+        if _help_asked(rest):
+            raise Help(help_text(f"{name} {sub}" if f"{name} {sub}" in COMMANDS else name))
         if sub is None:
             raise KubectlError(f"error: kubectl {name} needs a subcommand: "
                                + ", ".join(PARENTS[name]) + f"\nRun 'kubectl {name} --help' for usage.")
@@ -263,6 +357,8 @@ def parse(words: list[str]) -> Parsed:
             raise KubectlError(f"error: stsedu does not simulate 'kubectl {name}'; the embedded cluster "
                                "answers: " + ", ".join(sorted(c for c in COMMANDS)))
         raise _unknown_command(name)
+    if _help_asked(rest):
+        raise Help(help_text(name))
     path = f"kubectl {name}"
     flags = COMMANDS[name] + GLOBAL
     by_long = {f.name: f for f in flags}

@@ -206,6 +206,24 @@ def watch_frame(trace, set_name: str | None = None):
     return out[cols]
 
 
+_EVENT = None
+
+
+def watch_frame_length(trace, since: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+    """``(len(watch_frame(trace)), pod rows read)`` without building the frame: each pod row is one
+    line and a created pod two more.  *since* is an earlier answer to count on from (the trace only
+    grows), so that marking where a watch starts stays cheap however long the session runs."""
+    global _EVENT
+    if _EVENT is None:
+        from ...trace import POD_COLUMNS
+        _EVENT = POD_COLUMNS.index("event")
+    lines, read = since
+    rows = trace.table_rows("pods")
+    for row in rows[read:]:
+        lines += 3 if row[_EVENT] == "created" else 1
+    return lines, len(rows)
+
+
 def watch_lines(trace, set_name: str | None = None, wide: bool = False, revision: bool = False) -> list[str]:
     """What ``kubectl get pods -w`` prints while the trace's run unfolds: a header, then one line per pod change.
 

@@ -23,10 +23,14 @@ from pathlib import Path
 
 from ...api.errors import ValidationError
 from ...api.field_errors import go_quote
+from ...files import FileReadError, Limits, read_text
 from .flags import KubectlError
 
 MAX_FILE = 2_000_000
 MAX_FILES = 100
+FILE = Limits("file kubectl reads", MAX_FILE)
+"""What ``-f FILE`` and ``--patch-file`` may be: a regular file (not a pipe, a device or a folder)
+of at most :data:`MAX_FILE` bytes, its size checked before it is read."""
 
 TUTORIAL_URLS = {
     "https://k8s.io/examples/application/web/web.yaml": "web.yaml",
@@ -92,11 +96,9 @@ def read_files(names: list[str], stdin: str | None, recursive: bool = False,
             files = [p]
         for f in files:
             try:
-                if f.stat().st_size > MAX_FILE:
-                    raise KubectlError(f"error: {f}: the file is larger than {MAX_FILE} bytes")
-                text = f.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise KubectlError(f"error: error reading {f}: {getattr(e, 'strerror', None) or e}") from None
+                text = read_text(f, FILE)
+            except FileReadError as e:
+                raise KubectlError(f"error: error reading {f}: {e}") from None
             if not p.is_dir():
                 seen[name] = text
             out += _documents(text, str(f))

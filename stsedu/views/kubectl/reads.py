@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from . import get as G
 from . import printers as P
-from .flags import KubectlError, Parsed
+from .flags import KubectlError, Parsed, go_duration
 from .args import MISSING_RESOURCE, NO_RESOURCE, label_selector, one_statefulset, targets
 
 GET_NO_TYPE = ('You must specify the type of resource to get. Use "kubectl api-resources" for a complete list '
@@ -17,15 +15,8 @@ GET_NO_TYPE = ('You must specify the type of resource to get. Use "kubectl api-r
 
 def duration(text: str, flag: str) -> float:
     """A Go duration (``30s``, ``1m30s``, ``500ms``; a bare number is seconds, as kubectl reads
-    ``--request-timeout``) in seconds."""
-    t = str(text).strip()
-    if re.fullmatch(r"\d+", t):
-        return float(t)
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", t)
-    if not parts or "".join(a + b for a, b in parts) != t:
-        raise KubectlError(f'error: invalid argument "{text}" for "{flag}" flag: time: invalid duration "{text}"')
-    scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    return sum(float(a) * scale[b] for a, b in parts)
+    ``--request-timeout``) in seconds, at most Go's longest (:func:`~.flags.go_duration`)."""
+    return go_duration(text, flag, bare_seconds=True)
 
 
 # ====================================================================== get
@@ -197,8 +188,11 @@ def rollout_status(s, p: Parsed, stdin, res) -> str:
     t, o = items[0]
     out = []
     rv = None
-    deadline = c.now + timeout if timeout > 0 else None
-    for _ in range(100_000):
+    wait = min(timeout, MAX_ROLLOUT_WAIT) if timeout > 0 else ROLLOUT_WAIT
+    started = c.now
+    deadline = started + wait
+    done = False
+    for _ in range(MAX_ROLLOUT_STEPS):
         sts = c.store.get("StatefulSet", o.namespace, o.name)
         if sts is None:
             raise t.not_found(o.name)
@@ -217,25 +211,48 @@ def rollout_status(s, p: Parsed, stdin, res) -> str:
                     continue
             out.append(text + "\n")
             if text.startswith(("statefulset rolling update complete", "partitioned roll out complete")):
+                done = True
                 break
         if not p["watch"]:
+            done = True
             break
-        if deadline is not None and c.now >= deadline:
-            res.stdout += "".join(out)
-            raise KubectlError("error: timed out waiting for the condition")
-        if not _step(c):
+        if c.now >= deadline or not _step(c, deadline):
             break
+    if not done:  # kubectl waits until --timeout, then says why; the kit cannot wait for ever
+        res.stdout += "".join(out)
+        why = "" if timeout > 0 and timeout <= MAX_ROLLOUT_WAIT else (
+            f" (stsedu waited {_span(c.now - started)} of simulated "
+            "time and the rollout made no more progress; --timeout sets how long to wait)")
+        raise KubectlError("error: timed out waiting for the condition" + why)
     return "".join(out)
 
 
-def _step(c) -> bool:
-    """One sync of the whole controller (time jumps to the next scheduled event when nothing is queued);
-    False once nothing is queued or scheduled."""
+ROLLOUT_WAIT = 600.0
+"""How long ``rollout status`` without ``--timeout`` waits for a rollout that does not finish (simulated
+seconds): kubectl would wait until interrupted, the kit stops and says so."""
+MAX_ROLLOUT_WAIT = 86_400.0
+"""The longest ``--timeout`` of ``rollout status`` the kit waits out (one simulated day)."""
+MAX_ROLLOUT_STEPS = 100_000
+"""Syncs ``rollout status`` may run (a bound on real time whatever the simulated wait)."""
+
+
+def _span(seconds: float) -> str:
+    m, s = divmod(int(round(seconds)), 60)
+    h, m = divmod(m, 60)
+    return (f"{h}h" if h else "") + (f"{m}m" if h or m else "") + f"{s}s"
+
+
+def _step(c, until: float | None = None) -> bool:
+    """One sync of the whole controller (time jumps to the next scheduled event when nothing is queued,
+    never past *until*); False once nothing is queued or scheduled."""
     before = (len(c.trace), c.now)
-    c.run(max_syncs=1)
-    if (len(c.trace), c.now) == before:
-        return False
-    return True
+    c.run(max_syncs=1, until=until)
+    if (len(c.trace), c.now) != before:
+        return True
+    if until is not None and c.now < until and c.clock.peek() is not None:
+        c.advance(until - c.now)  # the next event is past *until*: wait until then
+        return True
+    return False
 
 
 def rollout_history(s, p: Parsed, stdin, res) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from .flags import KubectlError, Parsed, UsageError
+from .flags import MAX_OUTPUT, KubectlError, Parsed, UsageError
 
 DNS_SERVER = "10.96.0.10"
 NGINX_ROOT = "/usr/share/nginx/html"
@@ -40,6 +40,8 @@ class Files:
 
     def __init__(self) -> None:
         self.data: dict[str, dict[str, str]] = {}
+        self.writes = 0
+        """How many writes were made (a check that a command changed nothing)."""
 
     def read(self, owner: str, path: str) -> str | None:
         return self.data.get(owner, {}).get(path)
@@ -50,6 +52,7 @@ class Files:
         if len(new) > MAX_FILE or sum(len(f) for f in self.data.values()) > MAX_FILES:
             raise _Fail(f"sh: write error: No space left on device", 1)
         files[path] = new
+        self.writes += 1
 
     def listing(self, owner: str, folder: str) -> list[str]:
         prefix = folder.rstrip("/") + "/"
@@ -106,12 +109,15 @@ class _Container:
         if name == "hostname":
             return self.hostname() + "\n", 0
         if name == "cat":
-            out = []
+            out, size = [], 0
             for a in args:
                 text = self.read(a)
                 if text is None:
                     return "".join(out) + f"cat: can't open '{a}': No such file or directory\n", 1
                 out.append(text)
+                size += len(text)
+                if size > MAX_OUTPUT:  # more than the session prints: it cuts the output here
+                    break
             return "".join(out), 0
         if name == "echo":
             return " ".join(args) + "\n", 0
@@ -151,7 +157,7 @@ class _Container:
         """``sh -c SCRIPT`` for the subset in the module's docstring."""
         if len(script) > 10_000:
             raise _Fail("sh: script too long for the simulated shell", 2)
-        out, status = [], 0
+        out, status, size = [], 0, 0
         for op, part in _split_script(script):
             if (op == "&&" and status != 0) or (op == "||" and status == 0):
                 continue
@@ -166,6 +172,9 @@ class _Container:
                 self.write(redirect.group(2).strip("'\""), text, append=redirect.group(1) == ">>")
             else:
                 out.append(text)
+                size += len(text)
+                if size > MAX_OUTPUT:  # the session cuts the output here; the rest would not show
+                    break
         return "".join(out), status
 
 

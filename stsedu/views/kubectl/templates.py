@@ -20,6 +20,7 @@ literals (``{{"\\n"}}``), and ``{{-``/``-}}`` trimming.  Values print as Go's ``
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -30,6 +31,9 @@ __all__ = ["jsonpath", "go_template"]
 
 MAX_TEMPLATE = 10_000
 MAX_OUTPUT = 5_000_000
+MAX_WORK = 200_000
+"""Steps one template may take (each piece printed, each range item, each value a path finds):
+nested ``{{range $.items}}`` or ``{range $..*}`` multiply, so the work is bounded, not just the output."""
 
 
 def _json_compact(v: Any) -> str:
@@ -83,8 +87,6 @@ def _jp_tokens(template: str) -> list[tuple[str, str]]:
 
 
 def _jp_find(path: str, data: Any, root: Any) -> list[Any]:
-    from jsonpath_ng.exceptions import JsonPathParserError, JsonPathLexerError
-    from jsonpath_ng.ext import parse
     p = path.strip()
     if p in ("", "$", "@"):
         return [data if p == "@" or not p else root]
@@ -98,11 +100,21 @@ def _jp_find(path: str, data: Any, root: Any) -> list[Any]:
     p = re.sub(r"\.((?:[^.\[\]\\'\"]|\\.)+)",
                lambda m: "." + (f"'{m.group(1).replace(chr(92) + '.', '.')}'"
                                 if "\\" in m.group(1) or "/" in m.group(1) else m.group(1)), p)
-    try:
-        expr = parse("$" + p)
-    except (JsonPathParserError, JsonPathLexerError, Exception) as e:  # jsonpath-ng raises plain Exception too
-        raise ValueError(f"unrecognized identifier {path.strip()}") from e
+    expr = _jp_expr("$" + p)
+    if expr is None:
+        raise ValueError(f"unrecognized identifier {path.strip()}")
     return [m.value for m in expr.find(start)]
+
+
+@functools.lru_cache(maxsize=256)
+def _jp_expr(path: str):
+    """jsonpath-ng's parse of *path* (None if it cannot read it), once per path: a range runs its
+    actions once per item."""
+    from jsonpath_ng.ext import parse
+    try:
+        return parse(path)
+    except Exception:  # jsonpath-ng raises its own errors and plain Exception too
+        return None
 
 
 def _jp_text(v: Any) -> str:
@@ -126,11 +138,19 @@ def _parsed(template: str, parse, error: str):
 
 
 class _Output:
-    """A template's output, built piece by piece, refused once longer than :data:`MAX_OUTPUT`."""
+    """A template's output, built piece by piece, refused once longer than :data:`MAX_OUTPUT`, and the
+    work done to build it, refused past :data:`MAX_WORK` steps."""
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
+        self.work = 0
+
+    def step(self, n: int = 1) -> None:
+        self.work += n
+        if self.work > MAX_WORK:
+            raise KubectlError(f"error: the template takes more than {MAX_WORK} steps (nested ranges multiply); "
+                               "the kit stops there")
 
     def emit(self, s: str) -> None:
         self.size += len(s)
@@ -163,12 +183,18 @@ def jsonpath(template: str, data: Any) -> str:
     out = _Output()
     emit = out.emit
 
+    def find(path, cur) -> list:
+        found = _jp_find(path, cur, data)
+        out.step(1 + len(found))
+        return found
+
     def walk(nodes, cur) -> None:
         for node in nodes:
+            out.step()
             if node[0] == "text":
                 emit(node[1])
             elif node[0] == "range":
-                found = _jp_find(node[1], cur, data)
+                found = find(node[1], cur)
                 if len(found) == 1 and isinstance(found[0], list) and not node[1].rstrip().endswith("]"):
                     found = found[0]
                 for item in found:
@@ -178,7 +204,7 @@ def jsonpath(template: str, data: Any) -> str:
                 if s[:1] in "\"'" and s[-1:] == s[:1] and len(s) >= 2:
                     emit(_go_unquote('"' + s[1:-1] + '"') if s[0] == "'" else _go_unquote(s))
                     continue
-                emit(" ".join(_jp_text(v) for v in _jp_find(s, cur, data)))
+                emit(" ".join(_jp_text(v) for v in find(s, cur)))
 
     try:
         walk(stack[0], data)
@@ -306,6 +332,7 @@ def go_template(template: str, data: Any) -> str:
 
     def walk(nodes, dot, env) -> None:
         for n in nodes:
+            out.step()
             if n[0] == "text":
                 emit(n[1])
             elif n[0] == "value":

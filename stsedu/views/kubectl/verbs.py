@@ -12,13 +12,13 @@ not exist`` and ``resource(s) were provided, but no name was specified``...
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 from ...api.errors import ValidationError
 from . import printers as P
 from .flags import KubectlError, Parsed, UsageError
 from .args import MISSING_RESOURCE, NO_NAME, NO_RESOURCE, ONE_OR_MORE, call, collect, one_statefulset, targets
-from .objects_io import invalid_text, load_patch, merge_diff, read_files, strategic_merge
+from ...files import FileReadError, read_text
+from .objects_io import FILE, invalid_text, load_patch, merge_diff, read_files, strategic_merge
 
 # ====================================================================== apply / create
 
@@ -283,10 +283,10 @@ def patch(s, p: Parsed, stdin, res) -> str:
         if text:
             raise KubectlError("error: cannot specify --patch and --patch-file together")
         try:
-            text = Path(p["patch-file"]).read_text()[:1_000_000]
-        except OSError as e:
-            raise KubectlError(f"error: unable to read patch file: open {p['patch-file']}: "
-                               f"{(e.strerror or str(e)).lower()}") from None
+            text = read_text(p["patch-file"], FILE)
+        except FileReadError as e:
+            problem = "no such file or directory" if e.problem == "no such file" else e.problem
+            raise KubectlError(f"error: unable to read patch file: open {p['patch-file']}: {problem}") from None
     if not text:
         raise KubectlError("error: must specify --patch or --patch-file containing the contents of the patch")
     kind = p["type"]

@@ -1,0 +1,64 @@
+"""The API server's answers as typed errors: ``stsedu.api.errors`` reads them as
+``k8s.io/apimachinery/pkg/api/errors`` reads a ``StatusError`` (reason, then code)."""
+
+from __future__ import annotations
+
+import pytest
+
+import stsedu
+from stsedu.api.errors import APIError, is_already_exists, is_conflict, is_invalid, is_not_found
+
+
+def test_an_answer_keeps_its_reason_and_code():
+    """NewConflict, NewNotFound, NewAlreadyExists, NewInvalid: the reason and the HTTP code."""
+    got = {reason: APIError("update", "Pod", "web-0", reason=reason).code
+           for reason in ("Conflict", "NotFound", "AlreadyExists", "Invalid", "InternalError")}
+    assert got == {"Conflict": 409, "NotFound": 404, "AlreadyExists": 409, "Invalid": 422, "InternalError": 500}
+
+
+@pytest.mark.parametrize("predicate, reason, code", [
+    (is_conflict, "Conflict", 409), (is_not_found, "NotFound", 404), (is_invalid, "Invalid", 422)])
+def test_predicates_read_the_reason_then_the_code_of_an_unknown_reason(predicate, reason, code):
+    """IsConflict/IsNotFound/IsInvalid: the reason, or the code when the reason is not one
+    apimachinery knows; never for another known reason of the same code, nor for None."""
+    assert predicate(APIError("update", "Pod", "web-0", reason=reason))
+    assert predicate(APIError("update", "Pod", "web-0", reason="SomethingNew", code=code))
+    assert not predicate(APIError("update", "Pod", "web-0", reason="InternalError", code=code))
+    assert not predicate(None)
+
+
+def test_already_exists_is_read_by_its_reason_only():
+    """IsAlreadyExists compares the reason alone: a Conflict (409 too) is not AlreadyExists."""
+    assert is_already_exists(APIError("create", "Pod", "web-0", reason="AlreadyExists"))
+    assert not is_already_exists(APIError("create", "Pod", "web-0", reason="Conflict"))
+    assert not is_conflict(APIError("create", "Pod", "web-0", reason="AlreadyExists"))
+
+
+def test_a_wrapped_answer_is_still_read_and_the_message_is_not():
+    """errors.As sees through %w (Python's ``raise ... from``); the text of a message is never read."""
+    try:
+        try:
+            raise APIError("update", "PersistentVolumeClaim", "data-web-0", reason="Conflict")
+        except APIError as e:
+            raise RuntimeError("could not update claim data-web-0 for delete policy ownerRefs") from e
+    except RuntimeError as wrapped:
+        assert is_conflict(wrapped)
+    worded = APIError("update", "Pod", "web-0", reason="InternalError",
+                      message="Operation cannot be fulfilled on pods \"web-0\"")
+    assert not is_conflict(worded)
+    client_side = APIError("update", "ControllerRevision", "", reason="", message="resource name may not be empty")
+    assert client_side.code == 0 and not is_conflict(client_side) and not is_not_found(client_side)
+
+
+def test_an_injected_conflict_on_the_status_is_sent_again():
+    """UpdateStatefulSetStatus under retry.RetryOnConflict: ``inject_error(..., reason="Conflict")``
+    is a Conflict to the controller, so the status is written at the second try."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+             "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}},
+                                   "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}})
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+    r = c.sync("web")
+    status = [d for d in r.decisions if d.action == "status"]
+    assert r.error is None and status[0].applied is True and status[0].retries == 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-import stsedu
 from stsedu.api.errors import APIError, is_already_exists, is_conflict, is_invalid, is_not_found
 
 
@@ -49,16 +48,3 @@ def test_a_wrapped_answer_is_still_read_and_the_message_is_not():
     client_side = APIError("update", "ControllerRevision", "", reason="", message="resource name may not be empty")
     assert client_side.code == 0 and not is_conflict(client_side) and not is_not_found(client_side)
 
-
-def test_an_injected_conflict_on_the_status_is_sent_again():
-    """UpdateStatefulSetStatus under retry.RetryOnConflict: ``inject_error(..., reason="Conflict")``
-    is a Conflict to the controller, so the status is written at the second try."""
-    c = stsedu.Cluster(kubelet="manual")
-    c.apply({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
-             "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                      "template": {"metadata": {"labels": {"app": "web"}},
-                                   "spec": {"containers": [{"name": "nginx", "image": "nginx:1"}]}}}})
-    c.inject_error("update", "StatefulSet", reason="Conflict")
-    r = c.sync("web")
-    status = [d for d in r.decisions if d.action == "status"]
-    assert r.error is None and status[0].applied is True and status[0].retries == 1

@@ -764,13 +764,15 @@ def test_error_paths_agree(case, profile):
 # ------------------------------------------------------------------ issue 40: a second driver's five shapes
 
 def _checked_up(c, oracle, log, conflicts, syncs=30):
-    """Sync, kubelet step, one second, until every replica is Ready (each sync checked)."""
+    """Sync, kubelet step, one second, until every replica is Ready, then a sync that counts them
+    (each sync checked)."""
     for _ in range(syncs):
         uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
         c.kubelet.step()
         c.advance(1)
         pods = c.pods("web")
         if len(pods) == c.statefulset("web").spec.replicas and all(p.ready for p in pods):
+            uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
             return
 
 
@@ -825,10 +827,10 @@ def _rollback_among_orphaned_revisions(c, oracle, log, conflicts):
 
 
 def _leading_zero_orphan(c, oracle, log, conflicts):
-    """Shape 5: Parallel OnDelete, two claims, whenScaled Delete, five Ready pods and a hand-made
-    Ready web-05 with the set's labels."""
+    """Shape 5: Parallel OnDelete, two claims, whenScaled Delete, ordinals from 1, five Ready pods
+    (web-1 to web-5) and a hand-made Ready web-05 with the set's labels: a twin of web-5."""
     c.apply(rules.web(5, claims=2, podManagementPolicy="Parallel", updateStrategy={"type": "OnDelete"},
-                      persistentVolumeClaimRetentionPolicy={"whenScaled": "Delete"}))
+                      persistentVolumeClaimRetentionPolicy={"whenScaled": "Delete"}, ordinals={"start": 1}))
     _checked_up(c, oracle, log, conflicts)
     c.store.create("Pod", Pod(name="web-05", labels={"app": "web"}, phase="Pending",
                               spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}))
@@ -857,7 +859,7 @@ ISSUE_40 = {
         and _sent(a, "update", "ControllerRevision", "web-84df6466") == ["Conflict" if on else None]),
     "5: leading-zero orphan adopted": (
         _leading_zero_orphan, {},
-        lambda a, on: _sent(a, "patch", "Pod", "web-05") == [None]),
+        lambda a, on: _sent(a, "patch", "Pod", "web-05") == [None] and _sent(a, "update", "Pod", "web-5")),
 }
 
 
@@ -877,6 +879,23 @@ def test_issue_40_shapes_agree(case, profile, conflicts):
     assert shows(answer, conflicts), f"the shape was not reached: {answer['writes']}"
     c.clear_errors()
     uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+
+
+def test_issue_40_leading_zero_twin_listed_first_is_only_adopted():
+    """Shape 5's other outcome: updateStatefulSet puts each pod at replicas[ordinal - start], the
+    later-listed twin taking the slot, and the informer lists pods in a Go map's order (random).
+    Listed by name, as the second driver's harness did, web-05 comes before web-5: upstream adopts
+    it, web-5 keeps the slot and nothing else is sent.  The kit lists in creation order (web-05
+    last, so it takes the slot and is renamed by updateIdentity), and the suite hands the oracle
+    that order (test_issue_40_shapes_agree)."""
+    oracle = oracle_for("current")
+    c = stsedu.Cluster(kubelet="manual")
+    _leading_zero_orphan(c, oracle, [], True)
+    by_name = sorted(p.name for p in c.store.list("Pod", "default"))
+    answer = oracle.sync("web", c.dump()["objects"], c.now, c.pending_errors(), {}, "default",
+                         conflicts=True, pod_order=by_name)
+    assert [(w["verb"], w["kind"], w["name"]) for w in answer["writes"]] == [("patch", "Pod", "web-05")]
+    assert answer["error"] is None
 
 
 # ------------------------------------------------------------------ the Recreate strategy (v1.37, alpha)

@@ -62,7 +62,13 @@ class APIError(RuntimeError):
                        "modified; please apply your changes to the latest version and try again")
         else:
             message = f"{reason}: simulated failure to {verb} {kind} {name!r}"
+        self.message = message
         super().__init__(message)
+
+    def answer(self) -> "APIError":
+        """The answer alone: the same verb, kind, name, reason, code and message, without the
+        traceback and chained exceptions of where it was raised (what a decision row keeps)."""
+        return APIError(self.verb, self.kind, self.name, self.reason, self.message, self.code)
 
 
 CODES = {"BadRequest": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,

@@ -175,7 +175,7 @@ def status_sentence(st: StatefulSetStatus) -> str:
 
 def refused(d: Decision, e: APIError) -> Decision:
     """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
-    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0), cause=e)
+    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0), cause=e.answer())
 
 
 def failed(d: Decision) -> str | None:

@@ -48,3 +48,16 @@ def test_a_wrapped_answer_is_still_read_and_the_message_is_not():
     client_side = APIError("update", "ControllerRevision", "", reason="", message="resource name may not be empty")
     assert client_side.code == 0 and not is_conflict(client_side) and not is_not_found(client_side)
 
+
+
+def test_a_refused_row_keeps_the_answer_without_where_it_was_raised():
+    """A decision refused by the API server keeps the answer (reason, code, words) for the
+    predicates, not the traceback of the sync that raised it (rows live as long as the trace)."""
+    from stsedu.controller.decisions import decision, refused
+    row = decision("update", "web-0", "identity", "Repair web-0.", "identity")
+    try:
+        raise APIError("update", "Pod", "web-0", reason="Conflict")
+    except APIError as e:
+        row = refused(row, e)
+    assert is_conflict(row.cause) and row.cause.code == 409 and str(row.cause) == row.error
+    assert row.cause.__traceback__ is None and row.applied is False

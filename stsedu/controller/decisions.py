@@ -123,7 +123,7 @@ class SyncPlan:
     where upstream's stop when a request fails, so no row follows the failure they did not reach.
     *status* is the status the sync counted (written if it differed from the set's; None when
     none was counted: the revisions could not be made, or a Recreate set with its gate off).
-    *error* is the first failed request's error (None if the sync succeeded).
+    *error* is the error ``UpdateStatefulSet`` returns, worded as upstream's (None if the sync succeeded).
     """
 
     decisions: tuple[Decision, ...]

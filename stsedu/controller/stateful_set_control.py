@@ -584,25 +584,22 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     default a :class:`~stsedu.controller.recording_pod_control.RecordingPodControl`: every request
     succeeds and nothing is written, as ``Cluster.preview()`` shows); the decisions are recorded in
     upstream's order, where it logs or writes, and the sync's error is the one ``UpdateStatefulSet``
-    returns: :func:`perform_update`'s, aggregated with :func:`truncate_history`'s.
+    returns: :func:`perform_update`'s, aggregated with :func:`truncate_history`'s (``NewAggregate``).
     """
     sts = snap.sts
     if pod_control is None:
         pod_control = RecordingPodControl([])
     pod_control.list_claims(snap.claims)  # GetClaim reads the claim lister as the sync began
-    log = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
-    current, update, collisions, status, error = perform_update(snap, revisions, profile, gates or {}, log,
-                                                                pod_control)
-    # performUpdate's error and truncateHistory's, aggregated (utilerrors.NewAggregate drops a nil)
+    current, update, collisions, status, error = perform_update(snap, revisions, profile, gates or {}, pod_control)
     errors = [e for e in (error, truncate_history(sts, snap.pods, revisions, current, update, pod_control)) if e]
-    return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
+    return SyncPlan(decisions=tuple(pod_control.log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
                     error=aggregate(errors) if errors else None)
 
 
 def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,
-                   gates: Mapping[str, bool], log: list[Decision], pod_control: PodControl):
+                   gates: Mapping[str, bool], pod_control: PodControl):
     """The revisions, the pods, then the status (``performUpdate``): :func:`get_stateful_set_revisions`,
     :func:`update_stateful_set_pods`, then ``updateStatefulSetStatus`` (:func:`update_stateful_set_status`),
     even when a pod request failed.  Returns (current revision, update revision, collisionCount, status,
@@ -611,8 +608,8 @@ def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile:
     error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
         return None, None, collisions, None, error
-    status, error = update_stateful_set_pods(snap, current_rev, update_rev, collisions, profile, gates, log,
-                                             pod_control)
+    status, error = update_stateful_set_pods(snap, current_rev, update_rev, collisions, profile, gates,
+                                             pod_control.log, pod_control)
     if status is None:
         return current_rev.name, update_rev.name, collisions, None, error
     status, status_error = update_stateful_set_status(snap.sts, status, profile, pod_control,
@@ -621,7 +618,8 @@ def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile:
 
 
 def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, profile: Profile,
-                               pod_control: PodControl, recreate_time: float | None) -> StatefulSetStatus:
+                               pod_control: PodControl, recreate_time: float | None
+                               ) -> tuple[StatefulSetStatus, str | None]:
     """Complete the update if it is done (``completeUpdate``), and write the status if it differs from
     the set's (``inconsistentStatus``) through the status updater (``updateStatefulSetStatus``).
     Returns the status, written or not, and the write's error (None if it was written or not needed)."""

@@ -39,12 +39,17 @@ class APIError(RuntimeError):
     """A simulated API server failure (injected with ``cluster.inject_error``).
 
     The controller treats it as upstream treats a failed request: the sync
-    stops where upstream's would, and the set is synced again later.
+    stops where upstream's would, and the set is synced again later.  It keeps the
+    answer's *reason* (``metav1.StatusReason``) and its HTTP *code*, which the
+    predicates below read, as ``k8s.io/apimachinery/pkg/api/errors`` reads a
+    ``StatusError``; an empty reason with code 0 is an error the client made
+    itself, without an answer (``StatusReasonUnknown``).
     """
 
     def __init__(self, verb: str, kind: str, name: str, reason: str = "InternalError",
-                 message: str | None = None):
+                 message: str | None = None, code: int | None = None):
         self.verb, self.kind, self.name, self.reason = verb, kind, name, reason
+        self.code = CODES.get(reason, 500 if reason else 0) if code is None else code
         resource = _RESOURCES.get(kind, kind.lower() + "s")
         if message is not None:  # the API server's own words (e.g. a status it found Invalid)
             pass
@@ -57,7 +62,58 @@ class APIError(RuntimeError):
                        "modified; please apply your changes to the latest version and try again")
         else:
             message = f"{reason}: simulated failure to {verb} {kind} {name!r}"
+        self.message = message
         super().__init__(message)
+
+    def answer(self) -> "APIError":
+        """The answer alone: the same verb, kind, name, reason, code and message, without the
+        traceback and chained exceptions of where it was raised (what a decision row keeps)."""
+        return APIError(self.verb, self.kind, self.name, self.reason, self.message, self.code)
+
+
+CODES = {"BadRequest": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,
+         "MethodNotAllowed": 405, "NotAcceptable": 406, "AlreadyExists": 409, "Conflict": 409,
+         "Gone": 410, "Expired": 410, "RequestEntityTooLarge": 413, "UnsupportedMediaType": 415,
+         "Invalid": 422, "TooManyRequests": 429, "InternalError": 500, "ServiceUnavailable": 503,
+         "Timeout": 504, "ServerTimeout": 500, "StoreReadError": 500}
+"""The HTTP code the API server answers with each ``metav1.StatusReason`` (``NewConflict``,
+``NewNotFound``, ...); a reason it does not know is answered 500."""
+
+
+def reason_and_code(err: BaseException | None) -> tuple[str, int]:
+    """``reasonAndCodeForError``: the reason and code of the :class:`APIError` *err* is or wraps
+    (Python's ``raise ... from``, as Go's ``%w``), else ``("", 0)``."""
+    while err is not None:
+        if isinstance(err, APIError):
+            return err.reason, err.code
+        err = err.__cause__
+    return "", 0
+
+
+def _is(err: BaseException | None, reason: str, code: int | None) -> bool:
+    got, got_code = reason_and_code(err)
+    return got == reason or (code is not None and got not in CODES and got_code == code)
+
+
+def is_conflict(err: BaseException | None) -> bool:
+    """``apierrors.IsConflict``: *err* is (or wraps) a Conflict answer, or a 409 of a reason the
+    API server does not name; False for None."""
+    return _is(err, "Conflict", 409)
+
+
+def is_not_found(err: BaseException | None) -> bool:
+    """``apierrors.IsNotFound``: *err* is (or wraps) a NotFound answer, or a 404 of an unknown reason."""
+    return _is(err, "NotFound", 404)
+
+
+def is_already_exists(err: BaseException | None) -> bool:
+    """``apierrors.IsAlreadyExists``: *err* is (or wraps) an AlreadyExists answer (by reason only)."""
+    return _is(err, "AlreadyExists", None)
+
+
+def is_invalid(err: BaseException | None) -> bool:
+    """``apierrors.IsInvalid``: *err* is (or wraps) an Invalid answer, or a 422 of an unknown reason."""
+    return _is(err, "Invalid", 422)
 
 
 class RolloutError(ValidationError):

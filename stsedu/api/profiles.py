@@ -55,12 +55,6 @@ class Profile:
     returned the error (FailedDelete, the sync fails)."""
     max_unavailable_supported: bool = True
     """``rollingUpdate.maxUnavailable`` exists (alpha 1.24)."""
-    slow_start_batches: bool = True
-    """Parallel syncs run their slots in ``slowStartBatch`` batches (1, 2, 4, ...); v1.16 walked
-    them one by one and stopped at the first failed request."""
-    history_limit_mutable: bool = True
-    """An update may change ``spec.revisionHistoryLimit``; v1.16 allowed only replicas,
-    template and updateStrategy to change."""
     null_creation_timestamp: bool = False
     """Revision data holds ``"creationTimestamp":null`` in the template's metadata, as Go wrote a
     zero time up to v1.33 (PR #130989 omits it from v1.34; upstream's testdata
@@ -94,8 +88,8 @@ V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet
 V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
-                status_on_error=False, max_unavailable_supported=False, slow_start_batches=False,
-                history_limit_mutable=False, null_creation_timestamp=True, semantic_revision_comparison=False,
+                status_on_error=False, max_unavailable_supported=False,
+                null_creation_timestamp=True, semantic_revision_comparison=False,
                 status_conditions=False,
                 event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,
                 revision_adoption_rechecks_deletion=False, revision_adoption_orphans_only=False,

@@ -100,6 +100,9 @@ class Decision:
     resent: tuple = ()
     """The requests ``UpdateStatefulPod``'s retries sent after its first pod update was answered
     Conflict, in order, as ``(verb, kind, name, failed)`` (the claims, then the pod again)."""
+    cause: "APIError | None" = field(default=None, compare=False, repr=False)
+    """The API server's answer *error* is, or wraps (Go's ``%w``), when it is one: what
+    ``apierrors.IsConflict`` and the other predicates of :mod:`stsedu.api.errors` read."""
 
     def as_tuple(self) -> tuple[str, str | None, str]:
         """(action, pod, reason): handy in tests and exercises."""
@@ -120,7 +123,7 @@ class SyncPlan:
     where upstream's stop when a request fails, so no row follows the failure they did not reach.
     *status* is the status the sync counted (written if it differed from the set's; None when
     none was counted: the revisions could not be made, or a Recreate set with its gate off).
-    *error* is the first failed request's error (None if the sync succeeded).
+    *error* is the error ``UpdateStatefulSet`` returns, worded as upstream's (None if the sync succeeded).
     """
 
     decisions: tuple[Decision, ...]
@@ -170,14 +173,9 @@ def status_sentence(st: StatefulSetStatus) -> str:
 # ------------------------------------------------ a request's row, as the API server answered it
 
 
-def is_conflict(error: str | None) -> bool:
-    """True if *error* is the API server's Conflict answer (``apierrors.IsConflict``)."""
-    return bool(error) and "Operation cannot be fulfilled" in error
-
-
 def refused(d: Decision, e: APIError) -> Decision:
     """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
-    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0))
+    return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0), cause=e.answer())
 
 
 def failed(d: Decision) -> str | None:
@@ -193,8 +191,3 @@ def aggregate(errors: list[str]) -> str:
         if e not in seen:
             seen.append(e)
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
-
-
-def already_exists(error: str | None) -> bool:
-    """True if *error* is the API server's AlreadyExists answer (``apierrors.IsAlreadyExists``)."""
-    return bool(error) and ("AlreadyExists" in error or "already exists" in error)

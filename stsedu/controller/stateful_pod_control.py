@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 from . import stateful_set_utils as P
 from .claim_rows import (ClaimGetter, ListedClaims, canonical_pod_name, claim_event_pod, claim_owner_decisions,
                          claim_path_verb)
-from .decisions import RULES, Decision, aggregate, already_exists, failed, is_conflict, refused
-from ..api.errors import APIError
+from .decisions import RULES, Decision, aggregate, failed, refused
+from ..api.errors import APIError, is_already_exists, is_conflict, is_invalid, is_not_found
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
 
@@ -50,6 +50,7 @@ class ObjectManager(Protocol):
     def update_pod(self, d: Decision) -> None: ...
     def delete_pod(self, d: Decision) -> None: ...
     def record_pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
+    def record_claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None: ...
     def create_claim(self, d: Decision) -> None: ...
     def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
     def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None: ...
@@ -114,7 +115,7 @@ def pod_claim_is_stale(sts: StatefulSet, pod: Pod, om: ClaimGetter) -> bool:
 def unnamed_update_error(kind: str) -> APIError:
     """What client-go's REST client answers, without sending anything, to a request for an object
     without a name (``Request.Name``): ``resource name may not be empty``."""
-    return APIError("update", kind, "", reason="ClientError", message="resource name may not be empty")
+    return APIError("update", kind, "", reason="", message="resource name may not be empty")
 
 
 class ClusterObjects:
@@ -153,7 +154,7 @@ class ClusterObjects:
     def _caught_up(self, e: APIError) -> None:
         """A Conflict: by the retry's first backoff the watch events of this sync's own writes
         have arrived, so the caches hold the current objects again."""
-        if e.reason == "Conflict":
+        if is_conflict(e):
             self.cached_rv.clear()
 
     stale_cache = True
@@ -229,7 +230,7 @@ class ClusterObjects:
             self._check("delete", "Pod", pod.name)
             self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
         except APIError as e:
-            if e.reason != "NotFound" or not self.delete_ignores_not_found:
+            if not is_not_found(e) or not self.delete_ignores_not_found:
                 raise  # a pod already gone counts as deleted (v1.16 returned the NotFound)
 
     def recreating_failed_pod(self, pod: str) -> None:
@@ -387,7 +388,7 @@ class ClusterObjects:
         try:
             self._check("create", "ControllerRevision", d.target)
         except APIError as e:
-            if e.reason != "AlreadyExists":
+            if not is_already_exists(e):
                 raise
 
     def update_revision(self, d: Decision) -> int:
@@ -404,8 +405,8 @@ class ClusterObjects:
                 raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
             self._update("ControllerRevision", stored, replace(stored, revision=rev.revision))
         except APIError as e:
-            if e.reason == "Conflict":
-                raise unnamed_update_error("ControllerRevision") from e
+            if is_conflict(e):
+                raise unnamed_update_error("ControllerRevision") from None  # a new error: it wraps nothing
             raise
         self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
                                f"reused revision {rev.name}, renumbered {rev.revision}")
@@ -428,7 +429,7 @@ class ClusterObjects:
         try:
             self._check(verb, kind, name)
         except APIError as e:
-            if e.reason == "NotFound":
+            if is_not_found(e):
                 return False
             raise
         return True
@@ -464,7 +465,7 @@ class ClusterObjects:
             if not self._check_unless_not_found("update", "Pod", d.pod):
                 return
         except APIError as e:
-            if e.reason == "Invalid":
+            if is_invalid(e):
                 return
             raise
         pod = self.get_pod(d.pod)
@@ -564,7 +565,7 @@ class StatefulPodControl:
                 x = replace(c, applied=False)
             else:
                 x = sent(c, lambda row: self.om.create_claim(row))
-                if not already_exists(x.error):
+                if not is_already_exists(x.cause):
                     self.om.record_claim_event(x.error is None, "create", c.payload.name, claim_event_pod(c),
                                                x.error)
             (self.log if retried is None else retried).append(x)
@@ -606,9 +607,9 @@ class StatefulPodControl:
             return error
         x = sent(create, lambda row: self.om.create_pod(row))
         self.log.append(x)
-        if already_exists(failed(x)):
+        if is_already_exists(x.cause):
             return x.error  # returned at once, without an event
-        if is_conflict(failed(x)):
+        if is_conflict(x.cause):
             # the Conflict brought the caches up to date: the claim lister that
             # UpdatePodClaimForRetentionPolicy reads holds the claims just created
             owners = [g for g in self._owner_work(claims + owners, create.pod, create.payload)
@@ -677,7 +678,7 @@ class StatefulPodControl:
             return error
         error = self.update_pod_claim_for_retention_policy(owners)
         if error is not None:
-            if is_conflict(self.log[-1].error):
+            if is_conflict(self.log[-1].cause):  # wrapped with %w
                 # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
                 return self._retry_update(update, claims + owners, get_pod_again, update_pod, first=self.log.pop())
             om.record_pod_event("update", update.pod, error)
@@ -727,9 +728,9 @@ class StatefulPodControl:
             resent.append(("update", "PersistentVolumeClaim", first.target, True))
             error = claim_update_error(first)
             om.record_pod_event("update", name, error)
-            done = replace(d, applied=False, error=error)
+            done = replace(d, applied=False, error=error, cause=first.cause)  # %w
         from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
-        while done.applied is False and is_conflict(done.error) and retries < DEFAULT_BACKOFF_STEPS - 1:
+        while done.applied is False and is_conflict(done.cause) and retries < DEFAULT_BACKOFF_STEPS - 1:
             retries += 1
             again = d if from_claims else get_pod_again(d)
             if again is None:  # the pod the cache holds under that name is consistent as it is
@@ -747,6 +748,7 @@ class StatefulPodControl:
                 [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], retried=tried)
             resent += [("create", "PersistentVolumeClaim", x.target, x.applied is False) for x in tried]
             errors = [error] if error is not None else []
+            cause = None  # createPersistentVolumeClaims' aggregate wraps nothing errors.As finds
             fixed = False
             if not errors:
                 pod = d.payload if kept else None  # else GetPod's
@@ -756,12 +758,12 @@ class StatefulPodControl:
                     x = send(g)
                     fixed = fixed or g.action == "update-pvc"
                     if x.applied is False:
-                        errors = [claim_update_error(x)]
+                        errors, cause = [claim_update_error(x)], x.cause  # wrapped with %w
                         break
             if errors:
                 error = aggregate(errors)
                 om.record_pod_event("update", name, error)
-                done, from_claims = replace(d, applied=False, error=error), True
+                done, from_claims = replace(d, applied=False, error=error, cause=cause), True
                 continue
             if kept and not fixed:
                 done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:

@@ -26,7 +26,7 @@ from .stateful_set_utils import (get_pod_revision, identity_matches, is_created,
                                  is_terminating, is_unavailable, pod_in_ordinal_range, storage_matches)
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
-                        status_sentence)
+                        aggregate, status_sentence)
 from .decisions import decision as _d
 from ..api.defaults import default_pod_template
 from ..api.errors import APIError
@@ -37,8 +37,7 @@ from .recording_pod_control import RecordingPodControl
 from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
 from .claim_rows import claim_decisions, claim_owner_decisions
-from .stateful_pod_control import (StatefulPodControl, claims_match_retention_policy, first_failure,
-                                   pod_claim_is_stale)
+from .stateful_pod_control import StatefulPodControl, claims_match_retention_policy, pod_claim_is_stale
 from .history import (adoption_refused, create_controller_revision, equal_revision, find_equal, history_to_truncate,
                       sort_revisions)
 
@@ -584,49 +583,52 @@ def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mappi
     the pods' revisions live).  The requests go through *pod_control* as the steps reach them (by
     default a :class:`~stsedu.controller.recording_pod_control.RecordingPodControl`: every request
     succeeds and nothing is written, as ``Cluster.preview()`` shows); the decisions are recorded in
-    upstream's order, where it logs or writes, and the sync's error is the first request's that failed.
+    upstream's order, where it logs or writes, and the sync's error is the one ``UpdateStatefulSet``
+    returns: :func:`perform_update`'s, aggregated with :func:`truncate_history`'s (``NewAggregate``).
     """
     sts = snap.sts
     if pod_control is None:
         pod_control = RecordingPodControl([])
     pod_control.list_claims(snap.claims)  # GetClaim reads the claim lister as the sync began
-    log = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
-    current, update, collisions, status = perform_update(snap, revisions, profile, gates or {}, log, pod_control)
-    truncate_history(sts, snap.pods, revisions, current, update, pod_control)
-    return SyncPlan(decisions=tuple(log), status=status, current_revision=current or "",
+    current, update, collisions, status, error = perform_update(snap, revisions, profile, gates or {}, pod_control)
+    errors = [e for e in (error, truncate_history(sts, snap.pods, revisions, current, update, pod_control)) if e]
+    return SyncPlan(decisions=tuple(pod_control.log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
-                    error=first_failure(log))
+                    error=aggregate(errors) if errors else None)
 
 
 def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,
-                   gates: Mapping[str, bool], log: list[Decision], pod_control: PodControl):
+                   gates: Mapping[str, bool], pod_control: PodControl):
     """The revisions, the pods, then the status (``performUpdate``): :func:`get_stateful_set_revisions`,
     :func:`update_stateful_set_pods`, then ``updateStatefulSetStatus`` (:func:`update_stateful_set_status`),
-    even when a pod request failed.  Returns (current revision, update revision, collisionCount, status);
-    the revisions are None when they could not be made, the status None when none was counted."""
+    even when a pod request failed.  Returns (current revision, update revision, collisionCount, status,
+    error); the revisions are None when they could not be made, the status None when none was counted,
+    the error the pods' if they failed, else the status write's."""
     error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
-        return None, None, collisions, None
-    status, _ = update_stateful_set_pods(snap, current_rev, update_rev, collisions, profile, gates, log,
-                                         pod_control)
-    if status is not None:
-        status = update_stateful_set_status(snap.sts, status, profile, pod_control,
-                                            snap.now if profile.gate(gates, RECREATE_GATE) else None)
-    return current_rev.name, update_rev.name, collisions, status
+        return None, None, collisions, None, error
+    status, error = update_stateful_set_pods(snap, current_rev, update_rev, collisions, profile, gates,
+                                             pod_control.log, pod_control)
+    if status is None:
+        return current_rev.name, update_rev.name, collisions, None, error
+    status, status_error = update_stateful_set_status(snap.sts, status, profile, pod_control,
+                                                      snap.now if profile.gate(gates, RECREATE_GATE) else None)
+    return current_rev.name, update_rev.name, collisions, status, error if error is not None else status_error
 
 
 def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, profile: Profile,
-                               pod_control: PodControl, recreate_time: float | None) -> StatefulSetStatus:
+                               pod_control: PodControl, recreate_time: float | None
+                               ) -> tuple[StatefulSetStatus, str | None]:
     """Complete the update if it is done (``completeUpdate``), and write the status if it differs from
     the set's (``inconsistentStatus``) through the status updater (``updateStatefulSetStatus``).
-    Returns the status, written or not."""
+    Returns the status, written or not, and the write's error (None if it was written or not needed)."""
     status = P.complete_update(sts, status, profile, recreate_time)
-    if P.inconsistent_status(sts, status, profile):
-        pod_control.update_stateful_set_status(
-            Decision(action="status", pod=None, reason="changed", message=status_sentence(status),
-                     rule=RULES["status"], step=STEP_STATUS), sts, status)
-    return status
+    if not P.inconsistent_status(sts, status, profile):
+        return status, None
+    return status, pod_control.update_stateful_set_status(
+        Decision(action="status", pod=None, reason="changed", message=status_sentence(status),
+                 rule=RULES["status"], step=STEP_STATUS), sts, status)
 
 
 def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, update_rev: ControllerRevision,

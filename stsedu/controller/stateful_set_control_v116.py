@@ -204,7 +204,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
-        status = update_stateful_set_status(sts, status, V1_16, pod_control, None)
+        status, _ = update_stateful_set_status(sts, status, V1_16, pod_control, None)
         error = first_failure(decisions)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..api.errors import APIError, ValidationError
+from ..api.errors import APIError, ValidationError, is_conflict
 from ..api.objects import StatefulSet, StatefulSetStatus
 from ..api.validation.statefulset import validate_stateful_set_status_update
 
@@ -31,7 +31,7 @@ def retry_on_conflict(steps: int, attempt) -> int:
             attempt()
             return n
         except APIError as e:
-            if e.reason != "Conflict" or n == steps - 1:
+            if not is_conflict(e) or n == steps - 1:
                 e.retries = n
                 raise
     return steps - 1  # pragma: no cover - the loop returns or raises

@@ -61,7 +61,8 @@ def test_create_pod_failure_then_scale_up_completes(manual_cluster, policy):
 
 def test_ordered_create_failure_stops_the_sync_and_the_next_sync_retries(manual_cluster):
     """processReplica / CreateStatefulPod: a failed claim create ends the sync before the pod create
-    (no create is made), the status is still written (newest), and the next sync creates both."""
+    (no create is made), the status is still written (newest), and the next sync creates both.
+    The sync's error is the one createPersistentVolumeClaims returns ("failed to create PVC %s: %w")."""
     c = manual_cluster
     c.apply(web(2, claims=True))
     c.inject_error("create", "PersistentVolumeClaim")
@@ -70,7 +71,7 @@ def test_ordered_create_failure_stops_the_sync_and_the_next_sync_retries(manual_
     assert pvc.applied is False and pvc.error.startswith("InternalError")
     assert [d.action for d in r.decisions if d.pod == "web-0"] == ["create-pvc"]
     assert c.pods("web") == []
-    assert r.error == pvc.error
+    assert r.error == f"failed to create PVC data-web-0: {pvc.error}"
     assert c.pods("web") == [] and c.pvcs("web") == []
     assert decision(r, "status").applied is True  # written although the sync failed
     assert c.statefulset("web").status.observed_generation == 1

@@ -769,6 +769,143 @@ def test_error_paths_agree(case, profile):
     uo.checked_sync(c, oracle, "web", log=log)
 
 
+# ------------------------------------------------------------------ issue 40: a second driver's five shapes
+
+def _checked_up(c, oracle, log, conflicts, syncs=30):
+    """Sync, kubelet step, one second, until every replica is Ready, then a sync that counts them
+    (each sync checked)."""
+    for _ in range(syncs):
+        uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+        c.kubelet.step()
+        c.advance(1)
+        pods = c.pods("web")
+        if len(pods) == c.statefulset("web").spec.replicas and all(p.ready for p in pods):
+            uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+            return
+
+
+def _claims_of_pending_pods(c, oracle, log, conflicts):
+    """Shape 1: Parallel, minReadySeconds, retention Delete/Delete; sync, one kubelet step, sync."""
+    c.apply(rules.web(3, claims=1, podManagementPolicy="Parallel", minReadySeconds=3, serviceName="",
+                      persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Delete"}))
+    c.set_image("web", "nginx:2")
+    uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+    c.kubelet.step()
+
+
+def _status_conflict_after_a_strategy_change(c, oracle, log, conflicts):
+    """Shape 2: Parallel OnDelete with a claim, then RollingUpdate maxUnavailable 2 and a new image,
+    with a Conflict on the status update."""
+    c.apply(rules.web(3, claims=1, podManagementPolicy="Parallel", updateStrategy={"type": "OnDelete"}))
+    for _ in range(3):
+        uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+        c.kubelet.step()
+    c.patch("web", {"spec": {"updateStrategy": {"type": "RollingUpdate",
+                                                "rollingUpdate": {"maxUnavailable": 2, "partition": 0}},
+                             "template": {"spec": {"containers": [{"name": "nginx", "image": "nginx:3"}]}}}})
+    c.inject_error("update", "StatefulSet", reason="Conflict")
+
+
+def _reapplied_at_once(c, oracle, log, conflicts):
+    """Shape 3: OrderedReady with two claims, whenDeleted Delete, the collector 5 s behind; Ready,
+    deleted in the background and applied again at once."""
+    m = rules.web(4, claims=2, persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete"})
+    c.apply(m)
+    _checked_up(c, oracle, log, conflicts)
+    c.delete("web")
+    c.apply(m)
+
+
+def _rollback_among_orphaned_revisions(c, oracle, log, conflicts):
+    """Shape 4: revisionHistoryLimit 0, minReadySeconds 2; Ready, a new image, web-1 failing three
+    times; orphaned and applied again two seconds later with the first image (a rollback)."""
+    m = rules.web(3, revisionHistoryLimit=0, minReadySeconds=2)
+    c.apply(m)
+    _checked_up(c, oracle, log, conflicts)
+    c.set_image("web", "nginx:2")
+    uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+    for _ in range(3):
+        c.kubelet.fail("web-1")
+        for _ in range(2):  # deleted, then created again
+            uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+            c.kubelet.step()
+    c.delete("web", cascade="orphan")
+    c.advance(2)
+    c.apply(m)
+
+
+def _leading_zero_orphan(c, oracle, log, conflicts):
+    """Shape 5: Parallel OnDelete, two claims, whenScaled Delete, ordinals from 1, five Ready pods
+    (web-1 to web-5) and a hand-made Ready web-05 with the set's labels: a twin of web-5."""
+    c.apply(rules.web(5, claims=2, podManagementPolicy="Parallel", updateStrategy={"type": "OnDelete"},
+                      persistentVolumeClaimRetentionPolicy={"whenScaled": "Delete"}, ordinals={"start": 1}))
+    _checked_up(c, oracle, log, conflicts)
+    c.store.create("Pod", Pod(name="web-05", labels={"app": "web"}, phase="Pending",
+                              spec={"containers": [{"name": "nginx", "image": "nginx:1"}]}))
+    rules.ready(c, "web-05")
+
+
+def _sent(answer, verb, kind, name) -> list:
+    """The real controller's requests *verb* *kind* *name* in its sync, as their answers' reasons."""
+    return [w.get("reason") for w in answer["writes"] if (w["verb"], w["kind"], w["name"]) == (verb, kind, name)]
+
+
+# case: (history, Cluster() arguments, what the real controller's sync shows, given whether checks are on)
+ISSUE_40 = {
+    "1: claims of Pending pods updated again from the stale lister": (
+        _claims_of_pending_pods, {},
+        lambda a, on: _sent(a, "update", "PersistentVolumeClaim", "data-web-1") == [None, "Conflict" if on else None]),
+    "2: status update sent again after a Conflict": (
+        _status_conflict_after_a_strategy_change, {},
+        lambda a, on: _sent(a, "update", "StatefulSet", "web") == ["Conflict", None]),
+    "3: revision create sent for a name that exists": (
+        _reapplied_at_once, {"gc_delay": 5},
+        lambda a, on: "AlreadyExists" in [w.get("reason") for w in a["writes"] if w["kind"] == "ControllerRevision"]),
+    "4: rollback among orphaned revisions": (
+        _rollback_among_orphaned_revisions, {},
+        lambda a, on: (a["error"] == "resource name may not be empty") == on
+        and _sent(a, "update", "ControllerRevision", "web-84df6466") == ["Conflict" if on else None]),
+    "5: leading-zero orphan adopted": (
+        _leading_zero_orphan, {},
+        lambda a, on: _sent(a, "patch", "Pod", "web-05") == [None] and _sent(a, "update", "Pod", "web-5")),
+}
+
+
+@pytest.mark.parametrize("conflicts", (True, False), ids=("checks on", "checks off"))
+@pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
+@pytest.mark.parametrize("case", sorted(ISSUE_40))
+def test_issue_40_shapes_agree(case, profile, conflicts):
+    """The five shapes an independent driver reported (issue 40), as histories: every sync agrees
+    with the real controller, with resourceVersion checks (a real API server; the driver ran the
+    kit so) and without (the driver's fake clientset), the shape's sync and the next one too."""
+    oracle = oracle_for(profile)
+    setup, cluster, shows = ISSUE_40[case]
+    c = stsedu.Cluster(kubelet="manual", profile=profile, **cluster)
+    log: list = []
+    setup(c, oracle, log, conflicts)
+    _, answer = uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+    assert shows(answer, conflicts), f"the shape was not reached: {answer['writes']}"
+    c.clear_errors()
+    uo.checked_sync(c, oracle, "web", log=log, conflicts=conflicts)
+
+
+def test_issue_40_leading_zero_twin_listed_first_is_only_adopted():
+    """Shape 5's other outcome: updateStatefulSet puts each pod at replicas[ordinal - start], the
+    later-listed twin taking the slot, and the informer lists pods in a Go map's order (random).
+    Listed by name, as the second driver's harness did, web-05 comes before web-5: upstream adopts
+    it, web-5 keeps the slot and nothing else is sent.  The kit lists in creation order (web-05
+    last, so it takes the slot and is renamed by updateIdentity), and the suite hands the oracle
+    that order (test_issue_40_shapes_agree)."""
+    oracle = oracle_for("current")
+    c = stsedu.Cluster(kubelet="manual")
+    _leading_zero_orphan(c, oracle, [], True)
+    by_name = sorted(p.name for p in c.store.list("Pod", "default"))
+    answer = oracle.sync("web", c.dump()["objects"], c.now, c.pending_errors(), {}, "default",
+                         conflicts=True, pod_order=by_name)
+    assert [(w["verb"], w["kind"], w["name"]) for w in answer["writes"]] == [("patch", "Pod", "web-05")]
+    assert answer["error"] is None
+
+
 # ------------------------------------------------------------------ the Recreate strategy (v1.37, alpha)
 
 RECREATE_ON = {"StatefulSetRecreateStrategy": True}

@@ -7,6 +7,7 @@ Each test is the minimised history of one divergence, named after the upstream r
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 
 import pytest
@@ -737,3 +738,82 @@ def test_revision_renumbered_from_the_stale_copy_fails_the_sync_without_a_second
     assert r.error is None
     assert sorted(revision_numbers(c).values()) == [2, 3]
     assert c.statefulset("web").status.update_revision == min(before, key=before.get)
+
+
+# ------------------------------------------------------------------ issue 40: a second driver's five shapes
+# An independent differential driver compared the kit, run as a real cluster answers (resourceVersion
+# checks, informer caches behind the sync's own writes), with the real code over a fake clientset
+# without those checks.  Each shape below, run beside the real code in both worlds
+# (test_upstream.py, ISSUE_40), agrees; what the driver saw as a difference is the two worlds.
+
+
+@contextmanager
+def without_resource_version_checks():
+    """The fake clientset's world: the API server takes a write from a stale copy (no 409), as the
+    oracle runs with ``conflicts=False``."""
+    from stsedu.controller.stateful_pod_control import ClusterObjects
+    ClusterObjects.stale_cache = False
+    try:
+        yield
+    finally:
+        ClusterObjects.stale_cache = True
+
+
+def pending_pod_whose_claim_needs_owners(c):
+    """Shape 1: a Parallel set's claim is created before its pod, so its owner refs are set a sync later;
+    web-1 is still Pending then."""
+    c.apply(web(2, claims=1, podManagementPolicy="Parallel",
+                persistentVolumeClaimRetentionPolicy={"whenDeleted": "Delete", "whenScaled": "Delete"}))
+    c.sync("web")
+    c.kubelet.start("web-0")
+
+
+def claim_owner_updates(r, pod):
+    return [(d.action, d.applied) for d in r.decisions if d.pod == pod and d.action in ("update-pvc", "update")]
+
+
+def test_pending_pods_claim_is_sent_twice_and_the_stale_second_write_is_refused():
+    """createMissingPersistentVolumeClaims (a Pending pod) sets the claim's owners through
+    UpdatePodClaimForRetentionPolicy; UpdateStatefulPod's closure then checks the claim again
+    through the claim lister, which has not seen that write, and sends it again from the stale
+    copy: a real API server answers 409, RetryOnConflict runs the closure again over the caught-up
+    lister, the claim fits and the pod is consistent (no pod update).  Issue 40, shape 1."""
+    c = stsedu.Cluster(kubelet="manual")
+    pending_pod_whose_claim_needs_owners(c)
+    r = c.sync("web")
+    assert r.error is None
+    assert claim_owner_updates(r, "web-1") == [("update-pvc", True), ("update", True)]
+    update = [d for d in r.decisions if d.action == "update" and d.pod == "web-1"][0]
+    assert update.resent == (("update", "PersistentVolumeClaim", "data-web-1", True),)
+    claim = next(p for p in c.pvcs("web") if p.name == "data-web-1")
+    assert {o.kind for o in claim.owner_references} == {"StatefulSet"}
+
+
+def test_pending_pods_claim_is_sent_twice_then_the_pod_without_resource_version_checks():
+    """The same sync where the API server takes stale writes (the second driver's fake clientset):
+    the closure's second claim update goes through, the pod counts as changed and UpdatePod is sent
+    (upstream there: data-web-1 updated twice, then the pod).  Issue 40, shape 1."""
+    c = stsedu.Cluster(kubelet="manual")
+    pending_pod_whose_claim_needs_owners(c)
+    with without_resource_version_checks():
+        r = c.sync("web")
+    assert r.error is None
+    assert claim_owner_updates(r, "web-1") == [("update-pvc", True), ("update-pvc", True), ("update", True)]
+    assert claim_owner_updates(r, "web-0") == [("update-pvc", True), ("update", True)]  # Running: the closure's only
+
+
+def test_rollback_among_adopted_revisions_is_renumbered_without_resource_version_checks():
+    """UpdateControllerRevision from the cache copy of a revision adopted in the same sync: with
+    resourceVersion checks the write meets 409 and the retry's unnamed copy fails the sync
+    (test_revision_renumbered_from_the_stale_copy_...); where the API server takes stale writes it
+    goes through and the sync succeeds, which is what the second driver's upstream did.  Issue 40,
+    shape 4."""
+    c = stsedu.Cluster(kubelet="manual")
+    orphaned_and_reapplied_with_an_older_template(c)
+    before = revision_numbers(c)
+    with without_resource_version_checks():
+        r = c.sync("web")
+    assert r.error is None
+    renumber = [d for d in r.decisions if d.action == "update-revision"]
+    assert [(d.applied, d.retries) for d in renumber] == [(True, 0)]
+    assert revision_numbers(c)[min(before, key=before.get)] == max(before.values()) + 1

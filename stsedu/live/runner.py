@@ -684,22 +684,64 @@ def live_texts(session, set_name: str, only: tuple[str, ...] = TEXTS) -> dict[st
 _COMBINED = "(combined from similar events): "
 
 
+def _event_rows(text: str, namespace: str = "default") -> list[tuple[str, tuple[str, ...]]]:
+    """``describe``'s event rows in the order listed, each as (its raw last-seen age, (type, reason,
+    count, from, message)); the count is ``""`` or ``"x7"``."""
+    raw = [[c for c in re.split(r"\s{2,}|\t", line.strip())] for line in text.rstrip("\n").splitlines()][3:]
+    out = []
+    for r, n in zip(raw, normalise(text, namespace)[3:]):
+        if len(n) < 5:
+            continue
+        m = _AGE.match(r[2])
+        count = f"x{m.group(4)}" if m and m.group(3) else ""
+        out.append((r[2].split(" ")[0], (n[0], n[1], count, *n[3:-1], n[-1].removeprefix(_COMBINED))))
+    return out
+
+
 def describe_events(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
-    """The events ``describe`` lists, as a sorted list of (type, reason, from, message): their order within
-    one second (kubectl sorts by a timestamp in seconds) and the event correlator's combining of more than
-    ten similar events (``(combined from similar events): ...``) are not the same on two clusters."""
-    rows = normalise(text, namespace)[3:]
-    return sorted((r[0], r[1], *r[3:-1], r[-1].removeprefix(_COMBINED)) for r in rows if len(r) >= 5)
+    """The events ``describe`` lists, in its order, as (type, reason, count, from, message): the count
+    (``x7`` for ``(x7 over 2m)``, ``""`` for one) is kept; the event correlator's prefix
+    ``(combined from similar events): `` is dropped."""
+    return [e for _, e in _event_rows(text, namespace)]
+
+
+def _inversions_outside_a_second(a: list, b: list) -> list[tuple]:
+    """Pairs of events that *b* lists in the other order than *a* although neither side lists them within
+    one second (the same age). kubectl sorts by ``lastTimestamp``, which has whole seconds, with an unstable
+    sort: only events of the same second may come in either order. *a*, *b*: ``_event_rows``, the same
+    events; the k-th of identical events on one side is matched with the k-th on the other."""
+    def keyed(rows):
+        seen: dict = {}
+        out = []
+        for age, e in rows:
+            seen[e] = seen.get(e, 0) + 1
+            out.append(((e, seen[e]), age))
+        return out
+    ka, kb = keyed(a), keyed(b)
+    pos = {k: i for i, (k, _) in enumerate(ka)}
+    age_a = dict(ka)
+    bad = []
+    for i in range(len(kb)):
+        for j in range(i + 1, len(kb)):
+            (x, ax), (y, ay) = kb[i], kb[j]
+            if pos[x] > pos[y] and ax != ay and age_a[x] != age_a[y]:
+                bad.append((x[0], y[0]))
+    return bad
 
 
 def _same_events(kit: str, live: str, namespace: str) -> bool:
-    """The same events, or, where the real event correlator combined similar events (the kit does not
-    model it: more than ten of one reason about one object within ten minutes), the same distinct
-    events with every combined one among the kit's."""
-    a, b = describe_events(kit), describe_events(live, namespace)
-    if a == b:
-        return True
-    return _COMBINED in live and set(b) <= set(a)
+    """The same events with the same counts, listed in the same order but where kubectl's order is not
+    defined (events of one second, :func:`_inversions_outside_a_second`). Where the real event correlator
+    combined similar events (the kit does not model it: more than ten of one reason about one object within
+    ten minutes), the same distinct events with every combined one among the kit's."""
+    a, b = _event_rows(kit), _event_rows(live, namespace)
+    if sorted(e for _, e in a) == sorted(e for _, e in b):
+        return not _inversions_outside_a_second(a, b)
+    if _COMBINED not in live:
+        return False
+    def uncounted(rows):
+        return {e[:2] + e[3:] for _, e in rows}
+    return uncounted(b) <= uncounted(a)
 
 
 def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:

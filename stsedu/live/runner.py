@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .build import LiveUnavailable, kubectl_path
+from .kubelet import RUN_PREFIX
 
 WAIT_ACTIONS = frozenset({"sync", "run", "run_all", "settle", "advance", "kubelet_step", "expect"})
 """Scenario steps that only let the controller and time act: a stable point on both sides."""
@@ -248,7 +249,7 @@ class LiveSession:
         self.kubeconfig, self.context = kubeconfig, context
         self.api = api_client(kubeconfig, context)
         self.own_namespace = namespace is None
-        self.namespace = namespace or f"stsedu-live-{secrets.token_hex(3)}"
+        self.namespace = namespace or f"{RUN_PREFIX}{secrets.token_hex(3)}"
         self.kubelet_mode = "auto" if kubelet is True else kubelet
         self.stages = stages
         self.kubelet = None
@@ -570,16 +571,38 @@ def run_cli(args, out) -> int:
         print(f"error: {e}", file=__import__("sys").stderr)
         return 2
     kubeconfig = args.kubeconfig
+    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
+    st = daemon.status()
     if kubeconfig is None:
-        st = daemon.status()
         if not st or not st["ready"]:
             raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
         kubeconfig = st["kubeconfig"]
-    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
+    from .kubelet import served_by_background
+    if (kubelet and args.namespace and served_by_background(args.namespace) and st and st["ready"]
+            and st.get("kubelet") and kubeconfig == st["kubeconfig"]):
+        raise LiveUnavailable(f"namespace {args.namespace} is run by `stsedu live up`'s kubelet; a second one would "
+                              f"fight it: leave out --namespace (a new stsedu-live-... one), or `stsedu live up --no-kubelet`")
     if kubelet and sc.cluster_options.get("kubelet") == "manual":
         kubelet = "manual"
     from ..sim.kubelet import StageProfile
     stages = StageProfile.from_dict(sc.cluster_options.get("stages"))
+    watchdog = daemon.Watchdog(st) if args.kubeconfig is None else None
+    try:
+        return _run_session(args, out, sc, kubeconfig, kubelet, stages)
+    except BaseException as e:
+        import urllib3
+        if watchdog is not None and watchdog.stop():
+            raise daemon.PlaneStopped(daemon.stopped_reason()) from None
+        if isinstance(e, urllib3.exceptions.HTTPError):
+            raise daemon.PlaneStopped(f"the cluster stopped answering during the run: "
+                                      f"{str(e).splitlines()[0][:200]}") from None
+        raise
+    finally:
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
     with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
         out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
         run = play(sc, s)

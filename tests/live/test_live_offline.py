@@ -232,3 +232,12 @@ def test_events_differing_in_count_or_in_order_across_seconds_differ():
     # within one second (the same age on the live side) either order is kubectl's
     assert not differ(_events(("SuccessfulCreate", "41s", "create", "web-1"), ("SuccessfulCreate", "41s", "create", "web-0"),
                               ("SuccessfulDelete", "10s (x2 over 21s)", "delete", "web-1")))
+
+
+def test_ups_kubelet_leaves_live_runs_namespaces_to_their_own():
+    """`stsedu live up`'s kubelet runs the pods of every namespace a learner uses; `live run` makes
+    stsedu-live-... namespaces and drives them with a kubelet of its own (the scenario's stages and
+    verbs), so the two never act on the same pods."""
+    from stsedu.live.kubelet import served_by_background
+    assert served_by_background("default") and served_by_background("demo")
+    assert not served_by_background("kube-system") and not served_by_background("stsedu-live-1a2b3c")

@@ -3,7 +3,8 @@
 * ``stsedu live build``: build etcd, kube-apiserver, kube-controller-manager and kubectl
   into the cache (about 9 minutes the first time on two cores; needs Go);
 * ``stsedu live up`` / ``status`` / ``down``: a local control plane in the background;
-  ``up`` prints the ``export KUBECONFIG=...`` line for kubectl;
+  ``up`` prints the ``export KUBECONFIG=...`` line for kubectl and runs node ``node-1`` with the
+  kit's API kubelet, so pods run (``--no-kubelet``: neither);
 * ``stsedu live run SCENARIO [--kubeconfig FILE] [--context NAME]``: play a scenario's
   steps on the running local control plane, or on the cluster a kubeconfig names, and print
   what the real controller wrote.

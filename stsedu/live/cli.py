@@ -3,13 +3,15 @@
 * ``stsedu live build``: build etcd, kube-apiserver, kube-controller-manager and kubectl
   into the cache (about 9 minutes the first time on two cores; needs Go);
 * ``stsedu live up`` / ``status`` / ``down``: a local control plane in the background;
-  ``up`` prints the ``export KUBECONFIG=...`` line for kubectl;
+  ``up`` prints the ``export KUBECONFIG=...`` line for kubectl and runs node ``node-1`` with the
+  kit's API kubelet, so pods run (``--no-kubelet``: neither);
 * ``stsedu live run SCENARIO [--kubeconfig FILE] [--context NAME]``: play a scenario's
   steps on the running local control plane, or on the cluster a kubeconfig names, and print
   what the real controller wrote.
 
 Exit status: 0 done; 1 the scenario's run differed from the kit's (``run --compare``);
-2 a bad scenario; 4 no control plane (not built, not running, no Go, an unusable kubeconfig).
+2 a bad scenario; 4 no control plane (not built, not running, no Go, an unusable kubeconfig);
+5 the control plane stopped during ``run`` (one line names what stopped and where its logs are kept).
 This module imports nothing heavy: the Kubernetes client loads only when a command needs it.
 """
 
@@ -19,6 +21,7 @@ import sys
 from typing import TextIO
 
 EXIT_UNAVAILABLE = 4
+EXIT_STOPPED = 5
 
 
 def add_parser(sub) -> None:
@@ -26,7 +29,9 @@ def add_parser(sub) -> None:
                                        "beside the kit")
     lsub = live.add_subparsers(dest="live_command")
     lsub.add_parser("build", help="build the control plane's binaries into the cache (needs Go; 10+ min the first time)")
-    lsub.add_parser("up", help="start a local control plane in the background and print its kubeconfig")
+    up = lsub.add_parser("up", help="start a local control plane in the background and print its kubeconfig")
+    up.add_argument("--no-kubelet", action="store_true",
+                    help="no node and no kubelet: pods stay Pending (the kit's API kubelet runs them otherwise)")
     lsub.add_parser("down", help="stop the local control plane; removes every process and file it started")
     lsub.add_parser("status", help="is a local control plane running? where is its kubeconfig?")
     lsub.add_parser("kubectl-path", help="print the path of the built kubectl (nothing, status 4, if not built)")
@@ -44,6 +49,7 @@ def add_parser(sub) -> None:
 
 def main(args, out: TextIO) -> int:
     from .build import LiveUnavailable
+    from .daemon import PlaneStopped
     cmd = args.live_command
     try:
         if cmd == "build":
@@ -60,9 +66,15 @@ def main(args, out: TextIO) -> int:
             return EXIT_UNAVAILABLE
         if cmd == "up":
             from . import daemon
-            state = daemon.up()
+            state = daemon.up(kubelet=not args.no_kubelet)
+            if state.get("already"):
+                out.write(f"a control plane is already up at {state['server']}: "
+                          f"export KUBECONFIG={state['kubeconfig']}\n")
+                return 0
             out.write(f"control plane up at {state['server']} (folder {state['workdir']})\n"
-                      f"export KUBECONFIG={state['kubeconfig']}\n")
+                      + (f"pods run on node node-1 with {state['kubelet']}; `stsedu live up --no-kubelet` for none\n"
+                         if state.get("kubelet") else "no kubelet: pods stay Pending (--no-kubelet)\n")
+                      + f"export KUBECONFIG={state['kubeconfig']}\n")
             return 0
         if cmd == "down":
             from . import daemon
@@ -86,6 +98,9 @@ def main(args, out: TextIO) -> int:
             return run_cli(args, out)
         out.write("usage: stsedu live {build,up,down,status,run,kubectl-path} (see stsedu live --help)\n")
         return 2
+    except PlaneStopped as e:
+        print(f"stsedu live: {e}", file=sys.stderr)
+        return EXIT_STOPPED
     except LiveUnavailable as e:
         print(f"stsedu live: {e}", file=sys.stderr)
         return EXIT_UNAVAILABLE

@@ -3,7 +3,10 @@
 ``up`` starts a small supervisor process (``python -m stsedu.live.daemon STATE``) in its own
 session. The supervisor starts a :class:`~stsedu.live.controlplane.ControlPlane`, writes
 its state (folder, kubeconfig, server, process ids) to the STATE file and waits; on SIGTERM
-or SIGINT it stops the control plane, which removes its folder, and deletes STATE. Its
+or SIGINT it stops the control plane, which removes its folder, and deletes STATE. Unless started
+with ``--no-kubelet`` it also registers node ``node-1`` and runs the kit's API kubelet
+(:class:`~stsedu.live.kubelet.NamespaceKubelets`) in every namespace but ``kube-*`` and the
+``stsedu-live-*`` ones ``stsedu live run`` makes and drives with a kubelet of its own. Its
 children end with it even if it is killed (``PR_SET_PDEATHSIG``); ``down`` then ends any
 that remain and removes what is left.
 """
@@ -23,9 +26,37 @@ from .build import LiveUnavailable, cache_base
 
 START_TIMEOUT = 150.0
 
+KUBELET = "the kit's API kubelet (stsedu.live.kubelet)"
+"""What the state's ``kubelet`` names when ``up`` runs one (None with ``--no-kubelet``)."""
+
+
+class PlaneStopped(Exception):
+    """The control plane (or a user's cluster) stopped answering during a command: one line, what stopped."""
+
 
 def state_path() -> Path:
     return Path(os.environ.get("STSEDU_LIVE_STATE") or cache_base() / "running.json")
+
+
+def died_path(path: Path | None = None) -> Path:
+    """Where the supervisor writes what stopped (name, exit status, kept logs) when a process of the plane died."""
+    return (path or state_path()).with_suffix(".died")
+
+
+def stopped_reason(path: Path | None = None, wait: float = 5.0) -> str:
+    """One line: which process of the background plane stopped and where its logs are kept (waiting up to
+    *wait* seconds for the supervisor to say), or that the plane was stopped."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            died = json.loads(died_path(path).read_text())
+            return (f"{died['stopped']} stopped (exit status {died['status']}) during the run; the control plane "
+                    f"is down, its logs are kept in {died['logs']}")
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        if time.monotonic() > deadline:
+            return "the local control plane stopped during the run (`stsedu live down`?)"
+        time.sleep(0.2)
 
 
 def _alive(pid: int) -> bool:
@@ -64,12 +95,14 @@ def read_state(path: Path | None = None) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def up(path: Path | None = None) -> dict:
-    """Start a control plane in the background; return its state. Raise LiveUnavailable (one line)."""
+def up(path: Path | None = None, kubelet: bool = True) -> dict:
+    """Start a control plane in the background; return its state (``"already": True`` when one was up).
+    With *kubelet* the supervisor also runs the kit's API kubelet (:data:`KUBELET`) and node ``node-1``.
+    Raise LiveUnavailable (one line)."""
     path = path or state_path()
     state = read_state(path)
     if state and _alive(state.get("supervisor", -1)):
-        return state
+        return {**state, "already": True}
     if state:  # left by a crashed run
         down(path)
     from . import build
@@ -77,12 +110,14 @@ def up(path: Path | None = None) -> dict:
     if reason:
         raise LiveUnavailable(reason)
     path.parent.mkdir(parents=True, exist_ok=True)
+    died_path(path).unlink(missing_ok=True)
     err = path.with_suffix(".err")
     err.unlink(missing_ok=True)
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.Popen([sys.executable, "-m", "stsedu.live.daemon", str(path)], env=env,
+    argv = [sys.executable, "-m", "stsedu.live.daemon", str(path)] + ([] if kubelet else ["--no-kubelet"])
+    proc = subprocess.Popen(argv, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + START_TIMEOUT
@@ -119,8 +154,52 @@ def down(path: Path | None = None) -> bool:
             os.kill(pid, signal.SIGKILL)
     if workdir and Path(workdir).name.startswith("stsedu-live-") and Path(workdir).exists():
         shutil.rmtree(workdir, ignore_errors=True)
+    remove_kubectl_caches(state.get("server"), state.get("uids") or ())
     path.unlink(missing_ok=True)
     return True
+
+
+def kubectl_cache_dir() -> Path:
+    """kubectl's cache folder: ``--cache-dir``'s default, ``$KUBECACHEDIR`` or ``~/.kube/cache``."""
+    return Path(os.environ.get("KUBECACHEDIR") or Path.home() / ".kube" / "cache")
+
+
+def remove_kubectl_caches(server: str | None, uids) -> list[Path]:
+    """Remove what kubectl cached about the plane at *server*: its discovery folder (named after the
+    host and port, as cli-runtime's ``computeDiscoverCacheDir`` names it) and the HTTP cache's entries
+    of its answers (named by a hash of the URL; told apart by the plane's own flow-schema *uids*, which
+    every answer's ``X-Kubernetes-Pf-*-Uid`` headers carry). Return what was removed."""
+    import re
+    removed = []
+    cache = kubectl_cache_dir()
+    if server:
+        host = re.sub(r"[^(\w/.)]", "_", server.replace("https://", "", 1).replace("http://", "", 1))
+        d = cache / "discovery" / host
+        if host and d.is_dir():
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    marks = [u.encode() for u in uids if u]
+    http = cache / "http"
+    if marks and http.is_dir():
+        for f in http.iterdir():
+            try:
+                if f.is_file() and any(m in f.read_bytes() for m in marks):
+                    f.unlink()
+                    removed.append(f)
+            except OSError:
+                pass
+    return removed
+
+
+def _plane_uids(api_client) -> list[str]:
+    """The uids of the plane's flow schemas and priority levels (the API server makes them at start)."""
+    from kubernetes import client
+    fc = client.FlowcontrolApiserverV1Api(api_client)
+    try:
+        return sorted({o.metadata.uid for o in fc.list_flow_schema().items} |
+                      {o.metadata.uid for o in fc.list_priority_level_configuration().items})
+    except Exception:  # noqa: BLE001 - without them `down` removes the discovery folder only
+        return []
 
 
 def status(path: Path | None = None) -> dict | None:
@@ -134,8 +213,35 @@ def status(path: Path | None = None) -> dict | None:
     return state
 
 
-def _supervise(path: Path) -> int:
+class Watchdog:
+    """Watches the background plane during ``stsedu live run``; if it stops, interrupts the run at once
+    (the API client would otherwise retry for many seconds and end in a traceback)."""
+
+    def __init__(self, state: dict) -> None:
+        import threading
+        self.supervisor = state.get("supervisor")
+        self.stopped = threading.Event()
+        self._done = threading.Event()
+        threading.Thread(target=self._watch, name="stsedu-live-watchdog", daemon=True).start()
+
+    def _watch(self) -> None:
+        import _thread
+        while not self._done.wait(0.5):
+            st = status()
+            if st is None or not st["ready"] or st.get("supervisor") != self.supervisor:
+                self.stopped.set()
+                _thread.interrupt_main()
+                return
+
+    def stop(self) -> bool:
+        """End the watch; True if the plane stopped meanwhile."""
+        self._done.set()
+        return self.stopped.is_set()
+
+
+def _supervise(path: Path, kubelet: bool = True) -> int:
     from .controlplane import ControlPlane
+    from .kubelet import NamespaceKubelets, register_node
     stop = {"now": False}
 
     def on_signal(signum, frame):
@@ -144,24 +250,52 @@ def _supervise(path: Path) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     cp = ControlPlane()
+    kubelets = None
     try:
         cp.start()
+        if kubelet:
+            register_node(cp.api_client())
+            kubelets = NamespaceKubelets(cp.api_client())
+            kubelets.poll()
     except BaseException as e:  # noqa: BLE001 - reported to `up` in one line
         path.with_suffix(".err").write_text(str(e) if isinstance(e, LiveUnavailable) else f"{type(e).__name__}: {e}")
         return 1
     try:
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cp.state()))
+        tmp.write_text(json.dumps({**cp.state(), "kubelet": KUBELET if kubelet else None,
+                                   "uids": _plane_uids(cp.api_client())}))
         os.replace(tmp, path)
+        polled = time.monotonic()
         while not stop["now"]:
-            if any(p.poll() is not None for p in cp.procs.values()):
+            dead = next(((n, p.returncode) for n, p in cp.procs.items() if p.poll() is not None), None)
+            if dead:
+                _keep_logs(path, cp, *dead)
                 break
+            if kubelets is not None and time.monotonic() - polled >= 1.0:
+                polled = time.monotonic()
+                try:
+                    kubelets.poll()
+                except Exception:  # noqa: BLE001 - the API server busy or going: try again next second
+                    pass
             time.sleep(0.3)
     finally:
+        if kubelets is not None:
+            kubelets.stop()
         cp.stop()
         path.unlink(missing_ok=True)
     return 0
 
 
+def _keep_logs(path: Path, cp, name: str, status: int) -> None:
+    """A process of the plane died: copy the plane's logs beside STATE (the folder goes with the plane)
+    and say in :func:`died_path` what stopped."""
+    kept = path.parent / f"stsedu-live-logs-{time.strftime('%Y%m%d-%H%M%S')}"
+    try:
+        shutil.copytree(cp.workdir / "logs", kept, dirs_exist_ok=True)
+    except OSError:
+        kept = cp.workdir / "logs"
+    died_path(path).write_text(json.dumps({"stopped": name, "status": status, "logs": str(kept)}))
+
+
 if __name__ == "__main__":
-    sys.exit(_supervise(Path(sys.argv[1])))
+    sys.exit(_supervise(Path(sys.argv[1]), kubelet="--no-kubelet" not in sys.argv[2:]))

@@ -46,6 +46,68 @@ STRATEGIC = "application/strategic-merge-patch+json"
 MERGE = "application/merge-patch+json"
 
 
+def register_node(api_client, name: str = NODE) -> None:
+    """Create the Node *name* (if missing) and report it Ready, so that ``kubectl get nodes`` lists the
+    node the pods are bound to. No node lifecycle controller runs, so no heartbeat is needed."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+    core = client.CoreV1Api(api_client)
+    try:
+        core.create_node(client.V1Node(metadata=client.V1ObjectMeta(
+            name=name, labels={"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"})))
+    except ApiException as e:
+        if e.status != 409:
+            raise
+    now = _now_rfc3339()
+    core.patch_node_status(name, {"status": {
+        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                        "message": "the kit's API kubelet (stsedu.live.kubelet) is posting ready status",
+                        "lastHeartbeatTime": now, "lastTransitionTime": now}],
+        "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": name}],
+        "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+        "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+        "nodeInfo": {"kubeletVersion": "stsedu-api-kubelet", "architecture": "amd64", "operatingSystem": "linux",
+                     "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "", "kubeProxyVersion": "",
+                     "machineID": "", "osImage": "", "systemUUID": ""}}}, _content_type=STRATEGIC)
+
+
+SERVED_ELSEWHERE = ("kube-system", "kube-public", "kube-node-lease")
+RUN_PREFIX = "stsedu-live-"
+"""``stsedu live run`` makes its namespaces with this prefix and drives them with a kubelet of its own
+(the scenario's stages and verbs): the background kubelet leaves them alone."""
+
+
+def served_by_background(namespace: str) -> bool:
+    """True if ``stsedu live up``'s kubelet runs the pods of *namespace*."""
+    return namespace not in SERVED_ELSEWHERE and not namespace.startswith(RUN_PREFIX)
+
+
+class NamespaceKubelets:
+    """One :class:`APIKubelet` (auto mode, default stages) per namespace that :func:`served_by_background`
+    names: the kubelet ``stsedu live up`` runs beside the control plane. :meth:`poll` follows the
+    namespaces as they are created and deleted."""
+
+    def __init__(self, api_client) -> None:
+        self.api = api_client
+        self.kubelets: dict[str, APIKubelet] = {}
+
+    def poll(self) -> None:
+        from kubernetes import client
+        names = {n.metadata.name for n in client.CoreV1Api(self.api).list_namespace(_request_timeout=5).items
+                 if not n.metadata.deletion_timestamp and served_by_background(n.metadata.name)}
+        for ns in names - set(self.kubelets):
+            self.kubelets[ns] = APIKubelet(self.api, ns).watch()
+        for ns in set(self.kubelets) - names:
+            self.kubelets.pop(ns).stop()
+
+    def stop(self) -> None:
+        for k in self.kubelets.values():
+            k._stop.set()
+        for k in self.kubelets.values():
+            k.stop()
+        self.kubelets.clear()
+
+
 def _now_rfc3339() -> str:
     return _rfc3339(time.time())
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .build import LiveUnavailable, kubectl_path
+from .kubelet import RUN_PREFIX
 
 WAIT_ACTIONS = frozenset({"sync", "run", "run_all", "settle", "advance", "kubelet_step", "expect"})
 """Scenario steps that only let the controller and time act: a stable point on both sides."""
@@ -252,7 +253,7 @@ class LiveSession:
         self.kubeconfig, self.context = kubeconfig, context
         self.api = api_client(kubeconfig, context)
         self.own_namespace = namespace is None
-        self.namespace = namespace or f"stsedu-live-{secrets.token_hex(3)}"
+        self.namespace = namespace or f"{RUN_PREFIX}{secrets.token_hex(3)}"
         self.kubelet_mode = "auto" if kubelet is True else kubelet
         self.stages = stages
         self.kubelet = None
@@ -579,16 +580,38 @@ def run_cli(args, out) -> int:
         print(f"error: {e}", file=__import__("sys").stderr)
         return 2
     kubeconfig = args.kubeconfig
+    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
+    st = daemon.status()
     if kubeconfig is None:
-        st = daemon.status()
         if not st or not st["ready"]:
             raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
         kubeconfig = st["kubeconfig"]
-    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
+    from .kubelet import served_by_background
+    if (kubelet and args.namespace and served_by_background(args.namespace) and st and st["ready"]
+            and st.get("kubelet") and kubeconfig == st["kubeconfig"]):
+        raise LiveUnavailable(f"namespace {args.namespace} is run by `stsedu live up`'s kubelet; a second one would "
+                              f"fight it: leave out --namespace (a new stsedu-live-... one), or `stsedu live up --no-kubelet`")
     if kubelet and sc.cluster_options.get("kubelet") == "manual":
         kubelet = "manual"
     from ..sim.kubelet import StageProfile
     stages = StageProfile.from_dict(sc.cluster_options.get("stages"))
+    watchdog = daemon.Watchdog(st) if args.kubeconfig is None else None
+    try:
+        return _run_session(args, out, sc, kubeconfig, kubelet, stages)
+    except BaseException as e:
+        import urllib3
+        if watchdog is not None and watchdog.stop():
+            raise daemon.PlaneStopped(daemon.stopped_reason()) from None
+        if isinstance(e, urllib3.exceptions.HTTPError):
+            raise daemon.PlaneStopped(f"the cluster stopped answering during the run: "
+                                      f"{str(e).splitlines()[0][:200]}") from None
+        raise
+    finally:
+        if watchdog is not None:
+            watchdog.stop()
+
+
+def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
     with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
         out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
         run = play(sc, s)
@@ -693,22 +716,74 @@ def live_texts(session, set_name: str, only: tuple[str, ...] = TEXTS) -> dict[st
 _COMBINED = "(combined from similar events): "
 
 
+def _event_rows(text: str, namespace: str = "default") -> list[tuple[str, tuple[str, ...]]]:
+    """``describe``'s event rows in the order listed, each as (its raw last-seen age, (type, reason,
+    count, from, message)); the count is ``""`` or ``"x7"``."""
+    raw = [[c for c in re.split(r"\s{2,}|\t", line.strip())] for line in text.rstrip("\n").splitlines()][3:]
+    out = []
+    for r, n in zip(raw, normalise(text, namespace)[3:]):
+        if len(n) < 5:
+            continue
+        m = _AGE.match(r[2])
+        count = f"x{m.group(4)}" if m and m.group(3) else ""
+        out.append((r[2].split(" ")[0], (n[0], n[1], count, *n[3:-1], n[-1].removeprefix(_COMBINED))))
+    return out
+
+
 def describe_events(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
-    """The events ``describe`` lists, as a sorted list of (type, reason, from, message): their order within
-    one second (kubectl sorts by a timestamp in seconds) and the event correlator's combining of more than
-    ten similar events (``(combined from similar events): ...``) are not the same on two clusters."""
-    rows = normalise(text, namespace)[3:]
-    return sorted((r[0], r[1], *r[3:-1], r[-1].removeprefix(_COMBINED)) for r in rows if len(r) >= 5)
+    """The events ``describe`` lists, in its order, as (type, reason, count, from, message): the count
+    (``x7`` for ``(x7 over 2m)``, ``""`` for one) is kept; the event correlator's prefix
+    ``(combined from similar events): `` is dropped."""
+    return [e for _, e in _event_rows(text, namespace)]
+
+
+def _inversions_outside_a_second(a: list, b: list) -> list[tuple]:
+    """Pairs of events that *b* lists in the other order than *a* although neither side lists them within
+    one second (the same age). kubectl sorts by ``lastTimestamp``, which has whole seconds, with an unstable
+    sort: only events of the same second may come in either order. *a*, *b*: ``_event_rows``, the same
+    events; the k-th of identical events on one side is matched with the k-th on the other."""
+    def keyed(rows):
+        seen: dict = {}
+        out = []
+        for age, e in rows:
+            seen[e] = seen.get(e, 0) + 1
+            out.append(((e, seen[e]), age))
+        return out
+    ka, kb = keyed(a), keyed(b)
+    pos = {k: i for i, (k, _) in enumerate(ka)}
+    age_a = dict(ka)
+    bad = []
+    for i in range(len(kb)):
+        for j in range(i + 1, len(kb)):
+            (x, ax), (y, ay) = kb[i], kb[j]
+            if pos[x] > pos[y] and ax != ay and age_a[x] != age_a[y]:
+                bad.append((x[0], y[0]))
+    return bad
 
 
 def _same_events(kit: str, live: str, namespace: str) -> bool:
-    """The same events, or, where the real event correlator combined similar events (the kit does not
-    model it: more than ten of one reason about one object within ten minutes), the same distinct
-    events with every combined one among the kit's."""
-    a, b = describe_events(kit), describe_events(live, namespace)
-    if a == b:
-        return True
-    return _COMBINED in live and set(b) <= set(a)
+    """The same events with the same counts, listed in the same order but where kubectl's order is not
+    defined (events of one second, :func:`_inversions_outside_a_second`). Where the real event correlator
+    combined similar events (the kit does not model it: more than ten of one reason about one object within
+    ten minutes), the same distinct events with every combined one among the kit's, posted as many times."""
+    a, b = _event_rows(kit), _event_rows(live, namespace)
+    if sorted(e for _, e in a) == sorted(e for _, e in b):
+        return not _inversions_outside_a_second(a, b)
+    if _COMBINED not in live:
+        return False
+    def uncounted(rows):
+        return {e[:2] + e[3:] for _, e in rows}
+    return uncounted(b) <= uncounted(a) and _posts(a) == _posts(b)
+
+
+def _posts(rows) -> dict[str, int]:
+    """How many times events of each type were posted (a row is one post, or N with ``(xN over ...)``):
+    where the correlator combined events, their number still shows, and client-go's spam filter (25 per
+    object and type, docs/live.md) with it."""
+    out: dict[str, int] = {}
+    for _, e in rows:
+        out[e[0]] = out.get(e[0], 0) + (int(e[2][1:]) if e[2] else 1)
+    return out
 
 
 def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:

@@ -321,3 +321,43 @@ def test_kubeconfig_and_context_as_a_users_cluster(control_plane, capsys):
                "--context", "no-such-context"], out=io.StringIO())
     err = capsys.readouterr().err
     assert rc == 4 and "no-such-context" in err and len(err.strip().splitlines()) == 1
+
+
+SPAM_LIMIT = 25
+"""client-go's EventSourceObjectSpamFilter (tools/record/events_cache.go: defaultSpamBurst 25, one more
+per 5 minutes, keyed by source, involved object and type): the kit does not model it (docs/live.md)."""
+
+
+def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(control_plane):
+    """A known difference, asserted exactly: 30 pods of one Parallel set make 30 ``SuccessfulCreate``
+    events in the kit's ``describe sts``; the real controller manager's recorder posts the first 25 about
+    the set and drops the rest (its spam filter), and the event comparison reports it."""
+    from stsedu import Cluster
+    from stsedu.live.runner import _same_events, describe_events, kit_texts
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": {
+        "serviceName": "nginx", "replicas": 30, "podManagementPolicy": "Parallel",
+        "selector": {"matchLabels": {"app": "nginx"}},
+        "template": {"metadata": {"labels": {"app": "nginx"}},
+                     "spec": {"containers": [{"name": "nginx", "image": "registry.k8s.io/nginx-slim:0.21"}]}}}}
+    c = Cluster()
+    c.apply([sts])
+    c.run(None)
+    kit = kit_texts(c, "web")["describe sts: events"]
+    with LiveSession(str(control_plane.kubeconfig), kubelet=True) as s:
+        s.apply([sts])
+        s.wait_stable(90)
+        deadline = time.monotonic() + 15  # posts retried up to 10 s later: wait for any straggler
+        while time.monotonic() < deadline:
+            time.sleep(1)
+            live = s.kubectl("describe", "statefulset/web").stdout.partition("\nEvents:")[2]
+        live = "Events:" + live
+        ns = s.namespace
+    k, l = describe_events(kit), describe_events(live, ns)
+    creates = {f"Create Pod web-{i} in StatefulSet web successful" for i in range(30)}
+    assert len(k) == 30 and {e[-1] for e in k} == creates
+
+    def posted(rows):  # each row is one post, or N with "(xN over ...)"
+        return sum(int(e[2][1:]) if e[2] else 1 for e in rows)
+    # live: the first 25 posts (the event correlator combines those past the tenth into one "(xN)" row)
+    assert posted(l) == SPAM_LIMIT and {e[-1] for e in l} <= creates, live
+    assert not _same_events(kit, live, ns)

@@ -157,8 +157,8 @@ def test_observe_reads_what_a_learner_sees_in_the_kit():
 
 def test_text_comparison_drops_only_what_two_clusters_cannot_share():
     """Ages, RESTARTS' "(5s ago)", an event's "(x2 over 65s)" durations, timestamps and the namespace
-    are normalised; counts, states and names are not. Events compare as a sorted list (kubectl orders
-    them by a timestamp in seconds) with the event correlator's "(combined from similar events): " dropped."""
+    are normalised; counts, states and names are not. Events of one second may come in either order (kubectl
+    sorts them by a timestamp in seconds); the event correlator's "(combined from similar events): " is dropped."""
     from stsedu.live.runner import describe_events, normalise, text_differences
     kit = "NAME    READY   STATUS             RESTARTS      AGE\nweb-1   0/1     CrashLoopBackOff   1 (19s ago)   56s\n"
     live = "NAME    READY   STATUS             RESTARTS     AGE\nweb-1   0/1     CrashLoopBackOff   1 (2s ago)   1m1s\n"
@@ -171,8 +171,8 @@ def test_text_comparison_drops_only_what_two_clusters_cannot_share():
     b = head + ("  Normal  SuccessfulCreate  19s (x2 over 62s)  statefulset-controller  (combined from similar events): "
                 "Create Pod web-1 in StatefulSet web successful\n"
                 "  Normal  SuccessfulDelete  19s  statefulset-controller  Delete Pod web-1 in StatefulSet web successful\n")
-    assert describe_events(a) == describe_events(b)
-    assert describe_events(a) != describe_events(b.replace("Delete Pod web-1", "Delete Pod web-2"))
+    assert sorted(describe_events(a)) == sorted(describe_events(b))
+    assert sorted(describe_events(a)) != sorted(describe_events(b.replace("Delete Pod web-1", "Delete Pod web-2")))
     assert text_differences({"describe sts: events": a}, {"describe sts: events": b}, "ns") == []
     assert text_differences({"describe sts": "Namespace:  default\nCreationTimestamp:  Thu, 01 Jan 2026 00:00:00 +0000\n"},
                             {"describe sts": "Namespace:  ns\nCreationTimestamp:  Wed, 25 Nov 2026 16:01:02 +0000\n"},
@@ -201,3 +201,43 @@ def test_the_api_kubelet_binds_pods_to_the_kits_node():
     from stsedu.views.kubectl.get import SIM_NODE
     from stsedu.live.kubelet import NODE
     assert NODE == SIM_NODE == "node-1"
+
+
+EVENTS_HEAD = ("Events:\n  Type    Reason            Age   From                    Message\n"
+               "  ----    ------            ----  ----                    -------\n")
+
+
+def _events(*rows):
+    return EVENTS_HEAD + "".join(f"  Normal  {r}  {a}  statefulset-controller  {m} Pod {p} in StatefulSet web successful\n"
+                                 for r, a, m, p in rows)
+
+
+def test_events_differing_in_count_or_in_order_across_seconds_differ():
+    """`kubectl describe` lists events sorted by lastTimestamp (whole seconds; kubectl's
+    event.SortableEvents with an unstable sort) and shows how often each came (`(x7 over 2m)`):
+    a learner sees a different count, or a different order of events seconds apart, as different."""
+    from stsedu.live.runner import text_differences
+    kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulCreate", "38s", "create", "web-1"),
+                  ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
+    def differ(live):
+        return text_differences({"describe sts: events": kit}, {"describe sts: events": live}, "ns") != []
+    assert not differ(kit)
+    # the same events, the later one counted 7 times instead of 2
+    assert differ(kit.replace("(x2 over 20s)", "(x7 over 20s)"))
+    # counted once instead of twice
+    assert differ(kit.replace("9s (x2 over 20s)", "9s"))
+    # web-1 created before web-0, two seconds apart: an order kubectl defines
+    assert differ(_events(("SuccessfulCreate", "40s", "create", "web-1"), ("SuccessfulCreate", "38s", "create", "web-0"),
+                          ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1")))
+    # within one second (the same age on the live side) either order is kubectl's
+    assert not differ(_events(("SuccessfulCreate", "41s", "create", "web-1"), ("SuccessfulCreate", "41s", "create", "web-0"),
+                              ("SuccessfulDelete", "10s (x2 over 21s)", "delete", "web-1")))
+
+
+def test_ups_kubelet_leaves_live_runs_namespaces_to_their_own():
+    """`stsedu live up`'s kubelet runs the pods of every namespace a learner uses; `live run` makes
+    stsedu-live-... namespaces and drives them with a kubelet of its own (the scenario's stages and
+    verbs), so the two never act on the same pods."""
+    from stsedu.live.kubelet import served_by_background
+    assert served_by_background("default") and served_by_background("demo")
+    assert not served_by_background("kube-system") and not served_by_background("stsedu-live-1a2b3c")

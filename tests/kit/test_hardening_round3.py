@@ -491,3 +491,27 @@ def test_a_seed_of_more_than_a_hundred_digits_is_named():
     with pytest.raises(stsedu.ValidationError) as e:
         stsedu.Cluster(seed=10 ** 200)
     assert str(e.value) == 'Cluster() is invalid: seed: Invalid value: "<an integer of about 201 digits>": must have at most 100 digits'
+
+
+# ------------------------------------------------------------ the rest of issue 44 (branch h44b)
+
+def stsedu_main(*argv) -> tuple[int, str]:
+    """``stsedu ARGV...``: (status, what it printed); never a traceback."""
+    from stsedu.__main__ import main
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    assert "Traceback" not in out.getvalue()
+    return code, out.getvalue()
+
+
+def test_grade_reads_an_ordinal_in_other_digits_as_an_unreadable_answer(tmp_path):
+    """``'²'.isdigit()`` is true but ² is no ordinal: ``web-²`` is unreadable, as in a reveal's sort."""
+    import json
+    from stsedu import exercises as E
+    sheet = tmp_path / "ada.json"
+    sheet.write_text(json.dumps({"student": "Ada", "answers": {"06.1": ["web-²", "web-1"]}}))
+    (r,) = E.grade([sheet]).results
+    assert r.points["06.1"] == 0
+    assert r.notes["06.1"] == "unreadable answer (the ordinal in 'web-²' must be written with the digits 0-9)"
+    code, _ = stsedu_main("grade", str(sheet), "--ids", "06.1", "--out", str(tmp_path / "scores.csv"))
+    assert code == 0 and "06.1: unreadable answer (the ordinal in 'web-²'" in (tmp_path / "scores.csv").read_text()

@@ -515,3 +515,17 @@ def test_grade_reads_an_ordinal_in_other_digits_as_an_unreadable_answer(tmp_path
     assert r.notes["06.1"] == "unreadable answer (the ordinal in 'web-²' must be written with the digits 0-9)"
     code, _ = stsedu_main("grade", str(sheet), "--ids", "06.1", "--out", str(tmp_path / "scores.csv"))
     assert code == 0 and "06.1: unreadable answer (the ordinal in 'web-²'" in (tmp_path / "scores.csv").read_text()
+
+
+def test_nbgrader_refuses_an_id_too_long_for_a_file_name_and_writes_nothing(tmp_path, capsys):
+    """The key folder holds one file per exercise id: an id no file system takes is refused when
+    the exercise is read, before ``course/stsedu-key/`` or the notebook is made."""
+    shipped = Path(__file__).parents[2] / "stsedu" / "lessons" / "exercises" / "library" / "01.2-start-ordinal.yaml"
+    mine = tmp_path / "long.yaml"
+    mine.write_text(shipped.read_text().replace('id: "01.2"', 'id: "' + "a" * 5000 + '"'))
+    course = tmp_path / "course"
+    code, text = stsedu_main("nbgrader", "--exercises", str(mine), "--out", str(course / "source" / "ps1" / "ps1.ipynb"))
+    assert code != 0 and text == ""
+    assert capsys.readouterr().err == (f'error: {mine}: line 1: id: must be a short name in quotes such as "T.1" '
+                                       "(at most 100 characters, not 5000)\n")
+    assert not course.exists()

@@ -529,3 +529,29 @@ def test_nbgrader_refuses_an_id_too_long_for_a_file_name_and_writes_nothing(tmp_
     assert capsys.readouterr().err == (f'error: {mine}: line 1: id: must be a short name in quotes such as "T.1" '
                                        "(at most 100 characters, not 5000)\n")
     assert not course.exists()
+
+
+@pytest.fixture
+def one_answer():
+    """This session's answer sheet with one answer (02.1), restored afterwards."""
+    from stsedu import exercises as E
+    saved = dict(E.current_sheet().answers)
+    E.current_sheet().answers.clear()
+    E.get("02.1").check(3)
+    yield E
+    E.current_sheet().answers.clear()
+    E.current_sheet().answers.update(saved)
+
+
+def test_save_answers_refuses_a_nul_in_the_name_and_a_folder_naming_the_path(tmp_path, monkeypatch, one_answer):
+    E = one_answer
+    monkeypatch.chdir(tmp_path)
+    assert E.save_answers("x\0y.json", student="Ada") == \
+        "Not saved: 'x\\x00y.json': cannot write it: a file name cannot hold a NUL byte."
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    said = f"Not saved: {folder}: is a folder; give a file name such as my-answers.json."
+    assert E.save_answers(folder, student="Ada") == said
+    E.current_sheet().answers.clear()            # with nothing answered yet, the path is still checked first
+    assert E.save_answers(folder, student="Ada") == said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers"] and not any(folder.iterdir())

@@ -555,3 +555,16 @@ def test_save_answers_refuses_a_nul_in_the_name_and_a_folder_naming_the_path(tmp
     E.current_sheet().answers.clear()            # with nothing answered yet, the path is still checked first
     assert E.save_answers(folder, student="Ada") == said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answers"] and not any(folder.iterdir())
+
+
+def test_exercise_check_says_a_pipe_or_a_device_is_no_regular_file(tmp_path, capsys):
+    """They exist: "no such file or folder" was untrue.  The bounded reader refuses them unread."""
+    fifo = tmp_path / "exercise.yaml"
+    os.mkfifo(fifo)
+    t = time.monotonic()
+    code, text = stsedu_main("exercise", "check", str(fifo), "/dev/zero", str(tmp_path / "nope.yaml"))
+    assert code != 0 and text == "" and time.monotonic() - t < 30
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {fifo}: is not a regular file (a device or a pipe); an exercise file must be one",
+        "error: /dev/zero: is not a regular file (a device or a pipe); an exercise file must be one",
+        f"error: {tmp_path / 'nope.yaml'}: no such file or folder"]

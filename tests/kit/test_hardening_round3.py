@@ -568,3 +568,29 @@ def test_exercise_check_says_a_pipe_or_a_device_is_no_regular_file(tmp_path, cap
         f"error: {fifo}: is not a regular file (a device or a pipe); an exercise file must be one",
         "error: /dev/zero: is not a regular file (a device or a pipe); an exercise file must be one",
         f"error: {tmp_path / 'nope.yaml'}: no such file or folder"]
+
+
+def test_a_playground_too_big_to_settle_names_its_replicas_and_the_limit():
+    """Not ``Cluster.settle() max_syncs 200300``, an argument the learner never gave."""
+    from stsedu import limits
+    from stsedu.widgets.playground import Playground
+    with pytest.raises(ValueError) as e:
+        Playground(replicas=20000, settle=True, kubelet="manual")
+    assert str(e.value) == ("replicas must be at most 9970 with settle=True, not 20000: bringing the set up may "
+                            "take 200300 syncs, over the limit of 100000 for one run "
+                            f"(the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")
+    assert "Cluster.settle()" not in str(e.value)
+
+
+@pytest.mark.parametrize("value", [10 ** 9, 100_001])
+def test_a_playground_checks_max_syncs_against_its_bound_before_building(value, monkeypatch):
+    from stsedu import limits
+    from stsedu.widgets import playground
+
+    def build(self, *args):
+        raise AssertionError("a cluster was built before max_syncs was checked")
+    monkeypatch.setattr(playground.Playground, "_new_cluster", build)
+    with pytest.raises(ValueError) as e:
+        playground.Playground(max_syncs=value)
+    assert str(e.value) == (f"max_syncs must be at most 100000, not {value} "
+                            f"(the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")

@@ -417,6 +417,8 @@ def _named(label: str, path) -> str:
 
 
 def _check_folders(p: Path, path, label: str, example: str, make_parents: bool) -> None:
+    if "\0" in str(path):   # Path.is_dir() and exists() answer False for it; open() raises ValueError
+        raise OutputError(f"{_named(label, repr(str(path)))}: cannot write it: a file name cannot hold a NUL byte")
     if str(path) == "" or p.is_dir():
         raise OutputError(f"{_named(label, path)}: is a folder; give a file name such as {example}")
     parent = p.parent

@@ -163,9 +163,10 @@ def as_list(value: Any, arg: str, what: str = "names") -> list:
         raise TypeError(f"{arg} must be a list of {what}, not {type(value).__name__}") from None
 
 
-def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: bool = False) -> int | None:
+def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: bool = False,
+                 limit: str = "") -> int | None:
     """An int argument of a Python call (not a manifest field): TypeError naming *arg* for
-    another type, ValueError below *minimum*."""
+    another type, ValueError below *minimum* or above the budget :mod:`stsedu.limits` names *limit*."""
     if value is None and allow_none:
         return None
     n = as_integer(value)
@@ -174,6 +175,11 @@ def int_argument(value: Any, arg: str, minimum: int | None = None, allow_none: b
                         f" not {type(value).__name__} {value!r}"[:200])
     if minimum is not None and n < minimum:
         raise ValueError(f"{arg} must be at least {minimum}, not {n}")
+    if limit:
+        from .. import limits
+        if n > getattr(limits, limit):
+            raise ValueError(f"{arg} must be at most {getattr(limits, limit)}, not {shown(n)} "
+                             f"(the kit's budget; {limits.hint(limit)})")
     return n
 
 

@@ -95,7 +95,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             if not all(isinstance(i, str) and i.strip() for i in images):
                 raise TypeError(f"images must be a list of image names (non-empty strings), not {images!r}"[:200])
         max_replicas = int_argument(max_replicas, "max_replicas", minimum=1, allow_none=True)
-        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1, allow_none=True)
+        max_syncs = int_argument(max_syncs, "max_syncs", minimum=1, allow_none=True, limit="MAX_SYNCS_PER_CALL")
         self._manifest = _as_docs(manifest) if manifest is not None else default_manifest()
         if replicas is not None:
             for d in self._manifest:
@@ -103,6 +103,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                     d.setdefault("spec", {})["replicas"] = replicas
         self._options = dict(seed=seed, profile=profile, feature_gates=feature_gates, stages=stages)
         self._settle = settle
+        self._replicas_given = replicas is not None
         self.max_syncs = max_syncs
         """The most syncs one run may take; None (the default): :meth:`budget`, from the set's size."""
         self._last_run: int | None = None
@@ -150,6 +151,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         if self._settle:
             # a set comes up in about four syncs per pod: give the start room for every pod
             budget = max(self.max_syncs or 0, sync_budget(sts.spec.replicas))
+            _refuse_too_big_to_settle(sts.spec.replicas, budget, "replicas" if self._replicas_given
+                                      else "the manifest's spec.replicas")
             if kubelet != "manual" and sts.spec.replicas >= SETTLE_IN_BACKGROUND_FROM and kernel_loop():
                 self._settle_pending = budget  # under a kernel: with a progress bar and Stop, once shown
             elif kubelet == "manual":
@@ -772,6 +775,18 @@ def sync_budget(pods: int) -> int:
     """The most syncs a run may take for a set of *pods* pods: an OrderedReady create takes about four
     syncs a pod and a rolling update about six, so ten a pod and 300 to spare (as the labs allow)."""
     return 300 + 10 * pods
+
+
+def _refuse_too_big_to_settle(replicas: int, budget: int, what: str) -> None:
+    """ValueError naming *what* (the Playground's replicas) when bringing the set up with ``settle=True``
+    may take more syncs than one run may (:data:`stsedu.limits.MAX_SYNCS_PER_CALL`)."""
+    from .. import limits
+    most = limits.MAX_SYNCS_PER_CALL
+    if budget > most:
+        fits = max(0, (most - sync_budget(0)) // (sync_budget(1) - sync_budget(0)))
+        raise ValueError(f"{what} must be at most {fits} with settle=True, not {replicas}: bringing the set up "
+                         f"may take {budget} syncs, over the limit of {most} for one run "
+                         f"(the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")
 
 
 def _linger(c: Cluster) -> None:

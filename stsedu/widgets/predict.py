@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..api.arguments import as_number, ascii_int, whole_number
+from ..api.arguments import as_number, whole_number
 from ..lessons import examples
+from ..lessons.exercises.kinds import ordinal_key
 from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .lab_base import LAB_CSS, BROKEN_IMAGE, CHARTS, show_chart, decisions_html
@@ -487,12 +488,6 @@ class WrongForm(ValueError):
     """An answer that does not have the form the question asks for; the message says what is wrong."""
 
 
-def _ordinal_key(s: str):
-    head, _, tail = s.rpartition("-")
-    n = ascii_int(tail)
-    return (head, n) if n is not None else (s, 0)
-
-
 def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
     """The answer *value* in a form comparable with the simulator's; WrongForm says why it is not."""
     if kind == "word":
@@ -506,7 +501,7 @@ def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
         bad = [v for v in value if not isinstance(v, str)]
         if bad:
             raise WrongForm(f"each item must be a name in quotes, and {bad[0]!r} is not")
-        return sorted((v.strip() for v in value), key=_ordinal_key)
+        return sorted((v.strip() for v in value), key=ordinal_key)
     if kind == "decision":
         if value is None:
             return None
@@ -555,7 +550,7 @@ def _set_pods(c: Cluster, name: str = "web") -> list[str]:
         names |= {f"{name}-{k}" for k in range(spec.start_ordinal, spec.start_ordinal + spec.replicas)}
     except KeyError:
         pass
-    return sorted(names, key=_ordinal_key)
+    return sorted(names, key=ordinal_key)
 
 
 def _unknown_names(kind: str, given: Any, c: Cluster) -> list[str]:

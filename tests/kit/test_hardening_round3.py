@@ -491,3 +491,106 @@ def test_a_seed_of_more_than_a_hundred_digits_is_named():
     with pytest.raises(stsedu.ValidationError) as e:
         stsedu.Cluster(seed=10 ** 200)
     assert str(e.value) == 'Cluster() is invalid: seed: Invalid value: "<an integer of about 201 digits>": must have at most 100 digits'
+
+
+# ------------------------------------------------------------ the rest of issue 44 (branch h44b)
+
+def stsedu_main(*argv) -> tuple[int, str]:
+    """``stsedu ARGV...``: (status, what it printed); never a traceback."""
+    from stsedu.__main__ import main
+    out = io.StringIO()
+    code = main(list(argv), out=out)
+    assert "Traceback" not in out.getvalue()
+    return code, out.getvalue()
+
+
+def test_grade_reads_an_ordinal_in_other_digits_as_an_unreadable_answer(tmp_path):
+    """``'²'.isdigit()`` is true but ² is no ordinal: ``web-²`` is unreadable, as in a reveal's sort."""
+    import json
+    from stsedu import exercises as E
+    sheet = tmp_path / "ada.json"
+    sheet.write_text(json.dumps({"student": "Ada", "answers": {"06.1": ["web-²", "web-1"]}}))
+    (r,) = E.grade([sheet]).results
+    assert r.points["06.1"] == 0
+    assert r.notes["06.1"] == "unreadable answer (the ordinal in 'web-²' must be written with the digits 0-9)"
+    code, _ = stsedu_main("grade", str(sheet), "--ids", "06.1", "--out", str(tmp_path / "scores.csv"))
+    assert code == 0 and "06.1: unreadable answer (the ordinal in 'web-²'" in (tmp_path / "scores.csv").read_text()
+
+
+def test_nbgrader_refuses_an_id_too_long_for_a_file_name_and_writes_nothing(tmp_path, capsys):
+    """The key folder holds one file per exercise id: an id no file system takes is refused when
+    the exercise is read, before ``course/stsedu-key/`` or the notebook is made."""
+    shipped = Path(__file__).parents[2] / "stsedu" / "lessons" / "exercises" / "library" / "01.2-start-ordinal.yaml"
+    mine = tmp_path / "long.yaml"
+    mine.write_text(shipped.read_text().replace('id: "01.2"', 'id: "' + "a" * 5000 + '"'))
+    course = tmp_path / "course"
+    code, text = stsedu_main("nbgrader", "--exercises", str(mine), "--out", str(course / "source" / "ps1" / "ps1.ipynb"))
+    assert code != 0 and text == ""
+    assert capsys.readouterr().err == (f'error: {mine}: line 1: id: must be a short name in quotes such as "T.1" '
+                                       "(at most 100 characters, not 5000)\n")
+    assert not course.exists()
+
+
+@pytest.fixture
+def one_answer():
+    """This session's answer sheet with one answer (02.1), restored afterwards."""
+    from stsedu import exercises as E
+    saved = dict(E.current_sheet().answers)
+    E.current_sheet().answers.clear()
+    E.get("02.1").check(3)
+    yield E
+    E.current_sheet().answers.clear()
+    E.current_sheet().answers.update(saved)
+
+
+def test_save_answers_refuses_a_nul_in_the_name_and_a_folder_naming_the_path(tmp_path, monkeypatch, one_answer):
+    E = one_answer
+    monkeypatch.chdir(tmp_path)
+    assert E.save_answers("x\0y.json", student="Ada") == \
+        "Not saved: 'x\\x00y.json': cannot write it: a file name cannot hold a NUL byte."
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    said = f"Not saved: {folder}: is a folder; give a file name such as my-answers.json."
+    assert E.save_answers(folder, student="Ada") == said
+    E.current_sheet().answers.clear()            # with nothing answered yet, the path is still checked first
+    assert E.save_answers(folder, student="Ada") == said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers"] and not any(folder.iterdir())
+
+
+def test_exercise_check_says_a_pipe_or_a_device_is_no_regular_file(tmp_path, capsys):
+    """They exist: "no such file or folder" was untrue.  The bounded reader refuses them unread."""
+    fifo = tmp_path / "exercise.yaml"
+    os.mkfifo(fifo)
+    t = time.monotonic()
+    code, text = stsedu_main("exercise", "check", str(fifo), "/dev/zero", str(tmp_path / "nope.yaml"))
+    assert code != 0 and text == "" and time.monotonic() - t < 30
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {fifo}: is not a regular file (a device or a pipe); an exercise file must be one",
+        "error: /dev/zero: is not a regular file (a device or a pipe); an exercise file must be one",
+        f"error: {tmp_path / 'nope.yaml'}: no such file or folder"]
+
+
+def test_a_playground_too_big_to_settle_names_its_replicas_and_the_limit():
+    """Not ``Cluster.settle() max_syncs 200300``, an argument the learner never gave."""
+    from stsedu import limits
+    from stsedu.widgets.playground import Playground
+    with pytest.raises(ValueError) as e:
+        Playground(replicas=20000, settle=True, kubelet="manual")
+    assert str(e.value) == ("replicas must be at most 9970 with settle=True, not 20000: bringing the set up may "
+                            "take 200300 syncs, over the limit of 100000 for one run "
+                            f"(the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")
+    assert "Cluster.settle()" not in str(e.value)
+
+
+@pytest.mark.parametrize("value", [10 ** 9, 100_001])
+def test_a_playground_checks_max_syncs_against_its_bound_before_building(value, monkeypatch):
+    from stsedu import limits
+    from stsedu.widgets import playground
+
+    def build(self, *args):
+        raise AssertionError("a cluster was built before max_syncs was checked")
+    monkeypatch.setattr(playground.Playground, "_new_cluster", build)
+    with pytest.raises(ValueError) as e:
+        playground.Playground(max_syncs=value)
+    assert str(e.value) == (f"max_syncs must be at most 100000, not {value} "
+                            f"(the kit's budget; {limits.hint('MAX_SYNCS_PER_CALL')})")

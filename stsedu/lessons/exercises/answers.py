@@ -97,6 +97,10 @@ class AnswerSheet:
         if not isinstance(self.student, str):
             raise TypeError(f"save: student must be a string, not {type(self.student).__name__}")
         p = Path(path)
+        try:   # the path first: a folder, a NUL byte, a missing folder are refused whatever is answered
+            _files.check_output(p, example="my-answers.json")
+        except _files.OutputError as e:
+            return f"Not saved: {e}."
         attempts = {k: list(v) for k, v in self.attempts.items() if v}
         student = self.student
         try:

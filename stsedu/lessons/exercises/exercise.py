@@ -49,6 +49,9 @@ from .sequence import SEQUENCE_KEYS, prefix_score
 TOP_KEYS = ("id", "notebook", "title", "question", "points", "scenario", "reveal", "answer", "why",
             "hints", "format", "parameters")
 REQUIRED = ("id", "question", "scenario", "answer", "why")
+MAX_ID_LENGTH = 100
+"""The longest exercise id: ids name files (``<id>.yaml`` in the nbgrader key folder), and 255 bytes is
+the usual limit of one file name."""
 ANSWER_KEYS = ("kind", "from", "choices", "action", "count", "field", "where", "all", "pod", "volume",
                "image") + SEQUENCE_KEYS
 
@@ -497,6 +500,9 @@ def from_dict(data: Any, source: str = "<exercise>", base: str | Path | None = N
                       f"number {ex_id}", "id")
     if not isinstance(ex_id, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", ex_id):
         raise L.error("must be a short name in quotes such as \"T.1\" (letters, digits, . _ -)", "id")
+    if len(ex_id) > MAX_ID_LENGTH:   # the id names files (the nbgrader key folder's <id>.yaml)
+        raise L.error(f"must be a short name in quotes such as \"T.1\" (at most {MAX_ID_LENGTH} characters, "
+                      f"not {len(ex_id)})", "id")
     for k in ("question", "why", "title", "format", "notebook"):
         if k in data and (not isinstance(data[k], str) or not data[k].strip()):
             if k == "notebook" and isinstance(data[k], int):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...api.arguments import ascii_int
+
 KINDS = ("pods", "decisions", "number", "revision", "bool", "text", "choice")
 POD_ACTIONS = ("create", "delete", "update", "wait")
 
@@ -34,9 +36,18 @@ def _blank(ans: Any) -> bool:
     return ans is None or ans is Ellipsis or (isinstance(ans, str) and not ans.strip())
 
 
-def _ordinal_key(name: str):
-    base, _, tail = name.rpartition("-")   # ASCII digits only: "²".isdigit() but int("²") fails
-    return (base, int(tail)) if re.fullmatch(r"[0-9]{1,18}", tail) else (name, -1)
+def ordinal_key(name: str) -> tuple[str, int]:
+    """Sort key of a pod name: (set, ordinal), or (name, -1) when its tail is no ordinal in ASCII
+    digits (:func:`~stsedu.api.arguments.ascii_int`); the one key of answers and reveals."""
+    base, _, tail = name.rpartition("-")
+    n = ascii_int(tail)
+    return (base, n) if n is not None else (name, -1)
+
+
+def _foreign_ordinal(name: str) -> bool:
+    """True for a name whose ordinal is written in digits other than 0-9 (``web-²``)."""
+    tail = name.rpartition("-")[2]
+    return tail.isdigit() and not tail.isascii()
 
 
 def norm_pods(ans: Any) -> list[str]:
@@ -47,7 +58,10 @@ def norm_pods(ans: Any) -> list[str]:
         raise AnswerFormatError("write a list of names, like [\"web-0\", \"web-1\"]")
     if not all(isinstance(a, str) and a for a in ans):
         raise AnswerFormatError("every name must be a string in quotes, like \"web-0\"")
-    return sorted({a.strip() for a in ans}, key=_ordinal_key)
+    odd = [a.strip() for a in ans if _foreign_ordinal(a.strip())]
+    if odd:
+        raise AnswerFormatError(f"the ordinal in {odd[0]!r} must be written with the digits 0-9")
+    return sorted({a.strip() for a in ans}, key=ordinal_key)
 
 
 def _decision(item: Any) -> list:

@@ -96,13 +96,13 @@ def load(path: str | Path, register_them: bool = True) -> list[Exercise]:
     """
     p = Path(path)
     try:
-        is_dir, is_file = p.is_dir(), p.is_file()
+        is_dir, exists = p.is_dir(), p.exists()   # a pipe or a device: the bounded reader says which
         paths = _files(p) if is_dir else [p]
     except (OSError, ValueError) as e:   # a name too long, a NUL byte ...
         raise ExerciseError(f"cannot read it: {getattr(e, 'strerror', None) or e}", str(path)[:200]) from None
     if is_dir and not paths:
         raise ExerciseError("no exercise files (*.yaml) in this folder", str(path))
-    if not is_dir and not is_file:
+    if not exists:
         raise ExerciseError("no such file or folder", str(path))
     out = [_read(q) for q in paths]
     refuse_duplicates(out)

@@ -656,7 +656,7 @@ def test_revisions_of_one_number_made_at_the_same_time_are_ordered_by_name(profi
     assert [r.revision for r in c.revisions("web")] == [1, 1], "no revision was renumbered"
 
 
-def _sent(cluster, answer) -> list[tuple]:
+def _requests_sent(cluster, answer) -> list[tuple]:
     """(verb, kind, name) of every request the real controller's sync sent (which the kit's matched)."""
     return [w[:3] for w in uo.oracle_writes(answer, cluster.profile.delete_ignores_not_found)]
 
@@ -675,7 +675,7 @@ def test_claims_after_a_pod_create_answered_conflict_agree(profile):
                                                                           "whenScaled": "Delete"}))
     c.inject_error("create", "Pod", reason="Conflict")
     _, answer = uo.checked_sync(c, oracle, "web", conflicts=True)
-    assert ("update", "PersistentVolumeClaim", "data-web-0") in _sent(c, answer)
+    assert ("update", "PersistentVolumeClaim", "data-web-0") in _requests_sent(c, answer)
 
 
 @pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
@@ -696,7 +696,7 @@ def test_retry_fixes_the_owner_refs_of_a_claim_its_first_try_created(profile):
     c.kubelet.start("web-0")
     c.scale("web", 1)
     _, answer = uo.checked_sync(c, oracle, "web", conflicts=True)
-    assert ("update", "PersistentVolumeClaim", "data-web-0") in _sent(c, answer)
+    assert ("update", "PersistentVolumeClaim", "data-web-0") in _requests_sent(c, answer)
 
 
 @pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16
@@ -723,7 +723,7 @@ def test_retry_after_a_rename_onto_a_foreign_pod_fixes_the_claim_it_created(prof
                               owner_references=(other,)))
     c.scale("web", 1)
     _, answer = uo.checked_sync(c, oracle, "web", conflicts=True)
-    assert ("update", "PersistentVolumeClaim", "data-web-0") in _sent(c, answer)
+    assert ("update", "PersistentVolumeClaim", "data-web-0") in _requests_sent(c, answer)
 
 
 @pytest.mark.parametrize("profile", ("current", "v1.36"))  # retention policies: not in v1.16

@@ -297,3 +297,19 @@ def test_changing_what_a_sync_or_preview_returns_changes_nothing():
         assert delete.pod == "web-1"
         delete.payload.labels.clear()
         assert c.pod("web-1").labels["app"] == "nginx"
+
+
+def test_no_module_defines_a_top_level_name_twice():
+    """A second `def` of a name silently replaces the first (a merge of two branches did that to a test
+    helper once, and six tests called the wrong one): every module of the package and of the tests
+    defines each top-level function and class once."""
+    twice = []
+    root = Path(__file__).resolve().parents[2]
+    for path in sorted([*(root / "stsedu").rglob("*.py"), *(root / "tests").rglob("*.py")]):
+        seen: set[str] = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name in seen:
+                    twice.append(f"{path.relative_to(root)}: {node.name} (line {node.lineno})")
+                seen.add(node.name)
+    assert twice == []

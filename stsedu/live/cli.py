@@ -47,6 +47,25 @@ def add_parser(sub) -> None:
     run.add_argument("--compare", action="store_true", help="also run it on the kit and compare what a learner observes")
 
 
+def _run_keeping_thread_errors(args, out: TextIO) -> int:
+    """``live run``, with the errors of its background threads (watches, the kubelet) held back: when
+    the plane stops during the run they are its echo, and the one line of PlaneStopped says it all;
+    otherwise they are printed after the run."""
+    import threading
+    import traceback
+    from .runner import run_cli
+    held: list[str] = []
+    previous = threading.excepthook
+    threading.excepthook = lambda a: held.append("".join(traceback.format_exception(a.exc_type, a.exc_value, a.exc_traceback)))
+    try:
+        code = run_cli(args, out)
+    finally:
+        threading.excepthook = previous
+    for text in held:
+        sys.stderr.write(f"Exception in a background thread of the run:\n{text}")
+    return code
+
+
 def main(args, out: TextIO) -> int:
     from .build import LiveUnavailable
     from .daemon import PlaneStopped
@@ -94,8 +113,7 @@ def main(args, out: TextIO) -> int:
                       + "".join(f"{n}: pid {p}\n" for n, p in st["pids"].items()))
             return 0 if st["ready"] else EXIT_UNAVAILABLE
         if cmd == "run":
-            from .runner import run_cli
-            return run_cli(args, out)
+            return _run_keeping_thread_errors(args, out)
         out.write("usage: stsedu live {build,up,down,status,run,kubectl-path} (see stsedu live --help)\n")
         return 2
     except PlaneStopped as e:

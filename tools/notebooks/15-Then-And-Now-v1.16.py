@@ -23,10 +23,8 @@
 # step is `settle`: sync, move one pod one stage by hand, repeat until nothing changes.
 
 # %%
-import pandas as pd
 import stsedu
 
-pd.set_option("display.max_colwidth", None)  # show decisions and messages in full
 settle = lambda c: c.settle("web")
 cmp = stsedu.compare.compare(settle, stsedu.examples.web(3), kubelet="manual")
 print(cmp.summary())

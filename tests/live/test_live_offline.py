@@ -222,9 +222,9 @@ def test_events_differing_in_count_or_in_order_across_seconds_differ():
     def differ(live):
         return text_differences({"describe sts: events": kit}, {"describe sts: events": live}, "ns") != []
     assert not differ(kit)
-    # the same events, the later one counted 7 times instead of 2
-    assert differ(kit.replace("(x2 over 20s)", "(x7 over 20s)"))
-    # counted once instead of twice
+    # web-1 created twice instead of once
+    assert differ(kit.replace("38s  statefulset", "38s (x2 over 50s)  statefulset"))
+    # deleted once instead of twice
     assert differ(kit.replace("9s (x2 over 20s)", "9s"))
     # web-1 created before web-0, two seconds apart: an order kubectl defines
     assert differ(_events(("SuccessfulCreate", "40s", "create", "web-1"), ("SuccessfulCreate", "38s", "create", "web-0"),
@@ -232,6 +232,22 @@ def test_events_differing_in_count_or_in_order_across_seconds_differ():
     # within one second (the same age on the live side) either order is kubectl's
     assert not differ(_events(("SuccessfulCreate", "41s", "create", "web-1"), ("SuccessfulCreate", "41s", "create", "web-0"),
                               ("SuccessfulDelete", "10s (x2 over 21s)", "delete", "web-1")))
+
+
+def test_a_delete_the_real_controller_repeats_from_a_stale_cache_is_not_a_difference():
+    """Upstream's DeleteStatefulPod records SuccessfulDelete for every delete it sends, also of a pod that
+    is already terminating (its pod cache lagging its set cache; the StatefulSet controller keeps no
+    expectations): the real describe may count a delete more often than took effect. The deletes that took
+    effect are compared from the pods' watch; a create, or a delete counted less often, still differs.
+    (CI saw `Delete Pod web-2 (x3 ...)` against the kit's x2 in blocked-scale-down, under load.)"""
+    from stsedu.live.runner import text_differences
+    kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
+    def differ(live):
+        return text_differences({"describe sts: events": kit}, {"describe sts: events": live}, "ns") != []
+    assert not differ(kit.replace("(x2 over 20s)", "(x3 over 20s)"))
+    assert differ(kit.replace("9s (x2 over 20s)", "9s"))
+    assert differ(kit.replace("40s  statefulset", "40s (x2 over 50s)  statefulset"))
+    assert differ(kit.replace("(x2 over 20s)", "(x3 over 20s)").replace("delete Pod web-1", "delete Pod web-2"))
 
 
 def test_ups_kubelet_leaves_live_runs_namespaces_to_their_own():

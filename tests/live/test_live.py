@@ -211,13 +211,13 @@ def test_an_event_posted_late_is_read_again(control_plane, monkeypatch):
     later (CI once read a stable point whose ``describe`` had the claim's SuccessfulCreate but not yet the
     pod's): with the newest event of every stable point missing from its first ``describe``, the points are
     still read with the kit's events (EVENT_SLACK)."""
-    from stsedu.live import runner
+    from stsedu.live import runner, texts
     kubectl = runner.LiveSession.kubectl
     seen: set[tuple] = set()  # each describe once, its ages aside
 
     def late(self, *args, **kw):
         proc = kubectl(self, *args, **kw)
-        key = tuple(runner.normalise(proc.stdout))
+        key = tuple(texts.normalise(proc.stdout))
         if args[:1] == ("describe",) and key not in seen:
             seen.add(key)
             lines = proc.stdout.splitlines(keepends=True)
@@ -333,7 +333,7 @@ def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(co
     events in the kit's ``describe sts``; the real controller manager's recorder posts the first 25 about
     the set and drops the rest (its spam filter), and the event comparison reports it."""
     from stsedu import Cluster
-    from stsedu.live.runner import _same_events, describe_events, kit_texts
+    from stsedu.live.texts import same_events, describe_events, kit_texts
     sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": {
         "serviceName": "nginx", "replicas": 30, "podManagementPolicy": "Parallel",
         "selector": {"matchLabels": {"app": "nginx"}},
@@ -360,4 +360,4 @@ def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(co
         return sum(int(e[2][1:]) if e[2] else 1 for e in rows)
     # live: the first 25 posts (the event correlator combines those past the tenth into one "(xN)" row)
     assert posted(l) == SPAM_LIMIT and {e[-1] for e in l} <= creates, live
-    assert not _same_events(kit, live, ns)
+    assert not same_events(kit, live, ns)

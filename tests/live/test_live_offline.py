@@ -159,7 +159,7 @@ def test_text_comparison_drops_only_what_two_clusters_cannot_share():
     """Ages, RESTARTS' "(5s ago)", an event's "(x2 over 65s)" durations, timestamps and the namespace
     are normalised; counts, states and names are not. Events of one second may come in either order (kubectl
     sorts them by a timestamp in seconds); the event correlator's "(combined from similar events): " is dropped."""
-    from stsedu.live.runner import describe_events, normalise, text_differences
+    from stsedu.live.texts import describe_events, normalise, text_differences
     kit = "NAME    READY   STATUS             RESTARTS      AGE\nweb-1   0/1     CrashLoopBackOff   1 (19s ago)   56s\n"
     live = "NAME    READY   STATUS             RESTARTS     AGE\nweb-1   0/1     CrashLoopBackOff   1 (2s ago)   1m1s\n"
     assert normalise(kit) == normalise(live)
@@ -216,7 +216,7 @@ def test_events_differing_in_count_or_in_order_across_seconds_differ():
     """`kubectl describe` lists events sorted by lastTimestamp (whole seconds; kubectl's
     event.SortableEvents with an unstable sort) and shows how often each came (`(x7 over 2m)`):
     a learner sees a different count, or a different order of events seconds apart, as different."""
-    from stsedu.live.runner import text_differences
+    from stsedu.live.texts import text_differences
     kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulCreate", "38s", "create", "web-1"),
                   ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
     def differ(live):
@@ -240,7 +240,7 @@ def test_a_delete_the_real_controller_repeats_from_a_stale_cache_is_not_a_differ
     expectations): the real describe may count a delete more often than took effect. The deletes that took
     effect are compared from the pods' watch; a create, or a delete counted less often, still differs.
     (CI saw `Delete Pod web-2 (x3 ...)` against the kit's x2 in blocked-scale-down, under load.)"""
-    from stsedu.live.runner import text_differences
+    from stsedu.live.texts import text_differences
     kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
     def differ(live):
         return text_differences({"describe sts: events": kit}, {"describe sts: events": live}, "ns") != []

@@ -18,6 +18,7 @@ the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from . import stateful_set_control as control
@@ -304,13 +305,26 @@ def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict, 
         return ctl
     loop = ctl.loop = ControllerLoop(ctl, informers, workers, sync)
     pods, sets = informers.handlers["Pod"], informers.handlers["StatefulSet"]
-    pods.on_add = lambda pod: loop.add_pod(pod)
-    pods.on_update = lambda old, cur: loop.update_pod(old, cur)
-    pods.on_delete = lambda obj: loop.delete_pod(obj)
-    sets.on_add = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} added")
-    sets.on_update = lambda old, s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} updated")
-    sets.on_delete = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {_obj(s).name} deleted")
+    # methods and partials, not closures: a cluster's snapshot pickles them (stsedu.console.state)
+    pods.on_add, pods.on_update, pods.on_delete = loop.add_pod, loop.update_pod, loop.delete_pod
+    sets.on_add = partial(_set_changed, loop, "added")
+    sets.on_update = partial(_set_changed, loop, "updated")
+    sets.on_delete = partial(_set_changed, loop, "deleted")
     return ctl
+
+
+def _set_changed(loop: "ControllerLoop", what: str, *objs) -> None:
+    """A StatefulSet informer's handler: ``enqueueStatefulSet`` with the set (the last of *objs*)."""
+    loop.enqueue_stateful_set(objs[-1], f"StatefulSet {_obj(objs[-1]).name} {what}")
+
+
+def late_sync(owner):
+    """``owner.sync`` looked up at each call (a checked sync installed later is seen), picklable."""
+    return partial(_owner_sync, owner)
+
+
+def _owner_sync(owner, name: str, namespace: str):
+    return owner.sync(name, namespace)
 
 
 def set_control_for(profile):

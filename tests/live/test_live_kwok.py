@@ -1,0 +1,143 @@
+"""KWOK as the kubelet: the kit's kubelet model against a kubelet the kit did not write (marker ``live``).
+
+Every other live test drives the pods with the kit's own kubelet model (:mod:`stsedu.live.kubelet`), so
+both sides of those comparisons share the kit's idea of a pod's life. Here KWOK v0.8.0
+(``sigs.k8s.io/kwok``, :mod:`stsedu.live.kwok`) runs the pods of a node of its own, with stages that
+make them Pending, Running, Ready and gone after the scenario's delays, and each shipped scenario is
+compared with the kit as in tests/live/test_live.py (creates and deletes in order, revisions, claims,
+status, kubectl's texts). The scenarios run all at once, one namespace and one KWOK each, on a
+control plane of their own with the StatefulSetRecreateStrategy gate on (``recreate`` needs it; it
+changes nothing for a set of another strategy).
+
+KWOK plays no readiness probe, no crash, no eviction, no node shutdown and no manual kubelet: a
+scenario that needs one of them differs, and :data:`KNOWN_KWOK` says how, each reason checked against
+the run (docs/live.md, "KWOK as the kubelet"). Without the binaries every test skips with one line.
+"""
+
+from __future__ import annotations
+
+import io
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from stsedu import scenarios
+from stsedu.live import build as live_build
+from stsedu.live.runner import LiveSession, differences, is_parallel, play, play_kit
+from stsedu.sim.kubelet import StageProfile
+from helpers import unavailable
+
+pytestmark = pytest.mark.live
+
+GATES = {"StatefulSetRecreateStrategy": True}
+
+SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml"))]
+
+
+def _skipped(verb):
+    """The run skipped the kit's *verb* because KWOK runs the pods."""
+    return lambda kit, live: any(f"({verb}): KWOK runs the pods" in s for s in live.skipped)
+
+
+def _never(kit_state, kit_or_live="kit"):
+    """A pod state the kit shows at some point and the KWOK run never does."""
+    def check(kit, live):
+        def seen(run):
+            return any(kit_state(p) for pt in run.points for p in pt["observed"]["pods"])
+        return seen(kit) and not seen(live)
+    return check
+
+
+def _all(*checks):
+    return lambda kit, live: all(c(kit, live) for c in checks)
+
+
+KNOWN_KWOK: dict[str, tuple[str, object]] = {}
+"""Shipped scenarios that differ under KWOK: name -> (why, a check of that reason against (kit, live))."""
+
+
+@pytest.fixture(scope="module")
+def plane():
+    why = live_build.missing_reason() or live_build.kwok_missing_reason()
+    if why:
+        unavailable(f"live control plane or KWOK unavailable: {why}")
+    from stsedu.live.controlplane import ControlPlane
+    with ControlPlane(feature_gates=GATES) as cp:
+        yield cp
+
+
+@pytest.fixture(scope="module")
+def kwok_runs(plane):
+    """Every shipped scenario on the kit and with KWOK as the kubelet, all at once (one namespace each)."""
+    def one(name):
+        sc = scenarios.load(name)
+        kit = play_kit(sc)
+        with LiveSession(str(plane.kubeconfig), kubelet="kwok",
+                         stages=StageProfile.from_dict(sc.cluster_options.get("stages"))) as s:
+            live = play(sc, s, kit=kit)
+            errors = list(s.kubelet.errors)
+        return name, (sc, kit, live, errors)
+    with ThreadPoolExecutor(len(SHIPPED)) as pool:
+        return dict(pool.map(one, SHIPPED))
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_scenario_under_kwok(compares, kwok_runs, name):
+    sc, kit, live, errors = kwok_runs[name]
+    assert errors == []
+    diffs = differences(kit, live, parallel=is_parallel(sc))
+    if name in KNOWN_KWOK:
+        why, check = KNOWN_KWOK[name]
+        assert diffs, f"{name} agrees under KWOK now: remove it from KNOWN_KWOK and docs/live.md"
+        assert check(kit, live), f"{name} differs, but not as KNOWN_KWOK says ({why}):\n" + "\n".join(diffs)
+    else:
+        assert diffs == [], "\n".join(diffs)
+
+
+def test_kwok_not_the_kit_writes_the_pods_status(plane):
+    """The pods go Pending (ContainerCreating), Running not Ready, Ready, then gone on delete, and every
+    status write is KWOK's (the API server's managedFields name the writer), on KWOK's node; the kit only
+    binds them, as a scheduler would."""
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": {
+        "serviceName": "nginx", "replicas": 1, "selector": {"matchLabels": {"app": "nginx"}},
+        "template": {"metadata": {"labels": {"app": "nginx"}},
+                     "spec": {"containers": [{"name": "nginx", "image": "registry.k8s.io/nginx-slim:0.24"}]}}}}
+    with LiveSession(str(plane.kubeconfig), kubelet="kwok",
+                     stages=StageProfile(start=0.5, ready=0.5, terminate=0.5)) as s:
+        s.apply([sts])
+        assert s.wait_stable(60)
+        pod = s.objects()["Pod"][0]
+        s.kubectl("delete", "pod", "web-0", "--wait=false")
+        assert s.wait_stable(60)
+        states = []
+        for rv, _, kind, k, o in s.recorder.ordered():
+            if k != "Pod" or o["metadata"].get("uid") != pod["metadata"]["uid"]:
+                continue
+            st = o.get("status") or {}
+            waiting = [c["state"]["waiting"]["reason"] for c in st.get("containerStatuses") or ()
+                       if "waiting" in (c.get("state") or {})]
+            ready = any(c["type"] == "Ready" and c["status"] == "True" for c in st.get("conditions") or ())
+            state = "gone" if kind == "DELETED" else ("Terminating" if o["metadata"].get("deletionTimestamp")
+                                                      else (waiting or [st.get("phase", "Pending")])[0])
+            if not states or states[-1] != (state, ready):
+                states.append((state, ready))
+        node = s.kwok.node
+    assert pod["spec"]["nodeName"] == node == f"kwok-{s.namespace}"
+    writers = {m["manager"] for m in pod["metadata"]["managedFields"] if m.get("subresource") == "status"}
+    assert writers == {"kwok"}, writers
+    assert [x for x in states if x[0] != "Pending"] == [
+        ("ContainerCreating", False), ("Running", False), ("Running", True), ("Terminating", True),
+        ("gone", True)], states
+
+
+def test_live_run_with_kwok_from_the_command_line(compares, plane, capsys):
+    """`stsedu live run SCENARIO --kubelet kwok --compare` names KWOK and counts what it compared."""
+    from stsedu.__main__ import main
+    out = io.StringIO()
+    rc = main(["live", "run", "first-statefulset", "--kubeconfig", str(plane.kubeconfig), "--kubelet", "kwok",
+               "--compare"], out=out)
+    text = out.getvalue()
+    assert rc == 0, text + capsys.readouterr().err
+    assert "(KWOK as the kubelet)" in text.splitlines()[0]
+    assert text.strip().splitlines()[-1].startswith("controller behaviour: ") and \
+        text.strip().endswith("agree at every stable point")

@@ -158,6 +158,13 @@ def kwok_missing_reason() -> str | None:
             f"cache {kwok_binary().parent})")
 
 
+def find_kubectl() -> str:
+    path = kubectl_path() or shutil.which("kubectl")
+    if not path:
+        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
+    return path
+
+
 def missing_reason() -> str | None:
     """None when every binary is built; otherwise one line saying what is missing and how to build it."""
     if built():

@@ -134,9 +134,8 @@ class KwokKubelet:
         config.write_text("\n---\n".join(json.dumps(s) for s in stages(self.profile)))  # JSON is YAML
         kubeconfig = self.kubeconfig
         if self.context:  # KWOK reads the current context only: give it a kubeconfig of the named one
-            from .runner import find_kubectl
             kubeconfig = self.workdir / "kubeconfig"
-            view = subprocess.run([find_kubectl(), "config", "view", "--raw", "--minify", "--flatten",
+            view = subprocess.run([_build.find_kubectl(), "config", "view", "--raw", "--minify", "--flatten",
                                    f"--kubeconfig={self.kubeconfig}", f"--context={self.context}"],
                                   capture_output=True, text=True, timeout=60)
             if view.returncode != 0:

@@ -21,13 +21,12 @@ import json
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .build import LiveUnavailable, kubectl_path
+from .build import LiveUnavailable, find_kubectl
 from .kubelet import RUN_PREFIX
 from .texts import TIMED_TEXTS, describe_parts, kit_texts, live_texts, normalise, same_events, text_differences
 
@@ -228,13 +227,6 @@ def _ready_since(pod: dict) -> float | None:
                 return calendar.timegm(time.strptime(when[:19], "%Y-%m-%dT%H:%M:%S"))
             return when.timestamp() if when is not None else 0.0
     return None
-
-
-def find_kubectl() -> str:
-    path = kubectl_path() or shutil.which("kubectl")
-    if not path:
-        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
-    return path
 
 
 KUBECTL_TIMEOUT = 60

@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
     up = lsub.add_parser("up", help="start a local control plane in the background and print its kubeconfig")
     up.add_argument("--no-kubelet", action="store_true",
                     help="no node and no kubelet: pods stay Pending (the kit's API kubelet runs them otherwise)")
+    up.add_argument("--kubelet", choices=("kit", "kwok"), default="kit",
+                    help="what runs node-1's pods: the kit's API kubelet (default) or KWOK")
     lsub.add_parser("down", help="stop the local control plane; removes every process and file it started")
     lsub.add_parser("status", help="is a local control plane running? where is its kubeconfig?")
     lsub.add_parser("kubectl-path", help="print the path of the built kubectl (nothing, status 4, if not built)")
@@ -88,13 +90,14 @@ def main(args, out: TextIO) -> int:
             return EXIT_UNAVAILABLE
         if cmd == "up":
             from . import daemon
-            state = daemon.up(kubelet=not args.no_kubelet)
+            state = daemon.up(kubelet=False if args.no_kubelet else "kwok" if args.kubelet == "kwok" else True)
             if state.get("already"):
                 out.write(f"a control plane is already up at {state['server']}: "
                           f"export KUBECONFIG={state['kubeconfig']}\n")
                 return 0
             out.write(f"control plane up at {state['server']} (folder {state['workdir']})\n"
-                      + (f"pods run on node node-1 with {state['kubelet']}; `stsedu live up --no-kubelet` for none\n"
+                      + (f"pods run on node {state.get('node', 'node-1')} with {state['kubelet']}; "
+                         "`stsedu live up --no-kubelet` for none\n"
                          if state.get("kubelet") else "no kubelet: pods stay Pending (--no-kubelet)\n")
                       + f"export KUBECONFIG={state['kubeconfig']}\n")
             return 0

@@ -10,7 +10,7 @@ it stops also after Ctrl-C or an exception; each child is started with ``PR_SET_
 ``kube-controller-manager`` runs only the ``statefulset``, ``garbagecollector``,
 ``serviceaccount`` (every pod create needs the ``default`` ServiceAccount), ``pvc-protection``
 (a deleted claim goes once no pod uses it) and ``namespace`` controllers. There is no kubelet and no scheduler: :mod:`.kubelet` plays
-the kit's kubelet through the API.
+the kit's kubelet through the API (or :mod:`.kwok` runs KWOK).
 """
 
 from __future__ import annotations

@@ -91,8 +91,9 @@ class NamespaceKubelets:
     names: the kubelet ``stsedu live up`` runs beside the control plane. :meth:`poll` follows the
     namespaces as they are created and deleted."""
 
-    def __init__(self, api_client) -> None:
+    def __init__(self, api_client, mode: str = "auto", node: str = NODE) -> None:
         self.api = api_client
+        self.mode, self.node = mode, node  # "schedule": only bind to *node*, KWOK's (stsedu live up --kubelet kwok)
         self.kubelets: dict[str, APIKubelet] = {}
 
     def poll(self) -> None:
@@ -100,7 +101,7 @@ class NamespaceKubelets:
         names = {n.metadata.name for n in client.CoreV1Api(self.api).list_namespace(_request_timeout=5).items
                  if not n.metadata.deletion_timestamp and served_by_background(n.metadata.name)}
         for ns in names - set(self.kubelets):
-            self.kubelets[ns] = APIKubelet(self.api, ns).watch()
+            self.kubelets[ns] = APIKubelet(self.api, ns, mode=self.mode, node=self.node).watch()
         for ns in set(self.kubelets) - names:
             self.kubelets.pop(ns).stop()
 

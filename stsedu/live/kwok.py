@@ -116,9 +116,10 @@ class KwokKubelet:
 
     Raise :class:`LiveUnavailable` (one line) when KWOK is not built or exits at start."""
 
-    def __init__(self, api_client, kubeconfig: str, namespace: str, profile, context: str | None = None) -> None:
+    def __init__(self, api_client, kubeconfig: str, namespace: str | None, profile, context: str | None = None,
+                 node: str | None = None) -> None:
         self.api, self.kubeconfig, self.context = api_client, kubeconfig, context
-        self.node = node_name(namespace)
+        self.node = node or node_name(namespace)
         self.profile = profile
         self.proc: subprocess.Popen | None = None
         self.workdir: Path | None = None

@@ -191,3 +191,57 @@ def test_live_run_with_kwok_from_the_command_line(compares, plane, capsys):
     assert "(KWOK as the kubelet)" in text.splitlines()[0]
     assert text.strip().splitlines()[-1].startswith("controller behaviour: ") and \
         text.strip().endswith("agree at every stable point")
+
+
+def test_up_with_kwok_runs_the_tutorials_pods(tmp_path):
+    """`stsedu live up --kubelet kwok`: the tutorial's web.yaml applied with the real kubectl runs on KWOK's
+    node, web-0 and web-1 Running and Ready (1/1); `down` stops KWOK with the plane."""
+    import json
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    why = live_build.missing_reason() or live_build.kwok_missing_reason()
+    if why:
+        unavailable(f"live control plane or KWOK unavailable: {why}")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "STSEDU_LIVE_STATE": str(tmp_path / "running.json"), "KUBECACHEDIR": str(tmp_path / "kc"),
+           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    cli = [sys.executable, "-m", "stsedu", "live"]
+    up = subprocess.run(cli + ["up", "--kubelet", "kwok"], env=env, capture_output=True, text=True, timeout=200)
+    try:
+        assert up.returncode == 0, up.stderr
+        assert "pods run on node kwok-node-1 with KWOK v0.8.0" in up.stdout, up.stdout
+        kubectl = [live_build.kubectl_path(), "--kubeconfig", up.stdout.split("export KUBECONFIG=", 1)[1].strip()]
+        assert subprocess.run(kubectl + ["apply", "-f", str(root / "stsedu" / "data" / "tutorial" / "web.yaml")],
+                              capture_output=True, timeout=60).returncode == 0
+        deadline, table = time.monotonic() + 90, ""
+        while time.monotonic() < deadline:
+            table = subprocess.run(kubectl + ["get", "pods", "-o", "wide"], capture_output=True, text=True,
+                                   timeout=60).stdout
+            rows = [ln.split() for ln in table.splitlines()[1:]]
+            if sorted((r[0], r[1], r[2], r[6]) for r in rows) == [("web-0", "1/1", "Running", "kwok-node-1"),
+                                                                   ("web-1", "1/1", "Running", "kwok-node-1")]:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail(table)
+        nodes = subprocess.run(kubectl + ["get", "nodes"], capture_output=True, text=True, timeout=60).stdout
+        assert nodes.splitlines()[1].split()[:2] == ["kwok-node-1", "Ready"] and "kwok-v0.8.0" in nodes, nodes
+        state = json.loads((tmp_path / "running.json").read_text())
+    finally:
+        subprocess.run(cli + ["down"], env=env, capture_output=True, text=True, timeout=60)
+    def kwoks():
+        return [p for p in Path("/proc").glob("[0-9]*") if _cmdline(p).startswith(live_build.kwok_path() + "\0")
+                and state["kubeconfig"] in _cmdline(p)]
+    deadline = time.monotonic() + 10
+    while kwoks() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert kwoks() == [], "KWOK outlived `stsedu live down`"
+
+
+def _cmdline(proc) -> str:
+    try:
+        return (proc / "cmdline").read_text()
+    except OSError:
+        return ""

@@ -71,8 +71,10 @@ def test_kwok_stages_follow_the_kits_lifecycle_and_delays():
     from stsedu.live.kwok import stages
     from stsedu.sim.kubelet import StageProfile
     got = {s["metadata"]["name"]: s["spec"] for s in stages(StageProfile(start=1.5, ready=2.0, terminate=0.3))}
-    assert {n: s["delay"]["durationMilliseconds"] for n, s in got.items()} == {
+    assert {n: s["delay"]["durationMilliseconds"] for n, s in got.items() if s["resourceRef"]["kind"] == "Pod"} == {
         "stsedu-pod-create": 0, "stsedu-pod-start": 1500, "stsedu-pod-ready": 2000, "stsedu-pod-delete": 300}
+    # KWOK manages a node's pods only when it has a node stage (its node controller starts with one)
+    assert [n for n, s in got.items() if s["resourceRef"]["kind"] == "Node"] == ["stsedu-node-ready"]
     assert got["stsedu-pod-delete"]["next"] == {"delete": True}
     assert "phase: Running" in got["stsedu-pod-start"]["next"]["statusTemplate"]
     assert "reason: ContainerCreating" in got["stsedu-pod-create"]["next"]["statusTemplate"]

@@ -181,7 +181,7 @@ def run_cli(args, out) -> int:
 
 
 def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
-    from .runner import LiveSession, differences, is_parallel, play, play_kit
+    from .runner import LiveSession, differences, order_free, play, play_kit
     with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
         who = {"kwok": "KWOK as the", False: "the cluster's"}.get(kubelet, "the kit's")
         out.write(f"playing {sc.name} in namespace {s.namespace} ({who} kubelet)\n")
@@ -196,7 +196,7 @@ def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
             out.write(f"trace written to {args.trace}\n")
         if args.compare:
             kit = play_kit(sc)
-            diffs = differences(kit, run, parallel=is_parallel(sc))
+            diffs = differences(kit, run, **order_free(sc))
             out.write("".join(f"differs: {d}\n" for d in diffs) + summary(kit, run, diffs) + "\n")
             return 1 if diffs else 0
     return 0

@@ -565,22 +565,33 @@ def _agrees_in_time(kit_point: dict, live_point: dict) -> bool:
     return a is None or b is None or normalise(a) == normalise(b, live_point["namespace"])
 
 
-def is_parallel(scenario) -> bool:
-    """True if a set of *scenario* has podManagementPolicy Parallel (:func:`differences`' *parallel*)."""
-    return any(d.get("kind") == "StatefulSet" and (d.get("spec") or {}).get("podManagementPolicy") == "Parallel"
-               for _, docs in scenario.objects for d in docs)
+def order_free(scenario) -> dict[str, bool]:
+    """:func:`differences`' *parallel* and *recreate* for *scenario*: a set of podManagementPolicy Parallel,
+    a set of updateStrategy Recreate (recreateDeleteAndWait deletes the old pods through slowStartBatch:
+    one, then the rest from goroutines)."""
+    specs = [d.get("spec") or {} for _, docs in scenario.objects for d in docs if d.get("kind") == "StatefulSet"]
+    return {"parallel": any(s.get("podManagementPolicy") == "Parallel" for s in specs),
+            "recreate": any((s.get("updateStrategy") or {}).get("type") == "Recreate" for s in specs)}
 
 
-def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
+def _deletes_as_sets(changes: list) -> list:
+    """*changes* with each run of consecutive deletes sorted (deletes issued together, in no defined order)."""
+    from itertools import groupby
+    return [c for verb, run in groupby(changes, key=lambda c: c[0]) for c in (sorted(run) if verb == "delete" else run)]
+
+
+def differences(kit: Run, live: Run, parallel: bool = False, recreate: bool = False) -> list[str]:
     """Where a learner would see the two runs differ; [] when they agree.
 
     Between two stable points the pod creates and deletes must come in the same order; with
     *parallel* (podManagementPolicy Parallel, whose creates and deletes upstream issues from
-    goroutines) as the same set.
+    goroutines) as the same set; with *recreate* each run of deletes as a set (:func:`order_free`).
     """
     out = list(live.failed)
     for k, l in zip(kit.points, live.points):
         kc, lc = k["changes"], l["changes"]
+        if recreate:
+            kc, lc = _deletes_as_sets(kc), _deletes_as_sets(lc)
         # the garbage collector deletes a deleted set's pods from several workers: in no defined order
         unordered = parallel or "delete" in k["actions"]
         if (sorted(kc) != sorted(lc)) if unordered else (kc != lc):

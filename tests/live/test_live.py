@@ -29,7 +29,7 @@ import pytest
 
 from stsedu import scenarios
 from stsedu.live import build as live_build
-from stsedu.live.runner import LiveSession, differences, is_parallel, play, play_kit
+from stsedu.live.runner import LiveSession, differences, order_free, play, play_kit
 from stsedu.sim.kubelet import StageProfile
 from helpers import unavailable
 
@@ -184,7 +184,7 @@ def shipped_runs(control_plane):
 def test_shipped_scenario_agrees(compares, shipped_runs, name):
     sc, kit, live, errors = shipped_runs[name]
     assert errors == []
-    diffs = differences(kit, live, parallel=is_parallel(sc))
+    diffs = differences(kit, live, **order_free(sc))
     if name in KNOWN:
         assert diffs, f"{name} agrees now: remove it from KNOWN and docs/live.md"
     else:
@@ -232,7 +232,7 @@ def test_an_event_posted_late_is_read_again(compares, control_plane, monkeypatch
     kit = play_kit(sc)
     with _session(control_plane, sc) as s:
         live = play(sc, s, timeout=60, kit=kit)
-    assert differences(kit, live, parallel=is_parallel(sc)) == []
+    assert differences(kit, live, **order_free(sc)) == []
 
 
 def test_notebook_17s_sentences_hold_for_a_fresh_real_run(control_plane):
@@ -302,7 +302,7 @@ def test_random_histories_agree(compares, control_plane):
         kit = play_kit(sc)
         with _session(control_plane, sc) as s:
             live = play(sc, s, timeout=60, kit=kit)
-        return seed, differences(kit, live, parallel=is_parallel(sc))
+        return seed, differences(kit, live, **order_free(sc))
     with ThreadPoolExecutor(PARALLEL) as pool:
         results = list(pool.map(one, range(HISTORIES)))
     bad = [(seed, d) for seed, d in results if d]

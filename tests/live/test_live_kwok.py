@@ -26,7 +26,7 @@ import pytest
 
 from stsedu import scenarios
 from stsedu.live import build as live_build
-from stsedu.live.runner import LiveSession, differences, is_parallel, play, play_kit
+from stsedu.live.runner import LiveSession, differences, order_free, play, play_kit
 from stsedu.sim.kubelet import StageProfile
 from helpers import unavailable
 
@@ -133,7 +133,7 @@ def test_the_known_kwok_differences_are_shipped_scenarios():
 def test_shipped_scenario_under_kwok(compares, kwok_runs, name):
     sc, kit, live, errors = kwok_runs[name]
     assert errors == []
-    diffs = differences(kit, live, parallel=is_parallel(sc))
+    diffs = differences(kit, live, **order_free(sc))
     if name in KNOWN_KWOK:
         why, check = KNOWN_KWOK[name]
         assert diffs, f"{name} agrees under KWOK now: remove it from KNOWN_KWOK and docs/live.md"

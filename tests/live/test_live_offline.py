@@ -80,6 +80,21 @@ def test_kwok_stages_follow_the_kits_lifecycle_and_delays():
     assert "reason: ContainerCreating" in got["stsedu-pod-create"]["next"]["statusTemplate"]
 
 
+def test_recreates_deletes_compare_as_a_set_its_creates_in_order():
+    """upstream's recreateDeleteAndWait deletes the old pods through slowStartBatch (web-0, then web-1 and
+    web-2 from goroutines): with *recreate* a run of deletes compares as a set; the creates keep their order."""
+    from stsedu.live.runner import Run, differences
+
+    def run(changes):
+        return Run(points=[{"step": 2, "actions": ["set_image"], "changes": changes, "observed": {
+            "pods": [], "pvcs": [], "revisions": [], "sets": {}}}])
+    d, c = [("delete", f"web-{i}") for i in range(3)], [("create", f"web-{i}") for i in range(3)]
+    kit, live = run(d + c), run([d[0], d[2], d[1]] + c)
+    assert differences(kit, live, recreate=True) == []
+    assert differences(kit, live) != []
+    assert differences(kit, run([d[0], d[2], d[1]] + [c[1], c[0], c[2]]), recreate=True) != []
+
+
 def test_the_live_summary_counts_controller_comparisons_apart_from_the_validation_sample():
     from types import SimpleNamespace as R
     from conftest import LIVE_COMPARISONS, LIVE_TEST, live_summary

@@ -19,15 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .build import LiveUnavailable, kubectl_path
+from .build import LiveUnavailable, find_kubectl
 from .kubelet import RUN_PREFIX
 from .texts import TIMED_TEXTS, describe_parts, kit_texts, live_texts, normalise, same_events, text_differences
 
@@ -230,19 +228,15 @@ def _ready_since(pod: dict) -> float | None:
     return None
 
 
-def find_kubectl() -> str:
-    path = kubectl_path() or shutil.which("kubectl")
-    if not path:
-        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
-    return path
-
-
 KUBECTL_TIMEOUT = 60
 """Seconds one kubectl command of a live session may take."""
 
 
 class LiveSession:
     """One namespace of a real cluster, recorded, with the kit's kubelet unless *kubelet* is False.
+
+    *kubelet* ``"kwok"`` runs the pods with KWOK instead (:mod:`.kwok`: a node of its own, the kit
+    binding pods and claims as a scheduler and a provisioner would); *stages* are its delays too.
 
     *kubeconfig*/*context* name the cluster (``None``: ``$KUBECONFIG`` / ``~/.kube/config``).
     *namespace* None makes a new ``stsedu-live-xxxxxx`` namespace and deletes it at the end.
@@ -258,6 +252,7 @@ class LiveSession:
         self.kubelet_mode = "auto" if kubelet is True else kubelet
         self.stages = stages
         self.kubelet = None
+        self.kwok = None
         self.recorder = None
 
     def __enter__(self) -> "LiveSession":
@@ -285,11 +280,29 @@ class LiveSession:
         except Exception as e:  # noqa: BLE001 - connection refused, bad certificate, ...
             raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
         self.recorder = Recorder(self.api, self.namespace).start()
-        if self.kubelet_mode:
+        if self.kubelet_mode == "kwok":
+            from ..sim.kubelet import StageProfile
+            from .kwok import KwokKubelet
+            try:
+                self.kwok = KwokKubelet(self.api, self.kubeconfig or os.path.expanduser(
+                    os.environ.get("KUBECONFIG") or "~/.kube/config"), self.namespace, self.stages or StageProfile(),
+                    self.context).start()
+            except BaseException:
+                self._close()
+                raise
+            self.kubelet = APIKubelet(self.api, self.namespace, mode="schedule", node=self.kwok.node).watch()
+        elif self.kubelet_mode:
             self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).watch()
         return self
 
     def __exit__(self, *exc) -> None:
+        try:
+            self._close()
+        finally:
+            if self.kwok is not None:
+                self.kwok.stop()
+
+    def _close(self) -> None:
         if self.kubelet is not None:
             self.kubelet.stop()
         if self.recorder is not None:
@@ -361,10 +374,11 @@ class LiveSession:
                 continue
             objs = self.objects()
             settled = True
-            if self.kubelet is not None and self.kubelet.mode == "auto":
-                for p in objs["Pod"]:  # the kit's kubelet moves these on: its watch may not have seen them yet
+            if self.kubelet is not None and self.kubelet.mode in ("auto", "schedule"):
+                for p in objs["Pod"]:  # the kubelet moves these on: its watch may not have seen them yet
                     if (not (p.get("spec") or {}).get("nodeName") or p["metadata"].get("deletionTimestamp")
-                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"):
+                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"
+                            or (self.kwok is not None and _ready_since(p) is None)):  # KWOK's timers are its own
                         settled = False
             now = time.time()
             for s in objs["StatefulSet"]:
@@ -395,6 +409,12 @@ class LiveSession:
             d.setdefault("metadata", {}).pop("namespace", None)
             self.kubectl("apply", "-f", "-", stdin=json.dumps(d))
 
+    def _own_kubelet(self) -> str:
+        """Why a step of the kit's kubelet is skipped: the pods are another kubelet's."""
+        if self.kwok is not None:
+            return "KWOK runs the pods: it has no such verb (docs/live.md, KWOK as the kubelet)"
+        return "the cluster's own kubelet runs the pods"
+
     def step(self, step, set_name: str) -> str | None:
         """Carry out one change step; returns None, or why it was skipped."""
         a, args = step.action, step.args
@@ -422,18 +442,18 @@ class LiveSession:
             self.kubectl("rollout", "undo", f"statefulset/{name}", *extra)
         elif a in ("start", "set_ready", "set_unready", "fail", "crash", "restart", "finish_termination", "succeed",
                    "shut_down_node", "evict"):
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             extra = {"resource": args["resource"]} if a == "evict" and args.get("resource") else {}
             for p in args["pods"]:
                 getattr(self.kubelet, a)(p, **extra)
         elif a in ("crash_loop", "fail_after"):
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             self.kubelet.crash_loop(args["seconds"], pod=args.get("pod"), image=args.get("image"))
         elif a == "never_ready":
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             self.kubelet.never_ready(pod=args.get("pod"), image=args.get("image"))
         elif a == "clear_behaviours":
             if self.kubelet is not None:
@@ -544,16 +564,33 @@ def _agrees_in_time(kit_point: dict, live_point: dict) -> bool:
     return a is None or b is None or normalise(a) == normalise(b, live_point["namespace"])
 
 
-def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
+def order_free(scenario) -> dict[str, bool]:
+    """:func:`differences`' *parallel* and *recreate* for *scenario*: a set of podManagementPolicy Parallel,
+    a set of updateStrategy Recreate (recreateDeleteAndWait deletes the old pods through slowStartBatch:
+    one, then the rest from goroutines)."""
+    specs = [d.get("spec") or {} for _, docs in scenario.objects for d in docs if d.get("kind") == "StatefulSet"]
+    return {"parallel": any(s.get("podManagementPolicy") == "Parallel" for s in specs),
+            "recreate": any((s.get("updateStrategy") or {}).get("type") == "Recreate" for s in specs)}
+
+
+def _deletes_as_sets(changes: list) -> list:
+    """*changes* with each run of consecutive deletes sorted (deletes issued together, in no defined order)."""
+    from itertools import groupby
+    return [c for verb, run in groupby(changes, key=lambda c: c[0]) for c in (sorted(run) if verb == "delete" else run)]
+
+
+def differences(kit: Run, live: Run, parallel: bool = False, recreate: bool = False) -> list[str]:
     """Where a learner would see the two runs differ; [] when they agree.
 
     Between two stable points the pod creates and deletes must come in the same order; with
     *parallel* (podManagementPolicy Parallel, whose creates and deletes upstream issues from
-    goroutines) as the same set.
+    goroutines) as the same set; with *recreate* each run of deletes as a set (:func:`order_free`).
     """
     out = list(live.failed)
     for k, l in zip(kit.points, live.points):
         kc, lc = k["changes"], l["changes"]
+        if recreate:
+            kc, lc = _deletes_as_sets(kc), _deletes_as_sets(lc)
         # the garbage collector deletes a deleted set's pods from several workers: in no defined order
         unordered = parallel or "delete" in k["actions"]
         if (sorted(kc) != sorted(lc)) if unordered else (kc != lc):
@@ -569,66 +606,3 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
     if len(kit.points) != len(live.points):
         out.append(f"stable points: kit {len(kit.points)}, live {len(live.points)}")
     return out
-
-
-def run_cli(args, out) -> int:
-    """``stsedu live run SCENARIO``."""
-    from ..lessons import scenarios
-    from . import daemon
-    try:
-        sc = scenarios.load(args.scenario)
-    except scenarios.ScenarioError as e:
-        print(f"error: {e}", file=__import__("sys").stderr)
-        return 2
-    kubeconfig = args.kubeconfig
-    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
-    st = daemon.status()
-    if kubeconfig is None:
-        if not st or not st["ready"]:
-            raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
-        kubeconfig = st["kubeconfig"]
-    from .kubelet import served_by_background
-    if (kubelet and args.namespace and served_by_background(args.namespace) and st and st["ready"]
-            and st.get("kubelet") and kubeconfig == st["kubeconfig"]):
-        raise LiveUnavailable(f"namespace {args.namespace} is run by `stsedu live up`'s kubelet; a second one would "
-                              f"fight it: leave out --namespace (a new stsedu-live-... one), or `stsedu live up --no-kubelet`")
-    if kubelet and sc.cluster_options.get("kubelet") == "manual":
-        kubelet = "manual"
-    from ..sim.kubelet import StageProfile
-    stages = StageProfile.from_dict(sc.cluster_options.get("stages"))
-    watchdog = daemon.Watchdog(st) if args.kubeconfig is None else None
-    try:
-        return _run_session(args, out, sc, kubeconfig, kubelet, stages)
-    except BaseException as e:
-        import urllib3
-        if watchdog is not None and watchdog.stop():
-            raise daemon.PlaneStopped(daemon.stopped_reason()) from None
-        if isinstance(e, urllib3.exceptions.HTTPError):
-            raise daemon.PlaneStopped(f"the cluster stopped answering during the run: "
-                                      f"{str(e).splitlines()[0][:200]}") from None
-        raise
-    finally:
-        if watchdog is not None:
-            watchdog.stop()
-
-
-def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
-    with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
-        out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
-        run = play(sc, s)
-        for v, k, n, what in run.writes:
-            out.write(f"{v:<7}{k:<22}{n}{'  (' + what + ')' if what else ''}\n")
-        for line in run.skipped:
-            out.write(f"skipped: {line}\n")
-        out.write("\n" + s.kubectl("get", "sts,pods,pvc", check=False).stdout)
-        if args.trace:
-            run.trace.save(args.trace)
-            out.write(f"trace written to {args.trace}\n")
-        if args.compare:
-            parallel = any(d.get("kind") == "StatefulSet" and (d.get("spec") or {}).get("podManagementPolicy")
-                           == "Parallel" for _, docs in sc.objects for d in docs)
-            diffs = differences(play_kit(sc), run, parallel=parallel)
-            out.write("the kit and the real control plane agree at every stable point\n" if not diffs
-                      else "".join(f"differs: {d}\n" for d in diffs))
-            return 1 if diffs else 0
-    return 0

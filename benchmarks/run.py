@@ -28,7 +28,11 @@ Items (docs/performance.md explains each one and what it compares):
 9. ``Playground(replicas=500, settle=True)`` beside ``Cluster`` doing the same create alone, in one run:
    CPU of each and their ratio, without a kernel (the set comes up before the panel shows) and as a
    run in the background on an event loop (what a kernel does: progress and views redrawn meanwhile),
-   with the machine's load printed beside it.
+   with the machine's load printed beside it;
+10. long runs in JupyterLab + Chromium (benchmarks/browser_runs.py): the Playground's *Run until stable*
+   and a change in each lab that can be sized, at the default size, 50 and 500 replicas: the click to the
+   page's final line (wall), the kernel's messages per sync, the chart's redraws, the kernel's CPU, beside
+   ``Cluster`` making the same change alone; the load printed before and after.
 
 Times are the minimum over several repeats of CPU time, so that other
 processes on a shared machine do not count; item 1 runs the kit and the real
@@ -845,12 +849,48 @@ def _browser_redraw_times(where, rounds: int) -> dict:
     return times
 
 
+# ------------------------------------------------- 10. long runs in a real browser
+
+RUN_TARGET = 15.0
+"""Item 10's target: the Playground's *Run until stable* at 500 replicas, click to "Stable after", seconds."""
+
+
+def item_browser_runs(table: Table, what, sizes) -> None:
+    """Item 10 (issue #41): browser_runs.measure for each of *what* at each of *sizes*, side by side with the
+    engine alone; the verdict is on the Playground at 500 replicas (wall time, so the load is printed)."""
+    print("\n10. Long runs in a real browser (JupyterLab + Chromium): click -> the page's final line")
+    if not Path("/usr/bin/chromium").exists():
+        table.add("10. long runs in the browser", "n/a (no /usr/bin/chromium)", "", NA)
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import browser_runs
+    before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    try:
+        got = browser_runs.measure([(w, n) for n in sizes for w in what])
+    except Exception as e:  # noqa: BLE001 - reported as a miss, like item 8
+        table.add("10. long runs in the browser", f"error: {type(e).__name__}: {e}"[:70], "", MISS)
+        return
+    load = f"load {before} → " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    for (w, n), r in got.items():
+        label = f"10. {w} in the browser, {n or 'default size'}"
+        judged = w == "Playground" and n == 500
+        target = f"≤ {RUN_TARGET:g} s" if judged else "(no target)"
+        if r is None:
+            table.add(label, "no final line", target, MISS if judged else INFO)
+            continue
+        wall, engine_cpu = r["seconds"], r["engine"][1]
+        table.add(label, f"{fmt_s(wall)} ({r['syncs']} syncs, {r['frames'] / max(1, r['syncs']):.2f} msgs/sync, "
+                         f"{r['draws']} redraws; kernel CPU {fmt_s(r['kernel_cpu'])} / engine "
+                         f"{fmt_s(engine_cpu)}, engine wall {fmt_s(r['engine'][0])}; {load})",
+                  target, verdict(wall <= RUN_TARGET) if judged else INFO)
+
+
 # ------------------------------------------------------------------------ main
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9,10", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
     ap.add_argument("--create-and-roll", type=int, metavar="N",
                     help="only time one create-and-roll of N replicas; print seconds and syncs (item 2's child)")
@@ -884,6 +924,10 @@ def main(argv=None) -> int:
         item_browser_redraw(table, 3 if quick else 7)
     if 9 in items:
         item_playground_vs_cluster(table, 500, 1 if quick else 3)
+    if 10 in items:
+        item_browser_runs(table, ("Playground",) if quick else
+                          ("Playground", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab", "FaultLab"),
+                          (None, 50, 500))
     print()
     print(table.markdown())
     v = [x for x in table.verdicts() if x != INFO]

@@ -695,7 +695,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         results: list[SyncResult] = []
         self._run_started(message)
         last_draw = last_progress = time.monotonic()
-        gap = redraw_every
+        gap = progress_gap = redraw_every
         try:
             for r in self._steps(limit):
                 results.append(r)
@@ -707,14 +707,15 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                     self.refresh()
                     last_draw = last_progress = time.monotonic()
                     gap = max(redraw_every, 9 * (last_draw - now))
-                    await asyncio.sleep(0.02)
-                elif now - last_progress > redraw_every:
-                    # the progress bar alone (one read of the store, two widget values) in between
+                elif now - last_progress > progress_gap:
+                    # the progress bar alone (one read of the store, two widget values) in between, with
+                    # the same cap: at most a tenth of the run's time
                     self._progress(len(results))
                     last_progress = time.monotonic()
-                    await asyncio.sleep(0.01)
-                else:
-                    await asyncio.sleep(0)
+                    progress_gap = max(redraw_every, 9 * (last_progress - now))
+                # one turn of the kernel's loop after every sync, no more (a Stop click is handled there;
+                # the widgets' messages leave on ipykernel's IOPub thread, they need no pause)
+                await asyncio.sleep(0)
         except (ValidationError, ValueError, KeyError, APIError) as e:
             self._show_error(e)
         else:

@@ -114,6 +114,37 @@ _COUNT_FRAMES = """() => {
 }"""
 
 
+def process_cpu() -> dict[str, float]:
+    """CPU seconds (user + system) of this process's descendants, by kind: "browser" (every Chromium
+    process: the page's renderer, the GPU and network processes), "kernel" (ipykernel), "server"
+    (JupyterLab's server).  Read from /proc: unlike the page's busy time, the load does not inflate it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent, info = {}, {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{d}/stat").read_text()
+            cmd = Path(f"/proc/{d}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        parent[int(d)] = int(fields[1])
+        info[int(d)] = (cmd, (int(fields[11]) + int(fields[12])) / tick)
+    me, out = os.getpid(), {"browser": 0.0, "kernel": 0.0, "server": 0.0}
+    for pid, (cmd, cpu) in info.items():
+        p = pid
+        while p in parent and p != me and p > 1:
+            p = parent[p]
+        if p != me or pid == me:
+            continue
+        kind = ("kernel" if "ipykernel" in cmd else "browser" if "chrom" in cmd
+                else "server" if "jupyter" in cmd else None)
+        if kind:
+            out[kind] += cpu
+    return out
+
+
 def _args(what: str, replicas: int | None) -> str:
     if replicas is None:
         return ""
@@ -155,9 +186,22 @@ def engine_alone(what: str, replicas: int | None) -> tuple[float, float, int]:
     return time.perf_counter() - t0, time.process_time() - p0, k
 
 
+def open_in_lab(page, url: str, root: Path, name: str, code: str) -> str:
+    """Write a notebook *name* of one cell, *code*, into the server's *root*; open it in JupyterLab and wait
+    for its kernel.  Returns the page's expression for the notebook's panel (None until it is current)."""
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / name)
+    current = ("(() => { const w = window.jupyterapp?.shell.currentWidget;"
+               f" return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
+    return current
+
+
 def measure(where, *, timeout_s: float = 900, say=print, profile: bool = False) -> dict:
     """{(what, replicas): figures} for each (what, replicas) of *where*, one notebook and kernel each."""
-    import nbformat
     from lab_server import chromium, jupyter_lab
     out: dict = {}
     with tempfile.TemporaryDirectory() as tmp, jupyter_lab(Path(tmp)) as (url, root), chromium() as browser:
@@ -172,14 +216,8 @@ def measure(where, *, timeout_s: float = 900, say=print, profile: bool = False) 
         page.add_init_script(f"({_COUNT_FRAMES})()")
         for what, replicas in where:
             cell, control, pattern = RUNS[what]
-            name = f"run-{what}-{replicas or 'default'}.ipynb"
-            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell.format(args=_args(what, replicas)))])
-            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-            nbformat.write(nb, root / name)
-            current = ("(() => { const w = window.jupyterapp?.shell.currentWidget;"
-                       f" return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
-            page.goto(f"{url}/lab/tree/{name}?reset")
-            page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
+            current = open_in_lab(page, url, root, f"run-{what}-{replicas or 'default'}.ipynb",
+                                  cell.format(args=_args(what, replicas)))
             t_build = time.perf_counter()
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function("() => document.querySelector('" + _PANELS + "')")
@@ -190,13 +228,15 @@ def measure(where, *, timeout_s: float = 900, say=print, profile: bool = False) 
             cpu0 = float(page.evaluate(_KERNEL_EXEC, [current, _KERNEL_CPU]))
             if profile:
                 page.evaluate(_KERNEL_EXEC, [current, "import cProfile as _cp; _pr = _cp.Profile(); _pr.enable()"])
-            page0 = page_busy()
+            page0, cpu_before = page_busy(), process_cpu()
             got = page.evaluate(_RUN_JS, [control, pattern])
             if got is not None:
                 if profile:
                     say(page.evaluate(_KERNEL_EXEC, [current, "_pr.disable(); import pstats; "
                                                               "pstats.Stats(_pr).sort_stats('cumulative').print_stats(45)"]))
                 got["page_busy"] = page_busy() - page0
+                cpu_after = process_cpu()
+                got["cpu"] = {k: cpu_after[k] - cpu_before[k] for k in cpu_after}
                 got["kernel_cpu"] = float(page.evaluate(_KERNEL_EXEC, [current, _KERNEL_CPU])) - cpu0
             page.evaluate(f"() => {current}.sessionContext.shutdown()")
             if got is None:
@@ -213,7 +253,8 @@ def measure(where, *, timeout_s: float = 900, say=print, profile: bool = False) 
                 f"({got['chart_done']:.2f} s to its last chart), {got['syncs']} syncs, "
                 f"{got['frames']} messages ({got['frames'] / max(1, got['syncs']):.2f} a sync), "
                 f"{got['draws']} chart redraws, {got['mutations']} DOM mutations, kernel CPU {got['kernel_cpu']:.2f} s, "
-                f"page busy {got['page_busy']:.2f} s; "
+                f"page busy {got['page_busy']:.2f} s; CPU of the browser {got['cpu']['browser']:.2f} s, "
+                f"the server {got['cpu']['server']:.2f} s, the kernel {got['cpu']['kernel']:.2f} s; "
                 "engine alone "
                 f"{got['engine'][0]:.2f} s wall, {got['engine'][1]:.2f} s CPU, {got['engine'][2]} syncs; "
                 f"built in {build:.1f} s. Page: {got['final']!r}", flush=True)

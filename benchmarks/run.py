@@ -804,7 +804,8 @@ def _browser_redraw_times(where, rounds: int) -> dict:
     import statistics
     import tempfile
     from lab_server import chromium, jupyter_lab
-    import nbformat
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from browser_runs import open_in_lab
     times: dict = {}
     with tempfile.TemporaryDirectory() as tmp, jupyter_lab(Path(tmp)) as (url, root), chromium() as browser:
         page = browser.new_context(viewport={"width": 1400, "height": 1500}).new_page()
@@ -818,13 +819,7 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             else:
                 code = ("import stsedu\nfrom stsedu import labs, examples\n"
                         f"labs.{cls}({'' if replicas is None else f'examples.web({replicas})'})")
-            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
-            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-            nbformat.write(nb, root / name)
-            current = ("(() => { const w = window.jupyterapp?.shell.currentWidget;"
-                       f" return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
-            page.goto(f"{url}/lab/tree/{name}?reset")
-            page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
+            current = open_in_lab(page, url, root, name, code)
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function("() => [...document.querySelectorAll('" + _PANELS + "')]"
                                    ".some(p => p.querySelector('.stsedu-chart'))")

@@ -313,6 +313,10 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         """Re-read the cluster into the controls and redraw the views (after editing
         ``pg.cluster`` from code, for example)."""
         self._load_controls()
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """:meth:`refresh` but the controls (a run's redraws leave them to :meth:`_run_finished`)."""
         try:
             sts = self._sts()
             gen = f"generation {sts.generation}"
@@ -704,18 +708,14 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                     # the views at most a few times a second, and never for more than about a tenth of
                     # the run's time: a redraw that cost d waits 9d for the next (at 500 pods, ~1-2 s)
                     self._progress(len(results))
-                    self.refresh()
+                    self._redraw()
                     last_draw = last_progress = time.monotonic()
                     gap = max(redraw_every, 9 * (last_draw - now))
-                elif now - last_progress > progress_gap:
-                    # the progress bar alone (one read of the store, two widget values) in between, with
-                    # the same cap: at most a tenth of the run's time
+                elif now - last_progress > progress_gap:  # the progress bar alone, with the same cap
                     self._progress(len(results))
                     last_progress = time.monotonic()
                     progress_gap = max(redraw_every, 9 * (last_progress - now))
-                # one turn of the kernel's loop after every sync, no more (a Stop click is handled there;
-                # the widgets' messages leave on ipykernel's IOPub thread, they need no pause)
-                await asyncio.sleep(0)
+                await asyncio.sleep(0)  # a turn of the loop (Stop); the messages leave on the IOPub thread
         except (ValidationError, ValueError, KeyError, APIError) as e:
             self._show_error(e)
         else:

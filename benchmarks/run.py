@@ -32,7 +32,11 @@ Items (docs/performance.md explains each one and what it compares):
 10. ``stsedu kubectl get pods`` in a new process (CPU; bytecode cached, as installed), its state
     file holding the session after 2,000 recorded commands (a seeded mix of the tutorial's), beside the same call on a new cluster (the
     interpreter and ``import stsedu``, which every call pays) and the call's own work in-process
-    (read and check the state file, load the snapshot, run the line, write the new snapshot).
+    (read and check the state file, load the snapshot, run the line, write the new snapshot);
+11. long runs in JupyterLab + Chromium (benchmarks/browser_runs.py): the Playground's *Run until stable*
+   and a change in each lab that can be sized, at the default size, 50 and 500 replicas: the click to the
+   page's final line (wall), the kernel's messages per sync, the chart's redraws, the kernel's CPU, beside
+   ``Cluster`` making the same change alone; the load printed before and after.
 
 Times are the minimum over several repeats of CPU time, so that other
 processes on a shared machine do not count; item 1 runs the kit and the real
@@ -805,7 +809,8 @@ def _browser_redraw_times(where, rounds: int) -> dict:
     import statistics
     import tempfile
     from lab_server import chromium, jupyter_lab
-    import nbformat
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from browser_runs import open_in_lab
     times: dict = {}
     with tempfile.TemporaryDirectory() as tmp, jupyter_lab(Path(tmp)) as (url, root), chromium() as browser:
         page = browser.new_context(viewport={"width": 1400, "height": 1500}).new_page()
@@ -819,13 +824,7 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             else:
                 code = ("import stsedu\nfrom stsedu import labs, examples\n"
                         f"labs.{cls}({'' if replicas is None else f'examples.web({replicas})'})")
-            nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
-            nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-            nbformat.write(nb, root / name)
-            current = ("(() => { const w = window.jupyterapp?.shell.currentWidget;"
-                       f" return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
-            page.goto(f"{url}/lab/tree/{name}?reset")
-            page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
+            current = open_in_lab(page, url, root, name, code)
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function("() => [...document.querySelectorAll('" + _PANELS + "')]"
                                    ".some(p => p.querySelector('.stsedu-chart'))")
@@ -848,6 +847,42 @@ def _browser_redraw_times(where, rounds: int) -> dict:
                   f"{fmt_s(statistics.median(got) - statistics.median(before))} Vega's drawing", flush=True)
             page.evaluate(f"() => {current}.sessionContext.shutdown()")
     return times
+
+
+# ------------------------------------------------- 10. long runs in a real browser
+
+RUN_TARGET = 15.0
+"""Item 10's target: the Playground's *Run until stable* at 500 replicas, click to "Stable after", seconds."""
+
+
+def item_browser_runs(table: Table, what, sizes) -> None:
+    """Item 10 (issue #41): browser_runs.measure for each of *what* at each of *sizes*, side by side with the
+    engine alone; the verdict is on the Playground at 500 replicas (wall time, so the load is printed)."""
+    print("\n10. Long runs in a real browser (JupyterLab + Chromium): click -> the page's final line")
+    if not Path("/usr/bin/chromium").exists():
+        table.add("10. long runs in the browser", "n/a (no /usr/bin/chromium)", "", NA)
+        return
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import browser_runs
+    before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    try:
+        got = browser_runs.measure([(w, n) for n in sizes for w in what])
+    except Exception as e:  # noqa: BLE001 - reported as a miss, like item 8
+        table.add("10. long runs in the browser", f"error: {type(e).__name__}: {e}"[:70], "", MISS)
+        return
+    load = f"load {before} → " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    for (w, n), r in got.items():
+        label = f"10. {w} in the browser, {n or 'default size'}"
+        judged = w == "Playground" and n == 500
+        target = f"≤ {RUN_TARGET:g} s" if judged else "(no target)"
+        if r is None:
+            table.add(label, "no final line", target, MISS if judged else INFO)
+            continue
+        wall, engine_cpu = r["seconds"], r["engine"][1]
+        table.add(label, f"{fmt_s(wall)} ({r['syncs']} syncs, {r['frames'] / max(1, r['syncs']):.2f} msgs/sync, "
+                         f"{r['draws']} redraws; kernel CPU {fmt_s(r['kernel_cpu'])} / engine "
+                         f"{fmt_s(engine_cpu)}, engine wall {fmt_s(r['engine'][0])}; {load})",
+                  target, verdict(wall <= RUN_TARGET) if judged else INFO)
 
 
 # ------------------------------------------------------------------------ main
@@ -947,7 +982,7 @@ def item_kubectl_state(table: Table, n: int, rounds: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9,10", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9,10,11", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
     ap.add_argument("--create-and-roll", type=int, metavar="N",
                     help="only time one create-and-roll of N replicas; print seconds and syncs (item 2's child)")
@@ -983,6 +1018,10 @@ def main(argv=None) -> int:
         item_playground_vs_cluster(table, 500, 1 if quick else 3)
     if 10 in items:
         item_kubectl_state(table, 2000, 2 if quick else 3)
+    if 11 in items:
+        item_browser_runs(table, ("Playground",) if quick else
+                          ("Playground", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab", "FaultLab"),
+                          (None, 50, 500))
     print()
     print(table.markdown())
     v = [x for x in table.verdicts() if x != INFO]

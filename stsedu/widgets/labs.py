@@ -249,6 +249,7 @@ class OnDeleteLab(Lab):
     title = "OnDelete lab: image, and delete a pod yourself"
     intro = "Pick a new image: nothing is replaced. Delete pods one by one and see what comes back."
     chart_kind = "revisions"
+    chart_since_setup = True
 
     def default_manifest(self):
         return examples.web(3, updateStrategy={"type": "OnDelete"})

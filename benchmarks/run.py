@@ -276,13 +276,15 @@ def upstream_predicates(sts, pods, now: float) -> None:
     the first pass's ``isUnavailable`` again where upstream asks it again) and ``truncateHistory``
     (``getPodRevision``)."""
     from stsedu.api.profiles import CURRENT
-    from stsedu.controller.claim_rows import ListedClaims
-    from stsedu.controller.stateful_pod_control import claims_match_retention_policy
+    from stsedu.controller.recording_pod_control import recording_pod_control
+    from stsedu.controller.snapshot import Snapshot
     from stsedu.controller.stateful_set_utils import (get_ordinal, get_pod_revision, identity_matches, is_created,
                                                       is_member_of, is_pending, is_running_and_available,
                                                       is_running_and_ready, is_terminal_phase, is_terminating,
                                                       is_unavailable, pod_in_ordinal_range, storage_matches)
-    selects, claims = sts.spec.selects, ListedClaims({})  # the claim reader the pod control's manager is
+    selects = sts.spec.selects
+    # a pod control whose object manager reads the (empty) claim lister
+    claims = recording_pod_control(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=now), CURRENT)
     for pod in pods:
         is_member_of(sts, pod) and selects(pod.labels)
     for pod in pods:
@@ -304,7 +306,7 @@ def upstream_predicates(sts, pods, now: float) -> None:
         is_running_and_available(pod, 0, now)
         identity_matches(sts, pod)
         storage_matches(sts, pod)
-        claims_match_retention_policy(sts, pod, claims, False, CURRENT)
+        claims.claims_match_retention_policy(sts, pod)
     for pod in pods:
         get_pod_revision(pod)
         is_terminating(pod)

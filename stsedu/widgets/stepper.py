@@ -10,6 +10,7 @@ import ipywidgets as W
 from ..views import tables
 from ..api.arguments import int_argument
 from ..cluster import Cluster
+from ..i18n import _
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
 from .panels import STEP_ORDER, PLAYGROUND_CSS, DisplayedAsWidget, action_class, esc
@@ -73,9 +74,9 @@ class SyncStepper(DisplayedAsWidget):
             self.name = source.set_name
         else:
             raise TypeError(f"SyncStepper needs a SyncResult, Cluster or Playground, not {type(source).__name__}")
-        self.prev_button = W.Button(description="◀ Previous", layout=W.Layout(width="110px"))
-        self.next_button = W.Button(description="Next ▶", layout=W.Layout(width="110px"))
-        self.sync_button = W.Button(description="Sync", button_style="primary", icon="play",
+        self.prev_button = W.Button(description=_("◀ Previous"), layout=W.Layout(width="110px"))
+        self.next_button = W.Button(description=_("Next ▶"), layout=W.Layout(width="110px"))
+        self.sync_button = W.Button(description=_("Sync"), button_style="primary", icon="play",
                                     layout=W.Layout(display=None if self.cluster is not None else "none"))
         self.position = W.HTML()
         self.steps = W.HTML(layout=W.Layout(width="470px"))
@@ -145,26 +146,29 @@ class SyncStepper(DisplayedAsWidget):
         self.prev_button.disabled = self.index <= 0
         self.next_button.disabled = self.index >= n - 1
         if r is None:
-            self.position.value = "<span class='stsedu-note'>no sync yet: click Sync</span>"
+            self.position.value = "<span class='stsedu-note'>" + _("no sync yet: click Sync") + "</span>"
             self.steps.value = self._steps_html(None, ())
             self.card.value = ""
             self.table.value = ""
             return
-        self.position.value = (f"<b>sync {r.sync}</b> of {esc(r.set_name)} at t={r.time:g}s · "
-                               + (f"decision {self.index + 1} of {n}" if n else "no decisions"))
+        self.position.value = (_("{sync} of {set} at t={t}s").format(
+            sync="<b>" + _("sync {n}").format(n=r.sync) + "</b>", set=esc(r.set_name), t=f"{r.time:g}") + " · "
+            + (_("decision {i} of {n}").format(i=self.index + 1, n=n) if n else _("no decisions")))
         d = self.decision
         self.steps.value = self._steps_html(d, r.decisions)
         if d is None:
-            self.card.value = "<div class='stsedu-card'>This sync decided nothing.</div>"
+            self.card.value = "<div class='stsedu-card'>" + _("This sync decided nothing.") + "</div>"
         else:
-            done = {True: "done", False: f"failed ({esc(d.error or 'refused')})", None: "a wait"}[d.applied]
+            done = {True: _("done"), False: _("failed ({error})").format(error=esc(d.error or "refused")),
+                    None: _("a wait")}[d.applied]
             obj = d.pod or d.target or ""
             self.card.value = (
                 f"<div class='stsedu-card'><div><span class='mono {action_class(d.action)}'>"
                 f"{esc(d.action)}</span> <code>{esc(obj)}</code> "
-                f"<span class='stsedu-note'>reason <code>{esc(d.reason)}</code> · {done}</span></div>"
+                "<span class='stsedu-note'>" + _("reason {reason}").format(reason=f"<code>{esc(d.reason)}</code>")
+                + f" · {done}</span></div>"
                 f"<div style='margin:4px 0'>{esc(d.message)}</div>"
-                f"<div class='stsedu-note'>upstream: {esc(d.rule)}</div></div>")
+                "<div class='stsedu-note'>" + esc(_("upstream: {rule}").format(rule=_(d.rule))) + "</div></div>")
         if not n:
             self.table.value = ""
             return

@@ -86,11 +86,12 @@ def build_go(which: str) -> int:
 
 
 APT_CHROMIUM = """
-if [[ -x /usr/bin/chromium ]]; then echo "chromium present"; exit 0; fi
+# fonts-noto-cjk: without a CJK font Chromium draws the Chinese notebooks' text as empty boxes
+if [[ -x /usr/bin/chromium ]] && dpkg -s fonts-noto-cjk >/dev/null 2>&1; then echo "chromium and a CJK font present"; exit 0; fi
 if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
   { DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } ||
-    echo "note: could not install chromium with apt-get; browser tests will be skipped" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium fonts-noto-cjk; } ||
+    echo "note: could not install chromium and fonts-noto-cjk with apt-get; browser tests will be skipped" >&2
 else
   echo "note: /usr/bin/chromium is missing and apt-get is unavailable (or not root); browser tests will be skipped" >&2
 fi

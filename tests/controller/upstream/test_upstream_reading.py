@@ -319,13 +319,25 @@ def calls(caller: str, callee: str) -> bool:
         return False
     tree = ast.parse((CONTROLLER / f"{module}.py").read_text())
     want = twin(callee)
+    top = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+
+    def calls_directly(fn) -> bool:
+        return any(isinstance(node, ast.Call) and (
+            (isinstance(node.func, ast.Name) and node.func.id == want)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == want)) for node in ast.walk(fn))
+
+    def hands_over(fn) -> bool:
+        """Upstream's handler closures that only call *callee* (``AddFunc: func(obj) { ssc.addPod(logger,
+        obj) }``) are the method itself handed over (``pods.on_add = loop.add_pod``), or a module function
+        that calls it, handed over by name (``partial(_set_changed, loop, "added")``)."""
+        return any((isinstance(node, ast.Attribute) and node.attr == want)
+                   or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "partial"
+                       and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in top
+                       and calls_directly(top[node.args[0].id])) for node in ast.walk(fn))
     for fn in ast.walk(tree):
         if isinstance(fn, ast.FunctionDef) and fn.name == twin(caller):
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Call) and (
-                        (isinstance(node.func, ast.Name) and node.func.id == want)
-                        or (isinstance(node.func, ast.Attribute) and node.func.attr == want)):
-                    return True
+            if calls_directly(fn) or hands_over(fn):
+                return True
     return False
 
 

@@ -23,11 +23,14 @@ from typing import Iterable
 
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
-from .modes import grading
+from .modes import ASSESSED, grading
 from .variants import describe
 from ...frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
+RECORD = "class record"
+RECORD_FILE = "(class record)"
+FALLBACK = "file, not recorded by the class"
 NO_NAME = "(no name)"
 
 
@@ -104,6 +107,11 @@ class Result:
     """Ids in the file that are not exercises of this assignment (their answers are ignored)."""
     variants: dict[str, str] = field(default_factory=dict)
     """The student's variant of each exercise with parameters (``replicas=5 unready=web-2``)."""
+    source: str = "file"
+    """Where the attempts came from: ``class record``, ``file``, or a file standing in for the
+    class record (:data:`FALLBACK`)."""
+    unused: list[str] = field(default_factory=list)
+    """Files handed in by a student whom the class record grades (never read for points)."""
 
     def remarks(self) -> str:
         parts = []
@@ -112,6 +120,10 @@ class Result:
             parts.append(f"{len(missing)} unanswered: {', '.join(missing)}")
         if self.unknown:
             parts.append(f"answers to unknown exercises ignored: {', '.join(self.unknown)}")
+        if self.source.startswith(FALLBACK):
+            parts.append(f"graded from the student's {self.source}")
+        if self.unused:
+            parts.append(f"file not used, the class record is: {', '.join(self.unused)}")
         return "; ".join(parts)
 
     def line(self) -> str:
@@ -134,7 +146,8 @@ class Grades:
         out = []
         for r in self.results:
             bad = r.status == "malformed"
-            row = {"student": r.student, "file": r.file, "status": r.status, "policy": self.policy.describe()}
+            row = {"student": r.student, "file": r.file, "source": r.source, "status": r.status,
+                   "policy": self.policy.describe()}
             for e in self.exercises:
                 row[e.id] = "" if bad else _num(r.points.get(e.id, 0))
             row["total"] = "" if bad else _num(r.total)       # the summary's "-": no score
@@ -147,12 +160,14 @@ class Grades:
             notes = [f"{i}: {n}" for i, n in r.notes.items()]
             if r.unknown:
                 notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
+            if r.unused:
+                notes.append(f"file not used, the class record is: {', '.join(r.unused)}")
             row["misses"] = r.problem if bad else " | ".join(notes)
             out.append(row)
         return out
 
     def columns(self) -> list[str]:
-        return (["student", "file", "status", "policy"] + [e.id for e in self.exercises]
+        return (["student", "file", "source", "status", "policy"] + [e.id for e in self.exercises]
                 + ["total", "out_of"] + [f"attempts {e.id}" for e in self.exercises]
                 + [f"variant {e.id}" for e in self.exercises if e.parameters] + ["misses"])
 
@@ -237,22 +252,46 @@ def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "", policy: Pol
 
 
 def grade(submissions: Iterable[str | Path], exercises: list | None = None,
-          policy: Policy | str | None = None) -> Grades:
+          policy: Policy | str | None = None, recorded: dict | None = None) -> Grades:
     """Grade answer files against *exercises* (default: the shipped library) under *policy*
-    (``"first"``, ``"last"`` or ``"penalty"``, or a :class:`Policy`).  Never raises for a bad file."""
+    (``"first"``, ``"last"`` or ``"penalty"``, or a :class:`Policy`).  Never raises for a bad file.
+
+    With *recorded* (a class record's attempts: student -> id -> attempts, as
+    ``ClassRecord.sheets()`` gives them), each student of the record is graded from it; a file
+    counts only for a student the record has nothing from (or who is not in it), marked so."""
     if exercises is None:
         from .registry import EXERCISES
         exercises = list(EXERCISES)
     policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
-    results = []
+    results: list[Result] = []
+    on_record: dict[str, Result] = {}
+    for name, attempts in (recorded or {}).items():
+        with grading():              # the teacher's side: assessed exercises answer here
+            r = grade_sheet(AnswerSheet(name, attempts=attempts, mode=ASSESSED), exercises, RECORD_FILE, policy)
+        r.source = RECORD if attempts else f"{RECORD}: nothing recorded"
+        results.append(r)
+        on_record[name.strip().casefold()] = r
     from ...api.arguments import as_list
     for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)
         except ValueError as e:
             results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
-                                  out_of=sum(x.points for x in exercises)))
+                                  out_of=sum(x.points for x in exercises), source="file"))
             continue
-        with grading():              # the teacher's side: assessed exercises answer here
-            results.append(grade_sheet(sheet, exercises, str(path), policy))
+        mine = on_record.get(sheet.student.strip().casefold())
+        if mine is not None and mine.source == RECORD:     # the record grades; the file is a receipt
+            mine.unused.append(str(path))
+            continue
+        with grading():
+            r = grade_sheet(sheet, exercises, str(path), policy)
+        if recorded is None:
+            results.append(r)
+            continue
+        r.source = FALLBACK + ("" if mine is not None else " (the student is not on the class roster)")
+        if mine is not None:
+            results[results.index(mine)] = r
+            on_record[sheet.student.strip().casefold()] = r
+        else:
+            results.append(r)
     return Grades(list(exercises), results, policy)

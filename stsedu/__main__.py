@@ -179,6 +179,9 @@ def _teacher_commands(sub) -> None:
                      help="with --students: each notebook posts its answers to this class record "
                           "(stsedu class add-students / serve), with the student's token")
     rel.add_argument("--url", metavar="URL", help="with --class: the address students reach the service at")
+    grade.add_argument("--feedback", metavar="DIR",
+                       help="write each student's feedback (points, and the rule behind each miss) to "
+                            "DIR/<student>/feedback.md")
     grade.add_argument("--class", dest="record", metavar="DATA",
                        help="grade from this class record (stsedu class serve); the files only for students "
                             "it has nothing from")
@@ -291,6 +294,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             out.write(grades.summary() + "\n")
             if args.out:
                 out.write(f"scores written to {grades.to_csv(args.out, inputs)}\n")
+            if args.feedback:
+                written = grades.write_feedback(args.feedback, inputs)
+                out.write(f"feedback for {len(written)} students written to {args.feedback}/<student>/feedback.md\n")
             malformed = sum(r.status == "malformed" for r in grades.results)
             if malformed == len(grades.results):
                 print(f"error: no answer file could be graded ({malformed} malformed)", file=sys.stderr)
@@ -335,12 +341,12 @@ def read_roster(path: str) -> list[str]:
 
 def _release_per_student(exs: list, args, out: TextIO) -> int:
     """``release --students``: OUT's folder/<student>/OUT's name, each with the student's variants."""
-    import re
     import nbformat
     from .lessons.exercises import ExerciseError
     from .lessons.exercises import handout as H
+    from .lessons.exercises.grading import student_folder
     names = read_roster(args.students)
-    folders = {n: re.sub(r"[^\w.-]+", "-", n).strip("-.") for n in names}
+    folders = {n: student_folder(n) for n in names}
     clash = [n for n in names if not folders[n] or list(folders.values()).count(folders[n]) > 1]
     if clash:
         raise ExerciseError(f"{clash[0]!r}: no folder name of its own (letters, digits, . _ -)", args.students)

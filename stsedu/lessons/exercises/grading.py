@@ -181,6 +181,39 @@ class Grades:
         w.writerows([csv_cell(row[c]) for c in self.columns()] for row in self.rows())
         return _files.write_output(path, buf.getvalue(), example="scores.csv", inputs=inputs)   # whole, or nothing
 
+    def write_feedback(self, folder: str | Path, inputs: tuple = ()) -> list[Path]:
+        """One ``<folder>/<student>/feedback.md`` per graded student (after the class: the rule
+        behind each miss, on the student's own variant); returns the files written."""
+        from ... import files as _files
+        written: list[Path] = []
+        taken: set[str] = set()
+        for r in self.results:
+            if r.status == "malformed":
+                continue
+            name = student_folder(r.student) or "student"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            written.append(_files.write_output(Path(folder) / name / "feedback.md", self.feedback(r), "--feedback",
+                                               example="feedback/", inputs=inputs, make_parents=True))
+        return written
+
+    def feedback(self, r: Result) -> str:
+        """A student's feedback as markdown: points per exercise, and for each miss what was said,
+        the hint and the rule."""
+        lines = [f"# Feedback for {printable(r.student)}", "",
+                 f"{_num(r.total)} of {r.out_of} points ({self.policy.describe()}; graded from the "
+                 f"{'class record' if r.source.startswith(RECORD) else 'answer file'}).", ""]
+        for e in self.exercises:
+            pts = r.points.get(e.id, 0)
+            q = (e.variant(r.student) if e.parameters else e).question
+            lines += [f"## {e.id} ({_num(pts)} of {e.points})", "", q, ""]
+            if r.variants.get(e.id):
+                lines += [f"Your variant: {r.variants[e.id]}.", ""]
+            note = r.notes.get(e.id, "")
+            lines += [printable(note) if note else "Right.", ""]
+        return "\n".join(lines)
+
     def frame(self):
         return kit_frame(self.rows(), columns=self.columns())
 
@@ -207,6 +240,12 @@ class Grades:
             q = e.question if len(e.question) <= 60 else e.question[:57] + "..."
             lines.append(f"{e.id:<10}{e.points:<8}{right:<8}{len(graded) - right - blank:<8}{blank:<12}{q}")
         return "\n".join(lines)
+
+
+def student_folder(name: str) -> str:
+    """A folder name for *name* (letters, digits, . _ -; "" if nothing is left)."""
+    import re
+    return re.sub(r"[^\w.-]+", "-", name).strip("-.")
 
 
 def _score(e, raw) -> tuple[float, str]:

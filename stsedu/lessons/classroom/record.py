@@ -38,6 +38,15 @@ ATTEMPTS = sa.Table(
     sa.UniqueConstraint("student_id", "attempt_id", name="one_row_per_attempt"))
 
 
+_INSERT = ATTEMPTS.insert()
+_ONE = sa.select(ATTEMPTS).where(ATTEMPTS.c.student_id == sa.bindparam("student_id"),
+                                 ATTEMPTS.c.attempt_id == sa.bindparam("attempt_id"))
+_NUMBER = sa.select(sa.func.count()).select_from(ATTEMPTS).where(
+    ATTEMPTS.c.student_id == sa.bindparam("student_id"), ATTEMPTS.c.exercise == sa.bindparam("exercise"),
+    ATTEMPTS.c.seq <= sa.bindparam("seq"))
+"""The statements of :meth:`ClassRecord.record`, built once (a post runs two of them)."""
+
+
 class RecordError(ValueError):
     """The class record cannot be opened or changed; the message is one line."""
 
@@ -125,21 +134,19 @@ class ClassRecord:
                variant: str = "") -> tuple[dict, bool]:
         """Record one attempt (the service's clock gives its time); returns (the row, whether it
         was already recorded: the same attempt id posted again changes nothing)."""
-        with self._write, self.engine.begin() as db:
-            old = db.execute(sa.select(ATTEMPTS).where(ATTEMPTS.c.student_id == student_id,
-                                                       ATTEMPTS.c.attempt_id == attempt_id)).first()
-            if old is None:
-                db.execute(ATTEMPTS.insert().values(student_id=student_id, attempt_id=attempt_id,
-                                                    exercise=exercise, answer=json.dumps(answer),
-                                                    variant=variant, at=now()))
-                row = db.execute(sa.select(ATTEMPTS).where(ATTEMPTS.c.student_id == student_id,
-                                                           ATTEMPTS.c.attempt_id == attempt_id)).first()
+        row = {"attempt": attempt_id, "exercise": exercise, "answer": answer, "variant": variant, "at": now()}
+        again = False
+        with self._write, self.engine.begin() as db:     # (another process's duplicate: the unique key refuses it)
+            old = db.execute(_ONE, {"student_id": student_id, "attempt_id": attempt_id}).first()
+            if old is not None:                  # this attempt id is recorded already: that row
+                row, again = _row(old), True
             else:
-                row = old
-            number = db.execute(sa.select(sa.func.count()).select_from(ATTEMPTS).where(
-                ATTEMPTS.c.student_id == student_id, ATTEMPTS.c.exercise == row.exercise,
-                ATTEMPTS.c.seq <= row.seq)).scalar_one()
-        return {**_row(row), "number": number}, old is not None
+                row["seq"] = db.execute(_INSERT, {"student_id": student_id, "attempt_id": attempt_id,
+                                                  "exercise": exercise, "answer": json.dumps(answer),
+                                                  "variant": variant, "at": row["at"]}).inserted_primary_key[0]
+            number = db.execute(_NUMBER, {"student_id": student_id, "exercise": row["exercise"],
+                                          "seq": row["seq"]}).scalar_one()
+        return {**row, "number": number}, again
 
     def attempts(self, student: str | None = None) -> list[dict]:
         """Every attempt (of *student*), in the order the service recorded them."""

@@ -53,6 +53,7 @@ class ClassService:
         self.record = record
         self.exercises = {e.id: e for e in exercises}
         self.log = log
+        self._variants: dict[tuple[str, str], tuple] = {}
 
     def student(self, authorization: str | None) -> tuple[int, str]:
         if not authorization or not authorization.startswith("Bearer ") or not authorization[7:].strip():
@@ -74,8 +75,7 @@ class ClassService:
             ids = ", ".join(self.exercises)
             raise Refused(404, f"exercise: no exercise {printable(data['exercise'])[:100]!r} in this class's "
                                f"assignment ({ids})")
-        mine = ex.variant(name)
-        variant = describe(mine.values) if ex.parameters else ""
+        mine, variant = self.variant(ex, name)
         if data.get("variant", variant) != variant:
             raise Refused(409, f"variant: {printable(data['variant'])[:200]!r} is not {name}'s variant of "
                                f"{ex.id} ({variant or 'it has none'})")
@@ -90,6 +90,14 @@ class ClassService:
         if self.log and not again:
             self.log(f"{row['at']}  {printable(name)}  {ex.id}  attempt {row['number']}")
         return (200 if again else 201), {"recorded": True, "duplicate": again, "student": name, **row}
+
+    def variant(self, ex, name: str):
+        """*name*'s variant of *ex* and its description (kept: a student posts many times)."""
+        key = (ex.id, name)
+        if key not in self._variants:
+            mine = ex.variant(name)
+            self._variants[key] = (mine, describe(mine.values) if ex.parameters else "")
+        return self._variants[key]
 
     def mine(self, authorization: str | None) -> dict:
         _sid, name = self.student(authorization)

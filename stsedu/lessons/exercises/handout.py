@@ -212,11 +212,28 @@ def refuse_parameters(exercises: list, instead: str) -> None:
 
 def write_key(exercises: list, course: Path, assignment: str) -> Path:
     """Copy the exercise files to ``<course>/stsedu-key/<assignment>/`` and check that each
-    replays from there (an exercise whose scenario or manifests are files beside it cannot)."""
+    replays from there (an exercise whose scenario or manifests are files beside it cannot).
+    A key that cannot replay is taken away whole: no file, and no folder this call made."""
     folder = course / KEY_DIR / assignment
+    made = [d for d in (folder, folder.parent, course) if not d.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.yaml"):
         old.unlink()
+    try:
+        _check_key(exercises, folder)
+    except ExerciseError:
+        for f in folder.glob("*.yaml"):
+            f.unlink()
+        for d in made:                  # deepest first; only the folders made here, and only if empty
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
+    return folder
+
+
+def _check_key(exercises: list, folder: Path) -> None:
     from .exercise import load_file
     for e in exercises:
         path = folder / f"{slug(e.id)}.yaml"
@@ -231,7 +248,6 @@ def write_key(exercises: list, course: Path, assignment: str) -> Path:
             raise ExerciseError(f"exercise {e.id} cannot be replayed from the key folder ({err}); write its "
                                 "scenario and manifests inline, or name shipped ones (stsedu:web.yaml)",
                                 e.source) from None
-    return folder
 
 
 def find_key(key: str, start: str | Path | None = None, levels: int = 6) -> Path:

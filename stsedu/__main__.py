@@ -279,8 +279,8 @@ def _teacher(args, out: TextIO, parser) -> int:
                 return 2
             recorded = None
             if args.record:
-                from .lessons.classroom.record import ClassRecord
-                rec = ClassRecord(args.record)
+                from .lessons.classroom.cli import open_record
+                rec = open_record(args.record)
                 recorded = rec.sheets()
                 rec.close()
             grades = E.grade(args.submissions, exs, policy, recorded=recorded)
@@ -374,8 +374,8 @@ def _class_tokens(args, names: list[str]) -> dict[str, str]:
     if not args.url or not args.url.startswith(("http://", "https://")):
         raise ExerciseError("--class needs --url http://HOST:PORT, the address students reach "
                             "stsedu class serve at", "--url")
-    from .lessons.classroom.record import ClassRecord
-    rec = ClassRecord(args.record)
+    from .lessons.classroom.cli import open_record
+    rec = open_record(args.record)
     tokens = rec.tokens()
     rec.close()
     missing = [n for n in names if n not in tokens]

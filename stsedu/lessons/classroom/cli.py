@@ -37,12 +37,25 @@ def add_parser(sub, selection_args) -> None:
     exp.add_argument("--out", required=True, metavar="CSV", help="e.g. attempts.csv")
 
 
+class NeedsSQLAlchemy(ValueError):
+    """The class record needs SQLAlchemy, which is not installed."""
+
+
+def open_record(data, create: bool = False):
+    """The class record in *data* (a folder or a SQLAlchemy URL); one line if SQLAlchemy is missing."""
+    try:
+        from .record import ClassRecord
+    except ImportError:
+        raise NeedsSQLAlchemy("the class record needs SQLAlchemy: pip install 'stsedu[class]' "
+                              "(or pip install sqlalchemy)") from None
+    return ClassRecord(data, create=create)
+
+
 def main(args, out: TextIO, read_roster, select) -> int:
     """Run ``stsedu class ...``; *read_roster* and *select* are the command line's own helpers."""
-    from .record import ClassRecord
     if args.class_command == "add-students":
         names = read_roster(args.roster)
-        rec = ClassRecord(args.data, create=True)
+        rec = open_record(args.data, create=True)
         before = set(rec.students())
         tokens = rec.add_students(names)
         rec.close()
@@ -53,12 +66,12 @@ def main(args, out: TextIO, read_roster, select) -> int:
         return 0
     if args.class_command == "serve":
         exs = select(args)
-        rec = ClassRecord(args.data)
+        rec = open_record(args.data)
         return serve(rec, exs, args.host, args.port, out, quiet=args.quiet)
     if args.class_command == "export":
         from ... import files as _files
         from ..exercises.grading import csv_cell
-        rec = ClassRecord(args.data)
+        rec = open_record(args.data)
         _files.check_output(args.out, "--out", example="attempts.csv")
         buf = io.StringIO(newline="")
         w = csv.writer(buf)

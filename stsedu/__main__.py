@@ -24,7 +24,11 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu exercise release --out ps1.ipynb [--students roster.csv]``: an assessed students'
   notebook (no nbgrader), or one per student with each one's variant of exercises with parameters;
 * ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
-* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
+* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook;
+* ``stsedu class add-students roster.csv --data class/``, ``stsedu class serve --data class/ ...``,
+  ``stsedu class export``: a class record that takes each attempt as the student makes it
+  (:mod:`stsedu.lessons.classroom`); ``release --students ... --class class/ --url URL`` writes
+  each student's token into their notebook, ``grade --class class/`` grades from the record.
 
 ``stsedu grade`` exits 1 when no answer file could be graded (every one malformed), 2 for a
 bad option or answers to ids that no shipped exercise has without ``--exercises``, 3 for an

@@ -318,3 +318,45 @@ def test_the_class_commands_say_what_is_wrong_in_one_line(tmp_path):
     assert code == 2 and "--class needs --url http://HOST:PORT" in err
     code, _, err = cli("grade", "--exercises", str(folder))
     assert code == 2 and "give the answer files to grade, or the class record with --class DATA" in err
+
+
+def test_saving_says_whether_the_class_has_every_answer(service, tmp_path):
+    h = handout(service)
+    h.answer("T.1", 1)
+    assert h.save(str(tmp_path / "a.json")).endswith("The class has recorded every answer; the file is your receipt.")
+    service.stop()
+    h.answer("T.1", 4)
+    said = h.save(str(tmp_path / "a.json"))
+    assert "1 answer(s) are NOT recorded by the class (no answer from the class record" in said
+    assert said.endswith("hand in this file, it is what counts for them.")
+    service.record = ClassRecord(service.data)
+    service.start(service.port)
+
+
+def test_answers_the_class_could_not_record_count_from_the_file_marked(service, tmp_path):
+    """Ada's first answer reaches the class; then her network fails and T.3 stays in her file,
+    marked.  Her file counts for T.3 only: not for T.1 (the record has it), and not for an attempt
+    she adds by hand without the mark."""
+    h = handout(service)
+    h.answer("T.1", 4)                                   # recorded: wrong
+    service.stop()
+    h.answer("T.1", 1)                                   # not recorded: the record's T.1 stays 4
+    h.answer("T.3", ["web-3", "web-4"])                  # not recorded: right
+    path = tmp_path / "subs" / "ada" / "my-answers.json"
+    path.parent.mkdir(parents=True)
+    h.save(str(path))
+    data = json.loads(path.read_text())
+    data["attempts"]["A.4"] = [{"answer": ["web-1"], "at": None}]          # added by hand, unmarked
+    path.write_text(json.dumps(data))
+    out_csv = tmp_path / "scores.csv"
+    code, out, err = cli("grade", str(path), "--class", str(service.data), "--exercises",
+                         str(tmp_path / "my-exercises"), "--out", str(out_csv))
+    service.record = ClassRecord(service.data)
+    service.start(service.port)
+    assert code == 0, err
+    rows = {r["student"]: r for r in csv.DictReader(out_csv.open(newline=""))}
+    ada = rows["Ada"]
+    assert (ada["source"], ada["T.1"], ada["T.3"], ada["attempts T.1"], ada["attempts T.3"]) == (
+        "class record + file", "0", "2", "1", "1")
+    assert "T.3 graded from the student's file, not recorded by the class" in ada["misses"]
+    assert "T.3 graded from the student's file, not recorded by the class" in out

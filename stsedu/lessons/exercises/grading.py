@@ -24,6 +24,7 @@ from typing import Iterable
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
 from .modes import ASSESSED, grading
+from .posting import NOT_RECORDED
 from .variants import describe
 from ...frames import kit_frame
 
@@ -112,6 +113,9 @@ class Result:
     class record (:data:`FALLBACK`)."""
     unused: list[str] = field(default_factory=list)
     """Files handed in by a student whom the class record grades (never read for points)."""
+    from_file: list[str] = field(default_factory=list)
+    """Exercises the record has nothing of, graded from the attempts the student's file marks
+    as not recorded by the class."""
 
     def remarks(self) -> str:
         parts = []
@@ -124,6 +128,8 @@ class Result:
             parts.append(f"graded from the student's {self.source}")
         if self.unused:
             parts.append(f"file not used, the class record is: {', '.join(self.unused)}")
+        if self.from_file:
+            parts.append(f"{', '.join(self.from_file)} graded from the student's file, not recorded by the class")
         return "; ".join(parts)
 
     def line(self) -> str:
@@ -162,6 +168,8 @@ class Grades:
                 notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
             if r.unused:
                 notes.append(f"file not used, the class record is: {', '.join(r.unused)}")
+            if r.from_file:
+                notes.append(f"{', '.join(r.from_file)} graded from the student's file, not recorded by the class")
             row["misses"] = r.problem if bad else " | ".join(notes)
             out.append(row)
         return out
@@ -302,35 +310,60 @@ def grade(submissions: Iterable[str | Path], exercises: list | None = None,
         from .registry import EXERCISES
         exercises = list(EXERCISES)
     policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
-    results: list[Result] = []
-    on_record: dict[str, Result] = {}
-    for name, attempts in (recorded or {}).items():
-        with grading():              # the teacher's side: assessed exercises answer here
-            r = grade_sheet(AnswerSheet(name, attempts=attempts, mode=ASSESSED), exercises, RECORD_FILE, policy)
-        r.source = RECORD if attempts else f"{RECORD}: nothing recorded"
-        results.append(r)
-        on_record[name.strip().casefold()] = r
     from ...api.arguments import as_list
+    out_of = sum(x.points for x in exercises)
+    results: list[Result] = []
+    files: dict[str, list[tuple[str, AnswerSheet]]] = {}
     for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)
         except ValueError as e:
-            results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
-                                  out_of=sum(x.points for x in exercises), source="file"))
+            results.append(Result(str(path), NO_NAME, "malformed", problem=str(e), out_of=out_of))
             continue
-        mine = on_record.get(sheet.student.strip().casefold())
-        if mine is not None and mine.source == RECORD:     # the record grades; the file is a receipt
-            mine.unused.append(str(path))
-            continue
-        with grading():
-            r = grade_sheet(sheet, exercises, str(path), policy)
         if recorded is None:
-            results.append(r)
-            continue
-        r.source = FALLBACK + ("" if mine is not None else " (the student is not on the class roster)")
-        if mine is not None:
-            results[results.index(mine)] = r
-            on_record[sheet.student.strip().casefold()] = r
+            with grading():              # the teacher's side: assessed exercises answer here
+                results.append(grade_sheet(sheet, exercises, str(path), policy))
         else:
-            results.append(r)
-    return Grades(list(exercises), results, policy)
+            files.setdefault(sheet.student.strip().casefold(), []).append((str(path), sheet))
+    if recorded is None:
+        return Grades(list(exercises), results, policy)
+    graded: list[Result] = []
+    for name, attempts in recorded.items():
+        graded += _from_record(name, attempts, files.pop(name.strip().casefold(), []), exercises, policy)
+    for theirs in files.values():        # students the roster does not have: their files, marked
+        for path, sheet in theirs:
+            with grading():
+                r = grade_sheet(sheet, exercises, path, policy)
+            r.source = FALLBACK + " (the student is not on the class roster)"
+            graded.append(r)
+    return Grades(list(exercises), graded + results, policy)
+
+
+def _from_record(name: str, attempts: dict, files: list, exercises: list, policy: Policy) -> list[Result]:
+    """A roster student's grade: the record's attempts; for an exercise the record has nothing of,
+    the attempts their file marks as not recorded by the class (the notebook could not post them).
+    A student the record has nothing from at all is graded from their file(s), marked."""
+    if not attempts and files:
+        out = []
+        for path, sheet in files:
+            with grading():
+                r = grade_sheet(sheet, exercises, path, policy)
+            r.source = FALLBACK
+            out.append(r)
+        return out
+    extra: dict[str, list] = {}
+    unused = []
+    for path, sheet in files:
+        took = False
+        for k, tries in sheet.attempts.items():
+            kept = [a for a in tries if a.get("class") == NOT_RECORDED]
+            if k not in attempts and k not in extra and kept:
+                extra[k], took = kept, True
+        if not took:
+            unused.append(path)
+    with grading():
+        r = grade_sheet(AnswerSheet(name, attempts={**attempts, **extra}, mode=ASSESSED), exercises,
+                        RECORD_FILE, policy)
+    r.source = (RECORD if attempts else f"{RECORD}: nothing recorded") + (" + file" if extra else "")
+    r.from_file, r.unused = sorted(extra), unused
+    return [r]

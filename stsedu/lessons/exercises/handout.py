@@ -31,8 +31,7 @@ from .modes import ASSESSED, assessed, grading
 from .variants import describe
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
-NOT_RECORDED = "not recorded by the class"
-"""An attempt's ``class`` in the student's file until the class record has it (then: the service's time)."""
+NOT_RECORDED = P.NOT_RECORDED
 KEY_DIR = "stsedu-key"
 """The folder of a course (beside ``source/``) that keeps the exercise files of assessed assignments."""
 
@@ -140,7 +139,17 @@ class Handout:
                         "variant); hand in the one released to you.")
             student = self.student
         self.sheet.student = student
-        return self.sheet.save(path)
+        if not self.record:
+            return self.sheet.save(path)
+        problem = self.post_pending()       # one more try for what the class has not recorded
+        said = self.sheet.save(path)
+        left = sum(a.get("class") == NOT_RECORDED for tries in self.sheet.attempts.values() for a in tries)
+        if not said.startswith("Saved"):
+            return said
+        if left:
+            return (f"{said} {left} answer(s) are NOT recorded by the class ({problem}): hand in this file, "
+                    "it is what counts for them.")
+        return f"{said} The class has recorded every answer; the file is your receipt."
 
 
 # ====================================================================== notebooks

@@ -16,6 +16,8 @@ import urllib.error
 import urllib.request
 import uuid
 
+NOT_RECORDED = "not recorded by the class"
+"""An attempt's ``class`` in the student's file until the class record has it (then: the service's time)."""
 TRIES = 3
 TIMEOUT = 5
 MAX_REPLY = 64 * 1024

@@ -303,6 +303,8 @@ def test_grading_reads_the_record_and_a_students_edited_file_gains_nothing(servi
 
 def test_the_class_commands_say_what_is_wrong_in_one_line(tmp_path):
     code, _, err = cli("class", "serve", "--data", str(tmp_path / "none"))
+    assert code == 2 and err == "error: --exercises: give the assignment's exercises, as released: --exercises my-exercises/\n"
+    code, _, err = cli("class", "serve", "--data", str(tmp_path / "none"), "--exercises", str(VARIED))
     assert code == 2 and err == (f"error: {tmp_path / 'none'}: no class record here; start one with stsedu class "
                                  f"add-students roster.csv --data {tmp_path / 'none'}\n")
     (tmp_path / "roster.csv").write_text("student\nAda\nBo\n")

@@ -65,7 +65,13 @@ def main(args, out: TextIO, read_roster, select) -> int:
                   "that student's notebook\n")
         return 0
     if args.class_command == "serve":
+        from ..exercises.exercise import ExerciseError
+        from ..exercises.handout import refuse_shipped
+        if not args.exercises:
+            raise ExerciseError("give the assignment's exercises, as released: --exercises my-exercises/",
+                                "--exercises")
         exs = select(args)
+        refuse_shipped(exs)           # (no --exercises: the shipped set, which a release refuses too)
         rec = open_record(args.data)
         return serve(rec, exs, args.host, args.port, out, quiet=args.quiet)
     if args.class_command == "export":
@@ -83,6 +89,7 @@ def main(args, out: TextIO, read_roster, select) -> int:
             w.writerow([csv_cell(a[c]) for c in cols])
         p = _files.write_output(args.out, buf.getvalue(), "--out", example="attempts.csv")
         out.write(f"{len(rows)} attempts of {len(rec.students())} students written to {p}\n")
+        rec.close()
         return 0
     print("usage: stsedu class {add-students,serve,export} ... (stsedu class --help)", file=sys.stderr)
     return 2

@@ -480,7 +480,9 @@ def test_an_assessed_class_with_a_class_record(tmp_path):
         dead = release("Dee").read_text().replace(url, f"http://127.0.0.1:{free_port()}")
         release("Dee").write_text(dead)
         dee = student(release("Dee"), subs / "Dee", "Dee", right("Dee"))
-        assert dee.count("NOT recorded by the class") == 8
+        assert dee.count("kept in your file only, NOT recorded by the class") == 8
+        assert "8 answer(s) are NOT recorded by the class" in dee and "hand in this file" in dee
+        assert "The class has recorded every answer; the file is your receipt." in ada
     finally:
         stop_service(service)
     # Eve edits her own file: every answer right, each one attempt

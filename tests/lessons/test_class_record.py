@@ -188,7 +188,7 @@ def test_a_restart_loses_nothing(service):
 
 def test_posts_at_once_lose_none(tmp_path, exercises):
     """12 students x 5 attempts, each student a thread posting as fast as it can (the benchmark's
-    60 x 20 in miniature: benchmarks/run.py item 10)."""
+    60 x 20 in miniature: benchmarks/run.py item 11)."""
     names = [f"S{i:02d}" for i in range(12)]
     s = Service(tmp_path / "class", exercises, names)
     failures = []

@@ -37,6 +37,9 @@ Items (docs/performance.md explains each one and what it compares):
    and a change in each lab that can be sized, at the default size, 50 and 500 replicas: the click to the
    page's final line (wall), the kernel's messages per sync, the chart's redraws, the kernel's CPU, beside
    ``Cluster`` making the same change alone; the load printed before and after.
+12. ``stsedu class serve`` under a class at once: 60 students, each a process posting 20 answers
+    as fast as the service takes them; p95 latency of a post (wall clock: the student waits for
+    it) and that none is lost.
 
 Times are the minimum over several repeats of CPU time, so that other
 processes on a shared machine do not count; item 1 runs the kit and the real
@@ -851,18 +854,18 @@ def _browser_redraw_times(where, rounds: int) -> dict:
     return times
 
 
-# ------------------------------------------------- 10. long runs in a real browser
+# ------------------------------------------------- 11. long runs in a real browser
 
 RUN_TARGET = 15.0
-"""Item 10's target: the Playground's *Run until stable* at 500 replicas, click to "Stable after", seconds."""
+"""Item 11's target: the Playground's *Run until stable* at 500 replicas, click to "Stable after", seconds."""
 
 
 def item_browser_runs(table: Table, what, sizes) -> None:
-    """Item 10 (issue #41): browser_runs.measure for each of *what* at each of *sizes*, side by side with the
+    """Item 11 (issue #41): browser_runs.measure for each of *what* at each of *sizes*, side by side with the
     engine alone; the verdict is on the Playground at 500 replicas (wall time, so the load is printed)."""
-    print("\n10. Long runs in a real browser (JupyterLab + Chromium): click -> the page's final line")
+    print("\n11. Long runs in a real browser (JupyterLab + Chromium): click -> the page's final line")
     if not Path("/usr/bin/chromium").exists():
-        table.add("10. long runs in the browser", "n/a (no /usr/bin/chromium)", "", NA)
+        table.add("11. long runs in the browser", "n/a (no /usr/bin/chromium)", "", NA)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import browser_runs
@@ -870,11 +873,11 @@ def item_browser_runs(table: Table, what, sizes) -> None:
     try:
         got = browser_runs.measure([(w, n) for n in sizes for w in what])
     except Exception as e:  # noqa: BLE001 - reported as a miss, like item 8
-        table.add("10. long runs in the browser", f"error: {type(e).__name__}: {e}"[:70], "", MISS)
+        table.add("11. long runs in the browser", f"error: {type(e).__name__}: {e}"[:70], "", MISS)
         return
     load = f"load {before} → " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
     for (w, n), r in got.items():
-        label = f"10. {w} in the browser, {n or 'default size'}"
+        label = f"11. {w} in the browser, {n or 'default size'}"
         judged = w == "Playground" and n == 500
         target = f"≤ {RUN_TARGET:g} s" if judged else "(no target)"
         if r is None:
@@ -885,6 +888,91 @@ def item_browser_runs(table: Table, what, sizes) -> None:
                          f"{r['draws']} redraws; kernel CPU {fmt_s(r['kernel_cpu'])} / engine "
                          f"{fmt_s(engine_cpu)}, engine wall {fmt_s(r['engine'][0])}; {load})",
                   target, verdict(wall <= RUN_TARGET) if judged else INFO)
+# ------------------------------------------------------------------------ the class record
+
+CLASS_TARGET_MS = 200
+_CLASS_CLIENT = r"""
+import http.client, json, sys, time, uuid
+port, token, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+out = []
+for k in range(n):
+    body = json.dumps({"attempt": uuid.uuid4().hex, "exercise": "A.6", "answer": k}).encode()
+    t = time.perf_counter()
+    for attempt in range(5):            # a dropped connection: the same post again (recorded once)
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            c.request("POST", "/attempts", body, {"Authorization": "Bearer " + token})
+            r = c.getresponse(); r.read(); c.close()
+            break
+        except OSError:
+            time.sleep(0.1 * 2 ** attempt)
+    out.append((time.perf_counter() - t, r.status))
+print(json.dumps(out))
+"""
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process *pid* so far (Linux's /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def item_class_record(table: Table, students: int, attempts: int) -> None:
+    """12. ``stsedu class serve`` under a class at once: *students* processes each post *attempts*
+    answers as fast as the service takes them; wall-clock latency per post, and none lost."""
+    import json
+    import socket
+    import statistics
+    import tempfile
+    label = f"12. class record, {students} students x {attempts} posts"
+    try:
+        from stsedu.lessons.classroom.record import ClassRecord
+    except ImportError as e:
+        table.add(label, f"n/a ({e})", f"p95 < {CLASS_TARGET_MS} ms", NA)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "class"
+        rec = ClassRecord(data, create=True)
+        tokens = rec.add_students([f"student-{i:02d}" for i in range(students)])
+        rec.close()
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        server = subprocess.Popen([sys.executable, "-m", "stsedu", "class", "serve", "--data", str(data), "--quiet",
+                                   "--exercises", str(ROOT / "docs" / "assessed-set"), "--port", str(port)],
+                                  env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            for line in server.stdout:
+                if line.startswith("listening on"):
+                    break
+            cpu0 = _proc_cpu(server.pid)
+            t0 = time.perf_counter()
+            clients = [subprocess.Popen([sys.executable, "-c", _CLASS_CLIENT, str(port), tok, str(attempts)],
+                                        stdout=subprocess.PIPE, text=True) for tok in tokens.values()]
+            results = [json.loads(c.communicate()[0]) for c in clients]
+            wall = time.perf_counter() - t0
+            server_cpu = _proc_cpu(server.pid) - cpu0
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+        rec = ClassRecord(data)
+        rows = rec.attempts()
+        rec.close()
+    lat = sorted(t for r in results for t, _ in r)
+    bad = sum(1 for r in results for _, st in r if st != 201)
+    p95 = lat[int(0.95 * (len(lat) - 1))] * 1000
+    lost = students * attempts - len(rows)
+    in_order = all([a["answer"] for a in rows if a["student"] == name] == list(range(attempts)) for name in tokens)
+    print(f"  {len(lat)} posts in {wall:.1f} s wall ({len(lat) / wall:.0f}/s): median "
+          f"{statistics.median(lat) * 1000:.0f} ms, p95 {p95:.0f} ms, max {lat[-1] * 1000:.0f} ms; "
+          f"{len(rows)} recorded, {lost} lost, {bad} refused, each student's in order: {in_order}; the service's "
+          f"CPU {server_cpu / len(lat) * 1000:.1f} ms per post (what the machine's load does not change)", flush=True)
+    ok = p95 < CLASS_TARGET_MS and lost == 0 and bad == 0 and in_order
+    table.add(label, f"p95 {p95:.0f} ms, {lost} lost", f"p95 < {CLASS_TARGET_MS} ms, 0 lost", PASS if ok else MISS)
 
 
 # ------------------------------------------------------------------------ main
@@ -984,7 +1072,7 @@ def item_kubectl_state(table: Table, n: int, rounds: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9,10,11", help="comma-separated item numbers (default: all)")
+    ap.add_argument("--items", default="1,2,3,4,5,6,7,8,9,10,11,12", help="comma-separated item numbers (default: all)")
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes (a smoke run)")
     ap.add_argument("--create-and-roll", type=int, metavar="N",
                     help="only time one create-and-roll of N replicas; print seconds and syncs (item 2's child)")
@@ -1024,6 +1112,8 @@ def main(argv=None) -> int:
         item_browser_runs(table, ("Playground",) if quick else
                           ("Playground", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab", "FaultLab"),
                           (None, 50, 500))
+    if 12 in items:
+        item_class_record(table, 12 if quick else 60, 5 if quick else 20)
     print()
     print(table.markdown())
     v = [x for x in table.verdicts() if x != INFO]

@@ -24,7 +24,11 @@ For teachers (exercises: ``docs/teaching.md``):
 * ``stsedu exercise release --out ps1.ipynb [--students roster.csv]``: an assessed students'
   notebook (no nbgrader), or one per student with each one's variant of exercises with parameters;
 * ``stsedu grade SUBMISSIONS... --policy first|last|penalty --out scores.csv``: grade answer files;
-* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook.
+* ``stsedu nbgrader --out source/ps1/ps1.ipynb``: an assessed nbgrader source notebook;
+* ``stsedu class add-students roster.csv --data class/``, ``stsedu class serve --data class/ ...``,
+  ``stsedu class export``: a class record that takes each attempt as the student makes it
+  (:mod:`stsedu.lessons.classroom`); ``release --students ... --class class/ --url URL`` writes
+  each student's token into their notebook, ``grade --class class/`` grades from the record.
 
 ``stsedu grade`` exits 1 when no answer file could be graded (every one malformed), 2 for a
 bad option or answers to ids that no shipped exercise has without ``--exercises``, 3 for an
@@ -117,7 +121,7 @@ def _main(argv: list[str] | None, out: TextIO) -> int:
         if args.command == "run":
             return run_scenario(args.scenario, out, trace_path=args.trace, quiet=args.quiet,
                                 force=args.force)
-        if args.command in ("exercise", "grade", "nbgrader"):
+        if args.command in ("exercise", "grade", "nbgrader", "class"):
             from .lessons.exercises.modes import grading
             with grading():        # the teacher's side, even where STSEDU_MODE=assessed is set
                 return _teacher(args, out, parser)
@@ -158,7 +162,7 @@ def _teacher_commands(sub) -> None:
     _selection_args(key)
     key.add_argument("--out", required=True, metavar="FILE", help="key.html or key.ipynb")
     grade = sub.add_parser("grade", help="grade students' answer files (JSON from save_answers)")
-    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    grade.add_argument("submissions", nargs="*", metavar="SUBMISSION")
     grade.add_argument("--out", metavar="CSV", help="write the scores to this CSV file")
     grade.add_argument("--policy", choices=("first", "last", "penalty"), default="last",
                        help="which attempt counts: the first, the last (default), or the best less a "
@@ -175,6 +179,18 @@ def _teacher_commands(sub) -> None:
                      help="one notebook per student (a name per line, or a CSV whose first column is the name), "
                           "each with the student's own variant of exercises with parameters: "
                           "OUT's folder/<student>/OUT's name")
+    rel.add_argument("--class", dest="record", metavar="DATA",
+                     help="with --students: each notebook posts its answers to this class record "
+                          "(stsedu class add-students / serve), with the student's token")
+    rel.add_argument("--url", metavar="URL", help="with --class: the address students reach the service at")
+    grade.add_argument("--feedback", metavar="DIR",
+                       help="write each student's feedback (points, and the rule behind each miss) to "
+                            "DIR/<student>/feedback.md")
+    grade.add_argument("--class", dest="record", metavar="DATA",
+                       help="grade from this class record (stsedu class serve); the files only for students "
+                            "it has nothing from")
+    from .lessons.classroom import cli as _class_cli
+    _class_cli.add_parser(sub, _selection_args)
     nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
     _selection_args(nbg)
     nbg.add_argument("--out", required=True, metavar="FILE",
@@ -216,6 +232,10 @@ def _teacher(args, out: TextIO, parser) -> int:
             return _check_files(args.files, out, args.override)
         if args.command == "exercise" and args.exercise_command is None:
             parser.parse_args(["exercise", "--help"])
+        if args.command == "class":
+            from .lessons.classroom import cli as _class_cli
+            return _class_cli.main(args, out, read_roster,
+                                   lambda a: E.select(a.ids, a.exercises, only=a.only, override=a.override))
         inputs = tuple(getattr(args, "submissions", None) or ()) + _exercise_files(args.exercises)
         if getattr(args, "out", None) is not None:   # before any work: one line, exit 3
             check_output(args.out, "--out", inputs=inputs,
@@ -242,6 +262,9 @@ def _teacher(args, out: TextIO, parser) -> int:
                     print(f"warning: {e.situation_warning()}", file=sys.stderr)
             if args.students:
                 return _release_per_student(exs, args, out)
+            if args.record or args.url:
+                raise E.ExerciseError("--class needs --students roster.csv: each student's notebook carries "
+                                      "that student's token", "--class")
             nb = H.release_notebook(exs, args.title)
             p = write_output(args.out, nbformat.writes(nb) + "\n", "--out", make_parents=True)
             out.write(f"assessed notebook ({len(exs)} exercises, {sum(e.points for e in exs)} points) written "
@@ -254,7 +277,17 @@ def _teacher(args, out: TextIO, parser) -> int:
             except ValueError as e:
                 print(f"error: --penalty: {e}", file=sys.stderr)
                 return 2
-            grades = E.grade(args.submissions, exs, policy)
+            if not args.submissions and not args.record:
+                print("error: give the answer files to grade, or the class record with --class DATA",
+                      file=sys.stderr)
+                return 2
+            recorded = None
+            if args.record:
+                from .lessons.classroom.cli import open_record
+                rec = open_record(args.record)
+                recorded = rec.sheets()
+                rec.close()
+            grades = E.grade(args.submissions, exs, policy, recorded=recorded)
             forgotten = "" if args.exercises else _forgotten_exercises(grades)
             if forgotten:
                 print(f"error: {forgotten}", file=sys.stderr)
@@ -265,6 +298,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             out.write(grades.summary() + "\n")
             if args.out:
                 out.write(f"scores written to {grades.to_csv(args.out, inputs)}\n")
+            if args.feedback:
+                written = grades.write_feedback(args.feedback, inputs)
+                out.write(f"feedback for {len(written)} students written to {args.feedback}/<student>/feedback.md\n")
             malformed = sum(r.status == "malformed" for r in grades.results)
             if malformed == len(grades.results):
                 print(f"error: no answer file could be graded ({malformed} malformed)", file=sys.stderr)
@@ -278,6 +314,9 @@ def _teacher(args, out: TextIO, parser) -> int:
     except OutputError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_OUTPUT_ERROR
+    except ValueError as e:         # the class record's RecordError, one line
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 2
 
 
@@ -306,18 +345,20 @@ def read_roster(path: str) -> list[str]:
 
 def _release_per_student(exs: list, args, out: TextIO) -> int:
     """``release --students``: OUT's folder/<student>/OUT's name, each with the student's variants."""
-    import re
     import nbformat
     from .lessons.exercises import ExerciseError
     from .lessons.exercises import handout as H
+    from .lessons.exercises.grading import student_folder
     names = read_roster(args.students)
-    folders = {n: re.sub(r"[^\w.-]+", "-", n).strip("-.") for n in names}
+    folders = {n: student_folder(n) for n in names}
     clash = [n for n in names if not folders[n] or list(folders.values()).count(folders[n]) > 1]
     if clash:
         raise ExerciseError(f"{clash[0]!r}: no folder name of its own (letters, digits, . _ -)", args.students)
     p = Path(args.out)
+    tokens = _class_tokens(args, names)
     for name in names:
-        nb = H.release_notebook(exs, args.title, student=name)
+        url, token = (args.url, tokens[name]) if tokens else ("", "")
+        nb = H.release_notebook(exs, args.title, student=name, record=url, token=token)
         write_output(p.parent / folders[name] / p.name, nbformat.writes(nb) + "\n", "--out", make_parents=True)
     varied = [e.id for e in exs if e.parameters]
     out.write(f"{len(names)} assessed notebooks ({len(exs)} exercises; a variant per student of "
@@ -325,6 +366,27 @@ def _release_per_student(exs: list, args, out: TextIO) -> int:
               "their own; grade the answer files with stsedu grade ... "
               f"{' '.join('--exercises ' + x for x in args.exercises or [])}\n")
     return 0
+
+
+def _class_tokens(args, names: list[str]) -> dict[str, str]:
+    """``release --class DATA --url URL``: each student's token from the class record ({} without)."""
+    from .lessons.exercises import ExerciseError
+    if not args.record:
+        if args.url:
+            raise ExerciseError("--url goes with --class (the class record the notebooks post to)", "--url")
+        return {}
+    if not args.url or not args.url.startswith(("http://", "https://")):
+        raise ExerciseError("--class needs --url http://HOST:PORT, the address students reach "
+                            "stsedu class serve at", "--url")
+    from .lessons.classroom.cli import open_record
+    rec = open_record(args.record)
+    tokens = rec.tokens()
+    rec.close()
+    missing = [n for n in names if n not in tokens]
+    if missing:
+        raise ExerciseError(f"{', '.join(missing[:5])} not in the class record: stsedu class add-students "
+                            f"{args.students} --data {args.record}", "--class")
+    return tokens
 
 
 def _exercise_files(paths: list[str] | None) -> tuple[str, ...]:

@@ -18,6 +18,8 @@ import os
 import re
 import shlex
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -28,6 +30,9 @@ import pytest
 
 import stsedu
 import stsedu.lessons.exercises as E
+from stsedu.lessons.exercises import kinds as K
+from stsedu.lessons.exercises import variants as V
+from stsedu.lessons.exercises.modes import grading
 from teacher_files import PARTITION, ROLLING, SEQUENCE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -396,3 +401,109 @@ def test_projector_mode():
     for bad in (0, 10, True, "big"):
         with pytest.raises(ValueError, match="scale: must be a number from 0.5 to 4"):
             stsedu.display(scale=bad)
+
+
+# ------------------------------------------------------------------ an assessed class with a class record
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_service(sh: Shell, port: int) -> subprocess.Popen:
+    """The doc's ``stsedu class serve`` line, on this machine only and on a free port, in the background."""
+    (line,) = doc_block("class-serve")
+    argv = shlex.split(line.replace("--host 0.0.0.0", "--host 127.0.0.1").replace("--port 8765", f"--port {port}"))
+    assert argv[:3] == ["stsedu", "class", "serve"]
+    proc = subprocess.Popen([sys.executable, "-m", "stsedu", *argv[1:]], cwd=sh.cwd, env=sh.env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    for out in proc.stdout:
+        if out.startswith("listening on"):
+            return proc
+    pytest.fail(f"the service did not start: {proc.wait()}")
+
+
+def stop_service(proc: subprocess.Popen) -> str:
+    proc.send_signal(signal.SIGTERM)              # how JupyterHub stops a service
+    rest = proc.stdout.read()
+    assert proc.wait(timeout=60) == 0, rest
+    return rest
+
+
+@pytest.mark.slow
+def test_an_assessed_class_with_a_class_record(tmp_path):
+    """The doc's class plan, command by command: prepare (check, add-students, release), serve,
+    four students answer in their own notebooks (posting to the service), the service is stopped
+    and started mid-class, then export and grade from the record.  Ada answers right; Eve answers
+    wrong, then edits her file to the right answers; Cy hands in Ada's answers (another variant);
+    Dee's notebook cannot reach the service (her file counts, marked)."""
+    shutil.copytree(ROOT / "docs" / "assessed-set", tmp_path / "docs" / "assessed-set")
+    (tmp_path / "roster.csv").write_text("student,email\nAda,a@x.invalid\nEve,e@x.invalid\nCy,c@x.invalid\n"
+                                         "Dee,d@x.invalid\n")
+    sh = Shell(tmp_path)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    out = sh.run(doc_block("class-prepare"), replace={"http://HOST:8765": url})
+    assert "4 student(s) added" in out and "4 assessed notebooks (8 exercises;" in out
+    exs = E.load(tmp_path / "docs" / "assessed-set", register_them=False)
+    assert len(exs) >= 8 and all(e.parameters for e in exs)
+
+    def answers(name: str) -> dict:
+        """The simulator's answers to *name*'s variants, on the teacher's side."""
+        with grading():
+            return {e.id: K.jsonable(e.variant(name).expected_answer()) for e in exs}
+
+    def right(name: str) -> dict[str, list[str]]:
+        return {k: [repr(v)] for k, v in answers(name).items()}
+
+    def release(name: str) -> Path:
+        return tmp_path / "release" / name / "test1.ipynb"
+    for name in ("Ada", "Eve", "Cy", "Dee"):
+        text = release(name).read_text()
+        tokens = re.findall(r"token='([^']+)'", text)
+        assert len(tokens) == 1 and url in text and "SECRET" not in text and "scenario" not in text
+    subs = tmp_path / "submissions"
+    service = start_service(sh, port)
+    try:
+        ada = student(release("Ada"), subs / "Ada", "Ada", right("Ada"))
+        assert ada.count("recorded by the class at") == 8 and "NOT recorded" not in ada
+        rest = stop_service(service)                       # stopped mid-class, started again
+        assert "stopped; every recorded attempt is in the class record" in rest
+        service = start_service(sh, port)
+        wrong = {"A.4": ['["web-0"]'], "A.6": ["0"], "A.8": ["0"]}
+        eve = student(release("Eve"), subs / "Eve", "Eve", wrong)
+        assert eve.count("recorded by the class at") == 3
+        cy = student(release("Cy"), subs / "Cy", "Cy", right("Ada"))        # the neighbour's answers
+        assert cy.count("recorded by the class at") == 8
+        dead = release("Dee").read_text().replace(url, f"http://127.0.0.1:{free_port()}")
+        release("Dee").write_text(dead)
+        dee = student(release("Dee"), subs / "Dee", "Dee", right("Dee"))
+        assert dee.count("kept in your file only, NOT recorded by the class") == 8
+        assert "8 answer(s) are NOT recorded by the class" in dee and "hand in this file" in dee
+        assert "The class has recorded every answer; the file is your receipt." in ada
+    finally:
+        stop_service(service)
+    # Eve edits her own file: every answer right, each one attempt
+    data = json.loads((subs / "Eve" / "my-answers.json").read_text())
+    data["attempts"] = {k: [{"answer": v, "at": "2026-01-01T00:00:00"}] for k, v in answers("Eve").items()}
+    (subs / "Eve" / "my-answers.json").write_text(json.dumps(data))
+
+    out = sh.run(doc_block("class-grade"))
+    rows = {r["student"]: r for r in csv.DictReader((tmp_path / "scores.csv").open(newline=""))}
+    assert {k: (r["source"], r["total"]) for k, r in rows.items()} == {
+        "Ada": ("class record", "10"), "Eve": ("class record", "0"), "Cy": ("class record", rows["Cy"]["total"]),
+        "Dee": ("file, not recorded by the class", "10")}
+    assert float(rows["Cy"]["total"]) < 10                 # copied answers score on Cy's own variants only
+    assert "file not used, the class record is: submissions/Eve/my-answers.json" in rows["Eve"]["misses"]
+    assert "graded from the student's file, not recorded by the class" in out
+    assert all(rows["Ada"][f"variant {e.id}"] == V.describe(e.variant("Ada").values) for e in exs)
+    attempts = list(csv.DictReader((tmp_path / "attempts.csv").open(newline="")))
+    assert [(a["student"], a["exercise"]) for a in attempts][:8] == [("Ada", e.id) for e in sorted(exs, key=lambda e: e.id)]
+    assert len(attempts) == 8 + 3 + 8 and {a["student"] for a in attempts} == {"Ada", "Eve", "Cy"}
+    feedback = (tmp_path / "feedback" / "Eve" / "feedback.md").read_text()
+    assert feedback.startswith("# Feedback for Eve\n\n0 of 10 points") and "graded from the class record" in feedback
+    with grading():
+        a4 = [e for e in exs if e.id == "A.4"][0].variant("Eve")
+        assert a4.question in feedback and a4.why in feedback

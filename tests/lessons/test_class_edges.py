@@ -298,3 +298,22 @@ def test_a_where_value_of_the_wrong_type_is_refused(tmp_path, where, problem):
     with pytest.raises(E.ExerciseError) as err:
         E.load(f, register_them=False)
     assert str(err.value) == f"{f}: line 16: {problem}"
+
+
+def test_a_key_that_cannot_replay_leaves_no_key_folder_behind(tmp_path):
+    """An exercise whose scenario is a file beside it cannot replay from the key folder: ``stsedu
+    nbgrader`` refuses it, and leaves neither ``stsedu-key/`` nor a half-written key in the course."""
+    folder = exercise_folder(tmp_path, {"t1.yaml": ROLLING})
+    (folder / "sc.yaml").write_text(textwrap.dedent("""\
+        cluster: {kubelet: manual}
+        objects:
+          - {file: "stsedu:web.yaml", patch: {spec: {replicas: 4}}}
+        steps: [settle: {}, set_image: "registry.k8s.io/nginx-slim:0.21"]
+        """))
+    (folder / "t2.yaml").write_text(ROLLING.replace('id: "T.1"', 'id: "T.2"').replace(
+        ROLLING[ROLLING.index("scenario:"):ROLLING.index("answer:")], "scenario: sc.yaml\n"))
+    course = tmp_path / "course"
+    code, _, err = cli("nbgrader", "--exercises", str(folder / "t1.yaml"), "--exercises", str(folder / "t2.yaml"),
+                       "--out", str(course / "source" / "ps1" / "ps1.ipynb"))
+    assert code == 2 and "exercise T.2 cannot be replayed from the key folder" in err
+    assert not (course / "stsedu-key").exists()

@@ -56,6 +56,8 @@ class AnswerSheet:
                  mode: str = PRACTICE) -> None:
         self.student = student
         self.mode = mode
+        self.saved = False
+        """Whether the last :meth:`save` wrote the file."""
         self.attempts: dict[str, list[dict]] = {str(k): [dict(a) for a in v] for k, v in (attempts or {}).items()}
         for k, v in (answers or {}).items():          # one untimed attempt each (a version 1 file)
             self.attempts.setdefault(str(k), [{"answer": v, "at": None}])
@@ -90,8 +92,9 @@ class AnswerSheet:
         """Write the attempts to *path* (JSON); with *merge*, attempts already in that file are kept.
 
         Returns a one-line message; writes nothing while no exercise is answered, or while the
-        sheet has no name of its own (``"your name"`` is refused).
+        sheet has no name of its own (``"your name"`` is refused). :attr:`saved` says whether it wrote.
         """
+        self.saved = False
         if not isinstance(path, (str, Path)):
             raise TypeError(f"save: path must be a file name (str or Path), not {type(path).__name__}")
         if not isinstance(self.student, str):
@@ -129,6 +132,7 @@ class AnswerSheet:
             _files.write_output(p, json.dumps(sheet.to_dict(), indent=1) + "\n", example="my-answers.json")
         except _files.OutputError as e:
             return f"Not saved: {e}."
+        self.saved = True
         return f"Saved {len(attempts)} answer(s) to {p}."
 
     def __repr__(self) -> str:

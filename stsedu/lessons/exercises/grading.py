@@ -23,11 +23,15 @@ from typing import Iterable
 
 from . import kinds as K
 from .answers import AnswerSheet, load_answers
-from .modes import grading
+from .modes import ASSESSED, grading
+from .posting import NOT_RECORDED
 from .variants import describe
 from ...frames import kit_frame
 
 POLICIES = ("first", "last", "penalty")
+RECORD = "class record"
+RECORD_FILE = "(class record)"
+FALLBACK = "file, not recorded by the class"
 NO_NAME = "(no name)"
 
 
@@ -104,6 +108,14 @@ class Result:
     """Ids in the file that are not exercises of this assignment (their answers are ignored)."""
     variants: dict[str, str] = field(default_factory=dict)
     """The student's variant of each exercise with parameters (``replicas=5 unready=web-2``)."""
+    source: str = "file"
+    """Where the attempts came from: ``class record``, ``file``, or a file standing in for the
+    class record (:data:`FALLBACK`)."""
+    unused: list[str] = field(default_factory=list)
+    """Files handed in by a student whom the class record grades (never read for points)."""
+    from_file: list[str] = field(default_factory=list)
+    """Exercises the record has nothing of, graded from the attempts the student's file marks
+    as not recorded by the class."""
 
     def remarks(self) -> str:
         parts = []
@@ -112,6 +124,12 @@ class Result:
             parts.append(f"{len(missing)} unanswered: {', '.join(missing)}")
         if self.unknown:
             parts.append(f"answers to unknown exercises ignored: {', '.join(self.unknown)}")
+        if self.source.startswith(FALLBACK):
+            parts.append(f"graded from the student's {self.source}")
+        if self.unused:
+            parts.append(f"file not used, the class record is: {', '.join(self.unused)}")
+        if self.from_file:
+            parts.append(f"{', '.join(self.from_file)} graded from the student's file, not recorded by the class")
         return "; ".join(parts)
 
     def line(self) -> str:
@@ -134,7 +152,8 @@ class Grades:
         out = []
         for r in self.results:
             bad = r.status == "malformed"
-            row = {"student": r.student, "file": r.file, "status": r.status, "policy": self.policy.describe()}
+            row = {"student": r.student, "file": r.file, "source": r.source, "status": r.status,
+                   "policy": self.policy.describe()}
             for e in self.exercises:
                 row[e.id] = "" if bad else _num(r.points.get(e.id, 0))
             row["total"] = "" if bad else _num(r.total)       # the summary's "-": no score
@@ -147,12 +166,16 @@ class Grades:
             notes = [f"{i}: {n}" for i, n in r.notes.items()]
             if r.unknown:
                 notes.append(f"answers to unknown exercises ignored: {', '.join(r.unknown)}")
+            if r.unused:
+                notes.append(f"file not used, the class record is: {', '.join(r.unused)}")
+            if r.from_file:
+                notes.append(f"{', '.join(r.from_file)} graded from the student's file, not recorded by the class")
             row["misses"] = r.problem if bad else " | ".join(notes)
             out.append(row)
         return out
 
     def columns(self) -> list[str]:
-        return (["student", "file", "status", "policy"] + [e.id for e in self.exercises]
+        return (["student", "file", "source", "status", "policy"] + [e.id for e in self.exercises]
                 + ["total", "out_of"] + [f"attempts {e.id}" for e in self.exercises]
                 + [f"variant {e.id}" for e in self.exercises if e.parameters] + ["misses"])
 
@@ -165,6 +188,39 @@ class Grades:
         w.writerow([csv_cell(c) for c in self.columns()])
         w.writerows([csv_cell(row[c]) for c in self.columns()] for row in self.rows())
         return _files.write_output(path, buf.getvalue(), example="scores.csv", inputs=inputs)   # whole, or nothing
+
+    def write_feedback(self, folder: str | Path, inputs: tuple = ()) -> list[Path]:
+        """One ``<folder>/<student>/feedback.md`` per graded student (after the class: the rule
+        behind each miss, on the student's own variant); returns the files written."""
+        from ... import files as _files
+        written: list[Path] = []
+        taken: set[str] = set()
+        for r in self.results:
+            if r.status == "malformed":
+                continue
+            name = student_folder(r.student) or "student"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            written.append(_files.write_output(Path(folder) / name / "feedback.md", self.feedback(r), "--feedback",
+                                               example="feedback/", inputs=inputs, make_parents=True))
+        return written
+
+    def feedback(self, r: Result) -> str:
+        """A student's feedback as markdown: points per exercise, and for each miss what was said,
+        the hint and the rule."""
+        lines = [f"# Feedback for {printable(r.student)}", "",
+                 f"{_num(r.total)} of {r.out_of} points ({self.policy.describe()}; graded from the "
+                 f"{'class record' if r.source.startswith(RECORD) else 'answer file'}).", ""]
+        for e in self.exercises:
+            pts = r.points.get(e.id, 0)
+            q = (e.variant(r.student) if e.parameters else e).question
+            lines += [f"## {e.id} ({_num(pts)} of {e.points})", "", q, ""]
+            if r.variants.get(e.id):
+                lines += [f"Your variant: {r.variants[e.id]}.", ""]
+            note = r.notes.get(e.id, "")
+            lines += [printable(note) if note else "Right.", ""]
+        return "\n".join(lines)
 
     def frame(self):
         return kit_frame(self.rows(), columns=self.columns())
@@ -192,6 +248,12 @@ class Grades:
             q = e.question if len(e.question) <= 60 else e.question[:57] + "..."
             lines.append(f"{e.id:<10}{e.points:<8}{right:<8}{len(graded) - right - blank:<8}{blank:<12}{q}")
         return "\n".join(lines)
+
+
+def student_folder(name: str) -> str:
+    """A folder name for *name* (letters, digits, . _ -; "" if nothing is left)."""
+    import re
+    return re.sub(r"[^\w.-]+", "-", name).strip("-.")
 
 
 def _score(e, raw) -> tuple[float, str]:
@@ -237,22 +299,71 @@ def grade_sheet(sheet: AnswerSheet, exercises: list, file: str = "", policy: Pol
 
 
 def grade(submissions: Iterable[str | Path], exercises: list | None = None,
-          policy: Policy | str | None = None) -> Grades:
+          policy: Policy | str | None = None, recorded: dict | None = None) -> Grades:
     """Grade answer files against *exercises* (default: the shipped library) under *policy*
-    (``"first"``, ``"last"`` or ``"penalty"``, or a :class:`Policy`).  Never raises for a bad file."""
+    (``"first"``, ``"last"`` or ``"penalty"``, or a :class:`Policy`).  Never raises for a bad file.
+
+    With *recorded* (a class record's attempts: student -> id -> attempts, as
+    ``ClassRecord.sheets()`` gives them), each student of the record is graded from it; a file
+    counts only for a student the record has nothing from (or who is not in it), marked so."""
     if exercises is None:
         from .registry import EXERCISES
         exercises = list(EXERCISES)
     policy = Policy(policy) if isinstance(policy, str) else (policy or Policy())
-    results = []
     from ...api.arguments import as_list
+    out_of = sum(x.points for x in exercises)
+    results: list[Result] = []
+    files: dict[str, list[tuple[str, AnswerSheet]]] = {}
     for path in as_list(submissions, "submissions", "answer file paths"):   # one path: one file
         try:
             sheet = load_answers(path)
         except ValueError as e:
-            results.append(Result(str(path), NO_NAME, "malformed", problem=str(e),
-                                  out_of=sum(x.points for x in exercises)))
+            results.append(Result(str(path), NO_NAME, "malformed", problem=str(e), out_of=out_of))
             continue
-        with grading():              # the teacher's side: assessed exercises answer here
-            results.append(grade_sheet(sheet, exercises, str(path), policy))
-    return Grades(list(exercises), results, policy)
+        if recorded is None:
+            with grading():              # the teacher's side: assessed exercises answer here
+                results.append(grade_sheet(sheet, exercises, str(path), policy))
+        else:
+            files.setdefault(sheet.student.strip().casefold(), []).append((str(path), sheet))
+    if recorded is None:
+        return Grades(list(exercises), results, policy)
+    graded: list[Result] = []
+    for name, attempts in recorded.items():
+        graded += _from_record(name, attempts, files.pop(name.strip().casefold(), []), exercises, policy)
+    for theirs in files.values():        # students the roster does not have: their files, marked
+        for path, sheet in theirs:
+            with grading():
+                r = grade_sheet(sheet, exercises, path, policy)
+            r.source = FALLBACK + " (the student is not on the class roster)"
+            graded.append(r)
+    return Grades(list(exercises), graded + results, policy)
+
+
+def _from_record(name: str, attempts: dict, files: list, exercises: list, policy: Policy) -> list[Result]:
+    """A roster student's grade: the record's attempts; for an exercise the record has nothing of,
+    the attempts their file marks as not recorded by the class (the notebook could not post them).
+    A student the record has nothing from at all is graded from their file(s), marked."""
+    if not attempts and files:
+        out = []
+        for path, sheet in files:
+            with grading():
+                r = grade_sheet(sheet, exercises, path, policy)
+            r.source = FALLBACK
+            out.append(r)
+        return out
+    extra: dict[str, list] = {}
+    unused = []
+    for path, sheet in files:
+        took = False
+        for k, tries in sheet.attempts.items():
+            kept = [a for a in tries if a.get("class") == NOT_RECORDED]
+            if k not in attempts and k not in extra and kept:
+                extra[k], took = kept, True
+        if not took:
+            unused.append(path)
+    with grading():
+        r = grade_sheet(AnswerSheet(name, attempts={**attempts, **extra}, mode=ASSESSED), exercises,
+                        RECORD_FILE, policy)
+    r.source = (RECORD if attempts else f"{RECORD}: nothing recorded") + (" + file" if extra else "")
+    r.from_file, r.unused = sorted(extra), unused
+    return [r]

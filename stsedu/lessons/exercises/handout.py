@@ -24,12 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from . import kinds as K
+from . import posting as P
 from .answers import AnswerSheet
 from .exercise import ExerciseError, record_attempt
 from .modes import ASSESSED, assessed, grading
 from ...i18n import _
+from .variants import describe
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
+NOT_RECORDED = P.NOT_RECORDED
 KEY_DIR = "stsedu-key"
 """The folder of a course (beside ``source/``) that keeps the exercise files of assessed assignments."""
 
@@ -56,9 +59,12 @@ def refuse_shipped(exercises: list) -> None:
 
 def public(ex) -> dict:
     """What a student may see of an exercise (see the module's docstring)."""
-    return {"id": ex.id, "title": ex.title, "points": ex.points, "question": ex.question,
-            "situation": ex.situation(), "kind": ex.kind, "choices": list(ex.choices),
-            "format": ex.answer_format}
+    out = {"id": ex.id, "title": ex.title, "points": ex.points, "question": ex.question,
+           "situation": ex.situation(), "kind": ex.kind, "choices": list(ex.choices),
+           "format": ex.answer_format}
+    if ex.parameters:        # which variant (its values show in the question anyway)
+        out["variant"] = describe(ex.values)
+    return out
 
 
 class Handout:
@@ -68,13 +74,16 @@ class Handout:
     --policy last``, the default, grades the final one).  Nothing here can tell a right answer:
     the handout holds only the :func:`public` part of each exercise."""
 
-    def __init__(self, exercises: list[dict], student: str = "") -> None:
+    def __init__(self, exercises: list[dict], student: str = "", record: str = "", token: str = "") -> None:
         self.exercises = {str(e["id"]): dict(e) for e in exercises}
         self.student = student
         """The student this notebook was released to (its situations are that student's variant)."""
         self.sheet = AnswerSheet(mode=ASSESSED)
+        self.record, self.token = P.config(record, token)
+        """The class record's address and this student's token (``stsedu class serve``), if any."""
         self.notice = assessed() + (_(" This notebook is {student}'s own variant.").format(student=student)
-                                    if student else "")
+                                    if student else "") + (
+            _(" Each answer is recorded by your class as you run its cell.") if self.record else "")
 
     def answer(self, exercise_id: str, answer: Any) -> str:
         """Record *answer* (its form is checked, not whether it is right); returns a one-line message."""
@@ -88,9 +97,41 @@ class Handout:
             if str(err) == "no answer yet":
                 return _("Exercise {id}: no answer yet (write it as {form}).").format(id=exercise_id, form=e["format"])
             return _("Exercise {id}: cannot read that answer: {problem}.").format(id=exercise_id, problem=err)
+        tries = self.sheet.attempts.get(exercise_id, [])
+        before = len(tries)
         record_attempt(self.sheet.attempts, exercise_id, given)
-        return _("Exercise {id}: answer recorded ({answer}); it is graded after you hand in.").format(
-            id=exercise_id, answer=K.show(given))
+        tries = self.sheet.attempts[exercise_id]
+        if len(tries) > before:
+            tries[-1]["id"] = P.new_attempt_id()
+            if self.record:
+                tries[-1]["class"] = NOT_RECORDED
+        if not self.record:
+            return _("Exercise {id}: answer recorded ({answer}); it is graded after you hand in.").format(
+                id=exercise_id, answer=K.show(given))
+        problem = self.post_pending()
+        last = tries[-1]
+        if last.get("class") == NOT_RECORDED:
+            return _("Exercise {id}: answer {answer} kept in your file only, NOT recorded by the class ({problem}). "
+                     "Run the cell again to retry, and hand in my-answers.json.").format(
+                id=exercise_id, answer=K.show(given), problem=problem)
+        return _("Exercise {id}: answer {answer} recorded by the class at {at} (server time); it is graded after "
+                 "the class.").format(id=exercise_id, answer=K.show(given), at=last["class"])
+
+    def post_pending(self) -> str:
+        """Post every attempt the class has not recorded yet, oldest first (each with its id, so a
+        repeat is recorded once); "" when all are recorded, else why one was not."""
+        pending = [(k, a) for k, tries in self.sheet.attempts.items() for a in tries
+                   if a.get("class") == NOT_RECORDED and a.get("id")]
+        for k, a in pending:
+            payload = {"attempt": a["id"], "exercise": k, "answer": a["answer"]}
+            if self.exercises.get(k, {}).get("variant"):
+                payload["variant"] = self.exercises[k]["variant"]
+            try:
+                got = P.post(self.record, self.token, payload)
+            except P.PostError as e:
+                return str(e)
+            a["class"] = str(got.get("at", "?"))
+        return ""
 
     def save(self, path: str = "my-answers.json", student: str = "") -> str:
         """Write the answers to *path* for the teacher (your name is required), keeping every
@@ -102,7 +143,17 @@ class Handout:
                          "hand in the one released to you.").format(student=self.student)
             student = self.student
         self.sheet.student = student
-        return self.sheet.save(path)
+        if not self.record:
+            return self.sheet.save(path)
+        problem = self.post_pending()       # one more try for what the class has not recorded
+        said = self.sheet.save(path)
+        left = sum(a.get("class") == NOT_RECORDED for tries in self.sheet.attempts.values() for a in tries)
+        if not self.sheet.saved:
+            return said
+        if left:
+            return said + _(" {n} answer(s) are NOT recorded by the class ({problem}): hand in this file, "
+                            "it is what counts for them.").format(n=left, problem=problem)
+        return said + _(" The class has recorded every answer; the file is your receipt.")
 
 
 # ====================================================================== notebooks
@@ -123,9 +174,11 @@ def question_markdown(p: dict) -> str:
     return "\n".join(lines)
 
 
-def release_notebook(exercises: list, title: str = "StatefulSet assignment", student: str = ""):
+def release_notebook(exercises: list, title: str = "StatefulSet assignment", student: str = "",
+                     record: str = "", token: str = ""):
     """The students' assessed notebook (no nbgrader): questions, answer cells, a save cell.  With
-    *student*, that student's variant of each exercise with parameters (one notebook each)."""
+    *student*, that student's variant of each exercise with parameters (one notebook each); with
+    *record* and *token*, each answer cell posts to the class record (``stsedu class serve``)."""
     import nbformat    # here, not at import: nbformat loads jsonschema's validators
     refuse_shipped(exercises)
     if not student:
@@ -139,10 +192,13 @@ def release_notebook(exercises: list, title: str = "StatefulSet assignment", stu
         "predict what the StatefulSet controller does, and write your prediction in place of `None`. "
         "Nothing is checked before you hand in: run the last cell" + ("" if student else " with your name")
         + " and hand in "
-        "`my-answers.json`. Your teacher grades it by running the simulator."))
+        "`my-answers.json`. Your teacher grades it by running the simulator."
+        + (" Each answer cell also sends your answer to the class's record as you run it (it says when "
+           "the class has it): that record is what is graded; `my-answers.json` is your receipt, and counts "
+           "only for an answer the class could not record." if record else "")))
     nb.cells.append(nbformat.v4.new_code_cell(
         "import stsedu\nsheet = stsedu.exercises.Handout(" + repr(pubs) + (f", student={student!r}" if student else "")
-        + ")\nprint(sheet.notice)"))
+        + (f", record={record!r}, token={token!r}" if record else "") + ")\nprint(sheet.notice)"))
     for p in pubs:
         nb.cells.append(_md(question_markdown(p)))
         nb.cells.append(nbformat.v4.new_code_cell(
@@ -169,11 +225,28 @@ def refuse_parameters(exercises: list, instead: str) -> None:
 
 def write_key(exercises: list, course: Path, assignment: str) -> Path:
     """Copy the exercise files to ``<course>/stsedu-key/<assignment>/`` and check that each
-    replays from there (an exercise whose scenario or manifests are files beside it cannot)."""
+    replays from there (an exercise whose scenario or manifests are files beside it cannot).
+    A key that cannot replay is taken away whole: no file, and no folder this call made."""
     folder = course / KEY_DIR / assignment
+    made = [d for d in (folder, folder.parent, course) if not d.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.yaml"):
         old.unlink()
+    try:
+        _check_key(exercises, folder)
+    except ExerciseError:
+        for f in folder.glob("*.yaml"):
+            f.unlink()
+        for d in made:                  # deepest first; only the folders made here, and only if empty
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
+    return folder
+
+
+def _check_key(exercises: list, folder: Path) -> None:
     from .exercise import load_file
     for e in exercises:
         path = folder / f"{slug(e.id)}.yaml"
@@ -188,7 +261,6 @@ def write_key(exercises: list, course: Path, assignment: str) -> Path:
             raise ExerciseError(f"exercise {e.id} cannot be replayed from the key folder ({err}); write its "
                                 "scenario and manifests inline, or name shipped ones (stsedu:web.yaml)",
                                 e.source) from None
-    return folder
 
 
 def find_key(key: str, start: str | Path | None = None, levels: int = 6) -> Path:

@@ -9,6 +9,7 @@ onto those rooms.
 """
 
 from .version import __version__
+from .i18n import current_language, set_language
 
 from .cluster import Cluster
 from .controller.decisions import Decision, SyncPlan, SyncResult
@@ -36,7 +37,7 @@ PUBLIC = (
     "StageProfile", "Pod", "StatefulSet", "StatefulSetStatus", "PersistentVolumeClaim",
     "ControllerRevision", "Service", "Profile", "PROFILES", "Trace", "examples", "tables", "scenarios", "compare", "exercises", "__version__",
     "RolloutError", "dns_table", "pod_identity_table", "claim_table",
-    "widgets", "labs", "display", "last",
+    "widgets", "labs", "display", "last", "set_language", "current_language",
 )
 __all__ = list(PUBLIC)
 

@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,10 @@ sys.path.insert(0, str(TESTS))
 for _room in sorted(p for p in TESTS.rglob("*") if p.is_dir() and any(p.glob("test_*.py"))
                     and "e2e" not in p.relative_to(TESTS).parts):
     sys.path.append(str(_room))
+
+# The tests read the kit's English texts: a developer's Chinese locale must not change them (a
+# test that wants Chinese calls stsedu.set_language; tests/i18n/ tests the choosing itself).
+os.environ["STSEDU_LANG"] = "en"
 
 import stsedu  # noqa: E402
 from helpers import WEB_YAML, live_fuzz_seed, web  # noqa: E402
@@ -46,6 +51,13 @@ def pytest_collection_modifyitems(config, items):
 def pytest_report_header(config):
     return [f"live validation fuzz: seed {live_fuzz_seed()} (STSEDU_LIVE_FUZZ_SEED replays it; "
             "STSEDU_LIVE_FUZZ=all sends every case)"]
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """A test that switched the kit to Chinese leaves English behind it."""
+    yield
+    stsedu.set_language(None)
 
 
 @pytest.fixture

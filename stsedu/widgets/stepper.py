@@ -10,6 +10,7 @@ import ipywidgets as W
 from ..views import tables
 from ..api.arguments import int_argument
 from ..cluster import Cluster
+from ..i18n import _
 from ..controller.decisions import Decision, SyncResult
 from .playground import Playground
 from .panels import STEP_ORDER, PLAYGROUND_CSS, DisplayedAsWidget, action_class, esc
@@ -73,9 +74,9 @@ class SyncStepper(DisplayedAsWidget):
             self.name = source.set_name
         else:
             raise TypeError(f"SyncStepper needs a SyncResult, Cluster or Playground, not {type(source).__name__}")
-        self.prev_button = W.Button(description="◀ Previous", layout=W.Layout(width="110px"))
-        self.next_button = W.Button(description="Next ▶", layout=W.Layout(width="110px"))
-        self.sync_button = W.Button(description="Sync", button_style="primary", icon="play",
+        self.prev_button = W.Button(description=_("◀ Previous"), layout=W.Layout(width="110px"))
+        self.next_button = W.Button(description=_("Next ▶"), layout=W.Layout(width="110px"))
+        self.sync_button = W.Button(description=_("Sync"), button_style="primary", icon="play",
                                     layout=W.Layout(display=None if self.cluster is not None else "none"))
         self.position = W.HTML()
         self.steps = W.HTML(layout=W.Layout(width="470px"))
@@ -145,7 +146,7 @@ class SyncStepper(DisplayedAsWidget):
         self.prev_button.disabled = self.index <= 0
         self.next_button.disabled = self.index >= n - 1
         if r is None:
-            self.position.value = "<span class='stsedu-note'>no sync yet: click Sync</span>"
+            self.position.value = "<span class='stsedu-note'>" + _("no sync yet: click Sync") + "</span>"
             self.steps.value = self._steps_html(None, ())
             self.card.value = ""
             self.table.value = ""
@@ -155,7 +156,7 @@ class SyncStepper(DisplayedAsWidget):
         d = self.decision
         self.steps.value = self._steps_html(d, r.decisions)
         if d is None:
-            self.card.value = "<div class='stsedu-card'>This sync decided nothing.</div>"
+            self.card.value = "<div class='stsedu-card'>" + _("This sync decided nothing.") + "</div>"
         else:
             done = {True: "done", False: f"failed ({esc(d.error or 'refused')})", None: "a wait"}[d.applied]
             obj = d.pod or d.target or ""

@@ -96,6 +96,8 @@ def test_no_import_cycle():
 ROOMS = (
     # plain helpers any room may use
     "stsedu.version", "stsedu.limits", "stsedu.files", "stsedu.frames",
+    # the kit's words in the learner's language (gettext), used by views, lessons and widgets
+    "stsedu.i18n",
     # the flow of a request, each room importing only rooms listed before it
     "stsedu.api", "stsedu.sim", "stsedu.client", "stsedu.controller", "stsedu.trace", "stsedu.views",
     # the facade that wires the cluster together, then what learners and teachers touch
@@ -147,7 +149,9 @@ namedtuple's and enum's API); reading them is fine, setting them on another obje
 
 
 def _private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    """A name with a leading underscore, but not a dunder nor gettext's ``_`` (stsedu.i18n's
+    translation function, public by the convention every gettext program follows)."""
+    return name.startswith("_") and name != "_" and not (name.startswith("__") and name.endswith("__"))
 
 
 def _own_attributes(tree: ast.AST) -> set[str]:

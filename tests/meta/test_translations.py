@@ -202,3 +202,24 @@ def test_no_english_kit_message_in_the_chinese_outputs(path):
     shown = printed(path)
     english = [m for m in kit_messages() if m in shown]
     assert not english, f"{path.name} shows the kit's English: {english[:10]}"
+
+
+# --- the Chinese README and teaching plan -----------------------------------------------------------
+
+@pytest.mark.parametrize("doc", ["README.zh-CN.md", "docs/teaching.zh-CN.md"])
+def test_chinese_docs_link_to_what_exists(doc):
+    """Like README.md (test_project_files): every relative link of README.zh-CN.md and
+    docs/teaching.zh-CN.md is a file of this repository, and the README's series table links every
+    Chinese notebook."""
+    from test_project_files import _readme_links
+
+    path = ROOT / doc
+    for target in _readme_links(path.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z][a-z0-9+.-]*:|^//|^www\.", target, flags=re.I):
+            continue
+        file = target.split("#", 1)[0]
+        if file:
+            assert (path.parent / file).exists(), f"{doc} links {target}, which is not in the repository"
+    if doc == "README.zh-CN.md":
+        linked = set(re.findall(r"\]\(notebooks/zh/([^)]+\.ipynb)\)", path.read_text(encoding="utf-8")))
+        assert linked == {f"{s.stem}.ipynb" for s in SOURCES}

@@ -54,7 +54,7 @@ def glossary_kept() -> set[str]:
 def prose(markdown: str) -> str:
     """*markdown* without what is not prose: code blocks and spans, URLs and link targets, HTML."""
     text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
-    text = re.sub(r"`[^`\n]*`", " ", text)
+    text = re.sub(r"`[^`]*`", " ", text)  # a code span may go on over a line break
     text = re.sub(r"\]\([^)]*\)", "]", text)
     text = re.sub(r"<!--.*?-->|<[^>]+>", " ", text, flags=re.S)
     return re.sub(r"https?://\S+", " ", text)

@@ -103,7 +103,8 @@ def run_magic(line: str, cell: str | None = None):
         from IPython.display import display
         table = s.last()
         if table.empty:
-            print("(no sync: the command changed nothing the controller acts on)")
+            from ..i18n import _
+            print(_("(no sync: the command changed nothing the controller acts on)"))
         else:
             from ..views.tables import Explained
             display(Explained(table))  # readable: no None cells, pod names unwrapped, prose left-aligned

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..api.objects import StatefulSetStatus
+from ..i18n import N_
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api.errors import APIError
@@ -33,43 +34,43 @@ STEP_HISTORY = "history"        # truncateHistory
 
 RULES = {
     # the Recreate strategy (gate StatefulSetRecreateStrategy)
-    "recreate": "recreateDeleteAndWait: delete every old-revision pod at once",
-    "recreate-terminating": "recreateDeleteAndWait: wait until every old-revision pod is gone",
-    "unknown-strategy": "updateStatefulSet: Recreate strategy with its feature gate off",
+    "recreate": N_("recreateDeleteAndWait: delete every old-revision pod at once"),
+    "recreate-terminating": N_("recreateDeleteAndWait: wait until every old-revision pod is gone"),
+    "unknown-strategy": N_("updateStatefulSet: Recreate strategy with its feature gate off"),
     # processReplica
-    "failed": "processReplica: delete Failed or Succeeded pod",
-    "failed-terminating": "processReplica: wait for Failed pod to be removed",
-    "stale-claim": "processReplica: PodClaimIsStale, wait",
-    "create": "processReplica: create missing pod",
-    "create-pvc": "CreateStatefulPod: create missing claims first",
-    "pending-pvc": "processReplica: create missing claims of Pending pod",
-    "claim-deleting": "createPersistentVolumeClaims: claim is being deleted",
-    "claim-owner": "UpdatePodClaimForRetentionPolicy: set claim owner refs",
-    "terminating": "processReplica: wait for terminating pod",
-    "not-running-ready": "processReplica: wait for Running and Ready",
-    "not-available": "processReplica: wait for Available (minReadySeconds)",
-    "identity": "processReplica: UpdateStatefulPod restores identity and storage",
+    "failed": N_("processReplica: delete Failed or Succeeded pod"),
+    "failed-terminating": N_("processReplica: wait for Failed pod to be removed"),
+    "stale-claim": N_("processReplica: PodClaimIsStale, wait"),
+    "create": N_("processReplica: create missing pod"),
+    "create-pvc": N_("CreateStatefulPod: create missing claims first"),
+    "pending-pvc": N_("processReplica: create missing claims of Pending pod"),
+    "claim-deleting": N_("createPersistentVolumeClaims: claim is being deleted"),
+    "claim-owner": N_("UpdatePodClaimForRetentionPolicy: set claim owner refs"),
+    "terminating": N_("processReplica: wait for terminating pod"),
+    "not-running-ready": N_("processReplica: wait for Running and Ready"),
+    "not-available": N_("processReplica: wait for Available (minReadySeconds)"),
+    "identity": N_("processReplica: UpdateStatefulPod restores identity and storage"),
     # fixPodClaim / processCondemned
-    "fix-claim": "fixPodClaim: claim owner refs of condemned pod",
-    "condemned-terminating": "processCondemned: wait for terminating pod",
-    "scale-down-blocked": "processCondemned: wait for first unhealthy pod",
-    "scale-down": "processCondemned: delete condemned pod",
+    "fix-claim": N_("fixPodClaim: claim owner refs of condemned pod"),
+    "condemned-terminating": N_("processCondemned: wait for terminating pod"),
+    "scale-down-blocked": N_("processCondemned: wait for first unhealthy pod"),
+    "scale-down": N_("processCondemned: delete condemned pod"),
     # rolling update
-    "update": "updateStatefulSet: delete pod not at update revision",
-    "update-unavailable": "updateStatefulSet: wait for updated pod to be Available",
-    "mu-update": "updateStatefulSetAfterInvariantEstablished: delete old-revision pods within maxUnavailable",
-    "max-unavailable": "updateStatefulSetAfterInvariantEstablished: unavailable pods reach maxUnavailable",
+    "update": N_("updateStatefulSet: delete pod not at update revision"),
+    "update-unavailable": N_("updateStatefulSet: wait for updated pod to be Available"),
+    "mu-update": N_("updateStatefulSetAfterInvariantEstablished: delete old-revision pods within maxUnavailable"),
+    "max-unavailable": N_("updateStatefulSetAfterInvariantEstablished: unavailable pods reach maxUnavailable"),
     # revisions, status, history
-    "create-revision": "getStatefulSetRevisions: create revision for new template",
-    "rollback": "getStatefulSetRevisions: reuse earlier equal revision (rollback)",
-    "collision": "CreateControllerRevision: name collision, collisionCount+1",
-    "reuse-revision": "CreateControllerRevision: name exists with equal data, reuse it",
-    "status": "updateStatefulSetStatus: write changed status",
-    "truncate": "truncateHistory: delete revisions beyond revisionHistoryLimit",
-    "adopt": "ClaimPods: adopt orphan that matches selector and name",
-    "release": "ClaimPods: release pod that no longer matches",
-    "adopt-revision": "adoptOrphanRevisions: adopt orphan revision",
-    "deleting": "updateStatefulSet: set is being deleted, only status",
+    "create-revision": N_("getStatefulSetRevisions: create revision for new template"),
+    "rollback": N_("getStatefulSetRevisions: reuse earlier equal revision (rollback)"),
+    "collision": N_("CreateControllerRevision: name collision, collisionCount+1"),
+    "reuse-revision": N_("CreateControllerRevision: name exists with equal data, reuse it"),
+    "status": N_("updateStatefulSetStatus: write changed status"),
+    "truncate": N_("truncateHistory: delete revisions beyond revisionHistoryLimit"),
+    "adopt": N_("ClaimPods: adopt orphan that matches selector and name"),
+    "release": N_("ClaimPods: release pod that no longer matches"),
+    "adopt-revision": N_("adoptOrphanRevisions: adopt orphan revision"),
+    "deleting": N_("updateStatefulSet: set is being deleted, only status"),
 }
 
 

@@ -46,6 +46,7 @@ from .recording_pod_control import RecordingPodControl
 from .history import sort_revisions
 from .stateful_pod_control import first_failure
 from ..limits import over_create_budget
+from ..i18n import N_
 from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
                                    update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
@@ -56,20 +57,20 @@ from ..api.profiles import V1_16, Profile
 __all__ = ["RULES_V116", "update_stateful_set", "complete_rolling_update"]
 
 RULES_V116 = {
-    "failed": "updateStatefulSet (v1.16): delete a Failed pod and recreate it in the same pass",
-    "create": "updateStatefulSet (v1.16): create missing pod",
-    "recreate": "updateStatefulSet (v1.16): create the replacement of a Failed pod at once",
+    "failed": N_("updateStatefulSet (v1.16): delete a Failed pod and recreate it in the same pass"),
+    "create": N_("updateStatefulSet (v1.16): create missing pod"),
+    "recreate": N_("updateStatefulSet (v1.16): create the replacement of a Failed pod at once"),
     "create-pvc": RULES["create-pvc"],
-    "identity-pvc": "UpdateStatefulPod: create missing claims while restoring storage",
-    "terminating": "updateStatefulSet (v1.16): wait for terminating pod",
-    "not-running-ready": "updateStatefulSet (v1.16): wait for Running and Ready",
-    "identity": "UpdateStatefulPod: restore identity and storage",
-    "condemned-terminating": "updateStatefulSet (v1.16): wait for pod to terminate prior to scale down",
-    "scale-down-blocked": "updateStatefulSet (v1.16): wait for first unhealthy pod prior to scale down",
-    "scale-down": "updateStatefulSet (v1.16): delete condemned pod, highest ordinal first",
-    "update": "updateStatefulSet (v1.16): delete pod not at update revision",
-    "update-unhealthy": "updateStatefulSet (v1.16): wait for updated pod to be healthy",
-    "history-panic": "truncateHistory (v1.16): no guard for a negative revisionHistoryLimit",
+    "identity-pvc": N_("UpdateStatefulPod: create missing claims while restoring storage"),
+    "terminating": N_("updateStatefulSet (v1.16): wait for terminating pod"),
+    "not-running-ready": N_("updateStatefulSet (v1.16): wait for Running and Ready"),
+    "identity": N_("UpdateStatefulPod: restore identity and storage"),
+    "condemned-terminating": N_("updateStatefulSet (v1.16): wait for pod to terminate prior to scale down"),
+    "scale-down-blocked": N_("updateStatefulSet (v1.16): wait for first unhealthy pod prior to scale down"),
+    "scale-down": N_("updateStatefulSet (v1.16): delete condemned pod, highest ordinal first"),
+    "update": N_("updateStatefulSet (v1.16): delete pod not at update revision"),
+    "update-unhealthy": N_("updateStatefulSet (v1.16): wait for updated pod to be healthy"),
+    "history-panic": N_("truncateHistory (v1.16): no guard for a negative revisionHistoryLimit"),
 }
 """Rule texts of the v1.16 planner's decisions (revision and history rules come from
 :data:`stsedu.controller.decisions.RULES`, unchanged since v1.16)."""

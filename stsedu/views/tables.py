@@ -20,6 +20,7 @@ from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
 from .trace_tables import TablesOnce, columns_of, pod_incarnations  # noqa: F401  (pod_incarnations: public as stsedu.tables.*)
 from ..trace import POD_COLUMNS
+from ..i18n import _, pgettext
 from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
 from ..frames import kit_frame
@@ -220,7 +221,7 @@ def trace_end(trace) -> tuple[float, int]:
 def trace_now(trace) -> float:
     """The trace's "now": its cluster's clock if it has one (a lab lets time pass after a change),
     else the time of the last thing it recorded (a loaded trace).  Never before :func:`trace_end`."""
-    end, _ = trace_end(trace)
+    end, _sync = trace_end(trace)
     clock = getattr(trace, "clock", None)
     now = getattr(clock, "now", None) if clock is not None else None
     return max(end, float(now)) if isinstance(now, (int, float)) else end
@@ -370,6 +371,12 @@ EXPLAIN_COLUMNS = ("sync", "time", "action", "pod", "message")
 HTML table's row tooltip, and in ``stsedu.last()``)."""
 
 
+def explain_heads() -> tuple[str, ...]:
+    """The titles of :data:`EXPLAIN_COLUMNS` in the learner's language."""
+    return (pgettext("column", "sync"), pgettext("column", "time"), pgettext("column", "action"),
+            pgettext("column", "pod"), pgettext("column", "message"))
+
+
 class Explained:
     """The decisions behind one kubectl command, shown as a table a learner reads (``%kubectl --explain``).
 
@@ -391,17 +398,18 @@ class Explained:
         return rows
 
     def __repr__(self) -> str:
-        rows = [list(EXPLAIN_COLUMNS), *self._cells()]
+        rows = [list(explain_heads()), *self._cells()]
         widths = [max(len(row[i]) for row in rows) for i in range(len(EXPLAIN_COLUMNS) - 1)]
         return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]
                          for row in rows)
 
     def _repr_html_(self) -> str:
         import html
-        head = "".join(f"<th style='text-align:left;padding:2px 8px'>{c}</th>" for c in EXPLAIN_COLUMNS)
+        head = "".join(f"<th style='text-align:left;padding:2px 8px'>{html.escape(c)}</th>" for c in explain_heads())
         body = []
         for r, cells in zip(self.frame.to_dict("records"), self._cells()):
-            tip = html.escape(f"reason: {r.get('reason') or ''} · upstream: {r.get('rule') or ''}", quote=True)
+            tip = html.escape(_("reason: {reason} · upstream: {rule}").format(
+                reason=r.get("reason") or "", rule=_(r["rule"]) if r.get("rule") else ""), quote=True)
             tds = "".join(f"<td style='text-align:left;padding:2px 8px;white-space:"
                           f"{'normal' if c == 'message' else 'nowrap'}'>{html.escape(v)}</td>"
                           for c, v in zip(EXPLAIN_COLUMNS, cells))

@@ -16,6 +16,7 @@ from ..views.trace_tables import TablesOnce
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
+from ..i18n import N_, _, ngettext, pgettext
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .settled import describe_stop, left_note, progress_words, unsettled
 from .panels import ChartView, DisplayedAsWidget, DrawnChart, error_html, esc
@@ -31,9 +32,9 @@ IMAGES = ("nginx:1", "nginx:2", "nginx:3")
 BROKEN_IMAGE = "nginx:broken"
 """An image whose pods start but never pass their readiness probe (FaultLab)."""
 
-CHARTS = {"timeline": ("pod_timeline", "Pods over time"),
-          "revisions": ("revision_map", "Which revision each pod runs"),
-          "counters": ("status_counters", "Status counters over time"),
+CHARTS = {"timeline": ("pod_timeline", N_("Pods over time")),
+          "revisions": ("revision_map", N_("Which revision each pod runs")),
+          "counters": ("status_counters", N_("Status counters over time")),
           "strip": ("decision_strip", "Decisions, sync by sync")}
 """Chart kinds a lab can show: kind -> (function in stsedu.charts, title)."""
 
@@ -88,7 +89,7 @@ class LabChart(DrawnChart):
             self._view = None
             self.widget = widget_cls(layout=W.Layout(width="100%"))
         else:
-            self._view = ChartView(self.fn, title=self.title)
+            self._view = ChartView(self.fn, title=_(self.title))
             self.widget = self._view.widget
         self.widget.add_class("stsedu-lab-chart")
 
@@ -148,14 +149,14 @@ def did_sentence(what: str, t0: float) -> str:
     """The start of a lab's status line: "You ran <code>kubectl …</code> at t=3s" for a command, "At t=42s,
     web-0's readiness probe fails" for something that happened (a probe, the kubelet, a node)."""
     if what.startswith("<code>"):
-        return f"You ran {what} at t={t0:g}s"
-    return f"At t={t0:g}s, {what}"
+        return _("You ran {command} at t={t}s").format(command=what, t=f"{t0:g}")
+    return _("At t={t}s, {what}").format(t=f"{t0:g}", what=what)
 
 
 # ------------------------------------------------------------------ decisions table
 
 
-def decisions_html(results: Sequence[SyncResult], empty: str = "No sync decided anything.") -> str:
+def decisions_html(results: Sequence[SyncResult], empty: str | None = None) -> str:
     """The pod decisions of *results* as an HTML table in plain words, nothing truncated.
 
     One row per decision (create, delete, update, wait); a wait repeated by
@@ -173,12 +174,14 @@ def decisions_html(results: Sequence[SyncResult], empty: str = "No sync decided 
                 continue
             rows.append([key, r.sync, r.sync, r.time, d])
     if not rows:
-        return f"<p class='lab-note'>{esc(empty)}</p>"
-    out = ["<table class='lab-decisions'><thead><tr><th>at</th><th>sync</th><th>decision</th><th>pod</th>"
-           "<th>why</th></tr></thead><tbody>"]
+        return "<p class='lab-note'>" + esc(_("No sync decided anything.") if empty is None else empty) + "</p>"
+    heads = (pgettext("column", "at"), pgettext("column", "sync"), pgettext("column", "decision"),
+             pgettext("column", "pod"), pgettext("column", "why"))
+    out = ["<table class='lab-decisions'><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads)
+           + "</tr></thead><tbody>"]
     for (action, pod, reason), first, last, t, d in rows:
         syncs = f"{first}" if first == last else f"{first}–{last}"
-        tip = f"reason: {reason} · upstream: {d.rule}"
+        tip = _("reason: {reason} · upstream: {rule}").format(reason=reason, rule=_(d.rule))
         out.append(f"<tr title='{esc(tip)}'><td class='mono'>{t:g}s</td><td class='mono'>{syncs}</td>"
                    f"<td class='mono a-{esc(action)}'>{esc(action)}</td><td class='mono'>{esc(pod)}</td>"
                    f"<td>{esc(d.message)}</td></tr>")
@@ -199,9 +202,9 @@ class Lab(DisplayedAsWidget):
     :meth:`_controls`.
     """
 
-    title = "Lab"
+    title = N_("Lab")
     intro = ""
-    empty_note = "No sync ran after this change."
+    empty_note = N_("No sync ran after this change.")
     _ran = True
     linger_seconds = 5.0
     """Simulated seconds that pass after a change once the set is stable (the chart's last stretch)."""
@@ -280,14 +283,14 @@ class Lab(DisplayedAsWidget):
         if not reasons:
             self.stopped = ""
         elif self._cancelled:
-            self.stopped = describe_stop(reasons, f"you pressed Stop after {len(results)} syncs.")
+            self.stopped = describe_stop(reasons, _("you pressed Stop after {n} syncs.").format(n=len(results)))
         elif nxt is not None and len(results) >= budget:
-            self.stopped = describe_stop(reasons, f"it reached its limit of {budget} syncs for one change.")
+            self.stopped = describe_stop(reasons, _("it reached its limit of {n} syncs for one change.").format(n=budget))
         elif nxt is not None and until is not None:
-            self.stopped = describe_stop(reasons, f"{until - t0:g} simulated seconds passed.")
+            self.stopped = describe_stop(reasons, _("{seconds} simulated seconds passed.").format(seconds=f"{until - t0:g}"))
         else:
-            self.stopped = describe_stop(reasons, "nothing more happens by itself: no pod changes state "
-                                                  "and no sync is due.")
+            self.stopped = describe_stop(reasons, _("nothing more happens by itself: no pod changes state "
+                                                    "and no sync is due."))
         self._end = results[-1].time if results else c.now
         if nxt is None:
             c.advance(self.linger_seconds)
@@ -322,8 +325,11 @@ class Lab(DisplayedAsWidget):
                         or p.revision == st.update_revision))
         self.progress.max = max(1, spec.replicas)
         self.progress.value = min(done, self.progress.max)
-        self.progress_label.value = (f"<span class='lab-note'>{n} syncs · t={self.cluster.now:g}s · "
-                                     f"{progress_words(self.cluster, self.name, done, spec)}</span>")
+        self.progress_label.value = ("<span class='lab-note'>"
+                                     + _("{n} syncs · t={t}s · {progress}").format(
+                                         n=n, t=f"{self.cluster.now:g}",
+                                         progress=progress_words(self.cluster, self.name, done, spec))
+                                     + "</span>")
 
     def _in_background(self) -> bool:
         if not self._exists() or self._sts().spec.replicas < self.background_from:
@@ -379,9 +385,10 @@ class Lab(DisplayedAsWidget):
         handed to the cluster (the API server's error says what is wrong); above *hard_max*, refused
         with a message; else the slider widens to it."""
         if value > slider.max and hard_max is not None and value > hard_max:
-            self.last_error = ValueError(
-                f"{slider.description}: this lab goes up to {hard_max} and you typed {value} (the Playground, "
-                f"stsedu.widgets.Playground(), takes more)")
+            self.last_error = ValueError(_(
+                "{control}: this lab goes up to {most} and you typed {value} (the Playground, "
+                "stsedu.widgets.Playground(), takes more)").format(control=slider.description, most=hard_max,
+                                                                   value=value))
             self._set_control(slider.stsedu_box, slider.value)
             self._redraw()
             return []
@@ -396,13 +403,13 @@ class Lab(DisplayedAsWidget):
         return out
 
     def choice(self, label: str, options: Sequence, value: Any, on: Callable[[Any], Any]) -> W.ToggleButtons:
-        t = W.ToggleButtons(options=list(options), value=value, description=label,
+        t = W.ToggleButtons(options=list(options), value=value, description=_(label),
                             style={"description_width": "initial", "button_width": "auto"})
         t.observe(lambda ch: self._from_widget(on, ch["new"]), names="value")
         return t
 
     def button(self, label: str, on: Callable[[], Any], style: str = "") -> W.Button:
-        b = W.Button(description=label, button_style=style, layout=W.Layout(width="auto"))
+        b = W.Button(description=_(label), button_style=style, layout=W.Layout(width="auto"))
         b.on_click(lambda _b: self._from_widget(lambda _v: on(), None))
         return b
 
@@ -413,7 +420,7 @@ class Lab(DisplayedAsWidget):
             return
         if self._running:  # a run is going on in the background: one change at a time
             self._sync_controls()
-            busy = ValueError("a change is still running: wait for it, or press Stop")
+            busy = ValueError(_("a change is still running: wait for it, or press Stop"))
             self.did_area.value = error_html(busy).replace("stsedu-error", "lab-error")
             return
         fn(value)
@@ -473,7 +480,8 @@ class Lab(DisplayedAsWidget):
             self._redraw()
         if self._ran and self._in_background():
             from .playground import kernel_loop
-            self.did_area.value = f"<div class='lab-did'>{did_sentence(what, t0)}: running…</div>"
+            self.did_area.value = ("<div class='lab-did'>" + _("{did}: running…").format(did=did_sentence(what, t0))
+                                   + "</div>")
             self._task = kernel_loop().create_task(self._run_async(finish))
             return []
         if self._ran:
@@ -513,8 +521,8 @@ class Lab(DisplayedAsWidget):
 
     # ----------------------------------------------------------- drawing
     def _build(self) -> None:
-        self.header = W.HTML(f"{LAB_CSS}<div class='lab-title'>{esc(self.title)}</div>"
-                             + (f"<div class='lab-note'>{self.intro}</div>" if self.intro else ""))
+        self.header = W.HTML(f"{LAB_CSS}<div class='lab-title'>{esc(_(self.title))}</div>"
+                             + (f"<div class='lab-note'>{_(self.intro)}</div>" if self.intro else ""))
         self.did_area = W.HTML()
         self.decisions = W.HTML()
         self.decisions.add_class("stsedu-lab-decisions")
@@ -524,7 +532,7 @@ class Lab(DisplayedAsWidget):
         controls = [_with_boxes(c) for c in self._controls()]
         self.progress = W.IntProgress(value=0, min=0, max=1, description="", layout=W.Layout(width="260px"))
         self.progress_label = W.HTML()
-        self.stop_button = W.Button(description="Stop", icon="stop", button_style="warning",
+        self.stop_button = W.Button(description=_("Stop"), icon="stop", button_style="warning",
                                     layout=W.Layout(width="auto"))
         self.stop_button.on_click(lambda _b: self.stop())
         self.progress_row = W.HBox([self.progress, self.progress_label, self.stop_button],
@@ -532,7 +540,8 @@ class Lab(DisplayedAsWidget):
         self.controls = W.VBox(controls)
         self.widget = W.VBox([
             self.header, self.controls, self.progress_row, self.did_area,
-            W.HBox([W.VBox([W.HTML("<div class='lab-h'>Decisions of the syncs your change caused</div>"),
+            W.HBox([W.VBox([W.HTML("<div class='lab-h'>" + _("Decisions of the syncs your change caused")
+                                   + "</div>"),
                             self.decisions], layout=W.Layout(flex="1 1 380px", min_width="380px")),
                     # the kubectl texts keep their natural width (no column cut off at the edge): beside
                     # the decisions when the notebook is wide enough, else below them
@@ -550,20 +559,22 @@ class Lab(DisplayedAsWidget):
             self.did_area.value = error_html(self.last_error).replace("stsedu-error", "lab-error")
         else:
             n = len(self.last_results)
-            syncs = f"{n} sync{'s' * (n != 1)}"
+            syncs = ngettext("{n} sync", "{n} syncs", n).format(n=n)
+            end = f"{self._end:g}"
             if self._ran and self.stopped:
-                what = f": {syncs}, then at t={self._end:g}s {esc(self.stopped)}"
+                what = _(": {syncs}, then at t={t}s {why}").format(syncs=syncs, t=end, why=esc(self.stopped))
             elif self._ran:
-                what = f": {syncs}, stable at t={self._end:g}s"
+                what = _(": {syncs}, stable at t={t}s").format(syncs=syncs, t=end)
             else:
                 what = f": {syncs}" if n else ""
-            what = what if what.endswith(".") else what + "."
+            what = what if what.endswith((".", "。")) else what + _(".")
             left = left_note(c, self.name) if self._ran and not self.stopped else ""
             left = f" {esc(left)}" if left else ""
-            self.did_area.value = f"<div class='lab-did'>{self.did}{what}{left} Now t={c.now:g}s.</div>"
+            now = _("Now t={t}s.").format(t=f"{c.now:g}")
+            self.did_area.value = f"<div class='lab-did'>{self.did}{what}{left} {now}</div>"
         self.decisions.value = ("<div class='lab-scroll'>" +
-                                decisions_html(self.last_results, self.empty_note if not self._ran else
-                                               "The controller found no pod to create, delete or wait for.") + "</div>")
+                                decisions_html(self.last_results, _(self.empty_note) if not self._ran else
+                                               _("The controller found no pod to create, delete or wait for.")) + "</div>")
         # the trace's tables for this redraw: `get pods` and the chart read the same ones
         once = TablesOnce(c.trace)
         self.text.value = "".join(self._view(v, once) for v in self.views)
@@ -582,19 +593,19 @@ class Lab(DisplayedAsWidget):
             head, text = "kubectl get sts", tables.get_sts_text(c)
         elif kind == "history":
             head = f"kubectl rollout history sts/{name}"
-            text = tables.rollout_history_text(c, name) if self._exists() else "(no StatefulSet)"
+            text = tables.rollout_history_text(c, name) if self._exists() else _("(no StatefulSet)")
         elif kind == "revisions":
             head, text = "kubectl get controllerrevisions", tables.get_controllerrevisions_text(c)
         elif kind == "owners":
-            head = "pods and their owner"
+            head = _("pods and their owner")
             rows = [f"{p.name:<8} {('StatefulSet/' + p.owner) if p.owner else '<none> (orphan)'}"
                     for p in sorted(c.pods(), key=lambda p: p.ordinal)]
-            text = "\n".join(["NAME     OWNER"] + rows) if rows else "No pods."
+            text = "\n".join(["NAME     OWNER"] + rows) if rows else _("No pods.")
         elif kind == "identity":
             from ..views.identity_tables import pod_identity_table
             df = pod_identity_table(c, name) if self._exists() else None
-            head = "each pod's identity"
-            text = ("No pods." if df is None or df.empty else
+            head = _("each pod's identity")
+            text = (_("No pods.") if df is None or df.empty else
                     df[["pod", "hostname", "dns_name", "pod_index_label"]].to_string(index=False))
         else:
             raise ValueError(f"unknown view {kind!r}")
@@ -604,11 +615,13 @@ class Lab(DisplayedAsWidget):
     def summary(self) -> str:
         """One line about the set now (also the lab's text form)."""
         if not self._exists():
-            return f"no StatefulSet {self.name}; {len(self.cluster.pods())} pods left"
+            return _("no StatefulSet {name}; {n} pods left").format(name=self.name, n=len(self.cluster.pods()))
         s = self._sts()
         pods = self.cluster.pods(self.name)
         ready = sum(p.ready and not p.terminating for p in pods)
-        return f"{s.spec.replicas} replicas, {ready} of {len(pods)} pods Ready"
+        return _("{replicas} replicas, {ready} of {pods} pods Ready").format(replicas=s.spec.replicas, ready=ready,
+                                                                             pods=len(pods))
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} ({self.title}): {self.summary()}. Run this cell to use it.>"
+        return "<" + _("{lab} ({title}): {summary}. Run this cell to use it.").format(
+            lab=type(self).__name__, title=_(self.title), summary=self.summary()) + ">"

@@ -40,6 +40,7 @@ from ..controller.decisions import SyncResult
 from .lab_base import (LAB_ERRORS, BROKEN_IMAGE, CHARTS, IMAGES, MAX_REPLICAS, Lab, LabChart, decisions_html,
                        did_sentence)
 from .panels import esc
+from ..i18n import N_, _
 from .predict import QUESTIONS, Question, Reveal, question, reveal
 
 __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "PartitionLab", "OnDeleteLab",
@@ -51,8 +52,8 @@ __all__ = ["Lab", "IdentityLab", "StorageLab", "ScalingLab", "UpdateLab", "Parti
 class IdentityLab(Lab):
     """01: where the pods' names come from: ``ordinals.start`` and replicas."""
 
-    title = "Identity lab: ordinals.start and replicas"
-    intro = "Move the first ordinal or the number of replicas; watch which names exist and what each pod is called."
+    title = N_("Identity lab: ordinals.start and replicas")
+    intro = N_("Move the first ordinal or the number of replicas; watch which names exist and what each pod is called.")
     views = ("identity",)
 
     def _controls(self):
@@ -62,14 +63,14 @@ class IdentityLab(Lab):
         return [W.HBox([self.w_start, self.w_replicas])]
 
     def set_start(self, start: int):
-        return self.patch({"spec": {"ordinals": {"start": start}}}, f"first ordinal {start}")
+        return self.patch({"spec": {"ordinals": {"start": start}}}, _("first ordinal {n}").format(n=start))
 
 
 class StorageLab(Lab):
     """02: one claim per pod; what scale-down and deletion do to the claims."""
 
-    title = "Storage lab: claims, scaling and the retention policy"
-    intro = ("Each pod gets its own PersistentVolumeClaim. Scale down and up, pick what happens to "
+    title = N_("Storage lab: claims, scaling and the retention policy")
+    intro = N_("Each pod gets its own PersistentVolumeClaim. Scale down and up, pick what happens to "
              "the claims when scaled down or when the set is deleted.")
     views = ("pods", "pvc")
 
@@ -83,8 +84,8 @@ class StorageLab(Lab):
                                     lambda v: self.set_retention(when_scaled=v))
         self.w_deleted = self.choice("whenDeleted", ["Retain", "Delete"], "Retain",
                                      lambda v: self.set_retention(when_deleted=v))
-        self.b_delete = self.button("Delete the set", self.delete_set, "danger")
-        self.b_create = self.button("Create it again", self.recreate, "success")
+        self.b_delete = self.button(N_("Delete the set"), self.delete_set, "danger")
+        self.b_create = self.button(N_("Create it again"), self.recreate, "success")
         return [W.HBox([self.w_replicas, self.b_delete, self.b_create]), W.HBox([self.w_scaled, self.w_deleted])]
 
     def set_retention(self, when_scaled: str | None = None, when_deleted: str | None = None):
@@ -93,7 +94,7 @@ class StorageLab(Lab):
             pol["whenScaled"] = when_scaled
         if when_deleted:
             pol["whenDeleted"] = when_deleted
-        return self.patch({"spec": {"persistentVolumeClaimRetentionPolicy": pol}}, "retention policy")
+        return self.patch({"spec": {"persistentVolumeClaimRetentionPolicy": pol}}, _("retention policy"))
 
     def delete_set(self):
         def go(c):
@@ -115,15 +116,15 @@ class StorageLab(Lab):
 class ScalingLab(Lab):
     """03: OrderedReady scaling, and a scale-down blocked by an unhealthy pod."""
 
-    title = "Scaling lab: replicas, and a pod that is not healthy"
-    intro = ("Move replicas up or down. Untick <i>web-0 healthy</i> to make web-0 fail its readiness "
+    title = N_("Scaling lab: replicas, and a pod that is not healthy")
+    intro = N_("Move replicas up or down. Untick <i>web-0 healthy</i> to make web-0 fail its readiness "
              "probe, then scale down: what happens to the pods that should go?")
     views = ("pods",)
 
     def _controls(self):
         self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, self.scale,
                                       MAX_REPLICAS)
-        self.w_healthy = W.Checkbox(value=True, description="web-0 healthy", indent=False)
+        self.w_healthy = W.Checkbox(value=True, description=_("web-0 healthy"), indent=False)
         self.w_healthy.observe(lambda ch: self._from_widget(self.set_healthy, ch["new"]), names="value")
         return [W.HBox([self.w_replicas, self.w_healthy])]
 
@@ -143,9 +144,8 @@ class ScalingLab(Lab):
                 c.kubelet.never_ready(pod="web-0")
                 if pod is not None and pod.ready:
                     c.kubelet.set_unready("web-0")
-        word = "passes" if healthy else "fails"
         before, self._healthy = self._healthy, healthy
-        out = self.change(f"web-0's readiness probe {word}", go)
+        out = self.change(_("web-0's readiness probe passes") if healthy else _("web-0's readiness probe fails"), go)
         if self.last_error is not None:
             self._healthy = before
             self._sync_controls()
@@ -162,8 +162,8 @@ class ScalingLab(Lab):
 class PolicyLab(ScalingLab):
     """09: OrderedReady against Parallel, on the same scaling."""
 
-    title = "Policy lab: OrderedReady or Parallel"
-    intro = ("Pick a pod management policy, then move replicas. The policy cannot be edited in place: "
+    title = N_("Policy lab: OrderedReady or Parallel")
+    intro = N_("Pick a pod management policy, then move replicas. The policy cannot be edited in place: "
              "the lab deletes the set with <code>--cascade=orphan</code> and creates it again.")
 
     def _controls(self):
@@ -193,15 +193,16 @@ class PolicyLab(ScalingLab):
         def go(c):
             c.delete(self.name, cascade="orphan")  # waits, like kubectl, until the set is gone
             c.apply(m)
-        return self.change(f"<code>kubectl delete sts {self.name} --cascade=orphan</code> and "
-                           f"<code>kubectl apply</code> with podManagementPolicy={esc(policy)}", go)
+        return self.change(_("{delete} and {apply} with podManagementPolicy={policy}").format(
+            delete=f"<code>kubectl delete sts {self.name} --cascade=orphan</code>",
+            apply="<code>kubectl apply</code>", policy=esc(policy)), go)
 
 
 class UpdateLab(Lab):
     """05: a new image rolls out, highest ordinal first; or waits, with OnDelete."""
 
-    title = "Update lab: image and update strategy"
-    intro = "Pick an image to start a rollout; switch the strategy to OnDelete and pick another image."
+    title = N_("Update lab: image and update strategy")
+    intro = N_("Pick an image to start a rollout; switch the strategy to OnDelete and pick another image.")
     chart_kind = "revisions"
     views = ("pods",)
 
@@ -223,8 +224,8 @@ class UpdateLab(Lab):
 class PartitionLab(Lab):
     """06: a partition stages a rollout: only ordinals >= partition are updated."""
 
-    title = "Partition lab: partition and image"
-    intro = ("Only pods whose ordinal is at least the partition get the new image. Pick an image, "
+    title = N_("Partition lab: partition and image")
+    intro = N_("Only pods whose ordinal is at least the partition get the new image. Pick an image, "
              "then lower the partition step by step.")
     chart_kind = "revisions"
 
@@ -246,8 +247,8 @@ class PartitionLab(Lab):
 class OnDeleteLab(Lab):
     """07: OnDelete: a new image waits until you delete a pod."""
 
-    title = "OnDelete lab: image, and delete a pod yourself"
-    intro = "Pick a new image: nothing is replaced. Delete pods one by one and see what comes back."
+    title = N_("OnDelete lab: image, and delete a pod yourself")
+    intro = N_("Pick a new image: nothing is replaced. Delete pods one by one and see what comes back.")
     chart_kind = "revisions"
 
     def default_manifest(self):
@@ -258,7 +259,7 @@ class OnDeleteLab(Lab):
         # the set's pods, whatever its size: a menu of them (kept up to date at each redraw) and one button
         self.w_pod = W.Dropdown(options=self._pod_names(), description="pod",
                                 style={"description_width": "initial"}, layout=W.Layout(width="180px"))
-        self.b_delete = self.button("Delete this pod", lambda: self.delete_pod(self.w_pod.value), "warning")
+        self.b_delete = self.button(N_("Delete this pod"), lambda: self.delete_pod(self.w_pod.value), "warning")
         return [self.w_image, W.HBox([self.w_pod, self.b_delete])]
 
     def _pod_names(self) -> list[str]:
@@ -276,15 +277,15 @@ class OnDeleteLab(Lab):
 class OwnershipLab(Lab):
     """08: deleting the set with or without its pods, and re-adoption."""
 
-    title = "Ownership lab: delete the set, keep the pods, adopt them again"
-    intro = ("<code>--cascade=orphan</code> deletes only the StatefulSet: its pods keep running with no "
+    title = N_("Ownership lab: delete the set, keep the pods, adopt them again")
+    intro = N_("<code>--cascade=orphan</code> deletes only the StatefulSet: its pods keep running with no "
              "owner. Create the set again and watch it adopt them.")
     views = ("owners", "pods")
 
     def _controls(self):
-        return [W.HBox([self.button("Delete set (--cascade=orphan)", lambda: self.delete_set("orphan"), "warning"),
-                        self.button("Delete set (cascade)", lambda: self.delete_set("background"), "danger"),
-                        self.button("Create the set again", self.recreate, "success")])]
+        return [W.HBox([self.button(N_("Delete set (--cascade=orphan)"), lambda: self.delete_set("orphan"), "warning"),
+                        self.button(N_("Delete set (cascade)"), lambda: self.delete_set("background"), "danger"),
+                        self.button(N_("Create the set again"), self.recreate, "success")])]
 
     def delete_set(self, cascade: str):
         def go(c):
@@ -304,8 +305,8 @@ class OwnershipLab(Lab):
 class AvailabilityLab(Lab):
     """10: minReadySeconds (Ready is not yet Available) and maxUnavailable."""
 
-    title = "Availability lab: minReadySeconds and maxUnavailable"
-    intro = ("Set how long a pod must be Ready before it counts as Available, and how many pods a "
+    title = N_("Availability lab: minReadySeconds and maxUnavailable")
+    intro = N_("Set how long a pod must be Ready before it counts as Available, and how many pods a "
              "rollout may take down at once; then pick an image to start a rollout.")
     chart_kind = "counters"
     views = ("sts", "pods")
@@ -331,12 +332,16 @@ class AvailabilityLab(Lab):
 class FaultLab(Lab):
     """11: a crash loop (the kubelet's business), a Failed pod (the controller's), a stuck rollout, the way out."""
 
-    title = "Fault lab: a crash loop, an eviction, a broken image, and the way out"
-    intro = ("Crash <code>web-1</code>'s container: the kubelet restarts it with back-off and the controller "
+    title = N_("Fault lab: a crash loop, an eviction, a broken image, and the way out")
+    intro = N_("Crash <code>web-1</code>'s container: the kubelet restarts it with back-off and the controller "
              "only waits. Evict it (or shut its node down, or give it an <code>activeDeadlineSeconds</code>): "
              "phase Failed, and the controller replaces it. "
-             f"<code>{BROKEN_IMAGE}</code> starts but never passes its readiness probe. Roll it out, "
+             "<code>{image}</code> starts but never passes its readiness probe. Roll it out, "
              "then try to fix the set by putting <code>nginx:1</code> back, and by deleting the stuck pod.")
+
+    def _build(self) -> None:
+        super()._build()
+        self.header.value = self.header.value.replace("{image}", BROKEN_IMAGE)
     chart_kind = "timeline"
     crash_seconds = 150.0
     """Simulated seconds a crash loop is shown for (crashes, restarts after 10, 20, 40, 80 s)."""
@@ -347,15 +352,15 @@ class FaultLab(Lab):
         return c
 
     def _controls(self):
-        return [W.HBox([self.button("web-1 crash-loops", lambda: self.crash_loop("web-1"), "warning"),
-                        self.button("Fix web-1's container", lambda: self.fix_container("web-1"), "info"),
-                        self.button("Evict web-1", lambda: self.evict("web-1"), "warning"),
-                        self.button("web-1's node shuts down", lambda: self.shut_down_node("web-1"), "warning"),
-                        self.button("web-1: activeDeadlineSeconds 30",
+        return [W.HBox([self.button(N_("web-1 crash-loops"), lambda: self.crash_loop("web-1"), "warning"),
+                        self.button(N_("Fix web-1's container"), lambda: self.fix_container("web-1"), "info"),
+                        self.button(N_("Evict web-1"), lambda: self.evict("web-1"), "warning"),
+                        self.button(N_("web-1's node shuts down"), lambda: self.shut_down_node("web-1"), "warning"),
+                        self.button(N_("web-1: activeDeadlineSeconds 30"),
                                     lambda: self.set_deadline("web-1", 30), "warning")]),
-                W.HBox([self.button(f"Roll out {BROKEN_IMAGE}", lambda: self.set_image(BROKEN_IMAGE), "danger"),
-                        self.button("Put nginx:1 back", lambda: self.set_image("nginx:1"), "info"),
-                        self.button(f"Delete {self.first_updated()}", lambda: self.delete_pod(self.first_updated()),
+                W.HBox([self.button(_("Roll out {image}").format(image=BROKEN_IMAGE), lambda: self.set_image(BROKEN_IMAGE), "danger"),
+                        self.button(N_("Put nginx:1 back"), lambda: self.set_image("nginx:1"), "info"),
+                        self.button(_("Delete {pod}").format(pod=self.first_updated()), lambda: self.delete_pod(self.first_updated()),
                                     "warning")])]
 
     def first_updated(self) -> str:
@@ -373,17 +378,19 @@ class FaultLab(Lab):
             c.kubelet.crash_loop(1, pod=pod)
             if c.pod(pod).phase == "Running" and not c.pod(pod).container_state:
                 c.kubelet.crash(pod)
-        return (self.change(f"{pod}'s container exits with an error 1 s after each start "
-                            "(restartPolicy Always: the kubelet restarts it, with back-off)", go, run=False)
+        return (self.change(_("{pod}'s container exits with an error 1 s after each start "
+                              "(restartPolicy Always: the kubelet restarts it, with back-off)").format(pod=pod),
+                            go, run=False)
                 + self._run_for(t + self.crash_seconds))
 
     def fix_container(self, pod: str):
         """The container stops crashing: at its next restart it runs and turns Ready."""
-        return self.change(f"{pod}'s container is fixed: it runs after its next restart",
+        return self.change(_("{pod}'s container is fixed: it runs after its next restart").format(pod=pod),
                            lambda c: c.kubelet.clear_behaviours() or c.kubelet.never_ready(image=BROKEN_IMAGE))
 
     def evict(self, pod: str):
-        return self.change(f"the kubelet evicts {pod}: the node ran low on memory (phase Failed, reason Evicted)",
+        return self.change(_("the kubelet evicts {pod}: the node ran low on memory (phase Failed, reason Evicted)")
+                           .format(pod=pod),
                            lambda c: c.kubelet.evict(pod))
 
     def fail_pod(self, pod: str):
@@ -391,7 +398,7 @@ class FaultLab(Lab):
         return self.evict(pod)
 
     def shut_down_node(self, pod: str):
-        return self.change(f"{pod}'s node shuts down gracefully (phase Failed, reason Terminated)",
+        return self.change(_("{pod}'s node shuts down gracefully (phase Failed, reason Terminated)").format(pod=pod),
                            lambda c: c.kubelet.shut_down_node(pod))
 
     def set_deadline(self, pod: str, seconds: int):
@@ -429,15 +436,15 @@ class FaultLab(Lab):
 class HistoryLab(Lab):
     """12: ControllerRevisions, rollout undo and revisionHistoryLimit."""
 
-    title = "History lab: images, undo and revisionHistoryLimit"
-    intro = "Roll out a few images, undo, and lower the history limit: which revisions are kept?"
+    title = N_("History lab: images, undo and revisionHistoryLimit")
+    intro = N_("Roll out a few images, undo, and lower the history limit: which revisions are kept?")
     chart_kind = "revisions"
     views = ("history", "revisions")
 
     def _controls(self):
         self.w_image = self.choice("image", IMAGES, IMAGES[0], self.set_image)
         self.w_limit = self.slider("revisionHistoryLimit", 10, 0, 10, self.set_limit)
-        return [self.w_image, W.HBox([self.w_limit, self.button("kubectl rollout undo", self.undo, "info")])]
+        return [self.w_image, W.HBox([self.w_limit, self.button(N_("kubectl rollout undo"), self.undo, "info")])]
 
     def set_limit(self, n: int):
         return self.patch({"spec": {"revisionHistoryLimit": n}}, f"revisionHistoryLimit {n}")
@@ -451,8 +458,8 @@ class HistoryLab(Lab):
 class ProfileLab(Lab):
     """15: the same changes under today's controller and under v1.16."""
 
-    title = "Profile lab: today's controller or v1.16"
-    intro = ("Pick a profile: the lab replays everything you did under that controller. "
+    title = N_("Profile lab: today's controller or v1.16")
+    intro = N_("Pick a profile: the lab replays everything you did under that controller. "
              "Scale, roll out an image, and compare the decisions and the chart.")
     chart_kind = "strip"
 
@@ -495,7 +502,8 @@ class ProfileLab(Lab):
         self.last_error = None
         results = results + self._run()  # to the end, and says why if the set is not stable
         self.last_results = results
-        self.did = f"You ran everything again under profile <b>{esc(profile)}</b>; the last change"
+        self.did = _("You ran everything again under profile {profile}; the last change").format(
+            profile=f"<b>{esc(profile)}</b>")
         self.chart.reset()
         self._redraw()
         return results
@@ -504,12 +512,12 @@ class ProfileLab(Lab):
 class StepLab(Lab):
     """14: one sync at a time, by hand: you sync, you play the kubelet."""
 
-    title = "Step lab: one sync at a time"
-    intro = ("Nothing happens until you press a button: <i>Sync once</i> runs exactly one sync, "
+    title = N_("Step lab: one sync at a time")
+    intro = N_("Nothing happens until you press a button: <i>Sync once</i> runs exactly one sync, "
              "<i>Kubelet: one step</i> moves one pod one stage (Pending → Running → Ready, or a "
              "terminating pod away). The decision strip has one column per sync.")
     chart_kind = "strip"
-    empty_note = "No sync yet since this change: press Sync once."
+    empty_note = N_("No sync yet since this change: press Sync once.")
     step_seconds = 1.0
     """Simulated time each button press takes, so that AGE and the chart's time axis move."""
 
@@ -520,7 +528,7 @@ class StepLab(Lab):
         self.cluster.apply(self.manifest)
         self.last_results = [self.cluster.sync(self.name)]
         self._ran = False
-        self.did = "You ran <code>kubectl apply -f web.yaml</code> and one sync"
+        self.did = _("You ran {command} and one sync").format(command="<code>kubectl apply -f web.yaml</code>")
 
     def _controls(self):
         self.w_replicas = self.slider("replicas", self._sts().spec.replicas, 0, MAX_REPLICAS, lambda n: self.change(
@@ -529,15 +537,15 @@ class StepLab(Lab):
         self.w_image = self.choice("image", IMAGES, IMAGES[0], lambda img: self.change(
             f"<code>kubectl set image sts/{self.name} nginx={img}</code>", lambda c: c.set_image(self.name, img),
             run=False))
-        return [W.HBox([self.button("Sync once", self.sync_once, "primary"),
-                        self.button("Kubelet: one step", self.kubelet_step, "info"), self.w_replicas]),
+        return [W.HBox([self.button(N_("Sync once"), self.sync_once, "primary"),
+                        self.button(N_("Kubelet: one step"), self.kubelet_step, "info"), self.w_replicas]),
                 self.w_image]
 
     def sync_once(self) -> list[SyncResult]:
         results: list[SyncResult] = []
 
         self.cluster.advance(self.step_seconds)
-        self.change("one sync", lambda c: results.append(c.sync(self.name)), run=False)
+        self.change(_("one sync"), lambda c: results.append(c.sync(self.name)), run=False)
         self.last_results = results
         self._redraw()
         return results
@@ -546,8 +554,9 @@ class StepLab(Lab):
         moved: list = []
 
         self.cluster.advance(self.step_seconds)
-        self.change("one kubelet step", lambda c: moved.append(c.kubelet.step()), run=False)
-        self.did = did_sentence(f"one kubelet step ({esc(moved[0]) if moved and moved[0] else 'no pod could move'})",
+        self.change(_("one kubelet step"), lambda c: moved.append(c.kubelet.step()), run=False)
+        self.did = did_sentence(_("one kubelet step ({what})").format(
+            what=esc(moved[0]) if moved and moved[0] else _("no pod could move")),
                                 self.cluster.now)
         self._redraw()
         return []

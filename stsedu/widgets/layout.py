@@ -8,6 +8,7 @@ from typing import Any, Callable
 import ipywidgets as W
 
 from .panels import ADVANCE_STEPS, SPEEDS, View, PLAYGROUND_CSS, POLICY_NOTE
+from ..i18n import N_, _
 
 
 MAX_REPLICAS = 500
@@ -57,7 +58,7 @@ class PlaygroundLayout:
                                 style=d110, layout=lay("440px"))
         self.kubelet_mode = W.Dropdown(description="mode", options=["auto", "manual"],
                                        style={"description_width": "40px"}, layout=lay("140px"),
-                                       tooltip="changing it starts a fresh cluster with the current spec")
+                                       tooltip=_("changing it starts a fresh cluster with the current spec"))
         self.speed = W.Dropdown(description="speed", options=list(SPEEDS), value=1.0,
                                 style={"description_width": "45px"}, layout=lay("170px"))
 
@@ -73,37 +74,37 @@ class PlaygroundLayout:
         self.speed.observe(self._obs(self.set_speed), names="value")
 
         # ---- actions
-        self.sync_button = W.Button(description="Sync once", button_style="primary", icon="play",
-                                    tooltip="One reconcile of the set: the controller's sync()",
+        self.sync_button = W.Button(description=_("Sync once"), button_style="primary", icon="play",
+                                    tooltip=_("One reconcile of the set: the controller's sync()"),
                                     layout=lay("110px"))
-        self.advance_button = W.Button(description="Advance time", icon="clock-o", layout=lay("135px"),
-                                       tooltip="Move the clock; the kubelet acts, the controller does not")
+        self.advance_button = W.Button(description=_("Advance time"), icon="clock-o", layout=lay("135px"),
+                                       tooltip=_("Move the clock; the kubelet acts, the controller does not"))
         self.advance_by = W.Dropdown(options=[(f"{s} s", s) for s in ADVANCE_STEPS], value=5,
                                      layout=lay("70px"))
-        self.run_button = W.Button(description="Run until stable", icon="forward", layout=lay("145px"),
-                                   tooltip="Sync, and let time pass while the controller only waits")
-        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True, layout=lay("75px"))
-        self.reset_button = W.Button(description="Reset", icon="refresh", layout=lay("85px"),
-                                     tooltip="A new cluster from the original manifest")
+        self.run_button = W.Button(description=_("Run until stable"), icon="forward", layout=lay("145px"),
+                                   tooltip=_("Sync, and let time pass while the controller only waits"))
+        self.stop_button = W.Button(description=_("Stop"), icon="stop", disabled=True, layout=lay("75px"))
+        self.reset_button = W.Button(description=_("Reset"), icon="refresh", layout=lay("85px"),
+                                     tooltip=_("A new cluster from the original manifest"))
         self.progress = W.IntProgress(value=0, min=0, max=1, layout=lay("110px"))
         self.progress_label = W.HTML()
         self.pod_pick = W.Dropdown(description="pod", options=[], style={"description_width": "30px"},
                                    layout=lay("150px"))
 
         def small(text: str, tip: str, width: str, **kw) -> W.Button:
-            return W.Button(description=text, tooltip=tip, layout=lay(width), **kw)
-        self.start_button = small("Start", "kubelet: Pending → Running", "70px")
-        self.ready_button = small("Ready", "kubelet: the readiness probe passes", "70px")
-        self.unready_button = small("Not ready", "kubelet: the readiness probe fails", "90px")
-        self.fail_button = small("Evict", "kubelet: evict the pod (phase Failed, reason Evicted)", "65px", button_style="danger")
-        self.delete_button = small("Delete", "kubectl delete pod (graceful)", "75px")
-        self.finish_button = small("Finish termination", "kubelet: a terminating pod disappears", "145px")
+            return W.Button(description=_(text), tooltip=_(tip), layout=lay(width), **kw)
+        self.start_button = small(N_("Start"), N_("kubelet: Pending → Running"), "70px")
+        self.ready_button = small(N_("Ready"), N_("kubelet: the readiness probe passes"), "70px")
+        self.unready_button = small(N_("Not ready"), N_("kubelet: the readiness probe fails"), "90px")
+        self.fail_button = small(N_("Evict"), N_("kubelet: evict the pod (phase Failed, reason Evicted)"), "65px", button_style="danger")
+        self.delete_button = small(N_("Delete"), N_("kubectl delete pod (graceful)"), "75px")
+        self.finish_button = small(N_("Finish termination"), N_("kubelet: a terminating pod disappears"), "145px")
         self.never_ready_pick = W.Dropdown(description="never-ready", options=list(self._image_choices),
                                            style={"description_width": "85px"}, layout=lay("340px"))
-        self.never_ready_button = W.Button(description="Make never-ready", icon="ban", layout=lay("165px"),
-                                           tooltip="Pods running this image never pass their readiness probe")
-        self.undo_button = W.Button(description="Undo rollout", icon="undo", layout=lay("125px"),
-                                    tooltip="kubectl rollout undo: put back the previous template")
+        self.never_ready_button = W.Button(description=_("Make never-ready"), icon="ban", layout=lay("165px"),
+                                           tooltip=_("Pods running this image never pass their readiness probe"))
+        self.undo_button = W.Button(description=_("Undo rollout"), icon="undo", layout=lay("125px"),
+                                    tooltip=_("kubectl rollout undo: put back the previous template"))
 
         self.sync_button.on_click(lambda _b: self.sync_once())
         self.advance_button.on_click(lambda _b: self.advance())

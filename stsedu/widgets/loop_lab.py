@@ -19,6 +19,7 @@ from typing import Any
 import ipywidgets as w
 
 from ..cluster import Cluster
+from ..i18n import N_, _, ngettext
 from .lab_base import LAB_CSS, decisions_html
 from .settled import unsettled
 
@@ -73,12 +74,12 @@ def loop_summary(c: Cluster) -> dict[str, Any]:
     """What a learner checks after a run: syncs, keys synced at once, when both sets were Ready,
     requeues and errors."""
     q, d = c.trace.queue(), c.trace.decisions()
-    return {"syncs": len(c.trace.syncs()),
-            "most syncs at the same moment (busy workers)": most_at_once(c),
-            "both sets Ready at (s)": float(c.trace.status().groupby("set")["time"].max().max()),
-            "rate-limited requeues": int(q["event"].str.contains("rate").sum()),
-            "failed API calls": int(d["error"].notna().sum()),
-            "'already exists' errors": int(d["error"].fillna("").str.contains("already exists").sum())}
+    return {N_("syncs"): len(c.trace.syncs()),
+            N_("most syncs at the same moment (busy workers)"): most_at_once(c),
+            N_("both sets Ready at (s)"): float(c.trace.status().groupby("set")["time"].max().max()),
+            N_("rate-limited requeues"): int(q["event"].str.contains("rate").sum()),
+            N_("failed API calls"): int(d["error"].notna().sum()),
+            N_("'already exists' errors"): int(d["error"].fillna("").str.contains("already exists").sum())}
 
 
 class LoopLab(w.VBox):
@@ -89,25 +90,26 @@ class LoopLab(w.VBox):
     :attr:`last_results` its syncs.
     """
 
-    title = "Loop lab: late news, a broken API, and workers"
+    title = N_("Loop lab: late news, a broken API, and workers")
 
     def __init__(self, seed: int = 1, limit: int = 80) -> None:
         from ..views.charts import ChartWidget
         self.seed, self.limit = seed, limit
         style = {"description_width": "initial"}
-        self.delay = w.FloatSlider(value=0.0, min=0.0, max=2.0, step=0.25, description="informer delay (s)",
+        self.delay = w.FloatSlider(value=0.0, min=0.0, max=2.0, step=0.25, description=_("informer delay (s)"),
                                    style=style, continuous_update=False)
-        self.error = w.ToggleButton(value=False, description="API error on pod create", icon="bolt",
+        self.error = w.ToggleButton(value=False, description=_("API error on pod create"), icon="bolt",
                                     layout=w.Layout(width="auto"))
-        self.workers = w.IntSlider(value=1, min=1, max=2, description="workers", continuous_update=False,
+        self.workers = w.IntSlider(value=1, min=1, max=2, description=_("workers"), continuous_update=False,
                                    style=style)
-        self.start = w.IntSlider(value=0, min=0, max=0, step=10, description="first step",
+        self.start = w.IntSlider(value=0, min=0, max=0, step=10, description=_("first step"),
                                  continuous_update=False, style=style)
         self.header = w.HTML(
-            f"{LAB_CSS}<div class='lab-title'>{html.escape(self.title)}</div><div class='lab-note'>Two sets, "
-            "<code>web</code> (3 pods) and <code>db</code> (2), share one queue. A sync takes no simulated "
-            "time here, so a second worker does not make the pods Ready sooner: it lets <code>web</code> and "
-            "<code>db</code> be synced at the same moment (see <i>most syncs at the same moment</i>).</div>")
+            f"{LAB_CSS}<div class='lab-title'>{html.escape(_(self.title))}</div><div class='lab-note'>"
+            + _("Two sets, <code>web</code> (3 pods) and <code>db</code> (2), share one queue. A sync takes no "
+                "simulated time here, so a second worker does not make the pods Ready sooner: it lets "
+                "<code>web</code> and <code>db</code> be synced at the same moment (see <i>{most}</i>).").format(
+                    most=html.escape(_("most syncs at the same moment"))) + "</div>")
         self.did_area = w.HTML()
         self.chart = ChartWidget()
         self.summary = w.HTML()
@@ -116,9 +118,9 @@ class LoopLab(w.VBox):
             control.observe(lambda _change: self.refresh(), names="value")
         self.start.observe(lambda _change: self.redraw(), names="value")
         super().__init__([self.header, w.HBox([self.delay, self.error, self.workers]), self.did_area,
-                          w.HBox([w.VBox([w.HTML("<div class='lab-h'>Decisions of the syncs of this run</div>"),
+                          w.HBox([w.VBox([w.HTML("<div class='lab-h'>" + _("Decisions of the syncs of this run") + "</div>"),
                                           self.decisions], layout=w.Layout(flex="1 1 380px", min_width="380px")),
-                                  w.VBox([w.HTML("<div class='lab-h'>Counters</div>"), self.summary])],
+                                  w.VBox([w.HTML("<div class='lab-h'>" + _("Counters") + "</div>"), self.summary])],
                                  layout=w.Layout(grid_gap="16px", align_items="flex-start", width="100%",
                                                  flex_flow="row wrap")),
                           self.start, self.chart])
@@ -149,25 +151,29 @@ class LoopLab(w.VBox):
         self.start.max = max(0, steps - self.limit)
         self.start.value = min(self.start.value, self.start.max)
         self.redraw()
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td><b>{v:g}</b></td></tr>"
+        rows = "".join(f"<tr><td>{html.escape(_(k))}</td><td><b>{v:g}</b></td></tr>"
                        for k, v in loop_summary(c).items())
         self.summary.value = f"<table>{rows}</table>"
         self.decisions.value = "<div class='lab-scroll'>" + decisions_html(self.last_results) + "</div>"
         left = {name: unsettled(c, name) for name, _ in SETS}
-        what = (f"informer delay {self.delay.value:g}s, API error on pod create "
-                f"{'on' if self.error.value else 'off'}, {self.workers.value} worker{'s' * (self.workers.value > 1)}")
+        what = _("informer delay {delay}s, API error on pod create {on}, {workers}").format(
+            delay=f"{self.delay.value:g}", on=_("on") if self.error.value else _("off"),
+            workers=ngettext("{n} worker", "{n} workers", self.workers.value).format(n=self.workers.value))
         n = len(self.last_results)
         end = self.last_results[-1].time if self.last_results else c.now
         if any(left.values()):
-            state = "; ".join(f"{k} not stable: {', '.join(v)}" for k, v in left.items() if v)
+            state = _("; ").join(_("{set} not stable: {reasons}").format(set=k, reasons=", ".join(v))
+                                 for k, v in left.items() if v)
         else:
-            state = "both sets stable"
-        self.did_area.value = (f"<div class='lab-did'>The lab ran the two sets again with {html.escape(what)}: "
-                               f"{n} syncs, {html.escape(state)} at t={end:g}s.</div>")
+            state = _("both sets stable")
+        self.did_area.value = ("<div class='lab-did'>" + _(
+            "The lab ran the two sets again with {what}: {n} syncs, {state} at t={t}s.").format(
+                what=html.escape(what), n=n, state=html.escape(state), t=f"{end:g}") + "</div>")
 
     def redraw(self) -> None:
         from ..views.charts import build_chart, queue_flow
         self.chart.update(build_chart(queue_flow, self.cluster.trace, limit=self.limit, start=self.start.value))
 
     def __repr__(self) -> str:
-        return f"<LoopLab ({self.title}): {len(self.last_results)} syncs. Run this cell to use it.>"
+        return "<" + _("{lab} ({title}): {summary}. Run this cell to use it.").format(
+            lab="LoopLab", title=_(self.title), summary=_("{n} syncs").format(n=len(self.last_results))) + ">"

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 import ipywidgets as W
 
 from ..views import tables
+from ..i18n import _
 from ..api.errors import RolloutError, ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
@@ -148,17 +149,17 @@ def error_html(exc: BaseException) -> str:
     if isinstance(exc, RolloutError):
         # kubectl's own client-side error: no request reached the API server, so no "is invalid"
         return (f"<div class='stsedu-error'><b>error:</b> {esc(exc.errors[0][1])}. "
-                "Nothing was changed.</div>")
+                + _("Nothing was changed.") + "</div>")
     if isinstance(exc, ValidationError):
         head = (f'{esc(exc.kind)} "{esc(exc.name)}" is invalid' if exc.name
                 else f"{esc(exc.kind)} is invalid")
         items = "".join(f"<li><code>{esc(p)}</code>: {esc(m)}</li>" if p else f"<li>{esc(m)}</li>"
                         for p, m in exc.errors)
         return (f"<div class='stsedu-error'><b>Error:</b> {head}<ul>{items}</ul>"
-                "Nothing was changed.</div>")
+                + _("Nothing was changed.") + "</div>")
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     return (f"<div class='stsedu-error'><b>Error ({type(exc).__name__}):</b> {esc(text)}. "
-            "Nothing was changed.</div>")
+            + _("Nothing was changed.") + "</div>")
 
 
 def decisions_summary(decisions: Iterable) -> str:

@@ -18,6 +18,7 @@ from ..cluster import Cluster
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .lab_base import LAB_CSS, BROKEN_IMAGE, CHARTS, show_chart, decisions_html
 from .panels import esc
+from ..i18n import N_, _
 from .loop_lab import set_manifest, two_sets
 
 __all__ = ["Question", "QUESTIONS", "question", "reveal", "Reveal"]
@@ -58,6 +59,15 @@ def _decision_form(example: str) -> str:
     Ready), not the pod that waits: ("wait", "web-1") is "the controller waits for web-1"."""
     return (f'a pair (action, pod), e.g. ("{example}", "web-9"); for a wait, the pod waited for: '
             f'("wait", "web-9") means "waits for web-9"')
+
+
+def form_words(form: str) -> str:
+    """The form of an answer in the learner's language (a decision's form is built from the example)."""
+    for example in ("create", "delete", "wait", "update"):
+        if form == _decision_form(example):
+            return _('a pair (action, pod), e.g. ("{example}", "web-9"); for a wait, the pod waited for: '
+                     '("wait", "web-9") means "waits for web-9"').format(example=example)
+    return _(form)
 
 
 def _first_pod_decision(c: Cluster, *, skip_waits: bool = False) -> tuple[str, str] | None:
@@ -338,139 +348,139 @@ def _created_twice(c: Cluster) -> bool:
 
 
 QUESTIONS: dict[str, Question] = {q.id: q for q in [
-    Question("01.a", "A set web has ordinals.start 3 and 3 replicas. You scale it to 5. Which pods exist "
-             "once it is stable?", 'a list of pod names, e.g. ["web-0", "web-1"]', "pods",
+    Question("01.a", N_("A set web has ordinals.start 3 and 3 replicas. You scale it to 5. Which pods exist "
+             "once it is stable?"), N_('a list of pod names, e.g. ["web-0", "web-1"]'), "pods",
              _identity_setup, _names_after_scale(5),
-             "Ordinals run from ordinals.start to start + replicas - 1: here 3..7. Names are "
-             "<set>-<ordinal>, so scaling adds the next ordinals up, never fills in below start."),
-    Question("02.a", "Four pods web-0..web-3, each with its claim www-web-N; whenScaled is Delete. You scale "
-             "to 2. Which claims are left once the scale-down is over?", 'a list of claim names, e.g. ["www-web-0"]',
+             N_("Ordinals run from ordinals.start to start + replicas - 1: here 3..7. Names are "
+             "<set>-<ordinal>, so scaling adds the next ordinals up, never fills in below start.")),
+    Question("02.a", N_("Four pods web-0..web-3, each with its claim www-web-N; whenScaled is Delete. You scale "
+             "to 2. Which claims are left once the scale-down is over?"), N_('a list of claim names, e.g. ["www-web-0"]'),
              "pods", _storage_scaled_down, _claims_after(2),
-             "whenScaled: Delete removes the claims of the pods that scale-down removed (the controller makes "
+             N_("whenScaled: Delete removes the claims of the pods that scale-down removed (the controller makes "
              "each condemned pod the owner of its claims, so the garbage collector deletes them once that pod "
-             "is gone); the claims of the pods that stay are kept.", chart="timeline"),
-    Question("03.a", "A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
-             "and Ready, web-2 was just created and is Pending. What does the next sync do?",
+             "is gone); the claims of the pods that stay are kept."), chart="timeline"),
+    Question("03.a", N_("A set starting at ordinal 1 (web-1, web-2, ...) with 4 replicas: web-1 is Running "
+             "and Ready, web-2 was just created and is Pending. What does the next sync do?"),
              _decision_form("create"), "decision",
              _q_created_while_pending, _first_pod_decision,
-             "OrderedReady creates pods one at a time: the next ordinal is created only once every lower one "
-             "is Running and Ready. web-2 is Pending, so the sync waits for it and creates nothing."),
-    Question("03.b", "Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
-             "next sync do?", _decision_form("delete"),
+             N_("OrderedReady creates pods one at a time: the next ordinal is created only once every lower one "
+             "is Running and Ready. web-2 is Pending, so the sync waits for it and creates nothing.")),
+    Question("03.b", N_("Five Ready pods web-0..web-4; web-1 turns not Ready. You scale to 2. What does the "
+             "next sync do?"), _decision_form("delete"),
              "decision", _q_blocked, _scale_down_blocked,
-             "Scale-down removes the highest ordinal first, but only while every pod that stays is healthy: "
-             "with web-1 not Ready, the condemned pods wait (the concept page's web-0 example, one ordinal up)."),
-    Question("04.a", "web is deleted with --cascade=orphan; its pods keep running without an owner. You apply "
-             "web again. Does the new set create new pods or adopt the old ones?", '"create" or "adopt"', "word",
+             N_("Scale-down removes the highest ordinal first, but only while every pod that stays is healthy: "
+             "with web-1 not Ready, the condemned pods wait (the concept page's web-0 example, one ordinal up).")),
+    Question("04.a", N_("web is deleted with --cascade=orphan; its pods keep running without an owner. You apply "
+             "web again. Does the new set create new pods or adopt the old ones?"), N_('"create" or "adopt"'), "word",
              _orphaned_web, _adopted_or_created,
-             "The set's add event queues its key; its sync claims every orphan whose labels match the selector "
-             "and whose name fits the set (ClaimPods) and adopts it: no pod is created.", chart="queue",
+             N_("The set's add event queues its key; its sync claims every orphan whose labels match the selector "
+             "and whose name fits the set (ClaimPods) and adopts it: no pod is created."), chart="queue",
              choices=("create", "adopt")),
-    Question("04.b", "web is alone in the cluster and creating its first pod fails three times in a row. After "
+    Question("04.b", N_("web is alone in the cluster and creating its first pod fails three times in a row. After "
              "each failure its key goes back in the queue after a pause; the first pause is 5 ms. How long are "
-             "the pauses after the 1st, 2nd and 3rd failure?",
-             "a tuple of three numbers of seconds, e.g. (0.005, 0.005, 0.005)", "numbers",
+             "the pauses after the 1st, 2nd and 3rd failure?"),
+             N_("a tuple of three numbers of seconds, e.g. (0.005, 0.005, 0.005)"), "numbers",
              _failing_creates, _rate_limited_pauses,
-             "The default controller rate limiter backs a key off exponentially: 5 ms, then double each time "
-             "(at most 1000 s), until a successful sync forgets it.", chart="queue"),
-    Question("04.c", "Pod events reach the controller 0.5 s late, the set's own events at once. Does the "
-             "controller ever try to create a pod that already exists?", "True or False", "bool",
+             N_("The default controller rate limiter backs a key off exponentially: 5 ms, then double each time "
+             "(at most 1000 s), until a successful sync forgets it."), chart="queue"),
+    Question("04.c", N_("Pod events reach the controller 0.5 s late, the set's own events at once. Does the "
+             "controller ever try to create a pod that already exists?"), N_("True or False"), "bool",
              _late_pod_news, _created_twice,
-             "After creating web-0 the sync writes status; that event comes back at once and queues web again, "
+             N_("After creating web-0 the sync writes status; that event comes back at once and queues web again, "
              "but web-0's add event is still on its way. The controller remembers the resource versions of its "
              "own writes (the consistency store, on by default since v1.36) and does not sync while its pod "
              "cache is behind them: the key is requeued with rate limiting until web-0's event arrives, then "
              "the sync carries on. (The v1.16 controller had no such check: it did not see web-0, created it "
-             "again and got AlreadyExists.)", chart="queue"),
-    Question("05.a", "Five Ready pods at nginx:1. You set image nginx:2 (RollingUpdate, no partition). "
-             "Which pods does the FIRST sync delete?", 'a list of pod names, e.g. ["web-0"]', "pods",
+             "again and got AlreadyExists.)"), chart="queue"),
+    Question("05.a", N_("Five Ready pods at nginx:1. You set image nginx:2 (RollingUpdate, no partition). "
+             "Which pods does the FIRST sync delete?"), N_('a list of pod names, e.g. ["web-0"]'), "pods",
              lambda: _up(examples.web(5)), _first_sync_deletes("nginx:2"),
-             "A rolling update (maxUnavailable 1, the default) deletes one pod at a time, the highest ordinal "
-             "first.", chart="revisions"),
-    Question("05.b", "Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
-             "but not Ready yet. What does the next sync do?",
+             N_("A rolling update (maxUnavailable 1, the default) deletes one pod at a time, the highest ordinal "
+             "first."), chart="revisions"),
+    Question("05.b", N_("Three pods are being updated to nginx:2. web-2 has been replaced: its new pod is Running "
+             "but not Ready yet. What does the next sync do?"),
              _decision_form("delete"), "decision",
              _midway_update, _first_pod_decision,
-             "The rolling update waits for each replacement to be Running and Ready before it deletes the "
-             "next pod: here it waits for web-2.", chart="revisions"),
-    Question("06.a", "Five Ready pods, partition 3. You set image nginx:2. Which pods run nginx:2 once the "
-             "set is stable?", 'a list of pod names, e.g. ["web-0"]', "pods",
+             N_("The rolling update waits for each replacement to be Running and Ready before it deletes the "
+             "next pod: here it waits for web-2."), chart="revisions"),
+    Question("06.a", N_("Five Ready pods, partition 3. You set image nginx:2. Which pods run nginx:2 once the "
+             "set is stable?"), N_('a list of pod names, e.g. ["web-0"]'), "pods",
              _partitioned(3), _new_image_pods_at("nginx:2"),
-             "Only pods whose ordinal is at least the partition are updated: web-3 and web-4. The others "
-             "stay at the old revision.", chart="revisions"),
-    Question("06.b", "Five Ready pods, partition 10 (more than replicas). You set image nginx:2. Which pods "
-             "run nginx:2 once the set is stable?", 'a list of pod names, or [] for none', "pods",
+             N_("Only pods whose ordinal is at least the partition are updated: web-3 and web-4. The others "
+             "stay at the old revision."), chart="revisions"),
+    Question("06.b", N_("Five Ready pods, partition 10 (more than replicas). You set image nginx:2. Which pods "
+             "run nginx:2 once the set is stable?"), N_('a list of pod names, or [] for none'), "pods",
              _partitioned(10), _new_image_pods_at("nginx:2"),
-             "No ordinal is at least 10, so nothing is updated: a partition above replicas pauses the rollout.",
+             N_("No ordinal is at least 10, so nothing is updated: a partition above replicas pauses the rollout."),
              chart="revisions"),
-    Question("06.c", "Four pods, partition 2, image changed to nginx:2 (web-2 and web-3 run it). web-0 is "
-             "deleted. Which image does the new web-0 run?", 'an image name, e.g. "nginx:1"', "image",
+    Question("06.c", N_("Four pods, partition 2, image changed to nginx:2 (web-2 and web-3 run it). web-0 is "
+             "deleted. Which image does the new web-0 run?"), N_('an image name, e.g. "nginx:1"'), "image",
              _canary_setup, _image_of_recreated("web-0"),
-             "A pod below the partition is always recreated from the current (old) revision: only ordinals "
-             "at or above the partition get the update revision.", chart="revisions"),
-    Question("07.a", "An OnDelete set of 3 pods at nginx:1. You set nginx:2, then nginx:3, without deleting "
-             "anything. Then you delete web-0. Which image does the new web-0 run?",
-             'an image name, e.g. "nginx:1"', "image", _ondelete_two_images, _image_of_recreated("web-0"),
-             "With OnDelete a pod is recreated from the update revision, the newest template: nginx:3. "
-             "Revisions in between are never run by anyone.", chart="revisions"),
-    Question("08.a", "Three pods were orphaned (the set was deleted with --cascade=orphan). You create the "
-             "set again with replicas 2. Which pods exist once it is stable?", 'a list of pod names',
+             N_("A pod below the partition is always recreated from the current (old) revision: only ordinals "
+             "at or above the partition get the update revision."), chart="revisions"),
+    Question("07.a", N_("An OnDelete set of 3 pods at nginx:1. You set nginx:2, then nginx:3, without deleting "
+             "anything. Then you delete web-0. Which image does the new web-0 run?"),
+             N_('an image name, e.g. "nginx:1"'), "image", _ondelete_two_images, _image_of_recreated("web-0"),
+             N_("With OnDelete a pod is recreated from the update revision, the newest template: nginx:3. "
+             "Revisions in between are never run by anyone."), chart="revisions"),
+    Question("08.a", N_("Three pods were orphaned (the set was deleted with --cascade=orphan). You create the "
+             "set again with replicas 2. Which pods exist once it is stable?"), N_('a list of pod names'),
              "pods", _orphan_then_scale, _recreate_with(2),
-             "The new set adopts the orphans that match its selector, then treats them as its own: web-2 is "
-             "outside replicas 2, so it is deleted like any scale-down."),
-    Question("09.a", "A Parallel set with 0 replicas is scaled to 4. How many pods does the first sync "
-             "create?", "a number", "number",
+             N_("The new set adopts the orphans that match its selector, then treats them as its own: web-2 is "
+             "outside replicas 2, so it is deleted like any scale-down.")),
+    Question("09.a", N_("A Parallel set with 0 replicas is scaled to 4. How many pods does the first sync "
+             "create?"), N_("a number"), "number",
              lambda: _up(examples.web(0, policy="Parallel")), _parallel_first_sync(4),
-             "Parallel creates every missing pod in one sync without waiting for any of them."),
-    Question("09.b", "A Parallel set of 4 Ready pods is scaled to 1. How many pods does the first sync delete?",
-             "a number", "number", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
-             "Parallel also removes condemned pods without waiting: all three go in one sync."),
-    Question("10.a", "minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
-             "the sync at t=5 do?", _decision_form("create"),
+             N_("Parallel creates every missing pod in one sync without waiting for any of them.")),
+    Question("09.b", N_("A Parallel set of 4 Ready pods is scaled to 1. How many pods does the first sync delete?"),
+             N_("a number"), "number", lambda: _up(examples.web(4, policy="Parallel")), _parallel_scale_down_deletes,
+             N_("Parallel also removes condemned pods without waiting: all three go in one sync.")),
+    Question("10.a", N_("minReadySeconds is 10; web-0 became Ready at t=0 (web-1 does not exist yet). What does "
+             "the sync at t=5 do?"), _decision_form("create"),
              "decision", _ready_at_zero_mrs, _sync_at(5),
-             "Ready is not Available: a pod counts as Available only once it has been Ready for "
-             "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1."),
-    Question("10.b", "Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
-             "sync delete?", 'a list of pod names', "pods",
+             N_("Ready is not Available: a pod counts as Available only once it has been Ready for "
+             "minReadySeconds. Until t=10 the controller waits for web-0 before it creates web-1.")),
+    Question("10.b", N_("Six Ready pods, maxUnavailable 3. You set image nginx:2. Which pods does the FIRST "
+             "sync delete?"), N_('a list of pod names'), "pods",
              _max_unavailable_first_deletes, _first_sync_deletes("nginx:2"),
-             "With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
-             "highest ordinal first.", chart="revisions"),
-    Question("11.a", "A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
-             "phase Failed, reason Evicted). What does the next sync do first?",
-             'a pair (action, pod), e.g. ("create", "web-9")', "decision",
+             N_("With maxUnavailable 3 the rolling update may take down up to three pods at once, still "
+             "highest ordinal first."), chart="revisions"),
+    Question("11.a", N_("A Parallel set of 3 Ready pods; the kubelet evicts web-0 (the node ran low on memory: "
+             "phase Failed, reason Evicted). What does the next sync do first?"),
+             N_('a pair (action, pod), e.g. ("create", "web-9")'), "decision",
              _parallel_failed, _first_pod_decision,
-             "A Failed pod is deleted so that it can be created again with the same name (and claims); "
-             "that happens in the replica loop, lowest ordinal first."),
-    Question("11.b", "Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
+             N_("A Failed pod is deleted so that it can be created again with the same name (and claims); "
+             "that happens in the replica loop, lowest ordinal first.")),
+    Question("11.b", N_("Three Ready pods (OrderedReady); web-1's container exits with an error, and the kubelet "
              "will restart it after a back-off (STATUS Error, then CrashLoopBackOff; phase Running). "
-             "What does the next sync do with web-1?",
+             "What does the next sync do with web-1?"),
              _decision_form("delete"), "decision",
              _crash_looping, _first_pod_decision,
-             "A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
+             N_("A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
              "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "
-             "a scale-up or a rollout stalls behind it."),
-    Question("11.c", "A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
-             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?",
-             'a list of pod names, or []', "pods", _broken_rollout, _revert_and_count_replaced,
-             "Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
+             "a scale-up or a rollout stalls behind it.")),
+    Question("11.c", N_("A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
+             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?"),
+             N_('a list of pod names, or []'), "pods", _broken_rollout, _revert_and_count_replaced,
+             N_("Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
              "before it touches it, and it never will. You must delete it yourself (the documented forced "
-             "rollback)."),
-    Question("12.a", "Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
-             "kubectl rollout undo. What is the highest revision number afterwards?", "a number", "number",
+             "rollback).")),
+    Question("12.a", N_("Image nginx:1 was rolled out, then nginx:2, then nginx:3 (revisions 1, 2, 3). You run "
+             "kubectl rollout undo. What is the highest revision number afterwards?"), N_("a number"), "number",
              _history_setup, _undo_number,
-             "Undo goes back to the previous template (nginx:2); its ControllerRevision is reused and gets "
-             "the next number, 4, instead of a new copy being made.", chart="revisions"),
-    Question("14.a", "Two Ready pods; in one edit you change the image AND scale to 3. What does the next "
-             "sync do first?", 'a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")',
+             N_("Undo goes back to the previous template (nginx:2); its ControllerRevision is reused and gets "
+             "the next number, 4, instead of a new copy being made."), chart="revisions"),
+    Question("14.a", N_("Two Ready pods; in one edit you change the image AND scale to 3. What does the next "
+             "sync do first?"), N_('a pair (action, pod), e.g. ("delete", "web-9") or ("create", "web-9")'),
              "decision", _template_and_missing, _first_pod_decision,
-             "Scaling comes before updating in every sync: the replica loop creates the missing web-2 (at the "
-             "new revision) before the rolling update looks at old pods.", chart="strip"),
-    Question("15.a", "Under the v1.16 controller, a set with minReadySeconds 30 is scaled from 0 to 3. "
-             "Which pods exist 20 seconds later?", 'a list of pod names', "pods",
+             N_("Scaling comes before updating in every sync: the replica loop creates the missing web-2 (at the "
+             "new revision) before the rolling update looks at old pods."), chart="strip"),
+    Question("15.a", N_("Under the v1.16 controller, a set with minReadySeconds 30 is scaled from 0 to 3. "
+             "Which pods exist 20 seconds later?"), N_('a list of pod names'), "pods",
              _v116_setup, _v116_act,
-             "v1.16 knows nothing about minReadySeconds for StatefulSets: a pod that is Running and Ready is "
+             N_("v1.16 knows nothing about minReadySeconds for StatefulSets: a pod that is Running and Ready is "
              "enough, so it creates the next pod as soon as the previous is Ready. Today's controller waits "
-             "until each pod has been Ready for 30 s (Available) before it creates the next."),
+             "until each pod has been Ready for 30 s (Available) before it creates the next.")),
 ]}
 
 
@@ -493,31 +503,33 @@ def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
     if kind == "word":
         word = value.strip().strip('"').lower() if isinstance(value, str) else None
         if word not in choices:
-            raise WrongForm(f"one of {' or '.join(repr(c) for c in choices)} is asked for, not {value!r}")
+            raise WrongForm(_("one of {choices} is asked for, not {value}").format(
+                choices=_(" or ").join(repr(c) for c in choices), value=repr(value)))
         return word
     if kind == "pods":
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set)):
-            raise WrongForm(f"a list is asked for, and {value!r} is not a list")
+            raise WrongForm(_("a list is asked for, and {value} is not a list").format(value=repr(value)))
         bad = [v for v in value if not isinstance(v, str)]
         if bad:
-            raise WrongForm(f"each item must be a name in quotes, and {bad[0]!r} is not")
+            raise WrongForm(_("each item must be a name in quotes, and {value} is not").format(value=repr(bad[0])))
         return sorted((v.strip() for v in value), key=ordinal_key)
     if kind == "decision":
         if value is None:
             return None
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or len(value) != 2:
-            raise WrongForm(f"a pair (action, pod) is asked for, and {value!r} is not a pair")
+            raise WrongForm(_("a pair (action, pod) is asked for, and {value} is not a pair").format(value=repr(value)))
         a, p = value
         if not isinstance(a, str) or not isinstance(p, str):
-            raise WrongForm("both parts of the pair are words in quotes")
+            raise WrongForm(_("both parts of the pair are words in quotes"))
         a = a.strip().lower()
         if a not in POD_ACTIONS:
-            raise WrongForm(f"the action is one of {', '.join(sorted(POD_ACTIONS))}, not {a!r}")
+            raise WrongForm(_("the action is one of {actions}, not {value}").format(
+                actions=", ".join(sorted(POD_ACTIONS)), value=repr(a)))
         return (a, p.strip())
     if kind == "image":
         if not isinstance(value, str):
-            raise WrongForm(f"one image name in quotes is asked for, and {value!r} is not one"
-                            + (" (a list, not a name)" if isinstance(value, (list, tuple, set)) else ""))
+            raise WrongForm(_("one image name in quotes is asked for, and {value} is not one").format(value=repr(value))
+                            + (_(" (a list, not a name)") if isinstance(value, (list, tuple, set)) else ""))
         return value.strip()
     if kind == "number":
         try:
@@ -526,14 +538,14 @@ def _norm(kind: str, value: Any, choices: tuple[str, ...] = ()) -> Any:
             raise WrongForm(str(e)) from None
     if kind == "numbers":
         if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-            raise WrongForm(f"a tuple of numbers is asked for, and {value!r} is not one"
-                            + (" (a string: leave out the quotes)" if isinstance(value, str) else ""))
+            raise WrongForm(_("a tuple of numbers is asked for, and {value} is not one").format(value=repr(value))
+                            + (_(" (a string: leave out the quotes)") if isinstance(value, str) else ""))
         if any(as_number(v)[0] is None for v in value):
-            raise WrongForm("each item must be a finite number of seconds")
+            raise WrongForm(_("each item must be a finite number of seconds"))
         return tuple(round(float(as_number(v)[0]), 9) for v in value)
     if kind == "bool":
         if not isinstance(value, bool):
-            raise WrongForm(f"True or False is asked for (no quotes), and {value!r} is neither")
+            raise WrongForm(_("True or False is asked for (no quotes), and {value} is neither").format(value=repr(value)))
         return value
     if isinstance(value, str):
         return value.strip()
@@ -596,15 +608,17 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     """Predict, then see: with no *answer* repeat the question and how to answer; with one, run
     the simulator, show what happened and say ✓ or ✗ with the rule."""
     q = question(qid)
-    head = f"Question {q.id}: {q.text}"
+    text, form, why = _(q.text), form_words(q.form), _(q.why)
+    head = _("Question {id}: {text}").format(id=q.id, text=text)
     if answer is NO_ANSWER or answer is ...:
-        ask = f"No prediction recorded yet: write it as answer = {q.form}, then run this cell."
-        return Reveal(f"{head}\n{ask}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><b>Question {esc(q.id)}:</b> "
-                                          f"{esc(q.text)}<br><span class='lab-note'>{esc(ask)}</span></div>")
+        ask = _("No prediction recorded yet: write it as answer = {form}, then run this cell.").format(form=form)
+        label = _("Question {id}:").format(id=esc(q.id))
+        return Reveal(f"{head}\n{ask}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><b>{label}</b> "
+                                          f"{esc(text)}<br><span class='lab-note'>{esc(ask)}</span></div>")
     try:
         given = _norm(q.kind, answer, q.choices)
     except WrongForm as e:
-        msg = f"Wrong form, not a wrong answer: {e}. Write it as {q.form}."
+        msg = _("Wrong form, not a wrong answer: {problem}. Write it as {form}.").format(problem=e, form=form)
         return Reveal(f"{head}\n{msg}", f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}"
                                          f"</div><div class='lab-error'>{esc(msg)}</div></div>")
     c = q.setup()
@@ -612,25 +626,29 @@ def reveal(qid: str, answer: Any = NO_ANSWER) -> Reveal:
     got = _norm(q.kind, q.act(c), q.choices)
     ok = given == got
     unknown = _unknown_names(q.kind, given, c)
-    mark = "✓ right" if ok else "✗ not this time"
+    mark = _("✓ right") if ok else _("✗ not this time")
     if unknown:
         names = _set_pods(c)
-        mark += (f" (there is no {', no '.join(unknown)} in this set: its pods are {', '.join(names)})"
-                 if names else f" (there is no {', no '.join(unknown)} in this set)")
-    shown = lambda v: "nothing" if v in (None, []) else (", ".join(v) if isinstance(v, list) else  # noqa: E731
+        missing = _(", no ").join(unknown)
+        mark += (_(" (there is no {names} in this set: its pods are {pods})").format(names=missing, pods=", ".join(names))
+                 if names else _(" (there is no {names} in this set)").format(names=missing))
+    shown = lambda v: _("nothing") if v in (None, []) else (", ".join(v) if isinstance(v, list) else  # noqa: E731
                                                          (" ".join(v) if isinstance(v, tuple) and q.kind == "decision"
                                                           else ", ".join(f"{x:g}" for x in v) if isinstance(v, tuple)
                                                           else str(v)))
-    text = (f"{head}\nYou predicted: {shown(given)}\n{mark}: the simulator {'agrees' if ok else 'did'}: "
-            f"{shown(got)}\nThe rule: {q.why}")
+    predicted = _("You predicted: {answer}")
+    verdict = _("{mark}: the simulator agrees: {result}") if ok else _("{mark}: the simulator did: {result}")
+    rule = _("The rule: {rule}")
+    text = "\n".join([head, predicted.format(answer=shown(given)), verdict.format(mark=mark, result=shown(got)),
+                      rule.format(rule=why)])
     results = [r for r in _results(c) if r.sync > n0]
     body = decisions_html(results)
     cls = "lab-ok" if ok else "lab-no"
     page = (f"{LAB_CSS}<div class='stsedu-lab stsedu-reveal'><div class='lab-h'>{esc(head)}</div>"
-            f"<div>You predicted: <b>{esc(shown(given))}</b></div>"
-            f"<div class='{cls}'>{mark}: the simulator {'agrees' if ok else 'did'}: {esc(shown(got))}</div>"
-            f"<div class='lab-did'>The rule: {esc(q.why)}</div>"
-            f"<div class='lab-h'>What the controller decided</div>{body}</div>")
+            f"<div>{predicted.format(answer=f'<b>{esc(shown(given))}</b>')}</div>"
+            f"<div class='{cls}'>{verdict.format(mark=mark, result=esc(shown(got)))}</div>"
+            f"<div class='lab-did'>{rule.format(rule=esc(why))}</div>"
+            "<div class='lab-h'>" + _("What the controller decided") + f"</div>{body}</div>")
     chart = None
     try:
         chart = _chart(q, c)

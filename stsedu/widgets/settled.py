@@ -11,6 +11,7 @@ the pods kubectl does not count (a condemned or terminating pod still present).
 from __future__ import annotations
 
 from ..cluster import Cluster
+from ..i18n import _, ngettext
 
 __all__ = ["unsettled", "describe_stop", "left_to_delete", "left_note", "pod_names", "progress_words"]
 
@@ -22,7 +23,7 @@ def pod_names(pods) -> str:
     """"web-0, web-1, web-2, web-3 and 6 more": the first few names of *pods*, the rest counted."""
     names = [p.name for p in pods]
     more = len(names) - _SHOWN
-    return ", ".join(names[:_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return ", ".join(names[:_SHOWN]) + (_(" and {n} more").format(n=more) if more > 0 else "")
 
 
 def unsettled(cluster: Cluster, name: str, namespace: str = "default") -> list[str]:
@@ -33,11 +34,11 @@ def unsettled(cluster: Cluster, name: str, namespace: str = "default") -> list[s
     try:
         sts = cluster.statefulset(name, namespace)
     except KeyError:
-        return [f"there is no StatefulSet {name}"]
+        return [_("there is no StatefulSet {name}").format(name=name)]
     spec, st = sts.spec, sts.status
     out: list[str] = []
     if st.observed_generation < sts.generation:
-        out.append("the controller has not yet seen the latest spec")
+        out.append(_("the controller has not yet seen the latest spec"))
     pods = sorted(cluster.pods(name, namespace), key=lambda p: p.ordinal)
     terminating = [p for p in pods if p.terminating]
     live = [p for p in pods if not p.terminating]
@@ -46,24 +47,27 @@ def unsettled(cluster: Cluster, name: str, namespace: str = "default") -> list[s
     condemned = [p for p in live if not lo <= p.ordinal < lo + spec.replicas]
     missing = spec.replicas - len(in_range)
     if missing > 0:
-        out.append(f"{missing} pod{'s' * (missing != 1)} still to create")
+        out.append(ngettext("{n} pod still to create", "{n} pods still to create", missing).format(n=missing))
     if condemned:
-        out.append(f"{len(condemned)} pod{'s' * (len(condemned) != 1)} still to delete ({pod_names(condemned[::-1])})")
+        out.append(ngettext("{n} pod still to delete ({pods})", "{n} pods still to delete ({pods})",
+                            len(condemned)).format(n=len(condemned), pods=pod_names(condemned[::-1])))
     if terminating:
-        out.append(f"{pod_names(terminating)} still terminating")
+        out.append(_("{pods} still terminating").format(pods=pod_names(terminating)))
     not_ready = [p for p in in_range if not p.ready]
     if not_ready:
-        out.append(f"{pod_names(not_ready)} not Ready")
+        out.append(_("{pods} not Ready").format(pods=pod_names(not_ready)))
     elif spec.min_ready_seconds > 0:
         waiting = [p for p in in_range if not p.available]
         if waiting:
-            out.append(f"{pod_names(waiting)} Ready but not yet Available (minReadySeconds {spec.min_ready_seconds})")
+            out.append(_("{pods} Ready but not yet Available (minReadySeconds {seconds})").format(
+                pods=pod_names(waiting), seconds=spec.min_ready_seconds))
     if spec.update_strategy == "RollingUpdate" and st.update_revision:
         partition = spec.rolling_update.partition if spec.rolling_update is not None else 0
         old = [p for p in in_range if p.ordinal - lo >= partition and p.revision != st.update_revision]
         if old:
             # not "the old revision": after a rollback the revision a pod still runs is the newer one
-            out.append(f"{pod_names(old)} not yet at the revision the spec asks for{_wanted(sts)}")
+            out.append(_("{pods} not yet at the revision the spec asks for{images}").format(
+                pods=pod_names(old), images=_wanted(sts)))
     return out
 
 
@@ -98,14 +102,16 @@ def left_note(cluster: Cluster, name: str, namespace: str = "default") -> str:
         return ""
     sts = cluster.statefulset(name, namespace)
     n = len(left)
-    return (f"Under OnDelete the controller is done, but {n} pod{'s' * (n != 1)} "
-            f"wait{'s' * (n == 1)} for you to delete {'them' if n != 1 else 'it'} before "
-            f"{'they run' if n != 1 else 'it runs'} the revision the spec asks for{_wanted(sts)}: {pod_names(left)}.")
+    return ngettext("Under OnDelete the controller is done, but {n} pod waits for you to delete it before it runs "
+                    "the revision the spec asks for{images}: {pods}.",
+                    "Under OnDelete the controller is done, but {n} pods wait for you to delete them before they "
+                    "run the revision the spec asks for{images}: {pods}.", n).format(
+        n=n, images=_wanted(sts), pods=pod_names(left))
 
 
 def describe_stop(reasons: list[str], why: str) -> str:
     """One sentence for a run that ended with the set not stable: what is left, and why it stopped."""
-    return f"not stable: {'; '.join(reasons)}. The lab stopped because {why}"
+    return _("not stable: {reasons}. The lab stopped because {why}").format(reasons=_("; ").join(reasons), why=why)
 
 
 def progress_words(cluster: Cluster, name: str, done: int, spec) -> str:
@@ -114,12 +120,15 @@ def progress_words(cluster: Cluster, name: str, done: int, spec) -> str:
     spec, the Ready pods and that (their revision is not yet the one the spec asks for)."""
     sts = cluster.statefulset(name)
     if sts.status.observed_generation < sts.generation:
-        return (f"{done}/{spec.replicas} pods Ready · the controller has not yet seen generation "
-                f"{sts.generation}: the next sync acts on it")
+        return _("{done}/{replicas} pods Ready · the controller has not yet seen generation "
+                 "{generation}: the next sync acts on it").format(done=done, replicas=spec.replicas,
+                                                                 generation=sts.generation)
     if spec.update_strategy != "OnDelete":
-        return f"{done}/{spec.replicas} pods Ready at the revision the spec asks for"
+        return _("{done}/{replicas} pods Ready at the revision the spec asks for").format(done=done,
+                                                                                          replicas=spec.replicas)
     pods = left_to_delete(cluster, name)
     left = len(pods)
-    wait = (f" · {left} pod{'s' * (left != 1)} wait{'s' * (left == 1)} for a delete (OnDelete): {pod_names(pods)}"
+    wait = (ngettext(" · {n} pod waits for a delete (OnDelete): {pods}",
+                     " · {n} pods wait for a delete (OnDelete): {pods}", left).format(n=left, pods=pod_names(pods))
             if left else "")
-    return f"{done}/{spec.replicas} pods Ready{wait}"
+    return _("{done}/{replicas} pods Ready{wait}").format(done=done, replicas=spec.replicas, wait=wait)

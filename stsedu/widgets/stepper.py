@@ -151,21 +151,24 @@ class SyncStepper(DisplayedAsWidget):
             self.card.value = ""
             self.table.value = ""
             return
-        self.position.value = (f"<b>sync {r.sync}</b> of {esc(r.set_name)} at t={r.time:g}s · "
-                               + (f"decision {self.index + 1} of {n}" if n else "no decisions"))
+        self.position.value = (_("{sync} of {set} at t={t}s").format(
+            sync="<b>" + _("sync {n}").format(n=r.sync) + "</b>", set=esc(r.set_name), t=f"{r.time:g}") + " · "
+            + (_("decision {i} of {n}").format(i=self.index + 1, n=n) if n else _("no decisions")))
         d = self.decision
         self.steps.value = self._steps_html(d, r.decisions)
         if d is None:
             self.card.value = "<div class='stsedu-card'>" + _("This sync decided nothing.") + "</div>"
         else:
-            done = {True: "done", False: f"failed ({esc(d.error or 'refused')})", None: "a wait"}[d.applied]
+            done = {True: _("done"), False: _("failed ({error})").format(error=esc(d.error or "refused")),
+                    None: _("a wait")}[d.applied]
             obj = d.pod or d.target or ""
             self.card.value = (
                 f"<div class='stsedu-card'><div><span class='mono {action_class(d.action)}'>"
                 f"{esc(d.action)}</span> <code>{esc(obj)}</code> "
-                f"<span class='stsedu-note'>reason <code>{esc(d.reason)}</code> · {done}</span></div>"
+                "<span class='stsedu-note'>" + _("reason {reason}").format(reason=f"<code>{esc(d.reason)}</code>")
+                + f" · {done}</span></div>"
                 f"<div style='margin:4px 0'>{esc(d.message)}</div>"
-                f"<div class='stsedu-note'>upstream: {esc(d.rule)}</div></div>")
+                "<div class='stsedu-note'>" + esc(_("upstream: {rule}").format(rule=_(d.rule))) + "</div></div>")
         if not n:
             self.table.value = ""
             return

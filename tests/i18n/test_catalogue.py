@@ -128,3 +128,24 @@ def test_no_translation_uses_a_variant_the_glossary_avoids():
     bad = [f"{name}: {avoid!r} in {chinese[:80]!r}" for name, _en, chinese in entries()
            for _t, _zh, avoids in glossary() for avoid in avoids if avoid in chinese]
     assert bad == []
+
+
+def _hidden_in_fstrings(source: str) -> list[int]:
+    """Lines where ``_("…")`` (or N_, ngettext, pgettext) with a literal sits inside an f-string:
+    Babel's extractor does not look there, so the text would never reach the catalogue."""
+    import ast
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr):
+            for inner in ast.walk(node):
+                if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in K.KEYWORDS
+                        and any(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in inner.args)):
+                    lines.append(inner.lineno)
+    return lines
+
+
+def test_no_translated_text_hides_in_an_f_string():
+    assert _hidden_in_fstrings('x = f"<b>{_(\'Hi\')}</b>"\ny = _("ok") + f"{_(name)}"\n') == [1]
+    bad = {str(p.relative_to(ROOT)): lines for p in sorted(K.PACKAGE.rglob("*.py"))
+           if (lines := _hidden_in_fstrings(p.read_text(encoding="utf-8")))}
+    assert bad == {}

@@ -59,8 +59,9 @@ def readme_commands() -> list[str]:
 
 
 def test_every_runtime_dependency_is_in_environment_yml(pyproject, conda_specs):
-    """Each [project].dependencies entry appears in environment.yml with the same bounds."""
-    for dep in pyproject["project"]["dependencies"]:
+    """Each [project].dependencies entry, and each of the lab extra (JupyterLab and its Chinese language
+    pack, #45), appears in environment.yml with the same bounds."""
+    for dep in [*pyproject["project"]["dependencies"], *pyproject["project"]["optional-dependencies"]["lab"]]:
         req = Requirement(dep)
         name = normalise(req.name)
         assert name in conda_specs, f"{req.name} is missing from environment.yml"
@@ -79,7 +80,8 @@ def test_the_kernel_needs_nothing_pyodide_cannot_install(pyproject):
     assert [normalise(r.name) for r in export] == ["vl-convert-python"]
     assert Version("1.9") in export[0].specifier and Version("1.8") not in export[0].specifier  # Altair 6.3
     assert not export[0].marker.evaluate({"sys_platform": "emscripten"})
-    assert [normalise(r.name) for r in _extra(pyproject, "lab")] == ["jupyterlab"]
+    # JupyterLab and its Simplified Chinese language pack (#45: the whole page reads in Chinese)
+    assert [normalise(r.name) for r in _extra(pyproject, "lab")] == ["jupyterlab", "jupyterlab-language-pack-zh-cn"]
     test = {normalise(r.name): r for r in _extra(pyproject, "test")}
     assert test["stsedu"].extras == {"lab", "export"}  # browser tests need JupyterLab, export tests vl-convert
 

@@ -16,6 +16,7 @@ from .. import tables
 from ..palette import REVISION_COLORS
 from ..trace_tables import TablesOnce, columns_of
 from ...frames import kit_frame
+from ...i18n import _
 
 
 MAX_ROWS = 2000
@@ -93,7 +94,7 @@ def revision_colors(trace, set_name: str | None = None) -> dict[str, str]:
         if set_ == set_name:
             order += [(int(s), 0, cur), (int(s), 0, upd)]
     names: list[str] = []
-    for _, _, r in sorted(order, key=lambda x: (x[0], x[1])):
+    for _t, _o, r in sorted(order, key=lambda x: (x[0], x[1])):
         if r and r not in names:
             names.append(r)
     return {r: REVISION_COLORS[i % len(REVISION_COLORS)] for i, r in enumerate(names)}
@@ -282,8 +283,9 @@ def aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: fl
                          "band": f"ordinals {first}–{last}", value: best[0], "pods": best[1],
                          "of": sum(cnt.values())})
     width = (hi - lo) / n_bins
-    how = (f"aggregated: {n_ord} ordinals in bands of {band}, x in {n_bins} bins of {width:.3g}; "
-           f"colour = the commonest {value} in each cell")
+    how = _("aggregated: {n} ordinals in bands of {band}, x in {bins} bins of {width}; "
+            "colour = the commonest {value} in each cell").format(n=n_ord, band=band, bins=n_bins,
+                                                                  width=f"{width:.3g}", value=value)
     return pd.DataFrame(rows, columns=["y0", "y1", "x0", "x1", "band", value, "pods", "of"]), how
 
 
@@ -299,8 +301,8 @@ def x_axis(x: str) -> alt.Axis:
     """The x axis: at most about :data:`X_LABELS` labels, any that would still collide left out."""
     thin = dict(tickCount=X_LABELS, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
     if x == "sync":
-        return alt.Axis(title="sync number", tickMinStep=1, format="d", **thin)
-    return alt.Axis(title="time (s)", **thin)
+        return alt.Axis(title=_("sync number"), tickMinStep=1, format="d", **thin)
+    return alt.Axis(title=_("time (s)"), **thin)
 
 
 def until_time(trace, until: float | None) -> float:

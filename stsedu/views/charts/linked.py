@@ -20,6 +20,7 @@ from .timeline import timeline_panel
 from .revisions import revision_panel
 from .status import LANE_PX, status_layers
 from .strip import strip_panel
+from ...i18n import _
 
 
 def sync_summary(trace, set_name: str, max_points: int = 400) -> pd.DataFrame:
@@ -117,7 +118,7 @@ def _overview(trace, set_name: str):
         label="'sync ' + datum.sync + ' at ' + format(datum.time, '.1f') + ' s: ' + datum.decided").mark_text(
         align="left", baseline="bottom", x=0, y=-4, fontSize=13, fontWeight="bold", limit=WIDTH).encode(
         text=alt.Text("label:N"), opacity=alt.condition(hovered, alt.value(1.0), alt.value(0.0)))
-    tip = [alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f")]
+    tip = [alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title=_("time (s)"), format=".1f")]
     lifted = []
 
     def selector(k: int, view: int):
@@ -150,6 +151,6 @@ def _overview(trace, set_name: str):
         vconcat=panels, params=lifted, spacing=30,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(**independent),
                             legend=alt.LegendResolveMap(**independent)),
-        title=chart_title(f"{set_name}: {n} syncs in {end:.0f} s",
-                     "hover anywhere to pick a sync: a line marks it in every panel"),
+        title=chart_title(_("{set}: {n} syncs in {seconds} s").format(set=set_name, n=n, seconds=f"{end:.0f}"),
+                          _("hover anywhere to pick a sync: a line marks it in every panel")),
         config=alt.Config(**CONFIG))

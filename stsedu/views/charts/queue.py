@@ -14,6 +14,7 @@ import pandas as pd
 
 from .widget import alt
 from ...frames import kit_frame
+from ...i18n import _
 
 LANES = ("informer event", "work queue", "worker", "sync", "API write")
 """The lanes of :func:`queue_flow`, top to bottom: the loop's structure."""
@@ -77,9 +78,9 @@ def queue_flow(trace, limit: int | None = 80, start: int = 0):
     backoff = df["what"].str.contains("rate|delay", regex=True)
     df = df.assign(kind=["backoff" if b else "step" for b in backoff])
     base = alt.Chart(df).encode(
-        x=alt.X("step:Q", title="step (in the order it happened)", axis=alt.Axis(tickMinStep=1)),
+        x=alt.X("step:Q", title=_("step (in the order it happened)"), axis=alt.Axis(tickMinStep=1)),
         y=alt.Y("lane:N", sort=list(LANES), title=None, scale=alt.Scale(domain=list(LANES))),
-        color=alt.Color("key:N", title="key"),
+        color=alt.Color("key:N", title=_("key")),
     )
     line = base.mark_line(opacity=0.35, interpolate="step-after").encode(order="step:Q", detail="key:N")
     points = base.mark_point(filled=True, size=70).encode(
@@ -88,5 +89,5 @@ def queue_flow(trace, limit: int | None = 80, start: int = 0):
         tooltip=["step:Q", "time:Q", "key:N", "lane:N", "what:N", "detail:N"])
     return (line + points).properties(
         width=640, height=200,
-        title=alt.TitleParams("From an event to a sync", subtitle=[
-            "informer event → work queue → worker → sync → API write → (new events)"]))
+        title=alt.TitleParams(_("From an event to a sync"), subtitle=[
+            _("informer event → work queue → worker → sync → API write → (new events)")]))

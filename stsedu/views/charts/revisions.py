@@ -15,6 +15,7 @@ from ..trace_tables import TablesOnce
 from ..trace_tables import columns_of
 from .common import (SEGMENT_COLUMNS, WIDTH, aggregate, chart_height, chart_title, ordinal_axis, ordinal_ticks, pick_set,
                      revision_colors, segment_rows, segment_runs, x_axis, x_extent, x_scale)
+from ...i18n import _
 
 
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> list[dict]:
@@ -91,10 +92,11 @@ def revision_data(trace, set_name: str) -> ChartData:
     part = _partition_line(trace, set_name, lo, hi)
     if part and any(o_lo - 0.5 <= p["y"] <= o_hi + 0.5 for p in part):
         rows["partition"] = part
-        subtitle.append(f"purple line: the partition (now {part[-1]['partition']}); only ordinals "
-                        "at or above it are updated")
+        subtitle.append(_("purple line: the partition (now {partition}); only ordinals "
+                          "at or above it are updated").format(partition=part[-1]['partition']))
     elif part:  # a partition above every pod's ordinal: its line would lie off the chart, so none is drawn
-        subtitle.append(f"partition {part[-1]['partition']}: above every ordinal shown, so no pod is updated")
+        subtitle.append(_("partition {partition}: above every ordinal shown, so no pod is updated").format(
+            partition=part[-1]['partition']))
     return ChartData(build=revision_build,
                      structure=(set_name, tuple(colors.items()), aggregated, tuple(subtitle), ticks is None,
                                 "partition" in rows),
@@ -104,7 +106,7 @@ def revision_data(trace, set_name: str) -> ChartData:
 
 def revision_build(data: ChartData):
     """The revision map's Altair panel (no configuration) of *data*, made by :func:`revision_data`."""
-    set_name, colors, aggregated, subtitle, _, with_partition = data.structure
+    set_name, colors, aggregated, subtitle, _ticks, with_partition = data.structure
     colors = dict(colors)
     lo, hi = data.params["x"]
     o_lo, o_hi = ordinals_of(data)
@@ -113,15 +115,15 @@ def revision_build(data: ChartData):
     y_axis = ordinal_axis(set_name, lo=o_lo, hi=o_hi)  # on every layer: layered axes are merged
     y_enc = alt.Y("y0:Q", scale=y_scale, axis=y_axis)
     rev_scale = alt.Scale(domain=list(colors) or [""], range=list(colors.values()) or ["#BBBBBB"])
-    color = alt.Color("revision:N", title="revision", scale=rev_scale,
+    color = alt.Color("revision:N", title=_("revision"), scale=rev_scale,
                       legend=alt.Legend(orient="right", labelLimit=220))
     if aggregated:
         layer = alt.Chart({"values": data.rows["bars"]}).mark_rect().encode(
             x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
-            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("revision:N"),
-                     alt.Tooltip("pods:Q", title="pods at that revision"), alt.Tooltip("of:Q", title="pods in band"),
-                     alt.Tooltip("x0:Q", title="syncs from", format=".0f"),
-                     alt.Tooltip("x1:Q", title="syncs to", format=".0f")])
+            tooltip=[alt.Tooltip("band:N", title=_("pods")), alt.Tooltip("revision:N"),
+                     alt.Tooltip("pods:Q", title=_("pods at that revision")), alt.Tooltip("of:Q", title=_("pods in band")),
+                     alt.Tooltip("x0:Q", title=_("syncs from"), format=".0f"),
+                     alt.Tooltip("x1:Q", title=_("syncs to"), format=".0f")])
         layers, top_data = [layer], alt.Undefined
     else:
         # Revision and pod state on separate channels: the revision is the hue, the state is the form
@@ -129,8 +131,8 @@ def revision_build(data: ChartData):
         # Ready" made a Ready pod of the grey first revision read as "not Ready".
         looks = list(REVISION_LOOKS)
         ready_or_not = alt.FieldOneOfPredicate(field="look", oneOf=["Ready", "not Ready"])
-        tip = [alt.Tooltip("pod:N"), alt.Tooltip("revision:N"), alt.Tooltip("look:N", title="pod is"),
-               alt.Tooltip("syncs:N", title="syncs")]
+        tip = [alt.Tooltip("pod:N"), alt.Tooltip("revision:N"), alt.Tooltip("look:N", title=_("pod is")),
+               alt.Tooltip("syncs:N", title=_("syncs"))]
         bars = alt.Chart().transform_filter(ready_or_not).mark_rect(strokeWidth=2).encode(
             x=x_enc, x2=alt.X2("x1:Q"), y=y_enc, y2=alt.Y2("y1:Q"), color=color,
             stroke=alt.Stroke("revision:N", scale=rev_scale, legend=None),
@@ -145,7 +147,7 @@ def revision_build(data: ChartData):
         key = alt.Chart({"values": data.rows["key"]}).mark_point(
             filled=True, opacity=1, color="#555555").encode(
             x=alt.X("x0:Q", scale=x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
-            shape=alt.Shape("look:N", title="pod", scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
+            shape=alt.Shape("look:N", title=_("pod"), scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
                             legend=alt.Legend(orient="right")))
         layers, top_data = [bars, going, key], {"values": data.rows["bars"]}
     if with_partition:
@@ -155,11 +157,11 @@ def revision_build(data: ChartData):
         line = alt.Chart({"values": data.rows["partition"]}).mark_line(
             interpolate="step-after", color=PARTITION_COLOR, strokeWidth=3, clip=True).encode(
             x=alt.X("x:Q", scale=x_scale(lo, hi)), y=alt.Y("y:Q", scale=y_scale, axis=y_axis),
-            tooltip=[alt.Tooltip("partition:Q", title="partition")])
+            tooltip=[alt.Tooltip("partition:Q", title=_("partition"))])
         layers += [line]
     chart = alt.layer(*layers, data=top_data) if len(layers) > 1 else layers[0]
     return chart.properties(width=data.width, height=data.height,
-                            title=chart_title(f"Revisions of {set_name}, sync by sync", *subtitle))
+                            title=chart_title(_("Revisions of {set}, sync by sync").format(set=set_name), *subtitle))
 
 
 def revision_panel(trace, set_name: str):

@@ -12,6 +12,7 @@ from .. import tables
 from ..palette import COUNTER_COLORS, SPEC_COLOR
 from . import common
 from .common import WIDTH, chart_title, check_x, pick_set, with_config, x_axis, x_extent, x_scale
+from ...i18n import _
 
 
 COUNTER_TITLES = {"spec_replicas": "spec.replicas", "replicas": "replicas", "ready": "readyReplicas",
@@ -39,7 +40,7 @@ def _status_data(trace, set_name: str, x: str, lo: float, hi: float) -> tuple[pd
         step = (hi - lo) / n
         b = ((data["x"] - lo) // step).clip(upper=n - 1).astype(int)
         data = data.assign(bin=b).drop_duplicates("bin", keep="last").drop(columns="bin")
-        how = f"aggregated: the status at the end of each of {n} equal stretches of the x axis"
+        how = _("aggregated: the status at the end of each of {n} equal stretches of the x axis").format(n=n)
     if data["x"].iloc[-1] < hi:  # carry the last status to the right edge
         data = pd.concat([data, data.iloc[[-1]].assign(x=hi)], ignore_index=True)
     return data[["x", "sync", "time", *cols]].reset_index(drop=True), how
@@ -64,7 +65,7 @@ def status_layers(trace, set_name: str, x: str = "time", until: float | None = N
                                 titleFontWeight="bold", titleColor=COUNTER_COLORS[c], domain=False, ticks=False,
                                 grid=True, gridOpacity=0.35))
         tip = [alt.Tooltip(f"{c}:Q", title=name), alt.Tooltip("spec_replicas:Q", title="spec.replicas"),
-               alt.Tooltip("sync:Q", title="since sync"), alt.Tooltip("time:Q", title="since (s)", format=".1f")]
+               alt.Tooltip("sync:Q", title=_("since sync")), alt.Tooltip("time:Q", title=_("since (s)"), format=".1f")]
         base = alt.Chart()
         area = base.mark_area(interpolate="step-after", color=COUNTER_COLORS[c], opacity=0.22, clip=True).encode(
             x=xenc.axis(axis_x), y=y)
@@ -73,9 +74,10 @@ def status_layers(trace, set_name: str, x: str = "time", until: float | None = N
         spec = base.mark_line(interpolate="step-after", color=SPEC_COLOR, strokeWidth=1.5, strokeDash=[6, 4]).encode(
             x=xenc.axis(axis_x), y=alt.Y("spec_replicas:Q", scale=alt.Scale(domain=[0, top], nice=False)))
         lanes.append([area, spec, line])
-    subtitle = how or ("one lane per status field, as each sync computed it; "
-                       "dashed: spec.replicas, the number asked for")
-    return data, lanes, chart_title(f"Status of {set_name} over " + ("time" if x == "time" else "syncs"), subtitle)
+    subtitle = how or _("one lane per status field, as each sync computed it; "
+                        "dashed: spec.replicas, the number asked for")
+    title = _("Status of {set} over time") if x == "time" else _("Status of {set} over syncs")
+    return data, lanes, chart_title(title.format(set=set_name), subtitle)
 
 
 def status_lanes(trace, set_name: str, x: str = "time", until: float | None = None):

@@ -16,6 +16,7 @@ from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
 from ..trace_tables import TablesOnce, columns_of
 from .common import N_BANDS, N_BINS, WIDTH, chart_height, chart_title, check_x, ordinal_axis, ordinal_ticks, pick_set, x_axis, x_extent, x_scale
+from ...i18n import _
 
 
 def _decision_data(trace, set_name: str, include_other: bool) -> pd.DataFrame:
@@ -60,8 +61,8 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
         rows = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
                            band=[f"ordinals {o_lo + b * band}–{min(o_hi, o_lo + (b + 1) * band - 1)}"
                                  for b in grid["b"]])
-        subtitle = (f"aggregated: {len(df)} decisions counted per band of {band} ordinals and "
-                    f"{x} bin of {width:.3g}; size = how many")
+        subtitle = _("aggregated: {n} decisions counted per band of {band} ordinals and "
+                     "{x} bin of {width}; size = how many").format(n=len(df), band=band, x=x, width=f"{width:.3g}")
     else:
         rows = df[["sync", "time", "action", "kind", "pod", "ordinal", "reason", "rule", "message", "outcome"]]
     return ChartData(build=strip_build,
@@ -72,13 +73,13 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
 
 def strip_build(data: ChartData):
     """The decision strip's Altair panel (no configuration) of *data*, made by :func:`strip_data`."""
-    set_name, x, kinds, aggregated, subtitle, _, emphasis = data.structure
+    set_name, x, kinds, aggregated, subtitle, _ticks, emphasis = data.structure
     lo, hi = data.params["x"]
     o_lo, o_hi = ordinals_of(data)
     kscale = dict(domain=list(kinds))
-    stroke = alt.Stroke("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
-    shape = alt.Shape("kind:N", title="decision", scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
-    fill = alt.Fill("kind:N", title="decision",
+    stroke = alt.Stroke("kind:N", title=_("decision"), scale=alt.Scale(**kscale, range=[ACTION_COLORS[k] for k in kinds]))
+    shape = alt.Shape("kind:N", title=_("decision"), scale=alt.Scale(**kscale, range=[ACTION_SHAPES[k] for k in kinds]))
+    fill = alt.Fill("kind:N", title=_("decision"),
                     scale=alt.Scale(**kscale, range=["#FFFFFF" if k == "wait" else ACTION_COLORS[k] for k in kinds]),
                     legend=alt.Legend(orient="right"))
     y_scale = alt.Scale(domain=data.params["y"], nice=False, zero=False)
@@ -89,20 +90,20 @@ def strip_build(data: ChartData):
             x=alt.X("xc:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
             y=alt.Y("yc:Q", scale=y_scale, axis=y_axis),
             fill=fill, stroke=stroke, shape=shape,
-            size=alt.Size("size:Q", title="decisions", scale=alt.Scale(range=[30, 400])),
-            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("kind:N", title="decision"),
-                     alt.Tooltip("size:Q", title="how many")])
+            size=alt.Size("size:Q", title=_("decisions"), scale=alt.Scale(range=[30, 400])),
+            tooltip=[alt.Tooltip("band:N", title=_("pods")), alt.Tooltip("kind:N", title=_("decision")),
+                     alt.Tooltip("size:Q", title=_("how many"))])
     else:
         size = alt.value(170) if emphasis is None else alt.condition(emphasis, alt.value(480), alt.value(150))
         chart = base.mark_point(filled=True, strokeWidth=2, opacity=1).encode(
             x=alt.X(f"{'sync' if x == 'sync' else 'time'}:Q", scale=x_scale(lo, hi), axis=x_axis(x)),
             y=alt.Y("ordinal:Q", scale=y_scale, axis=y_axis),
             fill=fill, stroke=stroke, shape=shape, size=size,
-            tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title="time (s)", format=".1f"),
+            tooltip=[alt.Tooltip("sync:Q"), alt.Tooltip("time:Q", title=_("time (s)"), format=".1f"),
                      alt.Tooltip("action:N"), alt.Tooltip("pod:N"), alt.Tooltip("reason:N"),
                      alt.Tooltip("message:N"), alt.Tooltip("rule:N"), alt.Tooltip("outcome:N")])
     return chart.properties(width=data.width, height=data.height,
-                            title=chart_title(f"What each sync of {set_name} decided", subtitle))
+                            title=chart_title(_("What each sync of {set} decided").format(set=set_name), subtitle))
 
 
 def strip_panel(trace, set_name: str, include_other: bool = False, x: str = "sync", emphasis=None,

@@ -13,6 +13,7 @@ from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
 from ..trace_tables import TablesOnce
 from .common import STATE_LABEL_EXPR, WIDTH, aggregate, chart_height, chart_title, check_x, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, until_time, x_axis, x_extent, x_scale
+from ...i18n import _
 
 
 def timeline_data(trace, set_name: str, x: str = "time", until: float | None = None) -> ChartData:
@@ -25,7 +26,7 @@ def timeline_data(trace, set_name: str, x: str = "time", until: float | None = N
     present = tuple(s for s in tables.STATES if s in seen) or ("Pending",)
     o_lo, o_hi = ordinal_range(seg)
     ticks = ordinal_ticks(o_lo, o_hi)
-    subtitle = "one row per ordinal; colour = pod state; hover a bar for the change that began it"
+    subtitle = _("one row per ordinal; colour = pod state; hover a bar for the change that began it")
     aggregated = common.outgrows(len(seg), o_hi - o_lo + 1)
     if aggregated:
         rows, subtitle = aggregate(seg, "state", list(tables.STATES), lo, hi)
@@ -43,10 +44,10 @@ def timeline_data(trace, set_name: str, x: str = "time", until: float | None = N
 
 def timeline_build(data: ChartData):
     """The pod timeline's Altair panel (no configuration) of *data*, made by :func:`timeline_data`."""
-    set_name, x, present, aggregated, subtitle, _ = data.structure
+    set_name, x, present, aggregated, subtitle, _ticks = data.structure
     lo, hi = data.params["x"]
     o_lo, o_hi = ordinals_of(data)
-    color = alt.Color("state:N", title="pod state",
+    color = alt.Color("state:N", title=_("pod state"),
                       scale=alt.Scale(domain=list(present), range=[STATE_COLORS[s] for s in present]),
                       # "Running" alone reads as "fine": the state is a container running, not yet Ready
                       legend=alt.Legend(orient="right", labelExpr=STATE_LABEL_EXPR))
@@ -58,21 +59,21 @@ def timeline_build(data: ChartData):
     if aggregated:
         chart = base.mark_rect().encode(
             **position,
-            tooltip=[alt.Tooltip("band:N", title="pods"), alt.Tooltip("state:N"),
-                     alt.Tooltip("pods:Q", title="pods in that state"), alt.Tooltip("of:Q", title="pods in band"),
-                     alt.Tooltip("x0:Q", title=f"{x} from", format=".1f"),
-                     alt.Tooltip("x1:Q", title=f"{x} to", format=".1f")])
+            tooltip=[alt.Tooltip("band:N", title=_("pods")), alt.Tooltip("state:N"),
+                     alt.Tooltip("pods:Q", title=_("pods in that state")), alt.Tooltip("of:Q", title=_("pods in band")),
+                     alt.Tooltip("x0:Q", title=_("time from") if x == "time" else _("sync from"), format=".1f"),
+                     alt.Tooltip("x1:Q", title=_("time to") if x == "time" else _("sync to"), format=".1f")])
     else:
         chart = base.mark_rect(stroke="white", strokeWidth=1).encode(
             **position,
             tooltip=[alt.Tooltip("pod:N"), alt.Tooltip("state:N"), alt.Tooltip("revision:N"),
-                     alt.Tooltip("start:Q", title="from (s)", format=".1f"),
-                     alt.Tooltip("end:Q", title="to (s)", format=".1f"),
-                     alt.Tooltip("syncs:N", title="syncs that saw it"),
-                     alt.Tooltip("cause:N", title="changed by"), alt.Tooltip("decision:N"),
+                     alt.Tooltip("start:Q", title=_("from (s)"), format=".1f"),
+                     alt.Tooltip("end:Q", title=_("to (s)"), format=".1f"),
+                     alt.Tooltip("syncs:N", title=_("syncs that saw it")),
+                     alt.Tooltip("cause:N", title=_("changed by")), alt.Tooltip("decision:N"),
                      alt.Tooltip("rule:N")])
     return chart.properties(width=data.width, height=data.height,
-                            title=chart_title(f"Pods of {set_name} over " + ("time" if x == "time" else "syncs"),
+                            title=chart_title((_("Pods of {set} over time") if x == "time" else _("Pods of {set} over syncs")).format(set=set_name),
                                               subtitle))
 
 

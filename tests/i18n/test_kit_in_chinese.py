@@ -1,0 +1,97 @@
+"""Under stsedu.set_language("zh") the kit's own words are Chinese — lab titles, buttons, status lines,
+reveals, "wrong form" messages, chart titles, axes and tooltips — while kubectl's text, the API server's
+messages and the decision messages (upstream's log lines) stay English."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+import stsedu
+from stsedu.widgets import labs
+
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")  # ideographs and full-width punctuation
+
+
+@pytest.fixture
+def zh():
+    stsedu.set_language("zh")
+    yield
+    stsedu.set_language("en")
+
+
+LAB_CLASSES = [getattr(labs, n) for n in labs.__all__ if n.endswith("Lab") and n != "Lab"]
+
+
+@pytest.mark.parametrize("cls", LAB_CLASSES, ids=lambda c: c.__name__)
+def test_every_lab_draws_in_chinese(zh, cls):
+    lab = cls()
+    title = lab.header.value
+    assert CJK.search(title), title
+    assert "实验" in title                                  # "… lab" is 实验 in every title
+    assert cls.title not in title                          # the English title is not shown
+    assert CJK.search(lab.did_area.value) or not lab.did_area.value
+    buttons = [w.description for w in _walk(lab.widget) if type(w).__name__ == "Button" and w.description]
+    assert buttons and all(CJK.search(b) or b.startswith("kubectl") for b in buttons), buttons
+
+
+def _walk(w):
+    yield w
+    for child in getattr(w, "children", ()):
+        yield from _walk(child)
+
+
+def test_a_lab_change_reports_in_chinese_with_kubectl_in_english(zh):
+    lab = labs.ScalingLab()
+    lab.scale(4)
+    did = lab.did_area.value
+    assert "你在 t=" in did and "<code>kubectl scale sts web --replicas=4</code>" in did
+    assert "次同步" in did and "现在 t=" in did
+    assert "<th>原因</th>" in lab.decisions.value
+    # the decisions' messages are upstream's log lines: English, as on a real cluster
+    assert "Pod web-3" in lab.decisions.value or "web-3" in lab.decisions.value
+    assert "NAME" in lab.text.value and "READY" in lab.text.value  # kubectl get pods, as printed
+
+
+def test_a_refused_change_keeps_the_api_servers_english(zh):
+    lab = labs.ScalingLab()
+    lab.scale(-1)
+    # the API server's words stay English; only the kit's note around them is translated
+    assert "spec.replicas" in lab.did_area.value and "must be greater than or equal to 0" in lab.did_area.value
+
+
+@pytest.mark.parametrize("qid", ["03.a", "05.a", "06.a", "11.b"])
+def test_reveals_speak_chinese(zh, qid):
+    q = labs.question(qid)
+    ask = labs.reveal(qid)
+    assert ask.text.startswith(f"问题 {qid}：") and "还没有记录预测" in ask.text
+    assert q.text not in ask.text                            # the English question is not shown
+    got = q.act(q.setup())
+    right = labs.reveal(qid, got)
+    assert "✓ 正确" in right.text and "规则：" in right.text and q.why not in right.text
+
+
+def test_wrong_form_message_is_chinese(zh):
+    text = labs.reveal("06.a", "web-3").text
+    assert "形式不对，而不是答案错了" in text and "要求的是一个列表" in text and "'web-3'" in text
+
+
+def test_charts_titles_axes_and_tooltips_are_chinese(zh):
+    from stsedu.views import charts
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(3))
+    c.run()
+    spec = json.dumps(charts.pod_timeline(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "web 的 Pod 随时间的变化" in spec and "时间（秒）" in spec and "Pod 状态" in spec
+    spec = json.dumps(charts.revision_map(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "web 的修订版本" in spec
+    spec = json.dumps(charts.status_counters(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "web 的状态随时间的变化" in spec
+
+
+def test_english_is_back_after_switching(zh):
+    stsedu.set_language("en")
+    assert labs.ScalingLab().header.value.count("Scaling lab") == 1
+    assert labs.reveal("06.a").text.startswith("Question 06.a:")

@@ -66,6 +66,16 @@ def _kit_english_on_the_page(page) -> list[str]:
     return [m for m in kit_messages() if m in shown]
 
 
+def _has_cjk_font() -> bool:
+    """Chromium draws Chinese only with a CJK font installed (Debian: fonts-noto-cjk); without one
+    every character is an empty box in the page and the screenshots."""
+    import subprocess
+
+    if not shutil.which("fc-list"):
+        return False
+    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout.strip())
+
+
 def _label(english: str, lang: str) -> str:
     """A lab's control label as the kit writes it in *lang* (its gettext catalogue)."""
     if not lang:
@@ -107,6 +117,8 @@ def _open_unmodified_and_run_all(page, jupyter_server, name, lang="") -> None:
     """Open notebook *name* of the *lang* series in JupyterLab (opening must not mark it modified),
     run every cell, and check that no cell printed a traceback."""
     url, root = jupyter_server
+    if lang == "zh":
+        assert _has_cjk_font(), "no CJK font for Chromium: apt-get install fonts-noto-cjk"
     (root / lang).mkdir(exist_ok=True)
     shutil.copy(REPO / "notebooks" / lang / name, root / lang / name)
     path = f"{lang}/{name}" if lang else name
@@ -185,6 +197,8 @@ def test_a_prediction_run_in_the_browser_is_revealed_with_the_rule_and_a_chart(l
     if not (REPO / "notebooks" / lang / name).exists():
         pytest.skip(f"no notebooks/{lang}/{name}")
     url, root = jupyter_server
+    if lang == "zh":
+        assert _has_cjk_font(), "no CJK font for Chromium: apt-get install fonts-noto-cjk"
     (root / lang).mkdir(exist_ok=True)
     shutil.copy(REPO / "notebooks" / lang / name, root / lang / f"reveal-{name}")
     path = f"{lang}/reveal-{name}" if lang else f"reveal-{name}"

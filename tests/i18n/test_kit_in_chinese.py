@@ -95,3 +95,17 @@ def test_english_is_back_after_switching(zh):
     stsedu.set_language("en")
     assert labs.ScalingLab().header.value.count("Scaling lab") == 1
     assert labs.reveal("06.a").text.startswith("Question 06.a:")
+
+
+def test_exercise_feedback_and_answer_sheet_speak_chinese(zh):
+    """The kit's words around an exercise are Chinese (its question, situation and rule come from the
+    exercise's YAML file and stay as written there)."""
+    ex = stsedu.exercises.get("03.1")
+    assert ex.check(None, record=False).message == "练习 03.1：请先写下你的预测（" + ex.answer_format + "）。"
+    wrong = ex.check([("create", "web-2")], record=False)
+    assert wrong.message.startswith("✗ 练习 03.1：不完全对——你的答案是 ")
+    right = ex.check(ex.expected_answer(), record=False)
+    assert right.message.startswith("✓ 练习 03.1：正确。")
+    sheet = stsedu.exercises.Handout([{"id": "T.1", "title": "", "points": 1, "question": "q1", "situation": "",
+                                       "kind": "number", "format": "a number"}])
+    assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"

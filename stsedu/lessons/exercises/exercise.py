@@ -42,6 +42,7 @@ from ... import files as _files
 from .. import scenarios as _scenarios
 from . import kinds as K
 from . import modes as _mode
+from ...i18n import _, ngettext
 from . import variants as V
 from .measures import MeasureError, fits, measure, produces
 from .sequence import SEQUENCE_KEYS, prefix_score
@@ -339,11 +340,12 @@ class Exercise:
 
     def show(self) -> None:
         """Print the question and the objects it is about (kubectl-like)."""
-        pts = f" ({self.points} points)" if self.points != 1 else ""
-        lines = [f"Exercise {self.id}{pts}: {self.question}", "", self.situation()]
+        pts = _(" ({n} points)").format(n=self.points) if self.points != 1 else ""
+        lines = [_("Exercise {id}{points}: {question}").format(id=self.id, points=pts, question=self.question), "",
+                 self.situation()]
         if self.choices:
             lines += [""] + [f"  {chr(ord('a') + i)}) {ch}" for i, ch in enumerate(self.choices)]
-        lines += ["", f"Answer with {self.answer_format}."]
+        lines += ["", _("Answer with {form}.").format(form=self.answer_format)]
         print("\n".join(lines))
 
     def situation(self) -> str:
@@ -380,14 +382,15 @@ class Exercise:
             given = self.read(answer)
         except K.AnswerFormatError as e:
             if str(e) == "no answer yet":
-                return Feedback(False, f"Exercise {self.id}: write your prediction first "
-                                       f"({self.answer_format}).", answered=False)
-            return Feedback(False, f"Exercise {self.id}: cannot read that answer: {e}.", answered=False)
+                return Feedback(False, _("Exercise {id}: write your prediction first ({form}).").format(
+                    id=self.id, form=self.answer_format), answered=False)
+            return Feedback(False, _("Exercise {id}: cannot read that answer: {problem}.").format(id=self.id, problem=e),
+                            answered=False)
         if record:
             record_attempt(RECORDED, self.id, given)
         if self.assessed:
-            return Feedback(False, f"Exercise {self.id}: answer recorded ({K.show(given)}). Assessed mode: "
-                                   "it is checked after you hand in.", checked=False)
+            return Feedback(False, _("Exercise {id}: answer recorded ({answer}). Assessed mode: it is checked "
+                                     "after you hand in.").format(id=self.id, answer=K.show(given)), checked=False)
         return self.judge(given)
 
     def judge(self, given: Any) -> Feedback:
@@ -398,10 +401,11 @@ class Exercise:
     def judge_answer(self, given: Any) -> Feedback:
         got = self._score(given, "judge_answer()")
         if got == self.points:
-            return Feedback(True, f"✓ Exercise {self.id}: right. {self.why}")
-        part = f" ({_pts(got)} of {self.points} points: the start of your sequence is right)" if got else ""
-        return Feedback(False, f"✗ Exercise {self.id}: not quite — you said {K.show(given)}{part}. "
-                               f"{self.hint_for(given)}")
+            return Feedback(True, _("✓ Exercise {id}: right. {why}").format(id=self.id, why=self.why))
+        part = (_(" ({got} of {points} points: the start of your sequence is right)").format(
+            got=_pts(got), points=self.points) if got else "")
+        return Feedback(False, _("✗ Exercise {id}: not quite — you said {answer}{part}. {hint}").format(
+            id=self.id, answer=K.show(given), part=part, hint=self.hint_for(given)))
 
     def score(self, given: Any) -> float:
         """Points for an answer in canonical form: all or nothing, or (a sequence) the share of the
@@ -425,9 +429,11 @@ class Exercise:
             right = self._answer("hint_for()")
             k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))
             if k == len(right):
-                return f"Your first {k} steps are the whole sequence; the set is stable after them."
-            return (f"Your first {k} step{'s' * (k != 1)} match{'es' * (k == 1)} what the controller does; "
-                    f"look again at step {k + 1}: after each sync, what is the controller waiting for?")
+                return _("Your first {k} steps are the whole sequence; the set is stable after them.").format(k=k)
+            return ngettext("Your first {k} step matches what the controller does; look again at step {next}: "
+                            "after each sync, what is the controller waiting for?",
+                            "Your first {k} steps match what the controller does; look again at step {next}: "
+                            "after each sync, what is the controller waiting for?", k).format(k=k, next=k + 1)
         return K.generic_hint(self.kind, given, self._answer("hint_for()"))
 
     def assert_correct(self, answer: Any) -> None:

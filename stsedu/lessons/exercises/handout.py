@@ -27,6 +27,7 @@ from . import kinds as K
 from .answers import AnswerSheet
 from .exercise import ExerciseError, record_attempt
 from .modes import ASSESSED, assessed, grading
+from ...i18n import _
 
 PUBLIC_KEYS = ("id", "title", "points", "question", "situation", "kind", "choices", "format")
 KEY_DIR = "stsedu-key"
@@ -72,22 +73,24 @@ class Handout:
         self.student = student
         """The student this notebook was released to (its situations are that student's variant)."""
         self.sheet = AnswerSheet(mode=ASSESSED)
-        self.notice = assessed() + (f" This notebook is {student}'s own variant." if student else "")
+        self.notice = assessed() + (_(" This notebook is {student}'s own variant.").format(student=student)
+                                    if student else "")
 
     def answer(self, exercise_id: str, answer: Any) -> str:
         """Record *answer* (its form is checked, not whether it is right); returns a one-line message."""
         e = self.exercises.get(exercise_id)
         if e is None:
-            return f"No exercise {exercise_id!r} in this assignment; there are: {', '.join(self.exercises)}."
+            return _("No exercise {id} in this assignment; there are: {ids}.").format(id=repr(exercise_id),
+                                                                                    ids=", ".join(self.exercises))
         try:
             given = K.normalise(e["kind"], answer, tuple(e.get("choices") or ()))
         except K.AnswerFormatError as err:
             if str(err) == "no answer yet":
-                return f"Exercise {exercise_id}: no answer yet (write it as {e['format']})."
-            return f"Exercise {exercise_id}: cannot read that answer: {err}."
+                return _("Exercise {id}: no answer yet (write it as {form}).").format(id=exercise_id, form=e["format"])
+            return _("Exercise {id}: cannot read that answer: {problem}.").format(id=exercise_id, problem=err)
         record_attempt(self.sheet.attempts, exercise_id, given)
-        return (f"Exercise {exercise_id}: answer recorded ({K.show(given)}); it is graded after you "
-                "hand in.")
+        return _("Exercise {id}: answer recorded ({answer}); it is graded after you hand in.").format(
+            id=exercise_id, answer=K.show(given))
 
     def save(self, path: str = "my-answers.json", student: str = "") -> str:
         """Write the answers to *path* for the teacher (your name is required), keeping every
@@ -95,8 +98,8 @@ class Handout:
         A notebook released to a student saves under that student's name, and only that one."""
         if self.student:
             if student.strip() and student.strip() != self.student:
-                return (f"Not saved: this notebook is {self.student}'s (its situations are {self.student}'s "
-                        "variant); hand in the one released to you.")
+                return _("Not saved: this notebook is {student}'s (its situations are {student}'s variant); "
+                         "hand in the one released to you.").format(student=self.student)
             student = self.student
         self.sheet.student = student
         return self.sheet.save(path)

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from ...api.arguments import ascii_int
+from ...i18n import _
 
 KINDS = ("pods", "decisions", "number", "revision", "bool", "text", "choice")
 POD_ACTIONS = ("create", "delete", "update", "wait")
@@ -213,27 +214,27 @@ def generic_hint(kind: str, given: Any, expected: Any) -> str:
     """A hint that fits any exercise of *kind* (used when the exercise names none for this answer)."""
     if kind == "decisions":
         if given and expected and [a for a, _ in given] == [a for a, _ in expected]:
-            return "The kind of action is right; look again at which pod it concerns."
+            return _("The kind of action is right; look again at which pod it concerns.")
         if given and expected and [p for _, p in given] == [p for _, p in expected]:
-            return "The pod is right; what does the controller do with it?"
+            return _("The pod is right; what does the controller do with it?")
         if expected == []:
-            return "Look again: is there anything left for the controller to do?"
-        return ("Walk through the sync in order: replicas first (lowest ordinal), then condemned pods, "
-                "then the update.")
+            return _("Look again: is there anything left for the controller to do?")
+        return _("Walk through the sync in order: replicas first (lowest ordinal), then condemned pods, "
+                 "then the update.")
     if kind == "pods":
         missing = set(expected) - set(given)
         extra = set(given) - set(expected)
         parts = []
         if missing:
-            parts.append(f"{len(missing)} name(s) missing from your list")
+            parts.append(_("{n} name(s) missing from your list").format(n=len(missing)))
         if extra:
-            parts.append(f"{len(extra)} name(s) too many")
-        return "; ".join(parts) + "." if parts else "Check the names."
+            parts.append(_("{n} name(s) too many").format(n=len(extra)))
+        return _("; ").join(parts) + _(".") if parts else _("Check the names.")
     if kind == "bool":
-        return "Think about the exact rule (strictly more, or at least?)."
+        return _("Think about the exact rule (strictly more, or at least?).")
     if kind in ("number", "revision"):
-        return "Too high." if given > expected else "Too low."
-    return "Compare with the rule in the notebook's text."
+        return _("Too high.") if given > expected else _("Too low.")
+    return _("Compare with the rule in the notebook's text.")
 
 
 def jsonable(v: Any) -> Any:

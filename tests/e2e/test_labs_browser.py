@@ -166,9 +166,9 @@ def test_lab_in_notebook_redraws_table_and_chart(lang, name, jupyter_server, pag
     else:
         raise AssertionError("the chart did not change")
     lab.scroll_into_view_if_needed()
+    _keep(page, name, tmp_path, lang)
     if lang:
         assert _kit_english_on_the_page(page) == []
-    _keep(page, name, tmp_path, lang)
 
 
 @pytest.mark.parametrize("lang,name", WITHOUT_LABS, ids=_ids(WITHOUT_LABS))
@@ -182,9 +182,9 @@ def test_index_and_exercise_sheet_run_unmodified(lang, name, jupyter_server, pag
         expect(panel).to_be_visible(timeout=TIMEOUT)
         panel.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
+    _keep(page, name, tmp_path, lang)
     if lang:
         assert _kit_english_on_the_page(page) == []
-    _keep(page, name, tmp_path, lang)
 
 
 @pytest.mark.parametrize("lang", ["", "zh"], ids=["en", "zh"])

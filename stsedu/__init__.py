@@ -21,15 +21,15 @@ from .api.objects import (ControllerRevision, PersistentVolumeClaim, Pod, Servic
 from .api.profiles import PROFILES, Profile
 from .trace import Trace
 # The public modules, as learners type them (stsedu.tables.decisions_frame(...)), and the room each
-# lives in.  charts, widgets and labs load on first use (Altair, ipywidgets); the rest load now.
+# lives in.  scenarios loads now; the others on first use (pandas, Altair, ipywidgets, the exercise
+# library): `stsedu kubectl` and the other commands start without them.
 MODULES = {
     "tables": "views.tables", "charts": "views.charts",
     "widgets": "widgets", "labs": "widgets.labs",
     "examples": "lessons.examples", "scenarios": "lessons.scenarios",
     "exercises": "lessons.exercises", "compare": "lessons.compare",
 }
-from .views import tables  # noqa: E402
-from .lessons import compare, examples, exercises, scenarios  # noqa: E402
+from .lessons import scenarios  # noqa: E402
 from .views.projector import display  # noqa: E402  (projector mode: stsedu.display(scale=1.6))
 
 PUBLIC = (
@@ -82,7 +82,7 @@ import sys as _sys  # noqa: E402
 _register_magics()
 
 
-def __getattr__(name):  # stsedu.charts, stsedu.widgets and stsedu.labs load on first use (Altair, ipywidgets)
+def __getattr__(name):  # the modules of MODULES load on first use
     if name in MODULES:
         import importlib
         module = importlib.import_module(f".{MODULES[name]}", __name__)

@@ -23,7 +23,7 @@ from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service
 from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
-from .controller.stateful_set import ControllerLoop, new_stateful_set_controller
+from .controller.stateful_set import ControllerLoop, late_sync, new_stateful_set_controller
 from .controller.history import sort_revisions
 from .controller.stateful_set_control import list_revisions
 from .sim.clock import Clock
@@ -94,7 +94,7 @@ class Cluster:
         self.controller = new_stateful_set_controller(self._writes, self.profile, self.feature_gates,
                                                       Informers(self.store, self.clock, informer_delay),
                                                       arguments.as_integer(concurrent_syncs),
-                                                      sync=lambda name, namespace: self.sync(name, namespace))
+                                                      sync=late_sync(self))
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop: ControllerLoop = self.controller.loop
         """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
@@ -174,7 +174,8 @@ class Cluster:
         return _detached(svc)
 
     def dump(self) -> dict:
-        """Every stored object's manifest plus the clock and trace sizes (to compare states)."""
+        """Every stored object's manifest plus the clock and trace sizes (to compare states); the whole
+        cluster, to carry on from later: ``stsedu.sim.snapshot.dump(cluster, key)`` and ``load``."""
         return {"objects": self.store.dump(), "now": self.now,
                 "trace": {k: len(v) for k, v in self.trace.rows().items()}}
 

@@ -157,6 +157,12 @@ class Trace:
         self._queue: list[tuple] = []
 
     # --------------------------------------------------------------- writing
+    def begin_sync(self, time: float) -> int:
+        """A sync begins at *time*: the rows written from now on carry its number, which is returned."""
+        self.sync += 1
+        self.time = time
+        return self.sync
+
     def add_decision(self, set_name: str, seq: int, d) -> None:
         self._decisions.append((self.sync, self.time, set_name, seq, d.action, d.pod, d.reason,
                                 d.target, d.message, d.rule, d.step, d.applied, d.error))

@@ -94,8 +94,10 @@ MUTATIONS = (
              "        if False:\n            return status,",
              "updateStatefulSet: Recreate creates nothing until recreateDeleteAndWait finds no old pod"),
     Mutation("create-despite-claim-error", "controller/stateful_pod_control.py",
-             "        if error is not None:\n            return error\n        x = sent(create, lambda row: self.om.create_pod(row))",
-             "        if False:\n            return error\n        x = sent(create, lambda row: self.om.create_pod(row))",
+             "        if (err := self.create_persistent_volume_claims(sts, pod, why, \"create-pvc\")) is not None:\n"
+             "            self.record_pod_event(\"create\", sts, pod, err)\n            return str(err)",
+             "        if (err := self.create_persistent_volume_claims(sts, pod, why, \"create-pvc\")) and False:\n"
+             "            self.record_pod_event(\"create\", sts, pod, err)\n            return str(err)",
              "CreateStatefulPod: createPersistentVolumeClaims' error returns before the pod is created"),
 )
 

@@ -71,6 +71,25 @@ class APIError(RuntimeError):
         return APIError(self.verb, self.kind, self.name, self.reason, self.message, self.code)
 
 
+class WrappedError(RuntimeError):
+    """An error a controller function makes of others (Go's ``fmt.Errorf("...: %w", err)``): its
+    own text, and the error it wraps as ``__cause__`` (None for an aggregate:
+    ``errorutils.NewAggregate`` wraps nothing ``errors.As`` finds), which the predicates below read."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.__cause__ = cause
+
+
+def api_answer(err: BaseException | None) -> "APIError | None":
+    """The API server's answer *err* is or wraps (:meth:`APIError.answer`), or None."""
+    while err is not None:
+        if isinstance(err, APIError):
+            return err.answer()
+        err = err.__cause__
+    return None
+
+
 CODES = {"BadRequest": 400, "Unauthorized": 401, "Forbidden": 403, "NotFound": 404,
          "MethodNotAllowed": 405, "NotAcceptable": 406, "AlreadyExists": 409, "Conflict": 409,
          "Gone": 410, "Expired": 410, "RequestEntityTooLarge": 413, "UnsupportedMediaType": 415,

@@ -18,6 +18,7 @@ cache holds but the store no longer has are delivered as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -57,6 +58,10 @@ class Lister:
     def __init__(self, cache: dict[str, dict[str, dict[str, Any]]]) -> None:
         self._cache = cache
         self._views: dict[tuple[str, str], Any] = {}
+
+    def __getstate__(self) -> dict:
+        """Pickled without the read-only views (made again on first use): a cluster's snapshot."""
+        return {**vars(self), "_views": {}}
 
     def get(self, kind: str, namespace: str, name: str):
         return self._cache[kind].get(namespace, {}).get(name)
@@ -105,13 +110,13 @@ class Informers:
             self._deliver(kind, verb, old, new)
             return
         self.in_flight += 1
-
-        def later():
-            self.in_flight -= 1
-            self._deliver(kind, verb, old, new)
         name = (new or old).name
-        self.clock.schedule(self.clock.now + self.delay, later, priority=NORMAL,
-                            label=f"informer: {kind} {name} {verb}")
+        self.clock.schedule(self.clock.now + self.delay, partial(self._deliver_late, kind, verb, old, new),
+                            priority=NORMAL, label=f"informer: {kind} {name} {verb}")
+
+    def _deliver_late(self, kind: str, verb: str, old, new) -> None:
+        self.in_flight -= 1
+        self._deliver(kind, verb, old, new)
 
     def _deliver(self, kind: str, verb: str, old, new) -> None:
         """Update the cache, then call the kind's handlers (the shared informer's ``HandleDeltas``)."""

@@ -21,6 +21,7 @@ cluster writes it to the trace's queue table.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 from ..sim.clock import LATE
@@ -116,7 +117,7 @@ class WorkQueue:
     def __init__(self, clock, rate_limiter=None, record: Callable[[str, str, str], None] | None = None) -> None:
         self.clock = clock
         self.rate_limiter = rate_limiter or default_controller_rate_limiter()
-        self.record = record or (lambda key, event, cause: None)
+        self.record = record or _no_record
         self.queue: list[str] = []
         """Keys waiting to be handed out, oldest first."""
         self.dirty: set[str] = set()
@@ -183,7 +184,7 @@ class WorkQueue:
                 self.record(key, f"{event} ({delay:g} s)", f"{cause}; already due at {old[0]:g} s")
                 return
             self.clock.cancel(old[1])
-        entry = self.clock.schedule(at, lambda: self._ready(key, cause), priority=LATE,
+        entry = self.clock.schedule(at, partial(self._ready, key, cause), priority=LATE,
                                     label=f"workqueue: {key} ({event})")
         self.waiting[key] = (at, entry)
         self.record(key, f"{event} ({delay:g} s)", cause)
@@ -210,3 +211,7 @@ class WorkQueue:
     def num_requeues(self, key: str) -> int:
         """How many times *key* failed since it was last forgotten (``NumRequeues``)."""
         return self.rate_limiter.num_requeues(key)
+
+
+def _no_record(key: str, event: str, cause: str) -> None:
+    """The default recorder: records nothing (a module function, so a snapshot can pickle it)."""

@@ -45,6 +45,7 @@ RULES = {
     "create-pvc": N_("CreateStatefulPod: create missing claims first"),
     "pending-pvc": N_("processReplica: create missing claims of Pending pod"),
     "claim-deleting": N_("createPersistentVolumeClaims: claim is being deleted"),
+    "identity-pvc": N_("UpdateStatefulPod: create missing claims while restoring storage"),
     "claim-owner": N_("UpdatePodClaimForRetentionPolicy: set claim owner refs"),
     "terminating": N_("processReplica: wait for terminating pod"),
     "not-running-ready": N_("processReplica: wait for Running and Ready"),
@@ -110,9 +111,27 @@ class Decision:
         return (self.action, self.pod, self.reason)
 
 
-def decision(action: str, pod: str | None, reason: str, message: str, rule_key: str, **kw) -> Decision:
-    """A row whose rule is ``RULES[rule_key]`` (the rest as :class:`Decision` takes it)."""
-    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES[rule_key], **kw)
+def decision(*, action: str, pod: str | None, reason: str, message: str, rule: str, **kw) -> Decision:
+    """A row, its fields named, whose rule is ``RULES[rule]`` (the rest as :class:`Decision` takes it)."""
+    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES[rule], **kw)
+
+
+@dataclass(frozen=True, slots=True)
+class Why:
+    """What a step says of a request it hands the pod control, where upstream's step logs it: the
+    row's *reason*, its sentence (*message*), the *rule* text of the step, and where in the sync it
+    is (*step*, *slot*).  The pod control makes the request's row of it (:meth:`row`)."""
+
+    reason: str
+    message: str
+    rule: str
+    step: str = STEP_REPLICAS
+    slot: int = -1
+
+    def row(self, action: str, pod: str | None, **kw) -> Decision:
+        """The row of the request *action* on *pod* (the rest as :class:`Decision` takes it)."""
+        return Decision(action=action, pod=pod, reason=self.reason, message=self.message, rule=self.rule,
+                        step=self.step, slot=self.slot, **kw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,11 +196,6 @@ def status_sentence(st: StatefulSetStatus) -> str:
 def refused(d: Decision, e: APIError) -> Decision:
     """*d* not carried out: the API server answered *e* (after *e.retries* retries, if any)."""
     return replace(d, applied=False, error=str(e), retries=getattr(e, "retries", 0), cause=e.answer())
-
-
-def failed(d: Decision) -> str | None:
-    """The error of a row that was not carried out, else None."""
-    return d.error if d.applied is False else None
 
 
 def aggregate(errors: list[str]) -> str:

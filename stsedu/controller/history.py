@@ -172,9 +172,10 @@ def adoption_refused(rev: ControllerRevision) -> str | None:
 
 
 def create_controller_revision(set_name: str, candidate: ControllerRevision, existing: Mapping[str, ControllerRevision],
-                               collisions: int, changed: bool, request) -> tuple[str | None, ControllerRevision, int]:
-    """Create *candidate* (``CreateControllerRevision``), each request through *request*, which
-    returns its error.  On a name clash (*existing*: the namespace's revisions by name) with the
+                               collisions: int, changed: bool, control) -> tuple[str | None, ControllerRevision, int]:
+    """Create *candidate* (``CreateControllerRevision``), each request through *control* (the pod
+    control: its ``create_revision``, or ``probe_revision`` for a name that is taken), which returns
+    its error.  On a name clash (*existing*: the namespace's revisions by name) with the
     same data it is reused as it is; with different data a collision is counted and the create is
     tried again under a new name.  Only the name changes: the hash label keeps the value
     ``newRevision`` computed with the starting count.  *changed*: the set had revisions before
@@ -184,22 +185,22 @@ def create_controller_revision(set_name: str, candidate: ControllerRevision, exi
         taken = existing.get(candidate.name)
         if taken is None:
             what = "The pod template changed" if changed else "No revision records this pod template yet"
-            error = request(decision(
-                "create-revision", None, "new-template",
-                f"{what}: create revision {candidate.name} (number {candidate.revision}).",
-                "create-revision", target=candidate.name, step=STEP_REVISIONS, payload=candidate))
+            error = control.create_revision(decision(action="create-revision", pod=None, reason="new-template",
+                                     message=f"{what}: create revision {candidate.name} (number {candidate.revision}).",
+                                     rule="create-revision", target=candidate.name, step=STEP_REVISIONS,
+                                     payload=candidate))
             return error, candidate, collisions
         if taken.data == candidate.data:
-            error = request(decision(
-                "reuse-revision", None, "already-exists",
-                f"Revision {candidate.name} already exists with the same template; use it as it is.",
-                "reuse-revision", target=candidate.name, step=STEP_REVISIONS))
+            error = control.probe_revision(decision(action="reuse-revision", pod=None, reason="already-exists",
+                                     message=f"Revision {candidate.name} already exists with the same template; "
+                                             "use it as it is.",
+                                     rule="reuse-revision", target=candidate.name, step=STEP_REVISIONS))
             return error, taken, collisions
         collisions += 1
-        error = request(decision(
-            "create-revision", None, "collision",
-            f"Revision name {candidate.name} is taken by a different template; "
-            f"collisionCount becomes {collisions}.", "collision", target=candidate.name, step=STEP_REVISIONS))
+        error = control.probe_revision(decision(action="create-revision", pod=None, reason="collision",
+                                 message=f"Revision name {candidate.name} is taken by a different template; "
+                                         f"collisionCount becomes {collisions}.",
+                                 rule="collision", target=candidate.name, step=STEP_REVISIONS))
         if error is not None:
             return error, candidate, collisions
         candidate = replace(candidate, name=revision_name(set_name, revision_hash(candidate.data, collisions)))

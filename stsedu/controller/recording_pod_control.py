@@ -1,95 +1,77 @@
-"""The pod control that writes nothing: it records each request as a decision.
+"""The object manager ``Cluster.preview()`` gives the pod control: it records and writes nothing.
 
-Upstream's steps call the ``StatefulPodControl`` interface (``CreateStatefulPod``,
-``UpdateStatefulPod``, ``DeleteStatefulPod``, ``UpdatePodClaimForRetentionPolicy``,
-``createMissingPersistentVolumeClaims``); its tests pass a fake one that only counts the
-requests.  The kit's steps call the same interface (:func:`~stsedu.controller.stateful_set_control.process_replica`,
-``fixPodClaim``, :func:`~stsedu.controller.stateful_set_control.process_condemned` and the
-rolling updates), each request described by its decision rows.  A sync passes the real one,
-:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`, which sends each request when
-the step makes it; ``Cluster.preview()`` passes a :class:`RecordingPodControl`: each request becomes
-decision rows in the sync's log, in the order the steps make it, and succeeds.
+Upstream's tests give ``StatefulPodControl`` a fake object manager
+(``NewStatefulPodControlFromManager``); ``preview()`` does the same with :class:`RecordingObjects`:
+the pod control runs as in a sync, its reads answer from the sync's snapshot (the listers as the
+sync began), each request succeeds and changes nothing, and its rows are the preview's.  No event
+is recorded (:class:`NullRecorder`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from ..api.objects import PersistentVolumeClaim
-from .claim_rows import ListedClaims
+from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
+from ..api.profiles import Profile
 from .decisions import Decision
+from .snapshot import Snapshot
+from .stateful_pod_control import StatefulPodControl, new_stateful_pod_control_from_manager
 
 
-class RecordingPodControl:
-    """A pod control whose requests are appended to *log* (the sync's decision rows) and succeed;
-    its reads (*om*) answer from the claims :meth:`list_claims` was given."""
+class RecordingObjects:
+    """An object manager whose writes succeed and change nothing; its reads answer from *snap*."""
 
-    def __init__(self, log: list[Decision]) -> None:
-        self.log = log
-        self.om = ListedClaims({})
+    def __init__(self, snap: Snapshot) -> None:
+        self.claims = snap.claims
+        self.pods = {p.name: p for p in snap.pods}
 
-    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
-        """Take the claim lister as the sync began, for the claim checks' ``GetClaim``."""
-        self.om = ListedClaims(claims)
+    def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
+        """``CreatePod``: nothing is created."""
 
-    def create_stateful_pod(self, claims: list[Decision], create: Decision, owners: list[Decision]) -> str | None:
-        """Record ``CreateStatefulPod``: the claim creates of ``createPersistentVolumeClaims``
-        (*claims*), the pod create, then ``UpdatePodClaimForRetentionPolicy``'s rows (*owners*).
-        A claim being deleted (a row with an error) fails ``createPersistentVolumeClaims``: then
-        no pod is created, and that error is returned; else None."""
-        self.log.extend(claims)
-        error = _claim_error(claims)
-        if error is not None:
-            return error
-        self.log.append(create)
-        self.log.extend(owners)
-        return None
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        """``GetPod``: the pod as the sync listed it."""
+        return self.pods.get(name)
 
-    def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
-        """Record ``UpdateStatefulPod``: the claim creates of ``createPersistentVolumeClaims``
-        (*claims*, when the pod's storage did not match), the claim owner fixes of
-        ``UpdatePodClaimForRetentionPolicy`` (*owners*), then the pod update."""
-        self.log.extend(claims)
-        error = _claim_error(claims)
-        if error is not None:
-            return error
-        self.log.extend(owners)
-        self.log.append(update)
-        return None
+    def update_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
+        """``UpdatePod``: nothing is written."""
 
-    def create_missing_persistent_volume_claims(self, claims: list[Decision], owners: list[Decision]
-                                                ) -> str | None:
-        """Record ``createMissingPersistentVolumeClaims`` (a Pending pod): its claim creates, then
-        its claim owner fixes; a claim being deleted fails it before the fixes (its error is
-        returned)."""
-        self.log.extend(claims)
-        error = _claim_error(claims)
-        if error is not None:
-            return error
-        self.log.extend(owners)
-        return None
+    def delete_pod(self, pod: Pod, reason: str = "") -> None:
+        """``DeletePod``: nothing is deleted."""
 
-    def update_pod_claim_for_retention_policy(self, owners: list[Decision]) -> None:
-        """Record ``UpdatePodClaimForRetentionPolicy`` (``fixPodClaim``): the claim owner fixes
-        and the ConflictingController warnings of one pod's claims."""
-        self.log.extend(owners)
+    def create_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
+        """``CreateClaim``: nothing is created."""
 
-    def delete_stateful_pod(self, d: Decision) -> None:
-        """Record the request of ``DeleteStatefulPod`` that *d* describes (its pod is ``d.payload``)."""
-        self.log.append(d)
+    def get_claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        """``GetClaim``: the claim as the sync began."""
+        return self.claims.get(name)
 
-    def request(self, d: Decision) -> str | None:
-        """Record one request of the sync's own (a revision create, renumbering or delete); a row
-        that knows its failure already (a Recreate set with its gate off) returns it."""
-        self.log.append(d)
-        return d.error
+    def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
+        """``UpdateClaim``: nothing is written."""
 
-    def update_stateful_set_status(self, d: Decision, sts, status) -> None:
-        """Record the status write."""
-        self.log.append(d)
+    # the sync's other requests: revisions, the status
+    def create_revision(self, d: Decision) -> None:
+        """Nothing is created."""
+
+    def probe_revision(self, d: Decision) -> None:
+        """Nothing is sent."""
+
+    def update_revision(self, d: Decision) -> None:
+        """Nothing is written."""
+
+    def delete_revision(self, d: Decision) -> None:
+        """Nothing is deleted."""
+
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
+        """Nothing is written; no retry."""
+        return 0
 
 
-def _claim_error(claims: list[Decision]) -> str | None:
-    """The error of ``createPersistentVolumeClaims`` the rows *claims* already know of (a claim
-    being deleted), or None."""
-    return next((d.error for d in claims if d.error), None)
+class NullRecorder:
+    """An event recorder that records nothing."""
+
+    def event(self, sts: StatefulSet, type_: str, reason: str, message: str) -> None:
+        """Nothing is recorded."""
+
+
+def recording_pod_control(snap: Snapshot, profile: Profile) -> StatefulPodControl:
+    """The pod control ``preview()`` runs the sync's steps with: :class:`RecordingObjects` over *snap*,
+    no events."""
+    return new_stateful_pod_control_from_manager(RecordingObjects(snap), NullRecorder(), profile)

@@ -1,18 +1,18 @@
-"""The pod control (≈ upstream ``stateful_pod_control.go``): the requests a sync makes.
+"""The pod control (upstream ``stateful_pod_control.go``), function for function.
 
-:class:`ObjectManager` is the interface the sync's requests go through (create, update and
-delete a stateful pod, the claim work, revisions, the status write); :class:`ClusterObjects`
-is the real one of a simulated cluster: each write goes to the store, with the events
-upstream's ``StatefulPodControl`` records (``SuccessfulCreate``, ``FailedDelete`` ...), and
-a stale write is refused 409 as a real API server refuses it.
-:func:`claims_match_retention_policy` and :func:`pod_claim_is_stale` are upstream's
-``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale``: each reads the claims through ``get_claim``
-(``GetClaim``: the claim lister as the sync began, :meth:`ClusterObjects.list_claims`).
-:class:`StatefulPodControl` is the pod control the sync's steps call (``CreateStatefulPod``,
-``UpdateStatefulPod``, ``DeleteStatefulPod`` ...): each request goes out through an
-:class:`ObjectManager` when the step makes it (its methods call the object manager's
-``create_pod``, ``get_pod``, ``update_pod``, ``delete_pod``, ``create_claim``, ``update_claim`` as
-upstream's call ``CreatePod`` ...), and the step stops where upstream's stops when one fails.
+:class:`StatefulPodControl` is what the steps of :mod:`.stateful_set_control` call with the set and
+a pod, as upstream's steps call ``CreateStatefulPod(ctx, set, pod)``, ``UpdateStatefulPod`` and
+``DeleteStatefulPod``: it reads the claims through its object manager (``GetClaim``), decides,
+makes the requests (``CreatePod``, ``UpdateClaim`` ...), records upstream's events through its
+event recorder and returns the error upstream's returns.  Each request it makes becomes a row of
+its log (:class:`~stsedu.controller.decisions.Decision`), with the words the step gave it
+(:class:`~stsedu.controller.decisions.Why`).
+
+:class:`ObjectManager` is upstream's ``StatefulPodControlObjectManager`` (seven methods);
+:class:`ClusterObjects` the real one of a simulated cluster, whose informer caches lag the sync's
+own writes until a Conflict as a real cluster's do (a stale write is refused 409).  ``preview()``
+gives the same pod control another object manager, which records and writes nothing
+(:mod:`.recording_pod_control`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from . import stateful_set_utils as P
-from .claim_rows import (ClaimGetter, ListedClaims, canonical_pod_name, claim_event_pod, claim_owner_decisions,
-                         claim_path_verb)
-from .decisions import RULES, Decision, aggregate, failed, refused
-from ..api.errors import APIError, is_already_exists, is_conflict, is_invalid, is_not_found
+from .decisions import RULES, Decision, Why, aggregate, decision, refused
+from .stateful_set_status_updater import retry_on_conflict
+from ..api.errors import (APIError, WrappedError, api_answer, is_already_exists, is_conflict, is_invalid,
+                          is_not_found)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
 
@@ -38,78 +38,35 @@ DEFAULT_BACKOFF_STEPS = 4
 
 
 class ObjectManager(Protocol):
-    """The writes a sync may make (``StatefulPodControlObjectManager`` + history + status).
+    """``StatefulPodControlObjectManager``: the pod control's reads (the listers) and writes (the
+    clientset).  A write raises :class:`~stsedu.api.errors.APIError` when it fails; a read answers
+    None for NotFound.  *reason* (the kit's) is the step's reason, which the cluster's trace shows
+    as the write's cause."""
 
-    Each raises :class:`~stsedu.api.errors.APIError` when the request fails.
-    """
-
-    sts: StatefulSet
-    profile: Profile
-    def create_pod(self, d: Decision) -> None: ...
-    def get_pod(self, name: str) -> Pod | None: ...
-    def update_pod(self, d: Decision) -> None: ...
-    def delete_pod(self, d: Decision) -> None: ...
-    def record_pod_event(self, verb: str, pod: str, error: str | None) -> None: ...
-    def record_claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None: ...
-    def create_claim(self, d: Decision) -> None: ...
-    def get_claim(self, name: str) -> PersistentVolumeClaim | None: ...
-    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None: ...
-    def warn(self, d: Decision) -> None: ...
-    def update_claim(self, d: Decision) -> None: ...
-    def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool: ...
-    def drop_listed_copy(self, name: str) -> None: ...
-    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]: ...
-    def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None: ...
-    def recreating_failed_pod(self, pod: str) -> None: ...
-
-    def create_revision(self, d: Decision) -> None: ...
-    def probe_revision(self, d: Decision) -> None: ...
-    def update_revision(self, d: Decision) -> None: ...
-    def delete_revision(self, d: Decision) -> None: ...
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int: ...
+    def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None: ...
+    def get_pod(self, namespace: str, name: str) -> Pod | None: ...
+    def update_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None: ...
+    def delete_pod(self, pod: Pod, reason: str = "") -> None: ...
+    def create_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None: ...
+    def get_claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None: ...
+    def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None: ...
 
 
-VERBS = {
-    "create": "create_pod", "delete": "delete_pod", "update": "update_pod",
-    "create-pvc": "create_claim", "update-pvc": "update_claim",
-    "create-revision": "create_revision", "update-revision": "update_revision",
-    "delete-revision": "delete_revision", "reuse-revision": "probe_revision",
-    "warn": "warn",
-}
+class EventRecorder(Protocol):
+    """``record.EventRecorder``: an event about the set."""
+
+    def event(self, sts: StatefulSet, type_: str, reason: str, message: str) -> None: ...
 
 
-def claims_match_retention_policy(sts: StatefulSet, pod: Pod, om: ClaimGetter, condemned: bool,
-                                  profile: Profile) -> bool:
-    """True if every existing claim's refs fit the policy (``ClaimsMatchRetentionPolicy``), each claim
-    read through *om*'s ``get_claim`` (``GetClaim``)."""
-    if not profile.pvc_retention or not sts.spec.volume_claim_templates:
-        return True
-    ordinal = P.get_ordinal(pod)
-    for template in sts.spec.volume_claim_templates:
-        claim = om.get_claim(P.get_persistent_volume_claim_name(template.get("metadata", {}).get("name", ""),
-                                                                sts.name, ordinal))
-        if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim, condemned=condemned):
-            return False
-    return True
+class TraceRecorder:
+    """The event recorder of a simulated cluster: each event goes to the cluster's trace."""
 
+    def __init__(self, trace) -> None:
+        self.trace = trace
 
-def pod_claim_is_stale(sts: StatefulSet, pod: Pod, om: ClaimGetter) -> bool:
-    """True if a claim of the pod still belongs to an earlier pod of that name (``PodClaimIsStale``,
-    called by ``processReplica`` before it creates the pod): each claim read through *om*'s
-    ``get_claim`` (``GetClaim``: the claim lister as the sync began).
-
-    Only under whenScaled=Delete (with Retain claims are meant to be reused).
-    A missing claim is not stale.  While stale, the pod is not created: the
-    garbage collector is about to delete the claim.
-    """
-    when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
-    if when_scaled == "Retain":
-        return False
-    for name, _ in P.get_persistent_volume_claims(sts, pod):
-        claim = om.get_claim(name)
-        if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
-            return True
-    return False
+    def event(self, sts: StatefulSet, type_: str, reason: str, message: str) -> None:
+        """``Event``: one event about the set *sts*."""
+        self.trace.add_event(type_, reason, f"statefulset/{sts.name}", message)
 
 
 def unnamed_update_error(kind: str) -> APIError:
@@ -119,8 +76,11 @@ def unnamed_update_error(kind: str) -> APIError:
 
 
 class ClusterObjects:
-    """The :class:`~stsedu.controller.stateful_pod_control.ObjectManager` that writes through the cluster's
-    :class:`~stsedu.sim.writes.Writes`."""
+    """The object manager over a simulated cluster (``realStatefulPodControlObjectManager``): writes
+    through its :class:`~stsedu.sim.writes.Writes`, reads from the informer caches, which hold the
+    objects as the sync began until a Conflict brings them up to date (the watch events of the
+    sync's own writes arrive by the retry's first backoff).  It also makes the sync's other
+    requests (revisions, adoption, the status)."""
 
     def __init__(self, writes: "Writes", sts: StatefulSet, cause: str,
                  status_updater: "RealStatefulSetStatusUpdater") -> None:
@@ -134,14 +94,9 @@ class ClusterObjects:
         the one from before its first write (the watch events of the sync's own writes have not
         arrived), until a Conflict brings the caches up to date."""
         self.listed_rv: dict[str, int] = {}  # pods as listed (processReplica's copy) until GetPod reads them again
-        self.listed_claims: Mapping[str, PersistentVolumeClaim] = {}  # the claim lister as the sync began
-
-    title_case_messages = True
-    """``recordPodEvent``/``recordClaimEvent`` title-case the verb in the message too; v1.16 wrote it
-    as given ("create Pod web-0 ...": ``Profile.event_verbs_title_case``)."""
-
-    def _verb(self, verb: str) -> str:
-        return verb.title() if self.title_case_messages else verb
+        self.listed_claims: Mapping[str, PersistentVolumeClaim] = self._claims_now()
+        """The claim lister ``GetClaim`` reads: the claims as the sync began, or as the last Conflict
+        found them (the caches caught up then; the sync's later writes lag again)."""
 
     def _check(self, verb: str, kind: str, name: str) -> None:
         try:
@@ -156,6 +111,12 @@ class ClusterObjects:
         have arrived, so the caches hold the current objects again."""
         if is_conflict(e):
             self.cached_rv.clear()
+            if self.stale_cache:
+                self.listed_claims = self._claims_now()
+
+    def _claims_now(self) -> dict[str, PersistentVolumeClaim]:
+        """The claims of the set's namespace as the API server holds them now."""
+        return dict(self.c.store.view("PersistentVolumeClaim", self.sts.namespace))
 
     stale_cache = True
     """The informer caches lag the sync's own writes until a Conflict, and the API server checks
@@ -199,51 +160,21 @@ class ClusterObjects:
                 f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
                 f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
 
-    def _event(self, ok: bool, verb: str, what: str, err: str | None = None) -> None:
-        if ok:
-            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} successful")
-        else:
-            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{self._verb(verb)} {what} in StatefulSet {self.sts.name} failed error: {err}")
-
-    def create_pod(self, d: Decision) -> None:
-        """``CreatePod``: the pod create of ``CreateStatefulPod``; its event comes after the claims'
-        owner refs are set (``StatefulPodControl.create_stateful_pod``)."""
-        pod: Pod = d.payload
+    def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
+        """``CreatePod``, within the kit's create limits (:meth:`_throttle`)."""
         self._throttle(pod.name)
         self._check("create", "Pod", pod.name)
-        self.c.create_pod(pod, f"{self.cause}: create ({d.reason})")
+        self.c.create_pod(pod, f"{self.cause}: create ({reason})")
 
-    delete_ignores_not_found = True
-    """``Profile.delete_ignores_not_found`` (v1.16's ``DeleteStatefulPod`` returned NotFound too)."""
+    def get_pod(self, namespace: str, name: str) -> Pod | None:
+        """``GetPod``: the pod of that name as the pod lister holds it; from then on the caller's copy
+        is this one, no longer the one the sync listed."""
+        self.listed_rv.pop(name, None)
+        return self.c.store.get("Pod", namespace, name)
 
-    recreating_failed_event = False
-    """v1.16's ``updateStatefulSet`` records a Warning ``RecreatingFailedPod`` before it deletes a
-    Failed pod (``Profile.event_verbs_title_case`` off marks that release)."""
-
-    def delete_pod(self, d: Decision) -> None:
-        """``DeletePod``: the delete of ``DeleteStatefulPod``, which records its event
-        (``StatefulPodControl.delete_stateful_pod``)."""
-        pod: Pod = d.payload
-        try:
-            self._check("delete", "Pod", pod.name)
-            self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({d.reason})")
-        except APIError as e:
-            if not is_not_found(e) or not self.delete_ignores_not_found:
-                raise  # a pod already gone counts as deleted (v1.16 returned the NotFound)
-
-    def recreating_failed_pod(self, pod: str) -> None:
-        """v1.16's Warning before it deletes a Failed pod (``recreating_failed_event``)."""
-        if self.recreating_failed_event:
-            self.c.trace.add_event("Warning", "RecreatingFailedPod", f"statefulset/{self.sts.name}",
-                                   f"StatefulSet {self.sts.namespace}/{self.sts.name} is recreating "
-                                   f"failed Pod {pod}")
-
-    def update_pod(self, d: Decision) -> None:
-        """``UpdatePod``, one request of ``UpdateStatefulPod``: write the restored labels/volumes (sent even if
-        nothing changed).  Its event comes once the retries are over (:meth:`record_pod_event`)."""
-        pod: Pod = d.payload
+    def update_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
+        """``UpdatePod``: write the pod's labels and volumes.  An unchanged pod is kept as it is (its
+        resourceVersion too); a pod sent from a stale copy is refused 409."""
         self._check("update", "Pod", pod.name)
         stored = self.c.store.get("Pod", pod.namespace, pod.name)
         if stored is not None and not pod.uid:
@@ -259,121 +190,45 @@ class ClusterObjects:
                 dict(stored.labels) == dict(pod.labels) and dict(stored.spec) == dict(pod.spec)):
             return  # the API server keeps the object (and its resourceVersion) as it was
         try:
-            self.c.update_pod_from(pod, f"{self.cause}: update ({d.reason})")
+            self.c.update_pod_from(pod, f"{self.cause}: update ({reason})")
         except APIError as e:
             self._caught_up(e)
             raise
         if stored is not None:
             self._wrote("Pod", stored)
 
-    def drop_listed_copy(self, name: str) -> None:
-        """After a Conflict ``UpdateStatefulPod``'s closure reads its pod again (``GetPod``): from then
-        on its copy is the caught-up cache's, no longer the one the sync listed."""
-        self.listed_rv.pop(name, None)
+    def delete_pod(self, pod: Pod, reason: str = "") -> None:
+        """``DeletePod``."""
+        self._check("delete", "Pod", pod.name)
+        self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({reason})")
 
-    def claim_lister(self) -> Mapping[str, PersistentVolumeClaim]:
-        """The claims of the set's namespace, by name, as the (caught-up) cache holds them."""
-        return self.c.store.view("PersistentVolumeClaim", self.sts.namespace)
-
-    def get_pod(self, name: str) -> Pod | None:
-        """``GetPod``: the pod of that name in the set's namespace, as the (caught-up) cache holds it."""
-        return self.c.store.get("Pod", self.sts.namespace, name)
-
-    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
-        """Take the claim lister as the sync began (the snapshot's claims), for :meth:`get_claim`."""
-        self.listed_claims = claims
-
-    def get_claim(self, name: str) -> PersistentVolumeClaim | None:
-        """``GetClaim``: the claim of that name as the claim lister held it when the sync began (the
-        snapshot's; the kit's steps read the claims as they were then)."""
-        return self.listed_claims.get(name)
-
-    def _stored_claim(self, name: str) -> PersistentVolumeClaim | None:
-        """The claim as the API server holds it: what ``UpdateClaim`` updates, a retry reads again."""
-        return self.c.store.get("PersistentVolumeClaim", self.sts.namespace, name)
-
-    def record_pod_event(self, verb: str, pod: str, error: str | None) -> None:
-        """``recordPodEvent``."""
-        self._event(error is None, verb, f"Pod {pod}", error)
-
-    def warn(self, d: Decision) -> None:
-        """A Warning, no request: ``updateStatefulSet``'s UnknownStrategy (a Recreate set, gate off), or
-        ``UpdatePodClaimForRetentionPolicy``'s ConflictingController (its spelling "manging" included)."""
-        if d.reason == "unknown-strategy":
-            return self.c.trace.add_event("Warning", "UnknownStrategy", f"statefulset/{self.sts.name}", d.payload)
-        self.c.trace.add_event("Warning", "ConflictingController", f"statefulset/{self.sts.name}",
-                               f"PersistentVolumeClaim {d.target} has a conflicting OwnerReference that acts "
-                               "as a manging controller, the retention policy is ignored for this claim")
-
-    def record_claim_event(self, ok: bool, verb: str, claim: str, pod: str | None, err: str | None = None) -> None:
-        """``recordClaimEvent``."""
-        if ok:
-            self.c.trace.add_event("Normal", f"Successful{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{self._verb(verb)} Claim {claim} Pod {pod} in StatefulSet {self.sts.name} success")
-        else:
-            self.c.trace.add_event("Warning", f"Failed{verb.title()}", f"statefulset/{self.sts.name}",
-                                   f"{self._verb(verb)} Claim {claim} for Pod {pod} in StatefulSet {self.sts.name} "
-                                   f"failed error: {err}")
-
-    def create_claim(self, d: Decision) -> None:
-        """``CreateClaim``, for ``createPersistentVolumeClaims``, which records its event."""
-        claim = d.payload
+    def create_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
+        """``CreateClaim``."""
         self._check("create", "PersistentVolumeClaim", claim.name)
         self.c.store.create("PersistentVolumeClaim", claim)
 
-    def update_claim(self, d: Decision) -> None:
-        """``UpdateClaim``: set a claim's owner refs (``UpdatePodClaimForRetentionPolicy``; no event on success: the
-        callers record the pod's FailedUpdate on an error, fixPodClaim records nothing)."""
-        self._check("update", "PersistentVolumeClaim", d.target)
-        claim = self._stored_claim(d.target)
-        if claim is None:
-            raise APIError("update", "PersistentVolumeClaim", d.target, reason="NotFound")
-        # a pod ref needs the pod's uid, known only once the pod exists
+    def get_claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
+        """``GetClaim``: the claim as the claim lister holds it (:attr:`listed_claims`)."""
+        return self.listed_claims.get(name)
+
+    def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
+        """``UpdateClaim``: its owner refs, sent with the resourceVersion the cache holds.  A pod ref
+        without a uid (the pod this sync created) takes the created pod's."""
+        self._check("update", "PersistentVolumeClaim", claim.name)
+        stored = self.c.store.get("PersistentVolumeClaim", claim.namespace, claim.name)
+        if stored is None:
+            raise APIError("update", "PersistentVolumeClaim", claim.name, reason="NotFound")
         fixed = []
-        for r in d.payload:
+        for r in claim.owner_references:
             if r.kind == "Pod" and not r.uid:
-                pod = self.get_pod(r.name)
+                pod = self.c.store.get("Pod", claim.namespace, r.name)
                 if pod is None:
                     continue
                 r = replace(r, uid=pod.uid)
             fixed.append(r)
-        self._update("PersistentVolumeClaim", claim, replace(claim, owner_references=tuple(fixed)))
+        self._update("PersistentVolumeClaim", stored, replace(stored, owner_references=tuple(fixed)))
 
-    def claim_up_to_date(self, d: Decision, pod_name: str, pod: Pod | None = None) -> bool:
-        """What ``UpdateStatefulPod``'s retry finds for the claim work *d* in the (caught-up) cache: a
-        claim to create is there (``createPersistentVolumeClaims`` skips it); a claim fix's owner refs
-        already fit the policy (``isClaimOwnerUpToDate``, for the pod of that name or *pod*, the
-        closure's own copy when GetPod did not replace it), or it is gone.  A cache that never catches
-        up (``stale_cache`` off) still holds the claims as they were: all sent again."""
-        if not self.stale_cache:
-            return False
-        claim = self._stored_claim(d.target)
-        if d.action == "create-pvc":
-            return claim is not None
-        if pod is None:
-            pod = self.get_pod(pod_name)
-        return claim is None or (pod is not None and P.is_claim_owner_up_to_date(self.sts, pod, claim,
-                                                                                 condemned=False))
-
-    def claim_owner_fix(self, d: Decision, pod_name: str, pod: Pod | None = None) -> Decision | None:
-        """The owner-ref fix ``UpdateStatefulPod``'s retry makes for the claim that the create *d* of its
-        first try made: the caught-up cache holds that claim now, and ``UpdatePodClaimForRetentionPolicy``
-        updates it if its refs do not fit the policy (``isClaimOwnerUpToDate``), for the pod of that
-        name (or *pod*: one whose create failed, or the retry's own copy of a renamed pod): the row
-        :func:`~.claim_rows.claim_owner_decisions` makes for that claim.  None when there is nothing to
-        fix (or a cache that never catches up: ``stale_cache`` off)."""
-        if not self.stale_cache:
-            return None
-        claim = self._stored_claim(d.target)
-        if pod is None:
-            pod = self.get_pod(pod_name)
-        if claim is None or pod is None:
-            return None
-        # the first try's owner rows for that one claim (a claim just created has no other controller
-        # to warn about: only its fix is taken)
-        return next((r for r in claim_owner_decisions(self.sts, pod, {claim.name: claim}, False, "claim-owner",
-                                                      d.slot, d.step, self.c.profile) if r.action == "update-pvc"), None)
-
+    # ------------------------------------------------------------- the sync's other requests
     def create_revision(self, d: Decision) -> None:
         rev = d.payload
         self._check("create", "ControllerRevision", rev.name)
@@ -451,7 +306,7 @@ class ClusterObjects:
             return
         if not self._check_unless_not_found("update", "Pod", d.pod):
             return
-        pod = self.get_pod(d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return
         self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
@@ -468,7 +323,7 @@ class ClusterObjects:
             if is_invalid(e):
                 return
             raise
-        pod = self.get_pod(d.pod)
+        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
         if pod is None:
             return
         refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
@@ -479,67 +334,289 @@ class ClusterObjects:
 # ------------------------------------------------------------------ the pod control the steps call
 
 
-def sent(d: Decision, request: Callable[[Decision], object]) -> Decision:
-    """The row *d* once *request* (one call of the object manager's, with *d*) has been sent:
-    carried out (with the retries *request* reports, if any), or refused with the API server's
-    answer."""
-    try:
-        retries = request(d)
-    except APIError as e:
-        return refused(d, e)
-    return replace(d, applied=True, retries=retries or 0)
+def _template_name(template: Mapping) -> str:
+    """A claim template's name."""
+    return template.get("metadata", {}).get("name", "")
 
 
-def carry_out(d: Decision, om: ObjectManager) -> Decision:
-    """Send the request *d* describes through *om*, by the method its action names (:func:`sent`).
-    A row that already knows its failure (a claim being deleted) is not sent; waits and notes pass
-    as they are; a Warning is recorded, no request."""
-    if d.error:
-        return replace(d, applied=False)
-    verb = VERBS.get(d.action)
-    if verb is None:
-        return d
-    if verb == "warn":
-        om.warn(d)
-        return d
-    if d.action == "create-revision" and d.payload is None:  # a collision: the create finds the name taken
-        verb = "probe_revision"
-    return sent(d, getattr(om, verb))
-
-
-def first_failure(log: list[Decision], default: str | None = None) -> str | None:
-    """The sync's error: the first row of *log* that was not carried out has it, else *default*."""
-    return next((d.error for d in log if d.applied is False), default)
-
-
-def claim_update_error(d: Decision) -> str:
-    """How ``UpdatePodClaimForRetentionPolicy`` words a failed claim update."""
-    return f"could not update claim {d.target} for delete policy ownerRefs: {d.error}"
+def _text(err: BaseException | None) -> str | None:
+    return None if err is None else str(err)
 
 
 class StatefulPodControl:
-    """The pod control the steps call (``StatefulPodControl``).
+    """The pod control the steps call (``StatefulPodControl``): its object manager *om*, its event
+    recorder *recorder*, and the log its requests are recorded in, each as a row carried out
+    (applied, or failed with the API server's answer).  *profile* gives the release's wording of
+    its events and which of its checks the release has (PVC retention)."""
 
-    Each method makes its requests through *om* at once, appends their rows to *log* as carried
-    out (applied, or failed with the API server's answer), records upstream's pod events, and
-    returns the error upstream's method returns (None when it succeeded).  The steps stop on it as
-    upstream's do.  :class:`~stsedu.controller.recording_pod_control.RecordingPodControl` has the
-    same methods and writes nothing.
-    """
-
-    def __init__(self, om: ObjectManager, log: list[Decision]) -> None:
+    def __init__(self, om: ObjectManager, recorder: EventRecorder, profile: Profile,
+                 log: list[Decision] | None = None) -> None:
         self.om = om
-        self.log = log
+        self.recorder = recorder
+        self.profile = profile
+        self.log: list[Decision] = [] if log is None else log
+        self._resent: list[tuple] | None = None
+        """While ``UpdateStatefulPod`` retries: where its requests go, as ``(verb, kind, name,
+        failed)`` (the update's row carries them, :attr:`Decision.resent`), instead of the log."""
 
-    def list_claims(self, claims: Mapping[str, PersistentVolumeClaim]) -> None:
-        """Hand the object manager the claim lister as the sync began (its ``get_claim`` reads it)."""
-        self.om.list_claims(claims)
+    # ------------------------------------------------------------------ the requests' rows
+    def _note(self, row: Decision) -> None:
+        """Record the row of one request, or of a claim that fails the call without one."""
+        if self._resent is None:
+            self.log.append(row)
+        elif row.action != "wait":
+            kind = "PersistentVolumeClaim" if row.action.endswith("-pvc") else "Pod"
+            self._resent.append((row.action.split("-")[0], kind, row.target if kind != "Pod" else row.pod,
+                                 row.applied is False))
 
-    def request(self, d: Decision) -> str | None:
-        """One request of the sync's own (a revision create, renumbering or delete); its error."""
-        x = carry_out(d, self.om)
-        self.log.append(x)
-        return failed(x)
+    def _request(self, row: Decision, call: Callable[[], object]) -> APIError | None:
+        """Make the request *call*, record *row* as the API server answered it; its error."""
+        try:
+            call()
+        except APIError as e:
+            self._note(refused(row, e))
+            return e
+        self._note(replace(row, applied=True))
+        return None
+
+    # ------------------------------------------------------------------ upstream's methods
+    def create_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+        """``CreateStatefulPod``."""
+        if (err := self.create_persistent_volume_claims(sts, pod, why, "create-pvc")) is not None:
+            self.record_pod_event("create", sts, pod, err)
+            return str(err)
+        err = self._request(why.row("create", pod.name, payload=pod),
+                            lambda: self.om.create_pod(pod, sts, why.reason))
+        if is_already_exists(err):
+            return str(err)
+        if (claim_err := self.update_pod_claim_for_retention_policy(sts, pod, why)) is not None:
+            self.record_pod_event("update", sts, pod, claim_err)
+            return str(claim_err)
+        self.record_pod_event("create", sts, pod, err)
+        return _text(err)
+
+    def update_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+        """``UpdateStatefulPod``."""
+        om = self.om
+        name = pod.name  # the row's pod: the one processReplica gave, or the one GetPod read and updated
+        reread = False
+        attempted = False
+        tries = 0
+        resent: list[tuple] = []  # the requests from the first pod update on
+
+        def closure() -> None:
+            nonlocal pod, attempted, tries, name, reread
+            tries += 1
+            if tries == 2:
+                self._resent = resent
+            consistent = True
+            if not P.identity_matches(sts, pod):
+                pod = replace(pod, name=P.get_pod_name(sts.name, P.get_ordinal(pod)),
+                              labels=P.update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
+                consistent = False
+            if not P.storage_matches(sts, pod):
+                pod = replace(pod, spec=P.update_storage(sts, pod))
+                consistent = False
+                if (err := self.create_persistent_volume_claims(sts, pod, why, "identity-pvc")) is not None:
+                    self.record_pod_event("update", sts, pod, err)
+                    raise err
+            if not self.claims_match_retention_policy(sts, pod):
+                if (err := self.update_pod_claim_for_retention_policy(sts, pod, why)) is not None:
+                    self.record_pod_event("update", sts, pod, err)
+                    if tries == 1 and is_conflict(err):  # the first try's last row: it is tried again
+                        self._resent = resent
+                        self._note(self.log.pop())
+                    raise err
+                consistent = False
+            if consistent:
+                return
+            attempted = True
+            self._resent = resent
+            if reread:
+                name = pod.name
+            try:
+                om.update_pod(pod, sts, why.reason)
+            except APIError as e:
+                resent.append(("update", "Pod", pod.name, True))
+                if (updated := om.get_pod(sts.namespace, pod.name)) is not None:
+                    pod, reread = updated, True
+                raise e
+            resent.append(("update", "Pod", pod.name, False))
+
+        error: APIError | WrappedError | None = None
+        try:
+            retries = retry_on_conflict(DEFAULT_BACKOFF_STEPS, closure)
+        except (APIError, WrappedError) as e:
+            error, retries = e, e.retries
+        finally:
+            self._resent = None
+        if attempted:
+            self.record_pod_event("update", sts, pod, error)
+        if tries == 1 and not attempted and error is not None:
+            return str(error)  # the first try's claim work failed: no update was sent
+        self.log.append(why.row("update", name, payload=pod, applied=error is None,
+                                error=_text(error), cause=api_answer(error), retries=retries,
+                                resent=tuple(resent)))
+        return _text(error)
+
+    def delete_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+        """``DeleteStatefulPod``: a NotFound counts as deleted (not in v1.16)."""
+        row = why.row("delete", pod.name, payload=pod)
+        try:
+            self.om.delete_pod(pod, why.reason)
+        except APIError as e:
+            if not (is_not_found(e) and self.profile.delete_ignores_not_found):
+                self.log.append(refused(row, e))
+                self.record_pod_event("delete", sts, pod, e)
+                return str(e)
+        self.log.append(replace(row, applied=True))
+        self.record_pod_event("delete", sts, pod, None)
+        return None
+
+    def claims_match_retention_policy(self, sts: StatefulSet, pod: Pod) -> bool:
+        """``ClaimsMatchRetentionPolicy``."""
+        if not self.profile.pvc_retention:
+            return True
+        ordinal = P.get_ordinal(pod)
+        for template in sts.spec.volume_claim_templates:
+            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            claim = self.om.get_claim(sts.namespace, name)
+            if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim):
+                return False
+        return True
+
+    def update_pod_claim_for_retention_policy(self, sts: StatefulSet, pod: Pod, why: Why
+                                              ) -> WrappedError | None:
+        """``UpdatePodClaimForRetentionPolicy``: *why*'s rule names its caller (fixPodClaim's, or the
+        pod control's own: ``claim-owner``)."""
+        if not self.profile.pvc_retention:
+            return None
+        rule = why.rule if why.rule == RULES["fix-claim"] else RULES["claim-owner"]
+        ordinal = P.get_ordinal(pod)
+        for template in sts.spec.volume_claim_templates:
+            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            claim = self.om.get_claim(sts.namespace, name)
+            if claim is None:
+                continue
+            conflicting = P.has_unexpected_controller(claim, sts, pod)
+            if conflicting:
+                self.recorder.event(sts, "Warning", "ConflictingController",
+                                    f"PersistentVolumeClaim {name} has a conflicting OwnerReference that acts "
+                                    "as a manging controller, the retention policy is ignored for this claim")
+                self._note(Decision("warn", pod.name, "conflicting-controller",
+                                    f"Claim {name} has another managing controller: the retention policy is "
+                                    "ignored for it (Warning ConflictingController).", rule, target=name,
+                                    step=why.step, slot=why.slot))
+            if P.is_claim_owner_up_to_date(sts, pod, claim):
+                continue
+            refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim)
+            owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
+            if conflicting:
+                reason, message = "conflicting-controller", (
+                    f"Claim {name} has another controller; remove this set's and {pod.name}'s refs "
+                    f"and ignore the retention policy for it (owners left: {owners}).")
+            else:
+                reason, message = "retention-policy", (
+                    f"Set the owner of claim {name} to {owners} (whenScaled={sts.spec.when_scaled}, "
+                    f"whenDeleted={sts.spec.when_deleted}).")
+            row = Decision("update-pvc", pod.name, reason, message, rule, target=name, step=why.step,
+                           slot=why.slot, payload=refs)
+            if (err := self._request(row, lambda: self.om.update_claim(replace(claim, owner_references=refs),
+                                                                       sts))) is not None:
+                return WrappedError(f"could not update claim {name} for delete policy ownerRefs: {err}", err)
+        return None
+
+    def pod_claim_is_stale(self, sts: StatefulSet, pod: Pod) -> bool:
+        """``PodClaimIsStale``: under whenScaled=Delete, a claim of the pod that still belongs to an
+        earlier pod of that name (a missing claim is not stale)."""
+        when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
+        if when_scaled == "Retain":
+            return False
+        for name, _ in P.get_persistent_volume_claims(sts, pod):
+            claim = self.om.get_claim(sts.namespace, name)
+            if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
+                return True
+        return False
+
+    def _verb(self, verb: str) -> str:
+        """The verb in an event's message: title-cased (v1.16 wrote it as given)."""
+        return verb.title() if self.profile.event_verbs_title_case else verb
+
+    def record_pod_event(self, verb: str, sts: StatefulSet, pod: Pod, err: BaseException | None) -> None:
+        """``recordPodEvent``."""
+        if err is None:
+            self.recorder.event(sts, "Normal", f"Successful{verb.title()}",
+                                f"{self._verb(verb)} Pod {pod.name} in StatefulSet {sts.name} successful")
+        else:
+            self.recorder.event(sts, "Warning", f"Failed{verb.title()}",
+                                f"{self._verb(verb)} Pod {pod.name} in StatefulSet {sts.name} failed error: {err}")
+
+    def record_claim_event(self, verb: str, sts: StatefulSet, pod: Pod, claim: str,
+                           err: BaseException | None) -> None:
+        """``recordClaimEvent``."""
+        if err is None:
+            self.recorder.event(sts, "Normal", f"Successful{verb.title()}",
+                                f"{self._verb(verb)} Claim {claim} Pod {pod.name} in StatefulSet {sts.name} success")
+        else:
+            self.recorder.event(sts, "Warning", f"Failed{verb.title()}",
+                                f"{self._verb(verb)} Claim {claim} for Pod {pod.name} in StatefulSet {sts.name} "
+                                f"failed error: {err}")
+
+    def create_missing_persistent_volume_claims(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+        """``createMissingPersistentVolumeClaims``."""
+        if (err := self.create_persistent_volume_claims(sts, pod, why, "pending-pvc")) is not None:
+            return str(err)
+        if (err := self.update_pod_claim_for_retention_policy(sts, pod, why)) is not None:
+            self.record_pod_event("update", sts, pod, err)
+            return str(err)
+        return None
+
+    def create_persistent_volume_claims(self, sts: StatefulSet, pod: Pod, why: Why, rule: str
+                                        ) -> WrappedError | None:
+        """``createPersistentVolumeClaims``: *rule* (a key of ``RULES``) names its caller.  Rows of the
+        claims being deleted follow the creates."""
+        errors, deleting = [], []
+        for name, template in P.get_persistent_volume_claims(sts, pod):
+            claim = self.om.get_claim(sts.namespace, name)
+            if claim is None:
+                new = P.new_claim(sts, template, name)
+                words = "while restoring its storage" if rule == "identity-pvc" else "before the pod"
+                row = decision(action="create-pvc", pod=pod.name, reason="missing",
+                               message=f"Create claim {name} for {pod.name} {words}.", rule=rule, target=name,
+                               step=why.step, slot=why.slot, payload=new)
+                err = self._request(row, lambda: self.om.create_claim(new, sts))
+                if err is not None:
+                    errors.append(f"failed to create PVC {name}: {err}")
+                if err is None or not is_already_exists(err):
+                    self.record_claim_event("create", sts, pod, name, err)
+            elif claim.deleting and self.profile.pvc_retention:
+                errors.append(f"pvc {name} is being deleted")
+                deleting.append(decision(action="wait", pod=pod.name, reason="claim-deleting",
+                                         message=f"Claim {name} is being deleted; {pod.name} cannot use it until "
+                                                 "it is gone.",
+                                         rule="claim-deleting", target=name, step=why.step, slot=why.slot,
+                                         applied=False, error=f"pvc {name} is being deleted"))
+        for row in deleting:
+            self._note(row)
+        return WrappedError(aggregate(errors)) if errors else None
+
+    # ------------------------------------------------------------------ the sync's other requests
+    def create_revision(self, d: Decision) -> str | None:
+        """The create of ``CreateControllerRevision`` (the controller history's), its row *d*; its error."""
+        return _text(self._request(d, lambda: self.om.create_revision(d)))
+
+    def probe_revision(self, d: Decision) -> str | None:
+        """The create ``CreateControllerRevision`` sends for a name that is taken (answered AlreadyExists,
+        which it expects); its row *d*; its error."""
+        return _text(self._request(d, lambda: self.om.probe_revision(d)))
+
+    def update_revision(self, d: Decision) -> str | None:
+        """``UpdateControllerRevision`` (a rollback's renumbering), its row *d*; its error."""
+        return _text(self._request(d, lambda: self.om.update_revision(d)))
+
+    def delete_revision(self, d: Decision) -> str | None:
+        """``DeleteControllerRevision`` (``truncateHistory``), its row *d*; its error."""
+        return _text(self._request(d, lambda: self.om.delete_revision(d)))
 
     def update_stateful_set_status(self, d: Decision, sts: StatefulSet, status: StatefulSetStatus) -> str | None:
         """``updateStatefulSetStatus``: the status write *d* describes, through the status updater."""
@@ -551,245 +628,17 @@ class StatefulPodControl:
         self.log.append(replace(d, applied=True, retries=retries))
         return None
 
-    def create_persistent_volume_claims(self, claims: list[Decision], retried: list[Decision] | None = None
-                                        ) -> str | None:
-        """``createPersistentVolumeClaims``: every claim of *claims* is tried (``CreateClaim``, its
-        event by ``recordClaimEvent``, none for AlreadyExists); a row that already knows its error
-        (the lister holds the claim, being deleted) is not sent.  The errors, aggregated, make one
-        pod event, by the method that called it (the rule of the claim rows).  *retried*, when given,
-        takes the rows instead of the log and no pod event is recorded: a retry of
-        ``UpdateStatefulPod``'s closure, which records its own."""
-        errors = []
-        for c in claims:
-            if c.error:
-                x = replace(c, applied=False)
-            else:
-                x = sent(c, lambda row: self.om.create_claim(row))
-                if not is_already_exists(x.cause):
-                    self.om.record_claim_event(x.error is None, "create", c.payload.name, claim_event_pod(c),
-                                               x.error)
-            (self.log if retried is None else retried).append(x)
-            if x.applied is False:
-                errors.append(f"failed to create PVC {x.target}: {x.error}" if x.action == "create-pvc" else x.error)
-        if not errors:
-            return None
-        error = aggregate(errors)
-        if retried is not None:
-            return error
-        first = claims[0]
-        verb = claim_path_verb(first.rule if first.action == "create-pvc" else
-                               RULES.get(first.payload) if isinstance(first.payload, str) else None)
-        if verb is not None:
-            # UpdateStatefulPod has renamed the pod already (updateIdentity: web-00 is web-0 there)
-            self.om.record_pod_event(verb, canonical_pod_name(first.pod) if verb == "update" else first.pod, error)
-        return error
-
-    def update_pod_claim_for_retention_policy(self, owners: list[Decision]) -> str | None:
-        """``UpdatePodClaimForRetentionPolicy``: each claim's owner refs (and the ConflictingController
-        warnings), stopping at the first update that fails; its error as upstream words it (no event
-        of its own: ``fixPodClaim`` records none, the other callers a FailedUpdate of the pod)."""
-        for o in owners:
-            if o.action == "warn":  # the claim has another managing controller
-                self.om.warn(o)
-                x = o
-            else:
-                x = sent(o, lambda row: self.om.update_claim(row))
-            self.log.append(x)
-            if x.applied is False:
-                return claim_update_error(x)
-        return None
-
-    def create_stateful_pod(self, claims: list[Decision], create: Decision, owners: list[Decision]) -> str | None:
-        """``CreateStatefulPod``: the claims, the pod, then the claims' owner refs (set whether the pod
-        create worked or not, unless it met AlreadyExists); one pod event at the end."""
-        error = self.create_persistent_volume_claims(claims)
-        if error is not None:
-            return error
-        x = sent(create, lambda row: self.om.create_pod(row))
-        self.log.append(x)
-        if is_already_exists(x.cause):
-            return x.error  # returned at once, without an event
-        if is_conflict(x.cause):
-            # the Conflict brought the caches up to date: the claim lister that
-            # UpdatePodClaimForRetentionPolicy reads holds the claims just created
-            owners = [g for g in self._owner_work(claims + owners, create.pod, create.payload)
-                      if g.action != "create-pvc"]
-        error = self.update_pod_claim_for_retention_policy(owners)
-        if error is not None:
-            self.om.record_pod_event("update", create.pod, error)
-            return error
-        self.om.record_pod_event("create", create.pod, failed(x))
-        return failed(x)
-
-    def create_missing_persistent_volume_claims(self, claims: list[Decision], owners: list[Decision]
-                                                ) -> str | None:
-        """``createMissingPersistentVolumeClaims`` (a Pending pod): its claims, then their owner refs."""
-        error = self.create_persistent_volume_claims(claims)
-        if error is not None:
-            return error
-        error = self.update_pod_claim_for_retention_policy(owners)
-        if error is not None:
-            self.om.record_pod_event("update", owners[0].pod, error)
-        return error
-
-    def delete_stateful_pod(self, d: Decision) -> str | None:
-        """``DeleteStatefulPod``: the delete (``DeletePod``) and its event."""
-        if d.reason == "failed":
-            self.om.recreating_failed_pod(d.pod)
-        x = sent(d, lambda row: self.om.delete_pod(row))
-        self.log.append(x)
-        self.om.record_pod_event("delete", d.pod, failed(x))
-        return failed(x)
-
-    def update_stateful_pod(self, claims: list[Decision], owners: list[Decision], update: Decision) -> str | None:
-        """``UpdateStatefulPod``: inside ``retry.RetryOnConflict``, the claims (when the pod's storage did
-        not match), the claims' owner refs, then the pod update (``UpdatePod``).  The first try's checks
-        (``identityMatches`` ...) are ``processReplica``'s rows; a Conflict runs the whole closure again
-        (:meth:`_retry_update`, the kit's ``RetryOnConflict``) on the pod ``GetPod`` reads again,
-        checked again here."""
-        om = self.om
-
-        def get_pod_again(d: Decision) -> Decision | None:
-            """The closure's copy after a Conflict: the pod of that name as the caught-up cache holds it
-            (``GetPod``; it may be another pod: web-01 renamed web-1 beside web-1).  None if it is
-            consistent (``identityMatches``, ``storageMatches``, ``ClaimsMatchRetentionPolicy``), else
-            the update of its fix (``updateIdentity``, ``updateStorage``); *d* again for a pod just
-            created or gone."""
-            pod = d.payload
-            om.drop_listed_copy(pod.name)
-            stored = om.get_pod(pod.name)
-            if stored is None or not pod.uid:
-                return d
-            identity_ok, storage_ok = P.identity_matches(om.sts, stored), P.storage_matches(om.sts, stored)
-            if identity_ok and storage_ok and claims_match_retention_policy(om.sts, stored, ListedClaims(om.claim_lister()),
-                                                                            False, om.profile):
-                return None
-            fixed = replace(stored, labels=P.update_identity(om.sts, stored,
-                                                             pod_index_label=om.profile.pod_index_label),
-                            spec=P.update_storage(om.sts, stored) if not storage_ok else stored.spec)
-            return replace(d, pod=stored.name, payload=fixed)
-
-        def update_pod(d: Decision) -> Decision:
-            """The closure's ``UpdatePod``: the row carried out, or refused with the API server's answer."""
-            return sent(d, lambda row: om.update_pod(row))
-
-        error = self.create_persistent_volume_claims(claims) if claims else None
-        if error is not None:
-            return error
-        error = self.update_pod_claim_for_retention_policy(owners)
-        if error is not None:
-            if is_conflict(self.log[-1].cause):  # wrapped with %w
-                # the closure returned the (wrapped) Conflict: it runs again, and its retries report it
-                return self._retry_update(update, claims + owners, get_pod_again, update_pod, first=self.log.pop())
-            om.record_pod_event("update", update.pod, error)
-            return error
-        return self._retry_update(update, claims + owners, get_pod_again, update_pod)
-
-    def _owner_work(self, group: list[Decision], name: str, pod: Pod | None = None) -> list[Decision]:
-        """The claim work of a retry of ``UpdateStatefulPod``'s closure, in the order of the set's claim
-        templates: the first try's (its claim creates, its owner fixes and warnings), and the owner
-        fixes of the claims its first try created (``ClusterObjects.claim_owner_fix``)."""
-        work = list(group)
-        work += [fix for g in group if g.action == "create-pvc"
-                 if (fix := self.om.claim_owner_fix(g, name, pod)) is not None]
-        if len(work) > len(group):  # in the order of the claim templates, as upstream walks them
-            named = Pod(name=group[0].pod)  # the pod of the rows' name: its ordinal names the claims
-            order = {n: i for i, (n, _) in enumerate(P.get_persistent_volume_claims(self.om.sts, named))}
-            work.sort(key=lambda g: order.get(g.target, len(order)))
-        return work
-
-    def _retry_update(self, d: Decision, group: list[Decision], get_pod_again, update_pod,
-                      first: Decision | None = None) -> str | None:
-        """The pod update and, on Conflict, the whole closure again as the informer cache has it
-        (``retry.RetryOnConflict(retry.DefaultBackoff, ...)``): the claim work the caught-up cache
-        still calls for is sent again (``claim_up_to_date``; with a cache that never catches up,
-        every claim again: a create meets AlreadyExists and ends it).  Each failure inside the
-        closure records a FailedUpdate, and the outcome one more event (``recordPodEvent``).
-        *first* is the claim update of the first try that was answered Conflict before the pod
-        update was sent.  *get_pod_again* and *update_pod* are ``UpdateStatefulPod``'s steps: its
-        ``GetPod`` and checks after a Conflict, and its ``UpdatePod``."""
-        om = self.om
-        name = d.payload.name if d.payload is not None else d.pod
-        retries = 0
-        resent: list[tuple] = []
-        attempted = first is None  # the pod update was sent (UpdateStatefulPod's attemptedUpdate)
-
-        def send(g: Decision) -> Decision:
-            x = update_pod(g) if g.action == "update" else carry_out(g, om)
-            kind = "PersistentVolumeClaim" if g.action in ("create-pvc", "update-pvc") else "Pod"
-            if g.action != "warn":
-                resent.append((g.action.split("-")[0], kind, g.target if kind != "Pod" else name,
-                               x.applied is False))
-            return x
-
-        if first is None:
-            done = send(d)
-        else:
-            resent.append(("update", "PersistentVolumeClaim", first.target, True))
-            error = claim_update_error(first)
-            om.record_pod_event("update", name, error)
-            done = replace(d, applied=False, error=error, cause=first.cause)  # %w
-        from_claims = first is not None  # the closure failed in its claim work: the pod keeps its in-place fixes
-        while done.applied is False and is_conflict(done.cause) and retries < DEFAULT_BACKOFF_STEPS - 1:
-            retries += 1
-            again = d if from_claims else get_pod_again(d)
-            if again is None:  # the pod the cache holds under that name is consistent as it is
-                done = replace(d, applied=True, error=None)
-                break
-            # GetPod did not replace the closure's copy of an existing pod (its claim work failed, or no pod
-            # has its new name): identity and storage stay fixed in place, only its claims are checked again
-            kept = from_claims or (again is d and d.payload is not None and bool(d.payload.uid))
-            if again is not d:  # the pod as the cache holds it; another pod of that name: only the claims
-                # the first try created are looked at again (ClaimsMatchRetentionPolicy for that pod)
-                d, name, group = again, again.payload.name, (
-                    group if again.payload.uid == d.payload.uid else [g for g in group if g.action == "create-pvc"])
-            tried: list[Decision] = []
-            error = None if kept else self.create_persistent_volume_claims(
-                [g for g in group if g.action == "create-pvc" and not om.claim_up_to_date(g, name)], retried=tried)
-            resent += [("create", "PersistentVolumeClaim", x.target, x.applied is False) for x in tried]
-            errors = [error] if error is not None else []
-            cause = None  # createPersistentVolumeClaims' aggregate wraps nothing errors.As finds
-            fixed = False
-            if not errors:
-                pod = d.payload if kept else None  # else GetPod's
-                for g in self._owner_work(group, name, pod):
-                    if g.action == "create-pvc" or (g.action == "update-pvc" and om.claim_up_to_date(g, name, pod)):
-                        continue  # the retry reads the claim again: a fix that went through is not sent again
-                    x = send(g)
-                    fixed = fixed or g.action == "update-pvc"
-                    if x.applied is False:
-                        errors, cause = [claim_update_error(x)], x.cause  # wrapped with %w
-                        break
-            if errors:
-                error = aggregate(errors)
-                om.record_pod_event("update", name, error)
-                done, from_claims = replace(d, applied=False, error=error, cause=cause), True
-                continue
-            if kept and not fixed:
-                done = replace(d, applied=True, error=None)  # identity and storage fixed in place, claims now fit:
-                break                                        # consistent, no pod update
-            done, from_claims = send(d), False
-            attempted = True
-        if attempted:
-            om.record_pod_event("update", name, failed(done))
-        done = replace(done, retries=retries, resent=tuple(resent))
-        self.log.append(done)
-        return failed(done)
-
 
 def new_stateful_pod_control(writes: "Writes", sts: StatefulSet, cause: str, profile: Profile,
                              status_updater: "RealStatefulSetStatusUpdater") -> StatefulPodControl:
-    """The pod control over the real object manager, :class:`ClusterObjects`, with the profile's event
-    wording (``NewStatefulPodControl``).  Upstream's controller builds one for its life; the kit's
-    lives for one sync (*cause* names it), as the informer-cache lag it models and its log do, so
-    :func:`~stsedu.controller.stateful_set.sync` builds it."""
-    om = ClusterObjects(writes, sts, cause, status_updater)
-    om.title_case_messages = profile.event_verbs_title_case
-    om.recreating_failed_event = not profile.event_verbs_title_case
-    om.delete_ignores_not_found = profile.delete_ignores_not_found
-    return new_stateful_pod_control_from_manager(om)
+    """The pod control over the real object manager, :class:`ClusterObjects`, recording to the
+    cluster's trace (``NewStatefulPodControl``).  Upstream's controller builds one for its life; the
+    kit's lives for one sync (*cause* names it), as the informer-cache lag it models and its log do,
+    so :func:`~stsedu.controller.stateful_set.sync` builds it."""
+    return new_stateful_pod_control_from_manager(ClusterObjects(writes, sts, cause, status_updater),
+                                                 TraceRecorder(writes.trace), profile)
 
 
-def new_stateful_pod_control_from_manager(om: ObjectManager) -> StatefulPodControl:
-    """The pod control over *om*, its log empty (``NewStatefulPodControlFromManager``)."""
-    return StatefulPodControl(om, [])
+def new_stateful_pod_control_from_manager(om, recorder: EventRecorder, profile: Profile) -> StatefulPodControl:
+    """The pod control over *om* and *recorder*, its log empty (``NewStatefulPodControlFromManager``)."""
+    return StatefulPodControl(om, recorder, profile)

@@ -18,6 +18,7 @@ the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from . import stateful_set_control as control
@@ -28,6 +29,7 @@ from ..api.objects import (Pod, StatefulSet, StatefulSetStatus, controller_of, l
 from ..client.informers import Informers, Tombstone
 from ..client.workqueue import WorkQueue
 from .consistency import ConsistencyStore, recorded_write
+from .recording_pod_control import recording_pod_control
 from .stateful_pod_control import ClusterObjects, StatefulPodControl, new_stateful_pod_control
 from .stateful_set_status_updater import new_real_stateful_set_status_updater
 from . import stateful_set_utils as P
@@ -119,9 +121,7 @@ def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") ->
     sts = store.get("StatefulSet", namespace, name)
     if sts is None:
         raise KeyError(f'statefulsets.apps "{name}" not found')
-    trace.sync += 1
-    trace.time = ctl.clock.now
-    n = trace.sync
+    n = trace.begin_sync(ctl.clock.now)
     pod_control = new_stateful_pod_control(ctl.writes, sts, f"sync {n}", ctl.profile, ctl.control.status_updater)
     om = pod_control.om
     decisions: list[Decision] = []
@@ -180,7 +180,10 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
             error = error or refused
             continue
         try:
-            getattr(om, d.action)(d)
+            if d.action == "adopt":
+                om.adopt(d)  # AdoptPod
+            else:
+                om.release(d)  # ReleasePod
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
@@ -278,13 +281,16 @@ class StatefulSetController:
         return sync(self, name, namespace)
 
     def preview(self, sts: StatefulSet, namespace: str = "default"):
-        """What the next sync of *sts* would do if every request succeeded, run against a pod control
-        that writes nothing (``RecordingPodControl``)."""
+        """What the next sync of *sts* would do if every request succeeded, run with a pod control whose
+        object manager writes nothing (:func:`~.recording_pod_control.recording_pod_control`); its
+        requests' rows are neither applied nor refused (``applied`` None)."""
         snap = control.Snapshot(
             sts=sts, pods=tuple(claimed_pods(sts, self.store.list("Pod", namespace))),
             claims=self.store.view("PersistentVolumeClaim", namespace),
             namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
-        return self.control.update_stateful_set(snap, self.profile, self.feature_gates)
+        plan = self.control.update_stateful_set(snap, self.profile, self.feature_gates,
+                                                recording_pod_control(snap, self.profile))
+        return replace(plan, decisions=tuple(replace(d, applied=None) for d in plan.decisions))
 
 
 def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict, informers: Informers | None = None,
@@ -304,13 +310,26 @@ def new_stateful_set_controller(writes: "Writes", profile, feature_gates: dict, 
         return ctl
     loop = ctl.loop = ControllerLoop(ctl, informers, workers, sync)
     pods, sets = informers.handlers["Pod"], informers.handlers["StatefulSet"]
-    pods.on_add = lambda pod: loop.add_pod(pod)
-    pods.on_update = lambda old, cur: loop.update_pod(old, cur)
-    pods.on_delete = lambda obj: loop.delete_pod(obj)
-    sets.on_add = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} added")
-    sets.on_update = lambda old, s: loop.enqueue_stateful_set(s, f"StatefulSet {s.name} updated")
-    sets.on_delete = lambda s: loop.enqueue_stateful_set(s, f"StatefulSet {_obj(s).name} deleted")
+    # methods and partials, not closures: a cluster's snapshot pickles them (stsedu.console.state)
+    pods.on_add, pods.on_update, pods.on_delete = loop.add_pod, loop.update_pod, loop.delete_pod
+    sets.on_add = partial(_set_changed, loop, "added")
+    sets.on_update = partial(_set_changed, loop, "updated")
+    sets.on_delete = partial(_set_changed, loop, "deleted")
     return ctl
+
+
+def _set_changed(loop: "ControllerLoop", what: str, *objs) -> None:
+    """A StatefulSet informer's handler: ``enqueueStatefulSet`` with the set (the last of *objs*)."""
+    loop.enqueue_stateful_set(objs[-1], f"StatefulSet {_obj(objs[-1]).name} {what}")
+
+
+def late_sync(owner):
+    """``owner.sync`` looked up at each call (a checked sync installed later is seen), picklable."""
+    return partial(_owner_sync, owner)
+
+
+def _owner_sync(owner, name: str, namespace: str):
+    return owner.sync(name, namespace)
 
 
 def set_control_for(profile):

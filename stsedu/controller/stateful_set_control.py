@@ -9,9 +9,10 @@ in the order it did it.  It runs upstream's steps under their names and in their
 (:func:`slow_start_batch` for Parallel sets), then the rolling update (its gate-off loop, or
 :func:`update_stateful_set_after_invariant_established`), the status write; :func:`truncate_history`
 last.  The steps make their requests through the pod control when they reach them and stop where
-upstream's stop when one fails (docs/behaviour.md section 1).  The sync passes the
-:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`; ``Cluster.preview()`` a
-:class:`~stsedu.controller.recording_pod_control.RecordingPodControl`, which writes nothing.
+upstream's stop when one fails (docs/behaviour.md section 1).  A sync passes the
+:class:`~stsedu.controller.stateful_pod_control.StatefulPodControl` over the cluster's object
+manager; ``Cluster.preview()`` the same pod control over one that writes nothing
+(:mod:`~stsedu.controller.recording_pod_control`).
 """
 
 from __future__ import annotations
@@ -25,25 +26,24 @@ from .stateful_set_utils import (get_pod_revision, identity_matches, is_created,
                                  is_running_and_available, is_running_and_ready, is_terminal_phase,
                                  is_terminating, is_unavailable, pod_in_ordinal_range, storage_matches)
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
-                        STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan,
+                        STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan, Why,
                         aggregate, status_sentence)
-from .decisions import decision as _d
+from .decisions import decision
 from ..api.defaults import default_pod_template
 from ..api.errors import APIError
 from ..api.objects import ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus, controller_of
 from ..api.profiles import CURRENT, Profile
 from ..limits import over_create_budget
-from .recording_pod_control import RecordingPodControl
 from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
-from .claim_rows import claim_decisions, claim_owner_decisions
-from .stateful_pod_control import StatefulPodControl, claims_match_retention_policy, pod_claim_is_stale
+from .stateful_pod_control import StatefulPodControl
 from .history import (adoption_refused, create_controller_revision, equal_revision, find_equal, history_to_truncate,
                       sort_revisions)
 
 
-PodControl = RecordingPodControl | StatefulPodControl
-"""The pod controls the steps are given: the sync's, which writes, or ``preview()``'s, which records."""
+PodControl = StatefulPodControl
+"""The pod control the steps are given: over the cluster's object manager (a sync), or over one that
+records and writes nothing (``preview()``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,18 +103,18 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     elif equal:
         old = equal[-1]
         update = replace(old, revision=candidate.revision)
-        error = pod_control.request(_d(
-            "update-revision", None, "rollback",
-            f"The template equals revision {old.name} (number {old.revision}); "
-            f"it becomes the update revision again, renumbered {candidate.revision}.",
-            "rollback", target=old.name, step=STEP_REVISIONS, payload=update))
+        error = pod_control.update_revision(decision(
+            action="update-revision", pod=None, reason="rollback",
+            message=f"The template equals revision {old.name} (number {old.revision}); "
+                    f"it becomes the update revision again, renumbered {candidate.revision}.",
+            rule="rollback", target=old.name, step=STEP_REVISIONS, payload=update))
         if error is not None:
             return error, None, None, collisions
     elif revisions and set_matches_latest_existing_revision(sts, candidate, revisions[-1], profile):
         update = revisions[-1]
     else:
         error, update, collisions = create_controller_revision(sts.name, candidate, snap.namespace_revisions,
-                                                               collisions, bool(revisions), pod_control.request)
+                                                               collisions, bool(revisions), pod_control)
         if error is not None:
             return error, None, None, collisions
     current = next((r for r in revisions if r.name == sts.status.current_revision), None)
@@ -217,83 +217,71 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if is_terminal_phase(pod) if profile.succeeded_restarts else is_failed(pod):
         if not is_terminating(pod):
-            error = pod_control.delete_stateful_pod(_d(
-                "delete", name, "failed", f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
-                "failed", payload=pod, step=STEP_REPLICAS, slot=slot))
+            error = pod_control.delete_stateful_pod(sts, pod, Why(
+                reason="failed", message=f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
+                rule=RULES["failed"], step=STEP_REPLICAS, slot=slot))
             return True, error
-        log.append(_d("wait", name, "terminating",
-                      f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
-                      "failed-terminating", step=STEP_REPLICAS, slot=slot))
+        log.append(decision(action="wait", pod=name, reason="terminating",
+                            message=f"{name} ({pod.phase}) is terminating; wait for it to be gone.",
+                            rule="failed-terminating", step=STEP_REPLICAS, slot=slot))
         return True, None
     # a missing pod is created, with its claims first
     if not is_created(pod):
-        if profile.pvc_retention and pod_claim_is_stale(sts, pod, pod_control.om):
-            log.append(_d("wait", name, "stale-claim",
-                          f"A claim of {name} still belongs to the previous {name} and is being "
-                          "removed; wait before creating the pod.", "stale-claim", step=STEP_REPLICAS, slot=slot))
+        if profile.pvc_retention and pod_control.pod_claim_is_stale(sts, pod):
+            log.append(decision(action="wait", pod=name, reason="stale-claim",
+                                message=f"A claim of {name} still belongs to the previous {name} and is being "
+                                        "removed; wait before creating the pod.",
+                                rule="stale-claim", step=STEP_REPLICAS, slot=slot))
             return True, None
-        claim_ds = claim_decisions(sts, pod, snap.claims, "create-pvc", slot, STEP_REPLICAS)
-        created = pod
-        error = pod_control.create_stateful_pod(
-            claim_ds, _d("create", name, "missing", f"{name} does not exist: create it at revision {pod.revision}.",
-                         "create", payload=created, step=STEP_REPLICAS, slot=slot),
-            claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
+        error = pod_control.create_stateful_pod(sts, pod, Why(
+            reason="missing", message=f"{name} does not exist: create it at revision {pod.revision}.",
+            rule=RULES["create"], step=STEP_REPLICAS, slot=slot))
         if error is not None or monotonic:
             return True, error
         # Parallel: upstream goes on with the rest of processReplica on the pod it just
         # created, checking its claims as the sync's cache had them (before the fix above),
         # so claims whose refs needed fixing are fixed again and the pod is written (unchanged).
-        if not claims_match_retention_policy(sts, created, pod_control.om, False, profile):
-            error = pod_control.update_stateful_pod(
-                [], claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile),
-                _d("update", name, "identity",
-                   f"The owner refs of {name}'s claims did not fit the retention policy when "
-                   f"this sync began; they are fixed again and {name} is updated (unchanged).",
-                   "identity", payload=created, step=STEP_REPLICAS, slot=slot))
+        if not pod_control.claims_match_retention_policy(sts, pod):
+            error = pod_control.update_stateful_pod(sts, pod, Why(
+                reason="identity", message=f"The owner refs of {name}'s claims did not fit the retention policy "
+                f"when this sync began; they are fixed again and {name} is updated (unchanged).",
+                rule=RULES["identity"], step=STEP_REPLICAS, slot=slot))
             return error is not None, error
         return False, None
     # createMissingPersistentVolumeClaims: a Pending pod's missing claims, then their owner refs
     if is_pending(pod) and profile.pvc_retention:
-        claim_ds = claim_decisions(sts, pod, snap.claims, "pending-pvc", slot, STEP_REPLICAS)
-        error = pod_control.create_missing_persistent_volume_claims(
-            claim_ds, claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot, STEP_REPLICAS, profile))
+        error = pod_control.create_missing_persistent_volume_claims(sts, pod, Why(
+            reason="missing", message="", rule=RULES["pending-pvc"], step=STEP_REPLICAS, slot=slot))
         if error is not None:
             return True, error
     # OrderedReady: wait for the pod to be gone, Running and Ready, Available
     if is_terminating(pod) and monotonic:
-        log.append(_d("wait", name, "terminating",
-                      f"{name} is terminating; wait until it is gone.", "terminating", step=STEP_REPLICAS, slot=slot))
+        log.append(decision(action="wait", pod=name, reason="terminating",
+                            message=f"{name} is terminating; wait until it is gone.", rule="terminating",
+                            step=STEP_REPLICAS, slot=slot))
         return True, None
     if not is_running_and_ready(pod) and monotonic:
-        log.append(_d("wait", name, "not-running-ready",
-                      f"{name} is not Running and Ready; wait before going on.", "not-running-ready", step=STEP_REPLICAS, slot=slot))
+        log.append(decision(action="wait", pod=name, reason="not-running-ready",
+                            message=f"{name} is not Running and Ready; wait before going on.",
+                            rule="not-running-ready", step=STEP_REPLICAS, slot=slot))
         return True, None
     if not is_running_and_available(pod, mrs, snap.now) and monotonic:
-        log.append(_d("wait", name, "not-available",
-                      f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
-                      "not-available", step=STEP_REPLICAS, slot=slot))
+        log.append(decision(action="wait", pod=name, reason="not-available",
+                            message=f"{name} is Ready but not yet Available (minReadySeconds={mrs}); wait.",
+                            rule="not-available", step=STEP_REPLICAS, slot=slot))
         return True, None
     # identityMatches, storageMatches, ClaimsMatchRetentionPolicy: repair what does not
     identity_ok = identity_matches(sts, pod)
     storage_ok = storage_matches(sts, pod)
-    retention_ok = claims_match_retention_policy(sts, pod, pod_control.om, False, profile)
+    retention_ok = pod_control.claims_match_retention_policy(sts, pod)
     if identity_ok and storage_ok and retention_ok:
         return False, None
-    # UpdateStatefulPod's createPersistentVolumeClaims (a claim being deleted fails it too),
-    # then UpdatePodClaimForRetentionPolicy
-    claim_ds = [] if storage_ok else claim_decisions(sts, pod, snap.claims, "identity", slot, STEP_REPLICAS)
-    owner_ds = [] if retention_ok else claim_owner_decisions(sts, pod, snap.claims, False, "claim-owner", slot,
-                                                              STEP_REPLICAS, profile)
     # UpdateStatefulPod: any mismatch makes the pod "dirty", so it is written even
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
     # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
-    fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal) if not identity_ok else pod.name,
-                    labels=P.update_identity(sts, pod, pod_index_label=profile.pod_index_label)
-                    if not identity_ok else pod.labels,
-                    spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
     what = []
-    if fixed.name != name:
-        what.append(f"its name (its ordinal makes it {fixed.name}, and the update goes to {fixed.name})")
+    if (canonical := P.get_pod_name(sts.name, pod.ordinal)) != name:
+        what.append(f"its name (its ordinal makes it {canonical}, and the update goes to {canonical})")
     elif not identity_ok:
         what.append(f"label {P.POD_NAME_LABEL}")
     if not storage_ok:
@@ -303,8 +291,8 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     else:
         message = (f"The owner refs of {name}'s claims did not fit the retention policy; "
                    f"they were fixed and {name} is updated (unchanged).")
-    error = pod_control.update_stateful_pod(claim_ds, owner_ds, _d("update", name, "identity", message, "identity",
-                                                                   payload=fixed, step=STEP_REPLICAS, slot=slot))
+    error = pod_control.update_stateful_pod(sts, pod, Why(reason="identity", message=message, rule=RULES["identity"],
+                                                          step=STEP_REPLICAS, slot=slot))
     return error is not None, error
 
 
@@ -321,23 +309,25 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
     mrs = P.min_ready_seconds(sts, profile)
     if is_terminating(pod):
         if monotonic:
-            return [_d("wait", name, "terminating",
-                       f"{name} is terminating for scale down; wait until it is gone.",
-                       "condemned-terminating", **kw)], True, None
+            return [decision(action="wait", pod=name, reason="terminating",
+                             message=f"{name} is terminating for scale down; wait until it is gone.",
+                             rule="condemned-terminating", **kw)], True, None
         return [], False, None
     blocker = first_unavailable.name if first_unavailable is not None else None
     if not is_running_and_ready(pod) and monotonic and pod is not first_unavailable:
-        return [_d("wait", name, "scale-down-blocked",
-                   f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
-                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True, None
+        return [decision(action="wait", pod=name, reason="scale-down-blocked",
+                         message=f"{name} is not Running and Ready and {blocker} is the first unhealthy pod; "
+                                 f"scale down waits for {blocker}.",
+                         rule="scale-down-blocked", **kw)], True, None
     if (not is_running_and_available(pod, mrs, now) and monotonic
             and pod is not first_unavailable):
-        return [_d("wait", name, "scale-down-blocked",
-                   f"{name} is not Available and {blocker} is the first unavailable pod; "
-                   f"scale down waits for {blocker}.", "scale-down-blocked", **kw)], True, None
-    error = pod_control.delete_stateful_pod(_d(
-        "delete", name, "scale-down", f"{name} is outside the ordinal range: delete it (highest ordinal first).",
-        "scale-down", payload=pod, **kw))
+        return [decision(action="wait", pod=name, reason="scale-down-blocked",
+                         message=f"{name} is not Available and {blocker} is the first unavailable pod; "
+                                 f"scale down waits for {blocker}.",
+                         rule="scale-down-blocked", **kw)], True, None
+    error = pod_control.delete_stateful_pod(sts, pod, Why(
+        reason="scale-down", message=f"{name} is outside the ordinal range: delete it (highest ordinal first).",
+        rule=RULES["scale-down"], **kw))
     return [], True, error
 
 
@@ -392,10 +382,10 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     def delete(i: int, why: str) -> str | None:
         nonlocal deleted, status
         pod = replicas[i]
-        error = pod_control.delete_stateful_pod(_d(
-            "delete", pod.name, "update",
-            f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
-            "mu-update", step=STEP_UPDATE, slot=i, payload=pod))
+        error = pod_control.delete_stateful_pod(sts, pod, Why(
+            reason="update",
+            message=f"{pod.name} is at revision {pod.revision or '?'}, not {update}: delete it ({why}).",
+            rule=RULES["mu-update"], step=STEP_UPDATE, slot=i))
         if error is None:
             status = replace(status, current_replicas=status.current_replicas - 1)
             deleted += 1
@@ -429,10 +419,10 @@ def _budget_wait(replicas, in_range, n_unavailable, max_u) -> list[Decision]:
     if not in_range:
         return []
     pod = replicas[in_range[0]]
-    return [_d("wait", pod.name, "max-unavailable",
-               f"{n_unavailable} pod(s) are unavailable and maxUnavailable is {max_u}: "
-               f"{pod.name} waits to be updated.", "max-unavailable", step=STEP_UPDATE,
-               slot=in_range[0])]
+    return [decision(action="wait", pod=pod.name, reason="max-unavailable",
+                     message=f"{n_unavailable} pod(s) are unavailable and maxUnavailable is {max_u}: "
+                             f"{pod.name} waits to be updated.",
+                     rule="max-unavailable", step=STEP_UPDATE, slot=in_range[0])]
 
 
 # --------------------------------------------------------- runForAll, slowStartBatch
@@ -523,16 +513,16 @@ def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[in
             return False, None
         in_progress = True
         if is_terminating(pod):
-            log.append(_d("wait", pod.name, "recreate-terminating",
-                          f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
-                          "no new pod until every old-revision pod is gone.",
-                          "recreate-terminating", step=STEP_RECREATE, slot=slot))
+            log.append(decision(action="wait", pod=pod.name, reason="recreate-terminating",
+                                message=f"{pod.name} (revision {pod.revision or '?'}) is terminating; Recreate creates "
+                                        "no new pod until every old-revision pod is gone.",
+                                rule="recreate-terminating", step=STEP_RECREATE, slot=slot))
             return False, None
         # upstream logs "Recreate: deleting old revision pod"
-        return True, pod_control.delete_stateful_pod(_d(
-            "delete", pod.name, "recreate", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
-            "Recreate deletes every old-revision pod at once.", "recreate", step=STEP_RECREATE, slot=slot,
-            payload=pod))
+        return True, pod_control.delete_stateful_pod(sts, pod, Why(
+            reason="recreate", message=f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+            "Recreate deletes every old-revision pod at once.", rule=RULES["recreate"], step=STEP_RECREATE,
+            slot=slot))
 
     _, error = run_for_all(max(slots) + 1 if slots else 0, process_recreate_fn, False)
     if error is not None:
@@ -548,11 +538,12 @@ def unknown_strategy(sts: StatefulSet) -> list[Decision]:
     Warning UnknownStrategy and a failed sync, before any status is counted."""
     error = (f"statefulset {sts.namespace}/{sts.name} uses Recreate strategy but feature gate "
              f"{RECREATE_GATE} is disabled")
-    return [_d("warn", None, "unknown-strategy", "The set uses the Recreate strategy but its feature gate is "
-               "off: the controller does nothing for it (Warning UnknownStrategy).", "unknown-strategy",
-               step=STEP_RECREATE, payload=error),
-            _d("wait", None, "unknown-strategy", f"The sync fails: {error}.", "unknown-strategy",
-               step=STEP_RECREATE, error=error)]
+    return [decision(action="warn", pod=None, reason="unknown-strategy",
+                     message="The set uses the Recreate strategy but its feature gate is "
+                             "off: the controller does nothing for it (Warning UnknownStrategy).",
+                     rule="unknown-strategy", step=STEP_RECREATE, payload=error),
+            decision(action="wait", pod=None, reason="unknown-strategy", message=f"The sync fails: {error}.",
+                     rule="unknown-strategy", step=STEP_RECREATE, error=error)]
 
 
 # ------------------------------------------------------------------- the sync
@@ -566,30 +557,26 @@ def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, upd
     # live whatever the limit: the current and update revisions (when known) and every pod's
     live = {r for r in (current, update) if r is not None} | {P.get_pod_revision(pod) for pod in pods}
     for r in history_to_truncate(list(revisions), live, sts.spec.revision_history_limit):
-        error = pod_control.request(_d(
-            "delete-revision", None, "history-limit",
-            f"Revision {r.name} (number {r.revision}) is beyond "
-            f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
-            "truncate", target=r.name, step=STEP_HISTORY, payload=r))
+        error = pod_control.delete_revision(decision(
+            action="delete-revision", pod=None, reason="history-limit",
+            message=f"Revision {r.name} (number {r.revision}) is beyond "
+                    f"revisionHistoryLimit={sts.spec.revision_history_limit}: delete it.",
+            rule="truncate", target=r.name, step=STEP_HISTORY, payload=r))
         if error is not None:
             return error
     return None
 
 
-def update_stateful_set(snap: Snapshot, profile: Profile = CURRENT, gates: Mapping[str, bool] | None = None,
-                        pod_control: PodControl | None = None) -> SyncPlan:
+def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bool] | None,
+                        pod_control: PodControl) -> SyncPlan:
     """One sync's work on the set (``UpdateStatefulSet``): :func:`perform_update`, then
     :func:`truncate_history`, which runs even when the revisions could not be made (then with only
-    the pods' revisions live).  The requests go through *pod_control* as the steps reach them (by
-    default a :class:`~stsedu.controller.recording_pod_control.RecordingPodControl`: every request
-    succeeds and nothing is written, as ``Cluster.preview()`` shows); the decisions are recorded in
+    the pods' revisions live).  The requests go through *pod_control* as the steps reach them
+    (``Cluster.preview()`` passes one whose object manager writes nothing); the decisions are recorded in
     upstream's order, where it logs or writes, and the sync's error is the one ``UpdateStatefulSet``
     returns: :func:`perform_update`'s, aggregated with :func:`truncate_history`'s (``NewAggregate``).
     """
     sts = snap.sts
-    if pod_control is None:
-        pod_control = RecordingPodControl([])
-    pod_control.list_claims(snap.claims)  # GetClaim reads the claim lister as the sync began
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     current, update, collisions, status, error = perform_update(snap, revisions, profile, gates or {}, pod_control)
     errors = [e for e in (error, truncate_history(sts, snap.pods, revisions, current, update, pod_control)) if e]
@@ -700,10 +687,10 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
 
     monotonic = not P.allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
-        error = None
-        for d in unknown_strategy(sts):
-            error = pod_control.request(d) or error
-        return None, error
+        warn, wait = unknown_strategy(sts)
+        pod_control.recorder.event(sts, "Warning", "UnknownStrategy", warn.payload)
+        log += [warn, replace(wait, applied=False)]
+        return None, wait.error
     if sts.deletion_timestamp is not None:
         return status, None
     if sts.spec.update_strategy == "Recreate":
@@ -751,11 +738,11 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
     def fix_pod_claim(i: int) -> tuple[bool, str | None]:
         pod = condemned[i]
-        if not claims_match_retention_policy(sts, pod, pod_control.om, True, profile):
-            error = pod_control.update_pod_claim_for_retention_policy(
-                claim_owner_decisions(sts, pod, snap.claims, True, "fix-claim", i, STEP_CLAIMS_FIX, profile))
+        if not pod_control.claims_match_retention_policy(sts, pod):
+            error = pod_control.update_pod_claim_for_retention_policy(sts, pod, Why(
+                reason="", message="", rule=RULES["fix-claim"], step=STEP_CLAIMS_FIX, slot=i))
             if error is not None:
-                return True, error
+                return True, str(error)
         return False, None
 
     should_exit, error = run_for_all(len(condemned), fix_pod_claim, monotonic)
@@ -786,15 +773,15 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     for target in range(len(replicas) - 1, update_min - 1, -1):
         pod = replicas[target]
         if get_pod_revision(pod) != update and not is_terminating(pod):
-            error = pod_control.delete_stateful_pod(_d(
-                "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
-                "delete it so it comes back updated.", "update", step=STEP_UPDATE, slot=target, payload=pod))
+            error = pod_control.delete_stateful_pod(sts, pod, Why(
+                reason="update", message=f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+                "delete it so it comes back updated.", rule=RULES["update"], step=STEP_UPDATE, slot=target))
             if error is not None:
                 return status, error
             return replace(status, current_replicas=status.current_replicas - 1), None
         if is_unavailable(pod, mrs, now):
-            log.append(_d("wait", pod.name, "update-unavailable",
-                          f"{pod.name} is not yet Available; the rolling update waits for it.",
-                          "update-unavailable", step=STEP_UPDATE, slot=target))
+            log.append(decision(action="wait", pod=pod.name, reason="update-unavailable",
+                                message=f"{pod.name} is not yet Available; the rolling update waits for it.",
+                                rule="update-unavailable", step=STEP_UPDATE, slot=target))
             break
     return status, None

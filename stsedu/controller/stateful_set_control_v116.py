@@ -42,16 +42,14 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from . import stateful_set_utils as P
-from .recording_pod_control import RecordingPodControl
 from .history import sort_revisions
-from .stateful_pod_control import first_failure
 from ..limits import over_create_budget
 from ..i18n import N_
 from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
                                    update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
-                        Decision, SyncPlan)
-from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
+                        Decision, SyncPlan, Why)
+from ..api.objects import Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import V1_16, Profile
 
 __all__ = ["RULES_V116", "update_stateful_set", "complete_rolling_update"]
@@ -76,9 +74,9 @@ RULES_V116 = {
 :data:`stsedu.controller.decisions.RULES`, unchanged since v1.16)."""
 
 
-def _d(action, pod, reason, message, key, **kw) -> Decision:
-    return Decision(action=action, pod=pod, reason=reason, message=message,
-                    rule=RULES_V116[key], **kw)
+def _row(*, action: str, pod: str | None, reason: str, message: str, rule: str, **kw) -> Decision:
+    """A row, its fields named, whose rule is ``RULES_V116[rule]``."""
+    return Decision(action=action, pod=pod, reason=reason, message=message, rule=RULES_V116[rule], **kw)
 
 
 @dataclass(slots=True)
@@ -113,29 +111,17 @@ def complete_rolling_update(sts: StatefulSet, status: StatefulSetStatus) -> Stat
     return status
 
 
-def _missing_claims(sts: StatefulSet, pod: Pod, claims: Mapping[str, PersistentVolumeClaim],
-                    slot: int, why: str, key: str) -> list[Decision]:
-    """Creates for the pod's claims that do not exist (v1.16 ``createPersistentVolumeClaims``).
-
-    A claim that exists, even one being deleted, is left alone: the
-    "claim is being deleted" check came with PVC retention. *key* names the caller's rule
-    (``CreateStatefulPod`` or ``UpdateStatefulPod``): on failure each records a pod event with
-    the aggregated errors (create or update).
-    """
-    out = []
-    for name, template in P.get_persistent_volume_claims(sts, pod):
-        if name not in claims:
-            out.append(_d("create-pvc", pod.name, "missing",
-                          f"Create claim {name} for {pod.name} {why}.", key,
-                          target=name, step=STEP_REPLICAS, slot=slot,
-                          payload=P.new_claim(sts, template, name)))
-    return out
+def _why(key: str, reason: str, message: str, **kw) -> Why:
+    """What a v1.16 step says of a request it hands the pod control (its rule from :data:`RULES_V116`)."""
+    return Why(reason=reason, message=message, rule=RULES_V116[key], **kw)
 
 
-def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping[str, bool] | None = None,
-                        pod_control: PodControl | None = None) -> SyncPlan:
+def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bool] | None,
+                        pod_control: PodControl) -> SyncPlan:
     """One v1.16 sync's work on the set (``UpdateStatefulSet``), its requests through *pod_control*
-    (by default a ``RecordingPodControl``: nothing written).
+    (its pod control: the sync's, or ``preview()``'s, which writes nothing).  The pod control creates
+    the missing claims as v1.16's did: a claim being deleted is left alone (that check came with
+    PVC retention, which the v1.16 profile lacks).
 
     *profile* and *gates* are accepted for the contract and ignored:
     v1.16 has a single behaviour and none of stsedu's feature gates.
@@ -144,8 +130,6 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     sync: no status is written and no history truncated (v1.16 returned at once).
     """
     sts = snap.sts
-    if pod_control is None:
-        pod_control = RecordingPodControl([])
     decisions = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, V1_16, pod_control)
@@ -191,8 +175,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
     def failed(error: str) -> SyncPlan:
         """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
         return SyncPlan(decisions=tuple(decisions), status=None, current_revision=current,
-                        update_revision=update, collision_count=collisions,
-                        error=first_failure(decisions, error))
+                        update_revision=update, collision_count=collisions, error=error)
 
     def finish(deleted_for_update: int = 0) -> SyncPlan:
         status = StatefulSetStatus(
@@ -205,16 +188,18 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
-        status, _ = update_stateful_set_status(sts, status, V1_16, pod_control, None)
-        error = first_failure(decisions)
+        status, error = update_stateful_set_status(sts, status, V1_16, pod_control, None)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}
             for d in _truncate(snap.sts, revisions, live):
-                if (error := pod_control.request(d)) is not None:
+                if d.action == "error":  # the Go controller panics: no request
+                    decisions.append(replace(d, applied=False))
+                    error = d.error
+                    break
+                if (error := pod_control.delete_revision(d)) is not None:
                     break
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
-                        update_revision=update, collision_count=collisions,
-                        error=first_failure(decisions))
+                        update_revision=update, collision_count=collisions, error=error)
 
     if sts.deletion_timestamp is not None:
         return finish()
@@ -227,9 +212,11 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         old_failed: Pod | None = None
         if P.is_failed(pod):
             again = " again (the API server accepts a repeated delete)" if P.is_terminating(pod) else ""
-            error = pod_control.delete_stateful_pod(_d(
-                "delete", pod.name, "failed", f"{pod.name} is Failed: delete it{again} and create its replacement "
-                "in the same pass (v1.16 recreates a Failed pod at once).", "failed", payload=pod, **kw))
+            pod_control.recorder.event(sts, "Warning", "RecreatingFailedPod",
+                                       f"StatefulSet {sts.namespace}/{sts.name} is recreating failed Pod {pod.name}")
+            error = pod_control.delete_stateful_pod(sts, pod, _why(
+                "failed", "failed", f"{pod.name} is Failed: delete it{again} and create its replacement "
+                "in the same pass (v1.16 recreates a Failed pod at once).", **kw))
             if error is not None:
                 return failed(error)
             counts.revision(pod.revision, -1)
@@ -237,20 +224,17 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
             old_failed = pod
             pod = slots[i] = new_pod(i)
         if not P.is_created(pod):
-            claims = _missing_claims(sts, pod, snap.claims, i, "before the pod", "create-pvc")
             if old_failed is None:
-                create = _d("create", pod.name, "missing",
-                            f"{pod.name} does not exist: create it at revision {pod.revision}.",
-                            "create", payload=pod, **kw)
+                create = _why("create", "missing", f"{pod.name} does not exist: create it at revision {pod.revision}.",
+                              **kw)
             else:
-                create = (_d(
-                    "create", pod.name, "missing",
+                create = _why(
+                    "recreate", "missing",
                     f"Create the replacement {pod.name} at revision {pod.revision} right away. If the "
                     f"old {pod.name} is still terminating (graceful deletion), the API server answers "
                     "AlreadyExists: the sync ends with an error, writes no status, and is retried "
-                    "with backoff until the old pod is gone.",
-                    "recreate", payload=pod, **kw))
-            if (error := pod_control.create_stateful_pod(claims, create, [])) is not None:
+                    "with backoff until the old pod is gone.", **kw)
+            if (error := pod_control.create_stateful_pod(sts, pod, create)) is not None:
                 return failed(error)
             counts.replicas += 1
             counts.revision(pod.revision, +1)
@@ -259,31 +243,25 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
                 return finish()
             continue  # burst: no more work on this slot in this pass
         if P.is_terminating(pod) and monotonic:
-            decisions.append(_d("wait", pod.name, "terminating",
-                                f"StatefulSet is waiting for Pod {pod.name} to terminate.",
-                                "terminating", **kw))
+            decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
+                                  message=f"StatefulSet is waiting for Pod {pod.name} to terminate.",
+                                  rule="terminating", **kw))
             return finish()
         if not P.is_running_and_ready(pod) and monotonic:
             why = (f" ({pod.phase}: v1.16 does not replace Succeeded pods)"
                    if pod.phase == "Succeeded" else "")
-            decisions.append(_d("wait", pod.name, "not-running-ready",
-                                f"StatefulSet is waiting for Pod {pod.name} to be Running and Ready{why}.",
-                                "not-running-ready", **kw))
+            decisions.append(_row(action="wait", pod=pod.name, reason="not-running-ready",
+                                  message=f"StatefulSet is waiting for Pod {pod.name} to be Running and Ready{why}.",
+                                  rule="not-running-ready", **kw))
             return finish()
         identity_ok, storage_ok = P.identity_matches(sts, pod), P.storage_matches(sts, pod)
         if identity_ok and storage_ok:
             continue
-        claims = [] if storage_ok else _missing_claims(sts, pod, snap.claims, i, "while restoring its storage",
-                                                       "identity-pvc")
         what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
-        # updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
-        fixed = replace(pod, name=P.get_pod_name(sts.name, pod.ordinal),
-                        labels=P.update_identity(sts, pod, pod_index_label=False),
-                        spec=P.update_storage(sts, pod) if not storage_ok else pod.spec)
-        error = pod_control.update_stateful_pod(claims, [], _d(
-            "update", pod.name, "identity", f"{pod.name} lost its identity ({' and '.join(what)}); restore it.",
-            "identity", payload=fixed, **kw))
+        # UpdateStatefulPod's updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
+        error = pod_control.update_stateful_pod(sts, pod, _why(
+            "identity", "identity", f"{pod.name} lost its identity ({' and '.join(what)}); restore it.", **kw))
         if error is not None:
             return failed(error)
 
@@ -293,21 +271,21 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         kw = {"step": STEP_CONDEMNED, "slot": k}
         if P.is_terminating(pod):
             if monotonic:
-                decisions.append(_d("wait", pod.name, "terminating",
-                                    f"StatefulSet is waiting for Pod {pod.name} to terminate prior to "
-                                    "scale down.", "condemned-terminating", **kw))
+                decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
+                                      message=f"StatefulSet is waiting for Pod {pod.name} to terminate prior to "
+                                              "scale down.",
+                                      rule="condemned-terminating", **kw))
                 return finish()
             continue
         if not P.is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
             blocker = first_unhealthy.name if first_unhealthy is not None else "?"
-            decisions.append(_d("wait", pod.name, "scale-down-blocked",
-                                f"{pod.name} is not Running and Ready: StatefulSet is waiting for Pod "
-                                f"{blocker} to be Running and Ready prior to scale down.",
-                                "scale-down-blocked", **kw))
+            decisions.append(_row(action="wait", pod=pod.name, reason="scale-down-blocked",
+                                  message=f"{pod.name} is not Running and Ready: StatefulSet is waiting for Pod "
+                                          f"{blocker} to be Running and Ready prior to scale down.",
+                                  rule="scale-down-blocked", **kw))
             return finish()
-        error = pod_control.delete_stateful_pod(_d(
-            "delete", pod.name, "scale-down", f"{pod.name} is outside the ordinal range: delete it for scale down.",
-            "scale-down", payload=pod, **kw))
+        error = pod_control.delete_stateful_pod(sts, pod, _why(
+            "scale-down", "scale-down", f"{pod.name} is outside the ordinal range: delete it for scale down.", **kw))
         if error is not None:
             return failed(error)
         counts.revision(pod.revision, -1)
@@ -323,16 +301,17 @@ def update_stateful_set(snap: Snapshot, profile: Profile = V1_16, gates: Mapping
         pod = slots[target]
         kw = {"step": STEP_UPDATE, "slot": target}
         if pod.revision != update and not P.is_terminating(pod):
-            error = pod_control.delete_stateful_pod(_d(
-                "delete", pod.name, "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
-                "delete it for update.", "update", payload=pod, **kw))
+            error = pod_control.delete_stateful_pod(sts, pod, _why(
+                "update", "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
+                "delete it for update.", **kw))
             if error is not None:
                 return failed(error)
             return finish(deleted_for_update=1)  # status.CurrentReplicas--
         if not P.is_healthy(pod):
-            decisions.append(_d("wait", pod.name, "update-unavailable",
-                                f"StatefulSet is waiting for Pod {pod.name} to update (it is not "
-                                "Running, Ready and alive).", "update-unhealthy", **kw))
+            decisions.append(_row(action="wait", pod=pod.name, reason="update-unavailable",
+                                  message=f"StatefulSet is waiting for Pod {pod.name} to update (it is not "
+                                          "Running, Ready and alive).",
+                                  rule="update-unhealthy", **kw))
             return finish()
     return finish()
 

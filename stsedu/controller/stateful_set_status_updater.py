@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..api.errors import APIError, ValidationError, is_conflict
+from ..api.errors import APIError, ValidationError, WrappedError, is_conflict
 from ..api.objects import StatefulSet, StatefulSetStatus
 from ..api.validation.statefulset import validate_stateful_set_status_update
 
@@ -25,12 +25,13 @@ DEFAULT_RETRY_STEPS = 5
 def retry_on_conflict(steps: int, attempt) -> int:
     """``retry.RetryOnConflict``: call *attempt* until it does not fail with Conflict, at most
     *steps* times.  Return how many times it was sent again; the error that ends it (Conflict
-    after the last attempt, or any other) is raised with that count as ``retries``."""
+    after the last attempt, or any other; an API answer or an error wrapping one) is raised with
+    that count as ``retries``."""
     for n in range(steps):
         try:
             attempt()
             return n
-        except APIError as e:
+        except (APIError, WrappedError) as e:
             if not is_conflict(e) or n == steps - 1:
                 e.retries = n
                 raise

@@ -1,11 +1,12 @@
 """A real control plane beside the kit (docs/live.md).
 
-* :mod:`.build`: the pinned Go module (``controlplane/go.mod``) and the binary cache;
-  :func:`kubectl_path` returns the built kubectl or None;
+* :mod:`.build`: the pinned Go modules (``controlplane/go.mod``, ``kwok/go.mod``) and the binary
+  caches; :func:`kubectl_path` returns the built kubectl or None;
 * :mod:`.controlplane`: :class:`ControlPlane`, etcd + kube-apiserver + kube-controller-manager
   on loopback ports (a context manager);
 * :mod:`.daemon`: ``stsedu live up|down|status``;
 * :mod:`.kubelet`: the kit's kubelet model acting through the API;
+* :mod:`.kwok`: KWOK as the kubelet instead, one the kit did not write (``live run --kubelet kwok``);
 * :mod:`.recorder`: watch events as the kit's trace rows;
 * :mod:`.runner`: a scenario's steps on a real cluster, and the comparison with the kit.
 

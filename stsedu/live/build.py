@@ -1,4 +1,4 @@
-"""Build the real control plane (etcd, kube-apiserver, kube-controller-manager, kubectl).
+"""Build the real control plane (etcd, kube-apiserver, kube-controller-manager, kubectl) and KWOK.
 
 The versions are pinned by the Go module in ``stsedu/live/controlplane/`` (its ``go.mod``
 lists the four commands as ``tool`` directives). The binaries go to a cache folder outside
@@ -12,6 +12,14 @@ every compiled package in Go's build cache: what the control plane compiled, the
 
 :func:`kubectl_path` is for other parts of the kit that want the real kubectl: it returns
 the path of a built one, or None, and never builds.
+
+KWOK (``sigs.k8s.io/kwok``, the second kubelet: :mod:`.kwok`) is pinned by a module of its own,
+``stsedu/live/kwok/``, and cached in ``~/.cache/stsedu-live/kwok-<key>/``: KWOK requires the k8s.io
+client libraries at its own versions (v0.36), which in the control plane's module would be raised to
+v0.37 (a combination KWOK was never built with), and any change there would change the control plane's
+key and rebuild it (9+ minutes). :func:`build` builds both, the control plane first; KWOK takes about
+3 minutes more the first time. :func:`kwok_path` and :func:`kwok_missing_reason` are KWOK's
+:func:`kubectl_path` and :func:`missing_reason`.
 """
 
 from __future__ import annotations
@@ -50,10 +58,17 @@ def _ldflags() -> str:
     return " ".join(["-s", "-w", *stamps])
 
 
-def go_build_command(go: str, output: str, package: str = ".") -> list[str]:
+def go_build_command(go: str, output: str, package: str = ".", ldflags: str | None = None) -> list[str]:
     """The one `go build` line of the kit's Go binaries (the control plane and the oracles): the
-    same flags everywhere, so Go's build cache serves a package compiled for one to the others."""
-    return [go, "build", "-p", "2", "-ldflags", _ldflags(), "-o", output, package]
+    same flags everywhere, so Go's build cache serves a package compiled for one to the others.
+    *ldflags* replaces the control plane's stamps (KWOK, which stamps its version in its source)."""
+    return [go, "build", "-p", "2", "-ldflags", _ldflags() if ldflags is None else ldflags, "-o", output, package]
+
+
+KWOK_MODULE = Path(__file__).resolve().parent / "kwok"
+KWOK_VERSION = "v0.8.0"
+KWOK_PACKAGE = "sigs.k8s.io/kwok/cmd/kwok"
+KWOK_LDFLAGS = "-s -w"  # pkg/consts.Version is "0.8.0" in the release's source already
 
 
 class LiveUnavailable(Exception):
@@ -87,12 +102,16 @@ def cache_base() -> Path:
     return cache_folder("STSEDU_LIVE_CACHE", "stsedu-live")
 
 
-def source_key() -> str:
+def module_key(module: Path, ldflags: str) -> str:
     h = hashlib.sha256()
     for f in ("go.mod", "go.sum"):
-        h.update((MODULE / f).read_bytes())
-    h.update(_ldflags().encode())
+        h.update((module / f).read_bytes())
+    h.update(ldflags.encode())
     return h.hexdigest()[:16]
+
+
+def source_key() -> str:
+    return module_key(MODULE, _ldflags())
 
 
 def bin_dir() -> Path:
@@ -116,6 +135,36 @@ def kubectl_path() -> str | None:
     return str(path) if path.exists() and os.access(path, os.X_OK) else None
 
 
+def kwok_binary() -> Path:
+    return cache_base() / f"kwok-{module_key(KWOK_MODULE, KWOK_LDFLAGS)}" / "kwok"
+
+
+def kwok_path() -> str | None:
+    """The path of the built KWOK, or None if it is not built (never builds)."""
+    try:
+        path = kwok_binary()
+    except OSError:
+        return None
+    return str(path) if path.exists() and os.access(path, os.X_OK) else None
+
+
+def kwok_missing_reason() -> str | None:
+    """None when KWOK is built; otherwise one line saying how to build it."""
+    if kwok_path():
+        return None
+    if go_binary() is None:
+        return "KWOK is not built and Go is not installed (need go >= 1.26; then run `stsedu live build`)"
+    return (f"KWOK {KWOK_VERSION} is not built yet: run `stsedu live build` (about 3 minutes the first time; "
+            f"cache {kwok_binary().parent})")
+
+
+def find_kubectl() -> str:
+    path = kubectl_path() or shutil.which("kubectl")
+    if not path:
+        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
+    return path
+
+
 def missing_reason() -> str | None:
     """None when every binary is built; otherwise one line saying what is missing and how to build it."""
     if built():
@@ -127,33 +176,39 @@ def missing_reason() -> str | None:
 
 
 def build(names=None, log=None) -> Path:
-    """Build the missing binaries (all four by default) into :func:`bin_dir`; return that folder.
+    """Build the missing binaries (the four of the control plane and KWOK by default) into their cache
+    folders; return the control plane's (:func:`bin_dir`).
 
     Each binary is written to ``NAME.partial-PID`` and renamed when complete, so an interrupted
     build leaves nothing that looks finished. Raise :class:`LiveUnavailable` without Go or
     when a build fails.
     """
-    target = bin_dir()
-    todo = [n for n in (names or COMMANDS) if not (target / n).exists()]
+    names = list(names or [*COMMANDS, "kwok"])
+    todo = [(MODULE, bin_dir() / n, COMMANDS[n], None) for n in names if n in COMMANDS]
+    if "kwok" in names:
+        todo.append((KWOK_MODULE, kwok_binary(), KWOK_PACKAGE, KWOK_LDFLAGS))
+    todo = [t for t in todo if not t[1].exists()]
     if not todo:
-        return target
+        return bin_dir()
     go = go_binary()
     if go is None:
         raise LiveUnavailable("Go is not installed (need go >= 1.26 on PATH or /usr/local/go/bin/go)")
-    target.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("GOFLAGS", "-mod=mod")
-    with tempfile.TemporaryDirectory(prefix="stsedu-live-build-") as tmp:
-        for f in ("go.mod", "go.sum", "doc.go"):
-            shutil.copy(MODULE / f, tmp)
-        for name in todo:
-            if log:
-                log(f"building {name} ({COMMANDS[name]}) ...")
-            partial = target / f"{name}.partial-{os.getpid()}"  # two builds at once never share a file
-            cmd = go_build_command(go, str(partial), COMMANDS[name])
-            proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
-            if proc.returncode != 0:
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-                raise LiveUnavailable(f"building {name} failed: " + " | ".join(tail))
-            os.replace(partial, target / name)
-    return target
+    for module in dict.fromkeys(t[0] for t in todo):
+        with tempfile.TemporaryDirectory(prefix="stsedu-live-build-") as tmp:
+            for f in ("go.mod", "go.sum", "doc.go"):
+                shutil.copy(module / f, tmp)
+            for _, target, package, ldflags in (t for t in todo if t[0] == module):
+                name = target.name
+                if log:
+                    log(f"building {name} ({package}) ...")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                partial = target.parent / f"{name}.partial-{os.getpid()}"  # two builds at once never share a file
+                cmd = go_build_command(go, str(partial), package, ldflags)
+                proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+                    raise LiveUnavailable(f"building {name} failed: " + " | ".join(tail))
+                os.replace(partial, target)
+    return bin_dir()

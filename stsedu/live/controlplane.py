@@ -10,7 +10,7 @@ it stops also after Ctrl-C or an exception; each child is started with ``PR_SET_
 ``kube-controller-manager`` runs only the ``statefulset``, ``garbagecollector``,
 ``serviceaccount`` (every pod create needs the ``default`` ServiceAccount), ``pvc-protection``
 (a deleted claim goes once no pod uses it) and ``namespace`` controllers. There is no kubelet and no scheduler: :mod:`.kubelet` plays
-the kit's kubelet through the API.
+the kit's kubelet through the API (or :mod:`.kwok` runs KWOK).
 """
 
 from __future__ import annotations
@@ -53,6 +53,11 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
     os.setpgrp()  # the terminal's Ctrl-C reaches the parent only; it stops the children in order
 
 
+def spawn_options() -> dict:
+    """Popen's options for a process that ends with the one that started it (and gets no Ctrl-C of its own)."""
+    return {"preexec_fn": _die_with_parent}
+
+
 def write_kubeconfig(path: Path, server: str, token: str, ca_file: str | None, context: str = "stsedu-live") -> None:
     cluster = {"server": server}
     if ca_file:
@@ -75,11 +80,14 @@ class ControlPlane:
 
     After :meth:`start`: :attr:`kubeconfig` (a file path), :attr:`server` (``https://127.0.0.1:PORT``),
     :attr:`workdir` (the temp folder, removed by :meth:`stop`), :attr:`pids`.
+    *feature_gates* (``{"StatefulSetRecreateStrategy": True}``) are passed to the API server and the
+    controller manager as ``--feature-gates``; the others keep v1.37's defaults.
     Raise :class:`LiveUnavailable` (one line) when the binaries are not built or it does not start.
     """
 
-    def __init__(self, workdir: str | Path | None = None, log=None) -> None:
+    def __init__(self, workdir: str | Path | None = None, log=None, feature_gates: dict[str, bool] | None = None) -> None:
         self._given_dir = Path(workdir) if workdir else None
+        self.feature_gates = dict(feature_gates or {})
         self.workdir: Path | None = None
         self.kubeconfig: Path | None = None
         self.server: str | None = None
@@ -137,7 +145,7 @@ class ControlPlane:
             f"--cert-dir={d / 'certs'}", f"--secure-port={api_port}", "--bind-address=127.0.0.1",
             "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
             f"--token-auth-file={d / 'tokens.csv'}", "--authorization-mode=AlwaysAllow",
-            f"--service-cluster-ip-range={SERVICE_CIDR}"])
+            f"--service-cluster-ip-range={SERVICE_CIDR}", *self._gates()])
         self._wait_ready(token)
         ca = d / "certs" / "apiserver.crt"
         self.kubeconfig = d / "kubeconfig"
@@ -145,9 +153,14 @@ class ControlPlane:
         self._spawn("kube-controller-manager", [
             str(_build.binary("kube-controller-manager")), f"--kubeconfig={self.kubeconfig}",
             f"--controllers={CONTROLLERS}", "--leader-elect=false", "--secure-port=0",
-            f"--service-cluster-ip-range={SERVICE_CIDR}"])
+            f"--service-cluster-ip-range={SERVICE_CIDR}", *self._gates()])
         self._wait_service_account()
         (d / "state.json").write_text(json.dumps(self.state()))
+
+    def _gates(self) -> list[str]:
+        if not self.feature_gates:
+            return []
+        return ["--feature-gates=" + ",".join(f"{g}={str(v).lower()}" for g, v in sorted(self.feature_gates.items()))]
 
     def state(self) -> dict:
         return {"workdir": str(self.workdir), "kubeconfig": str(self.kubeconfig), "server": self.server,

@@ -6,7 +6,10 @@ its state (folder, kubeconfig, server, process ids) to the STATE file and waits;
 or SIGINT it stops the control plane, which removes its folder, and deletes STATE. Unless started
 with ``--no-kubelet`` it also registers node ``node-1`` and runs the kit's API kubelet
 (:class:`~stsedu.live.kubelet.NamespaceKubelets`) in every namespace but ``kube-*`` and the
-``stsedu-live-*`` ones ``stsedu live run`` makes and drives with a kubelet of its own. Its
+``stsedu-live-*`` ones ``stsedu live run`` makes and drives with a kubelet of its own; with
+``--kubelet kwok`` KWOK runs the pods instead, on node ``kwok-node-1`` (:mod:`.kwok`, default
+stages; not ``node-1``, where ``live run``'s kit kubelet binds its pods), and the kit only binds
+pods and claims there. Its
 children end with it even if it is killed (``PR_SET_PDEATHSIG``); ``down`` then ends any
 that remain and removes what is left.
 """
@@ -27,6 +30,8 @@ from .build import LiveUnavailable, cache_base
 START_TIMEOUT = 150.0
 
 KUBELET = "the kit's API kubelet (stsedu.live.kubelet)"
+KWOK_NODE = "kwok-node-1"
+"""The node of ``up --kubelet kwok``: not the kit's ``node-1``, whose pods ``live run``'s own kit kubelet binds."""
 """What the state's ``kubelet`` names when ``up`` runs one (None with ``--no-kubelet``)."""
 
 
@@ -95,10 +100,10 @@ def read_state(path: Path | None = None) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def up(path: Path | None = None, kubelet: bool = True) -> dict:
+def up(path: Path | None = None, kubelet: bool | str = True) -> dict:
     """Start a control plane in the background; return its state (``"already": True`` when one was up).
-    With *kubelet* the supervisor also runs the kit's API kubelet (:data:`KUBELET`) and node ``node-1``.
-    Raise LiveUnavailable (one line)."""
+    With *kubelet* the supervisor also runs the kit's API kubelet (:data:`KUBELET`) and node ``node-1``;
+    with ``kubelet="kwok"``, KWOK and node :data:`KWOK_NODE`. Raise LiveUnavailable (one line)."""
     path = path or state_path()
     state = read_state(path)
     if state and _alive(state.get("supervisor", -1)):
@@ -106,7 +111,7 @@ def up(path: Path | None = None, kubelet: bool = True) -> dict:
     if state:  # left by a crashed run
         down(path)
     from . import build
-    reason = build.missing_reason()
+    reason = build.missing_reason() or (build.kwok_missing_reason() if kubelet == "kwok" else None)
     if reason:
         raise LiveUnavailable(reason)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,7 +121,8 @@ def up(path: Path | None = None, kubelet: bool = True) -> dict:
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    argv = [sys.executable, "-m", "stsedu.live.daemon", str(path)] + ([] if kubelet else ["--no-kubelet"])
+    argv = [sys.executable, "-m", "stsedu.live.daemon", str(path)] + (
+        ["--kubelet=kwok"] if kubelet == "kwok" else [] if kubelet else ["--no-kubelet"])
     proc = subprocess.Popen(argv, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -239,9 +245,9 @@ class Watchdog:
         return self.stopped.is_set()
 
 
-def _supervise(path: Path, kubelet: bool = True) -> int:
+def _supervise(path: Path, kubelet: bool | str = True) -> int:
     from .controlplane import ControlPlane
-    from .kubelet import NamespaceKubelets, register_node
+    from .kubelet import NODE, NamespaceKubelets, register_node
     stop = {"now": False}
 
     def on_signal(signum, frame):
@@ -250,10 +256,16 @@ def _supervise(path: Path, kubelet: bool = True) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     cp = ControlPlane()
-    kubelets = None
+    kubelets = kwok = None
     try:
         cp.start()
-        if kubelet:
+        if kubelet == "kwok":
+            from . import kwok as _kwok
+            from ..sim.kubelet import StageProfile
+            kwok = _kwok.KwokKubelet(cp.api_client(), str(cp.kubeconfig), None, StageProfile(), node=KWOK_NODE).start()
+            kubelets = NamespaceKubelets(cp.api_client(), mode="schedule", node=KWOK_NODE)
+            kubelets.poll()
+        elif kubelet:
             register_node(cp.api_client())
             kubelets = NamespaceKubelets(cp.api_client())
             kubelets.poll()
@@ -262,7 +274,8 @@ def _supervise(path: Path, kubelet: bool = True) -> int:
         return 1
     try:
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({**cp.state(), "kubelet": KUBELET if kubelet else None,
+        named = (kwok and _kwok.KUBELET) or (KUBELET if kubelet else None)
+        tmp.write_text(json.dumps({**cp.state(), "kubelet": named, "node": KWOK_NODE if kwok else NODE,
                                    "uids": _plane_uids(cp.api_client())}))
         os.replace(tmp, path)
         polled = time.monotonic()
@@ -281,6 +294,8 @@ def _supervise(path: Path, kubelet: bool = True) -> int:
     finally:
         if kubelets is not None:
             kubelets.stop()
+        if kwok is not None:
+            kwok.stop()
         cp.stop()
         path.unlink(missing_ok=True)
     return 0
@@ -298,4 +313,5 @@ def _keep_logs(path: Path, cp, name: str, status: int) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(_supervise(Path(sys.argv[1]), kubelet="--no-kubelet" not in sys.argv[2:]))
+    sys.exit(_supervise(Path(sys.argv[1]), kubelet="kwok" if "--kubelet=kwok" in sys.argv[2:]
+                        else "--no-kubelet" not in sys.argv[2:]))

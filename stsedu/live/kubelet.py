@@ -46,9 +46,13 @@ STRATEGIC = "application/strategic-merge-patch+json"
 MERGE = "application/merge-patch+json"
 
 
-def register_node(api_client, name: str = NODE) -> None:
+KIT_KUBELET = "the kit's API kubelet (stsedu.live.kubelet)"
+
+
+def register_node(api_client, name: str = NODE, kubelet: str = KIT_KUBELET, version: str = "stsedu-api-kubelet") -> None:
     """Create the Node *name* (if missing) and report it Ready, so that ``kubectl get nodes`` lists the
-    node the pods are bound to. No node lifecycle controller runs, so no heartbeat is needed."""
+    node the pods are bound to. No node lifecycle controller runs, so no heartbeat is needed.
+    *kubelet* names what runs the node's pods (the Ready condition's message)."""
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
     core = client.CoreV1Api(api_client)
@@ -61,12 +65,12 @@ def register_node(api_client, name: str = NODE) -> None:
     now = _now_rfc3339()
     core.patch_node_status(name, {"status": {
         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                        "message": "the kit's API kubelet (stsedu.live.kubelet) is posting ready status",
+                        "message": f"{kubelet} is posting ready status",
                         "lastHeartbeatTime": now, "lastTransitionTime": now}],
         "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}, {"type": "Hostname", "address": name}],
         "capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"},
         "allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-        "nodeInfo": {"kubeletVersion": "stsedu-api-kubelet", "architecture": "amd64", "operatingSystem": "linux",
+        "nodeInfo": {"kubeletVersion": version, "architecture": "amd64", "operatingSystem": "linux",
                      "bootID": "", "containerRuntimeVersion": "", "kernelVersion": "", "kubeProxyVersion": "",
                      "machineID": "", "osImage": "", "systemUUID": ""}}}, _content_type=STRATEGIC)
 
@@ -87,8 +91,9 @@ class NamespaceKubelets:
     names: the kubelet ``stsedu live up`` runs beside the control plane. :meth:`poll` follows the
     namespaces as they are created and deleted."""
 
-    def __init__(self, api_client) -> None:
+    def __init__(self, api_client, mode: str = "auto", node: str = NODE) -> None:
         self.api = api_client
+        self.mode, self.node = mode, node  # "schedule": only bind to *node*, KWOK's (stsedu live up --kubelet kwok)
         self.kubelets: dict[str, APIKubelet] = {}
 
     def poll(self) -> None:
@@ -96,7 +101,7 @@ class NamespaceKubelets:
         names = {n.metadata.name for n in client.CoreV1Api(self.api).list_namespace(_request_timeout=5).items
                  if not n.metadata.deletion_timestamp and served_by_background(n.metadata.name)}
         for ns in names - set(self.kubelets):
-            self.kubelets[ns] = APIKubelet(self.api, ns).watch()
+            self.kubelets[ns] = APIKubelet(self.api, ns, mode=self.mode, node=self.node).watch()
         for ns in set(self.kubelets) - names:
             self.kubelets.pop(ns).stop()
 
@@ -126,12 +131,15 @@ def _epoch(value) -> float | None:
 
 
 class APIKubelet:
-    """Moves the pods of *namespace* through Pending, Running, Ready and gone, through the API."""
+    """Moves the pods of *namespace* through Pending, Running, Ready and gone, through the API.
+
+    *mode* ``auto`` runs the stages by themselves, ``manual`` only on the verbs; ``schedule`` only binds
+    pods to *node* and claims to volumes, for a node whose own kubelet runs the pods (:mod:`.kwok`)."""
 
     def __init__(self, api_client, namespace: str = "default", stages: StageProfile | None = None,
                  node: str = NODE, mode: str = "auto") -> None:
-        if mode not in ("auto", "manual"):
-            raise ValueError(f"kubelet mode must be 'auto' or 'manual', not {mode!r}")
+        if mode not in ("auto", "manual", "schedule"):
+            raise ValueError(f"kubelet mode must be 'auto', 'manual' or 'schedule', not {mode!r}")
         self.mode = mode
         from kubernetes import client
         self.api = api_client
@@ -259,6 +267,8 @@ class APIKubelet:
             return
         if not spec.get("nodeName") and self._once(uid, "bind"):
             self._bind(name, uid)
+        if self.mode == "schedule":
+            return
         if self.mode == "auto" and status.get("phase", "Pending") == "Pending" and self._once(uid, "start"):
             self._later(self.stages.start, self._start, name, uid)
         deadline, started = spec.get("activeDeadlineSeconds"), _epoch(status.get("startTime"))
@@ -291,6 +301,8 @@ class APIKubelet:
                                 target=client.V1ObjectReference(kind="Node", name=self.node))
         try:
             self.core.create_namespaced_pod_binding(name, self.namespace, body, _preload_content=False)
+            if self.mode == "schedule":  # the node's own kubelet (KWOK) reports the containers
+                return
             pod, containers = self._pod_now(name)
             if pod.metadata.uid != uid:
                 return

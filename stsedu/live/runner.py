@@ -19,16 +19,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .build import LiveUnavailable, kubectl_path
+from .build import LiveUnavailable, find_kubectl
 from .kubelet import RUN_PREFIX
+from .texts import TIMED_TEXTS, describe_parts, kit_texts, live_texts, normalise, same_events, text_differences
 
 WAIT_ACTIONS = frozenset({"sync", "run", "run_all", "settle", "advance", "kubelet_step", "expect"})
 """Scenario steps that only let the controller and time act: a stable point on both sides."""
@@ -229,19 +228,15 @@ def _ready_since(pod: dict) -> float | None:
     return None
 
 
-def find_kubectl() -> str:
-    path = kubectl_path() or shutil.which("kubectl")
-    if not path:
-        raise LiveUnavailable("kubectl is not built (`stsedu live build`) and not on PATH")
-    return path
-
-
 KUBECTL_TIMEOUT = 60
 """Seconds one kubectl command of a live session may take."""
 
 
 class LiveSession:
     """One namespace of a real cluster, recorded, with the kit's kubelet unless *kubelet* is False.
+
+    *kubelet* ``"kwok"`` runs the pods with KWOK instead (:mod:`.kwok`: a node of its own, the kit
+    binding pods and claims as a scheduler and a provisioner would); *stages* are its delays too.
 
     *kubeconfig*/*context* name the cluster (``None``: ``$KUBECONFIG`` / ``~/.kube/config``).
     *namespace* None makes a new ``stsedu-live-xxxxxx`` namespace and deletes it at the end.
@@ -257,6 +252,7 @@ class LiveSession:
         self.kubelet_mode = "auto" if kubelet is True else kubelet
         self.stages = stages
         self.kubelet = None
+        self.kwok = None
         self.recorder = None
 
     def __enter__(self) -> "LiveSession":
@@ -284,11 +280,29 @@ class LiveSession:
         except Exception as e:  # noqa: BLE001 - connection refused, bad certificate, ...
             raise LiveUnavailable(f"cannot reach the cluster: {type(e).__name__}: {str(e)[:200]}") from None
         self.recorder = Recorder(self.api, self.namespace).start()
-        if self.kubelet_mode:
+        if self.kubelet_mode == "kwok":
+            from ..sim.kubelet import StageProfile
+            from .kwok import KwokKubelet
+            try:
+                self.kwok = KwokKubelet(self.api, self.kubeconfig or os.path.expanduser(
+                    os.environ.get("KUBECONFIG") or "~/.kube/config"), self.namespace, self.stages or StageProfile(),
+                    self.context).start()
+            except BaseException:
+                self._close()
+                raise
+            self.kubelet = APIKubelet(self.api, self.namespace, mode="schedule", node=self.kwok.node).watch()
+        elif self.kubelet_mode:
             self.kubelet = APIKubelet(self.api, self.namespace, self.stages, mode=self.kubelet_mode).watch()
         return self
 
     def __exit__(self, *exc) -> None:
+        try:
+            self._close()
+        finally:
+            if self.kwok is not None:
+                self.kwok.stop()
+
+    def _close(self) -> None:
         if self.kubelet is not None:
             self.kubelet.stop()
         if self.recorder is not None:
@@ -360,10 +374,11 @@ class LiveSession:
                 continue
             objs = self.objects()
             settled = True
-            if self.kubelet is not None and self.kubelet.mode == "auto":
-                for p in objs["Pod"]:  # the kit's kubelet moves these on: its watch may not have seen them yet
+            if self.kubelet is not None and self.kubelet.mode in ("auto", "schedule"):
+                for p in objs["Pod"]:  # the kubelet moves these on: its watch may not have seen them yet
                     if (not (p.get("spec") or {}).get("nodeName") or p["metadata"].get("deletionTimestamp")
-                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"):
+                            or (p.get("status") or {}).get("phase", "Pending") == "Pending"
+                            or (self.kwok is not None and _ready_since(p) is None)):  # KWOK's timers are its own
                         settled = False
             now = time.time()
             for s in objs["StatefulSet"]:
@@ -394,6 +409,12 @@ class LiveSession:
             d.setdefault("metadata", {}).pop("namespace", None)
             self.kubectl("apply", "-f", "-", stdin=json.dumps(d))
 
+    def _own_kubelet(self) -> str:
+        """Why a step of the kit's kubelet is skipped: the pods are another kubelet's."""
+        if self.kwok is not None:
+            return "KWOK runs the pods: it has no such verb (docs/live.md, KWOK as the kubelet)"
+        return "the cluster's own kubelet runs the pods"
+
     def step(self, step, set_name: str) -> str | None:
         """Carry out one change step; returns None, or why it was skipped."""
         a, args = step.action, step.args
@@ -421,18 +442,18 @@ class LiveSession:
             self.kubectl("rollout", "undo", f"statefulset/{name}", *extra)
         elif a in ("start", "set_ready", "set_unready", "fail", "crash", "restart", "finish_termination", "succeed",
                    "shut_down_node", "evict"):
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             extra = {"resource": args["resource"]} if a == "evict" and args.get("resource") else {}
             for p in args["pods"]:
                 getattr(self.kubelet, a)(p, **extra)
         elif a in ("crash_loop", "fail_after"):
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             self.kubelet.crash_loop(args["seconds"], pod=args.get("pod"), image=args.get("image"))
         elif a == "never_ready":
-            if self.kubelet is None:
-                return "the cluster's own kubelet runs the pods"
+            if self.kubelet is None or self.kwok is not None:
+                return self._own_kubelet()
             self.kubelet.never_ready(pod=args.get("pod"), image=args.get("image"))
         elif a == "clear_behaviours":
             if self.kubelet is not None:
@@ -528,9 +549,9 @@ def _await_events(session, set_name: str, kit_point: dict, live_point: dict) -> 
     if want.get(name) is None or got.get(name) is None:
         return
     deadline = time.time() + EVENT_SLACK
-    while not _same_events(want[name], got[name], live_point["namespace"]) and time.time() < deadline:
+    while not same_events(want[name], got[name], live_point["namespace"]) and time.time() < deadline:
         time.sleep(0.5)
-        got.update(_describe_parts(session.kubectl("describe", f"statefulset/{set_name}", check=False).stdout))
+        got.update(describe_parts(session.kubectl("describe", f"statefulset/{set_name}", check=False).stdout))
 
 
 def _agrees_in_time(kit_point: dict, live_point: dict) -> bool:
@@ -543,16 +564,33 @@ def _agrees_in_time(kit_point: dict, live_point: dict) -> bool:
     return a is None or b is None or normalise(a) == normalise(b, live_point["namespace"])
 
 
-def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
+def order_free(scenario) -> dict[str, bool]:
+    """:func:`differences`' *parallel* and *recreate* for *scenario*: a set of podManagementPolicy Parallel,
+    a set of updateStrategy Recreate (recreateDeleteAndWait deletes the old pods through slowStartBatch:
+    one, then the rest from goroutines)."""
+    specs = [d.get("spec") or {} for _, docs in scenario.objects for d in docs if d.get("kind") == "StatefulSet"]
+    return {"parallel": any(s.get("podManagementPolicy") == "Parallel" for s in specs),
+            "recreate": any((s.get("updateStrategy") or {}).get("type") == "Recreate" for s in specs)}
+
+
+def _deletes_as_sets(changes: list) -> list:
+    """*changes* with each run of consecutive deletes sorted (deletes issued together, in no defined order)."""
+    from itertools import groupby
+    return [c for verb, run in groupby(changes, key=lambda c: c[0]) for c in (sorted(run) if verb == "delete" else run)]
+
+
+def differences(kit: Run, live: Run, parallel: bool = False, recreate: bool = False) -> list[str]:
     """Where a learner would see the two runs differ; [] when they agree.
 
     Between two stable points the pod creates and deletes must come in the same order; with
     *parallel* (podManagementPolicy Parallel, whose creates and deletes upstream issues from
-    goroutines) as the same set.
+    goroutines) as the same set; with *recreate* each run of deletes as a set (:func:`order_free`).
     """
     out = list(live.failed)
     for k, l in zip(kit.points, live.points):
         kc, lc = k["changes"], l["changes"]
+        if recreate:
+            kc, lc = _deletes_as_sets(kc), _deletes_as_sets(lc)
         # the garbage collector deletes a deleted set's pods from several workers: in no defined order
         unordered = parallel or "delete" in k["actions"]
         if (sorted(kc) != sorted(lc)) if unordered else (kc != lc):
@@ -567,255 +605,4 @@ def differences(kit: Run, live: Run, parallel: bool = False) -> list[str]:
                            f"kit {k['observed'][part]} live {l['observed'][part]}")
     if len(kit.points) != len(live.points):
         out.append(f"stable points: kit {len(kit.points)}, live {len(live.points)}")
-    return out
-
-
-def run_cli(args, out) -> int:
-    """``stsedu live run SCENARIO``."""
-    from ..lessons import scenarios
-    from . import daemon
-    try:
-        sc = scenarios.load(args.scenario)
-    except scenarios.ScenarioError as e:
-        print(f"error: {e}", file=__import__("sys").stderr)
-        return 2
-    kubeconfig = args.kubeconfig
-    kubelet = args.kubeconfig is None or args.kit_kubelet  # a user's cluster runs its own kubelet
-    st = daemon.status()
-    if kubeconfig is None:
-        if not st or not st["ready"]:
-            raise LiveUnavailable("no local control plane is running: `stsedu live up`, or name a cluster with --kubeconfig")
-        kubeconfig = st["kubeconfig"]
-    from .kubelet import served_by_background
-    if (kubelet and args.namespace and served_by_background(args.namespace) and st and st["ready"]
-            and st.get("kubelet") and kubeconfig == st["kubeconfig"]):
-        raise LiveUnavailable(f"namespace {args.namespace} is run by `stsedu live up`'s kubelet; a second one would "
-                              f"fight it: leave out --namespace (a new stsedu-live-... one), or `stsedu live up --no-kubelet`")
-    if kubelet and sc.cluster_options.get("kubelet") == "manual":
-        kubelet = "manual"
-    from ..sim.kubelet import StageProfile
-    stages = StageProfile.from_dict(sc.cluster_options.get("stages"))
-    watchdog = daemon.Watchdog(st) if args.kubeconfig is None else None
-    try:
-        return _run_session(args, out, sc, kubeconfig, kubelet, stages)
-    except BaseException as e:
-        import urllib3
-        if watchdog is not None and watchdog.stop():
-            raise daemon.PlaneStopped(daemon.stopped_reason()) from None
-        if isinstance(e, urllib3.exceptions.HTTPError):
-            raise daemon.PlaneStopped(f"the cluster stopped answering during the run: "
-                                      f"{str(e).splitlines()[0][:200]}") from None
-        raise
-    finally:
-        if watchdog is not None:
-            watchdog.stop()
-
-
-def _run_session(args, out, sc, kubeconfig, kubelet, stages) -> int:
-    with LiveSession(kubeconfig, args.context, args.namespace, kubelet=kubelet, stages=stages) as s:
-        out.write(f"playing {sc.name} in namespace {s.namespace} ({'the kit' if kubelet else 'the cluster'}'s kubelet)\n")
-        run = play(sc, s)
-        for v, k, n, what in run.writes:
-            out.write(f"{v:<7}{k:<22}{n}{'  (' + what + ')' if what else ''}\n")
-        for line in run.skipped:
-            out.write(f"skipped: {line}\n")
-        out.write("\n" + s.kubectl("get", "sts,pods,pvc", check=False).stdout)
-        if args.trace:
-            run.trace.save(args.trace)
-            out.write(f"trace written to {args.trace}\n")
-        if args.compare:
-            parallel = any(d.get("kind") == "StatefulSet" and (d.get("spec") or {}).get("podManagementPolicy")
-                           == "Parallel" for _, docs in sc.objects for d in docs)
-            diffs = differences(play_kit(sc), run, parallel=parallel)
-            out.write("the kit and the real control plane agree at every stable point\n" if not diffs
-                      else "".join(f"differs: {d}\n" for d in diffs))
-            return 1 if diffs else 0
-    return 0
-
-
-# ================================================================ kubectl's text on both sides
-
-TEXTS = ("get pods", "get sts", "get controllerrevisions", "get pvc", "rollout status", "rollout history",
-         "describe sts", "describe sts: events")
-"""The kubectl outputs compared at every stable point (AGE and uids normalised by :func:`normalise`)."""
-
-TIMED_TEXTS = ("get pods",)
-"""The kubectl output compared at a point in time (:func:`timed`): read at once, before its next change."""
-
-_AGE = re.compile(r"^(<invalid>|\d+[smhdy](\d+[smhd])?)( \(x(\d+) over (\d+[smhdy](\d+[smhd])?)\))?$")
-"""An age, or an event's ``26s (x2 over 65s)`` (the count is kept)."""
-_AGO = re.compile(r" \((<invalid>|\d+[smhdy](\d+[smhd])?) ago\)")
-"""RESTARTS' ``2 (5s ago)``: when the container last exited, which two clusters cannot share to the second."""
-_UID = re.compile(r"pvc-[0-9a-f-]{36}")
-_WHEN = re.compile(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}")
-
-
-def _age(cell: str) -> str:
-    m = _AGE.match(cell)
-    if not m:
-        return cell
-    return "AGE" + (f" (x{m.group(4)} over AGE)" if m.group(3) else "")
-
-
-def normalise(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
-    """*text* as rows of cells (split on runs of 2+ spaces or tabs), ages and uids replaced, the namespace
-    named ``default``: the column widths an age changes and the names a cluster makes up no longer matter."""
-    text = text.replace(f" {namespace} namespace", " default namespace")
-    text = re.sub(rf"^(Namespace:\s+){re.escape(namespace)}$", r"\1default", text, flags=re.M)
-    text = _WHEN.sub("TIME", _AGO.sub(" (AGO ago)", _UID.sub("pvc-UID", text)))
-    rows = []
-    for line in text.rstrip("\n").splitlines():
-        cells = [c for c in re.split(r"\s{2,}|\t", line.strip())]
-        rows.append(tuple(_age(c) for c in cells))
-    return rows
-
-
-def kit_texts(cluster, set_name: str) -> dict[str, str]:
-    from ..views.kubectl import get as g
-    from ..views.kubectl.describe_objects import describe_object
-    from ..views.kubectl.printers import BY_KIND
-    from ..views.kubectl.rollout import rollout_history_text, rollout_status_text
-    out = {"get pods": g.get_pods_text(cluster), "get sts": g.get_sts_text(cluster),
-           "get controllerrevisions": g.get_controllerrevisions_text(cluster), "get pvc": g.get_pvc_text(cluster)}
-    try:
-        sts = cluster.statefulset(set_name)
-    except KeyError:
-        return out
-    out["rollout status"] = rollout_status_text(sts)
-    out["rollout history"] = rollout_history_text(cluster, set_name)
-    out.update(_describe_parts(describe_object(cluster, BY_KIND["StatefulSet"], sts)))
-    return out
-
-
-def _describe_parts(text: str) -> dict[str, str]:
-    """``describe sts``: the object (up to ``Events:``) and its events (their ages normalised by :func:`normalise`)."""
-    head, sep, events = text.partition("\nEvents:")
-    return {"describe sts": head + "\n", "describe sts: events": ("Events:" + events) if sep else ""}
-
-
-def live_texts(session, set_name: str, only: tuple[str, ...] = TEXTS) -> dict[str, str]:
-    k = session.kubectl
-    gets = {"get pods": ("pods",), "get sts": ("statefulsets",), "get controllerrevisions": ("controllerrevisions",),
-            "get pvc": ("pvc",)}
-    out = {}
-    for n, what in gets.items():
-        if n in only:
-            p = k("get", *what, check=False)
-            out[n] = p.stdout + p.stderr
-    if not set(only) - set(gets):
-        return out
-    if k("get", f"statefulset/{set_name}", "-o", "name", check=False).returncode != 0:
-        return out
-    p = k("rollout", "status", f"statefulset/{set_name}", "--watch=false", check=False)
-    out["rollout status"] = p.stdout + p.stderr
-    out["rollout history"] = k("rollout", "history", f"statefulset/{set_name}", check=False).stdout
-    out.update(_describe_parts(k("describe", f"statefulset/{set_name}", check=False).stdout))
-    return out
-
-
-_COMBINED = "(combined from similar events): "
-
-
-def _event_rows(text: str, namespace: str = "default") -> list[tuple[str, tuple[str, ...]]]:
-    """``describe``'s event rows in the order listed, each as (its raw last-seen age, (type, reason,
-    count, from, message)); the count is ``""`` or ``"x7"``."""
-    raw = [[c for c in re.split(r"\s{2,}|\t", line.strip())] for line in text.rstrip("\n").splitlines()][3:]
-    out = []
-    for r, n in zip(raw, normalise(text, namespace)[3:]):
-        if len(n) < 5:
-            continue
-        m = _AGE.match(r[2])
-        count = f"x{m.group(4)}" if m and m.group(3) else ""
-        out.append((r[2].split(" ")[0], (n[0], n[1], count, *n[3:-1], n[-1].removeprefix(_COMBINED))))
-    return out
-
-
-def describe_events(text: str, namespace: str = "default") -> list[tuple[str, ...]]:
-    """The events ``describe`` lists, in its order, as (type, reason, count, from, message): the count
-    (``x7`` for ``(x7 over 2m)``, ``""`` for one) is kept; the event correlator's prefix
-    ``(combined from similar events): `` is dropped."""
-    return [e for _, e in _event_rows(text, namespace)]
-
-
-def _inversions_outside_a_second(a: list, b: list) -> list[tuple]:
-    """Pairs of events that *b* lists in the other order than *a* although neither side lists them within
-    one second (the same age). kubectl sorts by ``lastTimestamp``, which has whole seconds, with an unstable
-    sort: only events of the same second may come in either order. *a*, *b*: ``_event_rows``, the same
-    events; the k-th of identical events on one side is matched with the k-th on the other."""
-    def keyed(rows):
-        seen: dict = {}
-        out = []
-        for age, e in rows:
-            seen[e] = seen.get(e, 0) + 1
-            out.append(((e, seen[e]), age))
-        return out
-    ka, kb = keyed(a), keyed(b)
-    pos = {k: i for i, (k, _) in enumerate(ka)}
-    age_a = dict(ka)
-    bad = []
-    for i in range(len(kb)):
-        for j in range(i + 1, len(kb)):
-            (x, ax), (y, ay) = kb[i], kb[j]
-            if pos[x] > pos[y] and ax != ay and age_a[x] != age_a[y]:
-                bad.append((x[0], y[0]))
-    return bad
-
-
-def _same_events(kit: str, live: str, namespace: str) -> bool:
-    """The same events with the same counts, listed in the same order but where kubectl's order is not
-    defined (events of one second, :func:`_inversions_outside_a_second`). Where the real event correlator
-    combined similar events (the kit does not model it: more than ten of one reason about one object within
-    ten minutes), the same distinct events with every combined one among the kit's, posted as many times."""
-    a = _event_rows(kit)
-    b = _without_repeated_deletes(a, _event_rows(live, namespace))
-    if sorted(e for _, e in a) == sorted(e for _, e in b):
-        return not _inversions_outside_a_second(a, b)
-    if _COMBINED not in live:
-        return False
-    def uncounted(rows):
-        return {e[:2] + e[3:] for _, e in rows}
-    return uncounted(b) <= uncounted(a) and _posts(a) == _posts(b)
-
-
-def _without_repeated_deletes(kit: list, live: list) -> list:
-    """*live*'s rows with a ``SuccessfulDelete`` counted more often than the kit's lowered to the kit's count.
-
-    Upstream's StatefulSet controller keeps no expectations: when its pod cache lags behind its set cache (two
-    watches), a sync can delete a pod that is already terminating, or gone, once more; the API server
-    changes nothing (or answers NotFound) and ``DeleteStatefulPod`` records ``SuccessfulDelete`` again, so the
-    real ``describe`` says ``(x3 ...)`` where two deletes took effect. The deletes that took effect are
-    compared from the pods' own watch (``differences``: creates and deletes, terminating pods); the kit's
-    cache is never stale. A live count *below* the kit's, or any other reason, is not touched."""
-    counts = {(e[0], e[1]) + e[3:]: e[2] for _, e in kit if e[1] == "SuccessfulDelete"}
-    def n(count):
-        return int(count[1:]) if count else 1
-    out = []
-    for age, e in live:
-        mine = counts.get((e[0], e[1]) + e[3:])
-        if mine is not None and n(e[2]) > n(mine):
-            e = e[:2] + (mine,) + e[3:]
-        out.append((age, e))
-    return out
-
-
-def _posts(rows) -> dict[str, int]:
-    """How many times events of each type were posted (a row is one post, or N with ``(xN over ...)``):
-    where the correlator combined events, their number still shows, and client-go's spam filter (25 per
-    object and type, docs/live.md) with it."""
-    out: dict[str, int] = {}
-    for _, e in rows:
-        out[e[0]] = out.get(e[0], 0) + (int(e[2][1:]) if e[2] else 1)
-    return out
-
-
-def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:
-    out = []
-    for name in TEXTS:
-        a, b = kit.get(name), live.get(name)
-        if a is None and b is None:
-            continue
-        same = (lambda x, y: _same_events(x, y, namespace)) if name == "describe sts: events" else \
-            (lambda x, y: normalise(x) == normalise(y, namespace))
-        if a is None or b is None or not same(a, b):
-            out.append(f"kubectl {name}:\n--- kit\n{a}\n--- live\n{b}")
     return out

@@ -196,12 +196,15 @@ class Kubelet:
 
     def _later(self, delay: float, uid: str, ns: str, name: str, what: str, fn) -> None:
         clock = self._writes.clock
+        clock.schedule(clock.now + delay, functools.partial(self._fire, uid, ns, name, fn), priority=NORMAL,
+                       label=f"kubelet: {what} {name}")
 
-        def fire():
-            pod = self._writes.store.get("Pod", ns, name)
-            if pod is not None and pod.uid == uid:
-                fn(pod)
-        clock.schedule(clock.now + delay, fire, priority=NORMAL, label=f"kubelet: {what} {name}")
+    def _fire(self, uid: str, ns: str, name: str, fn) -> None:
+        """A scheduled step: *fn* on the pod, if it is still the one (*uid*) it was scheduled for
+        (a method and its arguments, not a closure: a cluster's snapshot pickles it)."""
+        pod = self._writes.store.get("Pod", ns, name)
+        if pod is not None and pod.uid == uid:
+            fn(pod)
 
     def _tick(self) -> None:
         """A manual verb takes :attr:`step_seconds` (called once the verb is known to be allowed)."""
@@ -391,7 +394,10 @@ class Kubelet:
         if self.mode == "auto":
             delay = min(self._delay(self.stages.terminate), pod.grace_period_seconds)
             self._later(delay, pod.uid, pod.namespace, pod.name, "terminate",
-                        lambda q: self._writes.remove_pod(q, "kubelet: terminated"))
+                        self._auto_terminated)
+
+    def _auto_terminated(self, pod: "Pod") -> None:
+        self._writes.remove_pod(pod, "kubelet: terminated")
 
     def _auto_start(self, pod: "Pod") -> None:
         if pod.phase == "Pending" and not pod.terminating:
@@ -430,7 +436,7 @@ class Kubelet:
         if crash is not None:
             started = self._container_started[p.uid]
             self._later(crash, p.uid, p.namespace, p.name, "crash",
-                        lambda q: self._auto_crash(q, started))
+                        functools.partial(self._auto_crash, started=started))
 
     def _auto_ready(self, pod: "Pod") -> None:
         if pod.phase == "Running" and not pod.ready and not pod.terminating and not pod.container_state:

@@ -34,6 +34,10 @@ class Store:
         self._views: dict[tuple[str, str], Mapping[str, Any]] = {}
         self.listeners: list[Listener] = []
 
+    def __getstate__(self) -> dict:
+        """Pickled without the read-only views (made again on first use): a cluster's snapshot."""
+        return {**vars(self), "_views": {}}
+
     # ------------------------------------------------------------------ reads
     def get(self, kind: str, namespace: str, name: str):
         """The object, or None."""

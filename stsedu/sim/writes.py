@@ -16,6 +16,7 @@ Nothing here knows the ``Cluster`` facade.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..api.defaults import default_pod
 from ..api.errors import APIError, ValidationError
@@ -175,7 +176,7 @@ class Writes:
         if key in self._requeues:
             return
         self._requeues.add(key)
-        self.clock.schedule(at, lambda: self._requeues.discard(key), priority=LATE,
+        self.clock.schedule(at, partial(self._requeues.discard, key), priority=LATE,
                             label=f"controller: requeue {sts.name} (minReadySeconds)")
 
     def _schedule_availability(self, pod: Pod) -> None:
@@ -187,5 +188,10 @@ class Writes:
         sts = self.store.get("StatefulSet", pod.namespace, owner)
         if sts is None or sts.spec.min_ready_seconds <= 0:
             return
-        self.clock.schedule(self.now + sts.spec.min_ready_seconds, lambda: None, priority=LATE,
+        self.clock.schedule(self.now + sts.spec.min_ready_seconds, wake_up, priority=LATE,
                             label=f"controller: requeue {owner} ({pod.name} Available)")
+
+
+def wake_up() -> None:
+    """A scheduled event that only wakes the loop (a pod's minReadySeconds passing): a module
+    function rather than a lambda, so a cluster's snapshot can pickle it."""

@@ -113,7 +113,9 @@ class LabChart(DrawnChart):
         elif not len(trace):
             self.widget.update(None)
         elif self.data_fn is not None:
-            self.widget.show(self.data_fn(tables if tables is not None else trace, lab.name))
+            since = lab.chart_since()
+            self.widget.show(self.data_fn(tables if tables is not None else trace, lab.name,
+                                          **({} if since is None else {"since_sync": since})))
         else:
             from ..views.charts import build_chart
             self.widget.update(build_chart(self.fn, trace, lab.name))
@@ -210,6 +212,10 @@ class Lab(DisplayedAsWidget):
     """Simulated seconds that pass after a change once the set is stable (the chart's last stretch)."""
     chart_kind = "timeline"
     views: tuple[str, ...] = ("pods",)
+    chart_since_setup = False
+    """Once a change has run, the chart shows the syncs since the set came up, not its creation (a lab whose
+    changes take a few syncs each: at 50 replicas the creation's 200 would squeeze them into the edge)."""
+    _came_up = 0
 
     def __init__(self, manifest: dict | None = None, *, chart: str | None = None,
                  views: Sequence[str] | None = None, profile: str = "current", name: str = "web",
@@ -231,6 +237,7 @@ class Lab(DisplayedAsWidget):
         """Why the last run ended with the set not stable ("" if it is stable or nothing ran)."""
         self.cluster = self._new_cluster()
         self._initial()
+        self._came_up = len(self.cluster.trace)
         self._build()
         self._redraw()
 
@@ -246,6 +253,13 @@ class Lab(DisplayedAsWidget):
         self.cluster.apply(self.manifest)
         self.last_results = self._run()
         self.did = did_sentence("<code>kubectl apply -f web.yaml</code>", 0)
+
+    def chart_since(self) -> int | None:
+        """The first sync the chart shows (:attr:`chart_since_setup`), or None for the whole run: until a
+        change has run a sync, the creation is all there is to show."""
+        if not self.chart_since_setup or len(self.cluster.trace) <= self._came_up:
+            return None
+        return self._came_up + 1
 
     def budget(self) -> int:
         """The most syncs one change may run: *max_syncs* if given, else enough for the set's size

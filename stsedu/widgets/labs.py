@@ -250,6 +250,7 @@ class OnDeleteLab(Lab):
     title = N_("OnDelete lab: image, and delete a pod yourself")
     intro = N_("Pick a new image: nothing is replaced. Delete pods one by one and see what comes back.")
     chart_kind = "revisions"
+    chart_since_setup = True
 
     def default_manifest(self):
         return examples.web(3, updateStrategy={"type": "OnDelete"})

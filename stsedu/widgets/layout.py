@@ -173,7 +173,7 @@ class PlaygroundLayout:
         flush()
         self.tabs = None
         if tabbed:
-            self.tabs = W.Tab(children=[v.widget for v in tabbed], titles=[v.title for v in tabbed],
+            self.tabs = W.Tab(children=[v.widget for v in tabbed], titles=[_(v.title) for v in tabbed],
                               layout=W.Layout(margin="8px 0 0 0"))
             self.tabs.observe(lambda ch: self._update_views(), names="selected_index")
             parts.append(self.tabs)

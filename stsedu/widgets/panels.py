@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 import ipywidgets as W
 
 from ..views import tables
-from ..i18n import _
+from ..i18n import N_, _
 from ..api.errors import RolloutError, ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
@@ -215,12 +215,12 @@ class View:
 class DecisionsView(View):
     """The decisions of the last sync, in the order the controller made them."""
 
-    title = "Last sync's decisions"
+    title = N_("Last sync's decisions")
     area = "full"
 
     def __init__(self) -> None:
         super().__init__()
-        self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{self.title}</div>")
+        self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{_(self.title)}</div>")
         self.table = W.HTML()
         self.table.add_class("stsedu-decisions-view")
         self.widget = W.VBox([self.heading, self.table], layout=W.Layout(width="100%"))
@@ -236,12 +236,12 @@ class DecisionsView(View):
             return  # still the same sync: the Styler is not rebuilt for a spec edit
         self._shown = r
         if r is None:
-            self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
-                                  "<span class='stsedu-sub'>(no sync yet: click Sync once)</span></div>")
+            self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} "
+                                  "<span class='stsedu-sub'>" + _("(no sync yet: click Sync once)") + "</span></div>")
             self.table.value = ""
             return
         err = f" · <span class='st-bad'>stopped: {esc(r.error)}</span>" if r.error else ""
-        self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} "
+        self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} "
                               f"<span class='stsedu-sub'>sync {r.sync} of {esc(r.set_name)}, "
                               f"t={r.time:g}s{err}</span></div>")
         if not r.decisions:
@@ -256,12 +256,12 @@ class DecisionsView(View):
 class PodsView(View):
     """The set's pods as ``kubectl get pods -L controller-revision-hash`` prints them now."""
 
-    title = "Pods"
+    title = N_("Pods")
     area = "main"
 
     def __init__(self) -> None:
         super().__init__()
-        self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{self.title}</div>")
+        self.heading = W.HTML(f"<div class='stsedu-viewtitle'>{_(self.title)}</div>")
         self.table = W.HTML()
         self.table.add_class("stsedu-pods-view")
         self.widget = W.VBox([self.heading, self.table], layout=W.Layout(flex="0 0 auto"))
@@ -283,7 +283,7 @@ class PodsView(View):
             return
         self._key = key
         rev = f" · update revision <code>{esc(update_rev)}</code>" if update_rev else ""
-        self.heading.value = (f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
+        self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} <span class='stsedu-sub'>"
                               f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")
         text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,),
                                     tables=getattr(pg, "redraw_tables", None))
@@ -294,7 +294,7 @@ class StatusView(View):
     """The set's status as ``kubectl get sts`` and ``kubectl rollout status`` would show it,
     plus what the next sync would do."""
 
-    title = "Status"
+    title = N_("Status")
     area = "main"
 
     def __init__(self) -> None:
@@ -327,7 +327,7 @@ class StatusView(View):
         broken_txt = ("<br><b>never-ready images:</b> " + ", ".join(f"<code>{esc(b)}</code>" for b in broken)
                       if broken else "")
         self.widget.value = (
-            f"<div class='stsedu-viewtitle'>{self.title} <span class='stsedu-sub'>"
+            f"<div class='stsedu-viewtitle'>{_(self.title)} <span class='stsedu-sub'>"
             f"observedGeneration {s.observed_generation} of {sts.generation}</span></div>"
             f"<pre class='stsedu-pre'>{esc(tables.get_sts_text(c))}</pre>"
             "<table class='stsedu stsedu-status'><tbody>"
@@ -460,7 +460,7 @@ def _chart(name: str, title: str) -> Callable[[], ChartView]:
 class LogView(View):
     """Every sync of the set: time, its pod decisions, the status it computed.  Grows incrementally."""
 
-    title = "Sync log"
+    title = N_("Sync log")
     area = "tab"
     keep = 300
     """How many syncs the log shows (the newest)."""
@@ -516,11 +516,11 @@ class LogView(View):
 
 VIEW_CLASSES: dict[str, Callable[[], View]] = {
     "decisions": DecisionsView, "pods": PodsView, "status": StatusView,
-    "timeline": lambda: ChartView(_timeline_to_now, title="Pod timeline"),
-    "revisions": _chart("revision_map", "Revisions"),
-    "strip": _chart("decision_strip", "Decisions per sync"),
-    "counters": _chart("status_counters", "Status counters"),
-    "overview": _chart("overview", "Overview"),
+    "timeline": lambda: ChartView(_timeline_to_now, title=N_("Pod timeline")),
+    "revisions": _chart("revision_map", N_("Revisions")),
+    "strip": _chart("decision_strip", N_("Decisions per sync")),
+    "counters": _chart("status_counters", N_("Status counters")),
+    "overview": _chart("overview", N_("Overview")),
     "log": LogView,
 }
 VIEW_ALIASES = {"charts": ("timeline", "revisions", "strip")}

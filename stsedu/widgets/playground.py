@@ -313,6 +313,10 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         """Re-read the cluster into the controls and redraw the views (after editing
         ``pg.cluster`` from code, for example)."""
         self._load_controls()
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """:meth:`refresh` but the controls (a run's redraws leave them to :meth:`_run_finished`)."""
         try:
             sts = self._sts()
             gen = f"generation {sts.generation}"
@@ -695,7 +699,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         results: list[SyncResult] = []
         self._run_started(message)
         last_draw = last_progress = time.monotonic()
-        gap = redraw_every
+        gap = progress_gap = redraw_every
         try:
             for r in self._steps(limit):
                 results.append(r)
@@ -704,17 +708,14 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                     # the views at most a few times a second, and never for more than about a tenth of
                     # the run's time: a redraw that cost d waits 9d for the next (at 500 pods, ~1-2 s)
                     self._progress(len(results))
-                    self.refresh()
+                    self._redraw()
                     last_draw = last_progress = time.monotonic()
                     gap = max(redraw_every, 9 * (last_draw - now))
-                    await asyncio.sleep(0.02)
-                elif now - last_progress > redraw_every:
-                    # the progress bar alone (one read of the store, two widget values) in between
+                elif now - last_progress > progress_gap:  # the progress bar alone, with the same cap
                     self._progress(len(results))
                     last_progress = time.monotonic()
-                    await asyncio.sleep(0.01)
-                else:
-                    await asyncio.sleep(0)
+                    progress_gap = max(redraw_every, 9 * (last_progress - now))
+                await asyncio.sleep(0)  # a turn of the loop (Stop); the messages leave on the IOPub thread
         except (ValidationError, ValueError, KeyError, APIError) as e:
             self._show_error(e)
         else:

@@ -54,7 +54,7 @@ def test_a_refused_row_keeps_the_answer_without_where_it_was_raised():
     """A decision refused by the API server keeps the answer (reason, code, words) for the
     predicates, not the traceback of the sync that raised it (rows live as long as the trace)."""
     from stsedu.controller.decisions import decision, refused
-    row = decision("update", "web-0", "identity", "Repair web-0.", "identity")
+    row = decision(action="update", pod="web-0", reason="identity", message="Repair web-0.", rule="identity")
     try:
         raise APIError("update", "Pod", "web-0", reason="Conflict")
     except APIError as e:

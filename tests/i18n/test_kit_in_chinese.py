@@ -109,3 +109,13 @@ def test_exercise_feedback_and_answer_sheet_speak_chinese(zh):
     sheet = stsedu.exercises.Handout([{"id": "T.1", "title": "", "points": 1, "question": "q1", "situation": "",
                                        "kind": "number", "format": "a number"}])
     assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"
+
+
+def test_playground_buttons_and_views_speak_chinese(zh):
+    from stsedu.widgets import Playground
+    pg = Playground()
+    assert pg.sync_button.description == "同步一次" and pg.run_button.description == "运行到稳定"
+    assert "Pod 时间线" in pg.tabs.titles
+    pg.sync_once()
+    headings = [w.value for w in _walk(pg.widget) if type(w).__name__ == "HTML"]
+    assert any("上一次同步的决定" in h for h in headings)

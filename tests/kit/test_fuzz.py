@@ -465,8 +465,8 @@ def test_any_kubectl_command_line(kubectl_base, verb, target, rest):
     import io
     import os
     import time
+    import shlex
     from stsedu.console import cli
-    from stsedu.console.session import Session
     base, folder = kubectl_base
     path = folder / "state.json"
     path.write_bytes(base)
@@ -487,9 +487,8 @@ def test_any_kubectl_command_line(kubectl_base, verb, target, rest):
     assert status in (0, 1, 2, 126, 127), (argv, text)
     assert "Traceback" not in text and "could not carry out" not in text, (argv, text)
     if status != 0 and argv[:1] != ["reset"] and path.read_bytes() != base:
-        # kept only if the command changed the cluster: replay it and see
-        s = Session()
-        for entry in json.loads(base)["commands"]:
-            s.run(entry[0], entry[1], entry[2] if len(entry) > 2 else None)
-        entry = json.loads(path.read_bytes())["commands"][-1]
-        assert s.run(entry[0], entry[1], entry[2]).changed, (argv, text)
+        # kept only if the command changed the cluster: run it again on the session the base file keeps
+        path.write_bytes(base)
+        s = cli.load_session(path)
+        body = "apiVersion: v1\nkind: Service\n" if cli.reads_stdin(argv) else None
+        assert s.run(shlex.join(argv), body).changed, (argv, text)

@@ -29,7 +29,7 @@ import pytest
 
 from stsedu import scenarios
 from stsedu.live import build as live_build
-from stsedu.live.runner import LiveSession, differences, play, play_kit
+from stsedu.live.runner import LiveSession, differences, order_free, play, play_kit
 from stsedu.sim.kubelet import StageProfile
 from helpers import unavailable
 
@@ -63,11 +63,18 @@ def test_kubectl_reports_the_version_it_was_built_from():
     assert (client["gitVersion"], client["major"], client["minor"]) == (live_build.KUBERNETES_VERSION, "1", "37")
 
 
+PLANE_GATES = {"StatefulSetRecreateStrategy": True}
+"""The alpha gate ``recreate`` needs, on for the whole plane: it changes nothing for a set of another
+strategy (v1.37.2: the API server's validation only allows the type Recreate with it,
+pkg/registry/apps/statefulset/strategy.go; the controller reads it only for a set of type Recreate,
+stateful_set_control.go's updateStatefulSet and stateful_set_utils.go's Progressing condition)."""
+
+
 @pytest.fixture(scope="module")
 def control_plane():
     _skip_unless_built()
     from stsedu.live.controlplane import ControlPlane
-    with ControlPlane() as cp:
+    with ControlPlane(feature_gates=PLANE_GATES) as cp:
         yield cp
 
 
@@ -77,10 +84,6 @@ def _session(cp, sc, namespace=None):
     return LiveSession(str(cp.kubeconfig), namespace=namespace, kubelet=kubelet,
                        stages=StageProfile.from_dict(opts.get("stages")))
 
-
-def _parallel(sc) -> bool:
-    return any(d.get("kind") == "StatefulSet" and (d.get("spec") or {}).get("podManagementPolicy") == "Parallel"
-               for _, docs in sc.objects for d in docs)
 
 
 # ------------------------------------------------------------------ the control plane's life
@@ -151,16 +154,16 @@ def test_context_manager_stops_everything_on_ctrl_c():
 
 # ------------------------------------------------------------------ every shipped scenario
 
-def _default_gates(name: str) -> bool:
-    """The scenario runs with the feature gates the control plane runs with: v1.37's defaults."""
+def _plane_gates(name: str) -> bool:
+    """The scenario runs with the feature gates the control plane runs with: v1.37's defaults and PLANE_GATES."""
     from stsedu.api.profiles import CURRENT
     gates = scenarios.load(name).cluster_options.get("feature_gates") or {}
-    return all(CURRENT.gates.get(g, False) == v for g, v in gates.items())
+    return all({**CURRENT.gates, **PLANE_GATES}.get(g, False) == v for g, v in gates.items())
 
 
-SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml")) if _default_gates(p.stem)]
-"""The shipped scenarios but those that switch a gate from its default (recreate: the alpha
-StatefulSetRecreateStrategy; the control plane runs with default gates, docs/live.md)."""
+SHIPPED = [p.stem for p in sorted(scenarios.format.LIBRARY_DIR.glob("*.yaml")) if _plane_gates(p.stem)]
+"""The shipped scenarios whose gates the control plane has (all of them: recreate's alpha
+StatefulSetRecreateStrategy is PLANE_GATES)."""
 
 
 @pytest.fixture(scope="module")
@@ -178,17 +181,17 @@ def shipped_runs(control_plane):
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_shipped_scenario_agrees(shipped_runs, name):
+def test_shipped_scenario_agrees(compares, shipped_runs, name):
     sc, kit, live, errors = shipped_runs[name]
     assert errors == []
-    diffs = differences(kit, live, parallel=_parallel(sc))
+    diffs = differences(kit, live, **order_free(sc))
     if name in KNOWN:
         assert diffs, f"{name} agrees now: remove it from KNOWN and docs/live.md"
     else:
         assert diffs == [], "\n".join(diffs)
 
 
-def test_a_late_cluster_is_read_in_the_state_the_kit_shows(control_plane, monkeypatch):
+def test_a_late_cluster_is_read_in_the_state_the_kit_shows(compares, control_plane, monkeypatch):
     """A loaded machine runs the kubelet's timers late (CI saw web-1 still in CrashLoopBackOff when the
     kit's had restarted it): with every timer 0.6 s late, more than LAG, the crash loop's points in time
     (restart at 10 s, exit at 11 s, restart at 31 s) are still read in the state the kit shows (SLACK)."""
@@ -206,18 +209,18 @@ def test_a_late_cluster_is_read_in_the_state_the_kit_shows(control_plane, monkey
     assert differences(kit, live) == []
 
 
-def test_an_event_posted_late_is_read_again(control_plane, monkeypatch):
+def test_an_event_posted_late_is_read_again(compares, control_plane, monkeypatch):
     """The controller manager posts events in the background and tries a failed post again up to 10 s
     later (CI once read a stable point whose ``describe`` had the claim's SuccessfulCreate but not yet the
     pod's): with the newest event of every stable point missing from its first ``describe``, the points are
     still read with the kit's events (EVENT_SLACK)."""
-    from stsedu.live import runner
+    from stsedu.live import runner, texts
     kubectl = runner.LiveSession.kubectl
     seen: set[tuple] = set()  # each describe once, its ages aside
 
     def late(self, *args, **kw):
         proc = kubectl(self, *args, **kw)
-        key = tuple(runner.normalise(proc.stdout))
+        key = tuple(texts.normalise(proc.stdout))
         if args[:1] == ("describe",) and key not in seen:
             seen.add(key)
             lines = proc.stdout.splitlines(keepends=True)
@@ -229,7 +232,7 @@ def test_an_event_posted_late_is_read_again(control_plane, monkeypatch):
     kit = play_kit(sc)
     with _session(control_plane, sc) as s:
         live = play(sc, s, timeout=60, kit=kit)
-    assert differences(kit, live, parallel=_parallel(sc)) == []
+    assert differences(kit, live, **order_free(sc)) == []
 
 
 def test_notebook_17s_sentences_hold_for_a_fresh_real_run(control_plane):
@@ -292,13 +295,14 @@ def random_history(seed: int):
         "steps": steps})
 
 
-def test_random_histories_agree(control_plane):
+def test_random_histories_agree(compares, control_plane):
+    compares(HISTORIES)
     def one(seed):
         sc = random_history(seed)
         kit = play_kit(sc)
         with _session(control_plane, sc) as s:
             live = play(sc, s, timeout=60, kit=kit)
-        return seed, differences(kit, live, parallel=_parallel(sc))
+        return seed, differences(kit, live, **order_free(sc))
     with ThreadPoolExecutor(PARALLEL) as pool:
         results = list(pool.map(one, range(HISTORIES)))
     bad = [(seed, d) for seed, d in results if d]
@@ -307,7 +311,7 @@ def test_random_histories_agree(control_plane):
 
 # ------------------------------------------------------------------ a user's cluster
 
-def test_kubeconfig_and_context_as_a_users_cluster(control_plane, capsys):
+def test_kubeconfig_and_context_as_a_users_cluster(compares, control_plane, capsys):
     """`--kubeconfig/--context` run a scenario on a named cluster; here the local control plane
     plays the user's cluster, with the kit's kubelet (it has none of its own)."""
     import io
@@ -316,7 +320,8 @@ def test_kubeconfig_and_context_as_a_users_cluster(control_plane, capsys):
     rc = main(["live", "run", "first-statefulset", "--kubeconfig", str(control_plane.kubeconfig),
                "--context", "stsedu-live", "--kit-kubelet", "--compare"], out=out)
     assert rc == 0, out.getvalue() + capsys.readouterr().err
-    assert "agree at every stable point" in out.getvalue()
+    last = out.getvalue().strip().splitlines()[-1]
+    assert last.startswith("controller behaviour: ") and last.endswith("agree at every stable point"), last
     rc = main(["live", "run", "first-statefulset", "--kubeconfig", str(control_plane.kubeconfig),
                "--context", "no-such-context"], out=io.StringIO())
     err = capsys.readouterr().err
@@ -328,12 +333,12 @@ SPAM_LIMIT = 25
 per 5 minutes, keyed by source, involved object and type): the kit does not model it (docs/live.md)."""
 
 
-def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(control_plane):
+def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(compares, control_plane):
     """A known difference, asserted exactly: 30 pods of one Parallel set make 30 ``SuccessfulCreate``
     events in the kit's ``describe sts``; the real controller manager's recorder posts the first 25 about
     the set and drops the rest (its spam filter), and the event comparison reports it."""
     from stsedu import Cluster
-    from stsedu.live.runner import _same_events, describe_events, kit_texts
+    from stsedu.live.texts import same_events, describe_events, kit_texts
     sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"}, "spec": {
         "serviceName": "nginx", "replicas": 30, "podManagementPolicy": "Parallel",
         "selector": {"matchLabels": {"app": "nginx"}},
@@ -360,4 +365,4 @@ def test_client_gos_spam_filter_stops_describe_at_25_events_the_kit_shows_all(co
         return sum(int(e[2][1:]) if e[2] else 1 for e in rows)
     # live: the first 25 posts (the event correlator combines those past the tenth into one "(xN)" row)
     assert posted(l) == SPAM_LIMIT and {e[-1] for e in l} <= creates, live
-    assert not _same_events(kit, live, ns)
+    assert not same_events(kit, live, ns)

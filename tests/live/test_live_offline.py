@@ -44,6 +44,77 @@ def test_cache_key_follows_the_pinned_versions():
     assert live_build.bin_dir().name == live_build.source_key() and len(live_build.source_key()) == 16
 
 
+def test_kwok_is_pinned_by_a_module_of_its_own_and_cached_apart():
+    """KWOK v0.8.0 is a tool of stsedu/live/kwok/go.mod, keyed on that module alone: a change of KWOK
+    leaves the control plane's cache key (and its 9-minute build) as it is."""
+    text = (live_build.KWOK_MODULE / "go.mod").read_text()
+    assert f"sigs.k8s.io/kwok {live_build.KWOK_VERSION}" in text and f"tool {live_build.KWOK_PACKAGE}\n" in text
+    assert "sigs.k8s.io/kwok" not in (live_build.MODULE / "go.mod").read_text()
+    assert live_build.kwok_binary().parent.name == "kwok-" + live_build.module_key(live_build.KWOK_MODULE,
+                                                                                     live_build.KWOK_LDFLAGS)
+    assert live_build.kwok_binary().parent != live_build.bin_dir()
+
+
+def test_live_run_with_kwok_not_built_says_how_in_one_line(empty_cache, capsys, monkeypatch):
+    monkeypatch.setattr(live_build, "missing_reason", lambda: None)  # as if the control plane were built
+    monkeypatch.setattr("stsedu.live.daemon.status", lambda: {"ready": True, "kubeconfig": "/nonexistent"})
+    out = io.StringIO()
+    assert main(["live", "run", "first-statefulset", "--kubelet", "kwok"], out=out) == 4
+    text = capsys.readouterr().err + out.getvalue()
+    assert "Traceback" not in text and len(text.strip().splitlines()) == 1, text
+    assert "KWOK v0.8.0 is not built yet: run `stsedu live build`" in text
+
+
+def test_kwok_stages_follow_the_kits_lifecycle_and_delays():
+    """Pending (ContainerCreating) at once, Running after stages.start, Ready after stages.ready, gone
+    stages.terminate after a delete: the kit's StageProfile, in KWOK's Stage objects."""
+    from stsedu.live.kwok import stages
+    from stsedu.sim.kubelet import StageProfile
+    got = {s["metadata"]["name"]: s["spec"] for s in stages(StageProfile(start=1.5, ready=2.0, terminate=0.3))}
+    assert {n: s["delay"]["durationMilliseconds"] for n, s in got.items() if s["resourceRef"]["kind"] == "Pod"} == {
+        "stsedu-pod-create": 0, "stsedu-pod-start": 1500, "stsedu-pod-ready": 2000, "stsedu-pod-delete": 300}
+    # KWOK manages a node's pods only when it has a node stage (its node controller starts with one)
+    assert [n for n, s in got.items() if s["resourceRef"]["kind"] == "Node"] == ["stsedu-node-ready"]
+    assert got["stsedu-pod-delete"]["next"] == {"delete": True}
+    assert "phase: Running" in got["stsedu-pod-start"]["next"]["statusTemplate"]
+    assert "reason: ContainerCreating" in got["stsedu-pod-create"]["next"]["statusTemplate"]
+
+
+def test_recreates_deletes_compare_as_a_set_its_creates_in_order():
+    """upstream's recreateDeleteAndWait deletes the old pods through slowStartBatch (web-0, then web-1 and
+    web-2 from goroutines): with *recreate* a run of deletes compares as a set; the creates keep their order."""
+    from stsedu.live.runner import Run, differences
+
+    def run(changes):
+        return Run(points=[{"step": 2, "actions": ["set_image"], "changes": changes, "observed": {
+            "pods": [], "pvcs": [], "revisions": [], "sets": {}}}])
+    d, c = [("delete", f"web-{i}") for i in range(3)], [("create", f"web-{i}") for i in range(3)]
+    kit, live = run(d + c), run([d[0], d[2], d[1]] + c)
+    assert differences(kit, live, recreate=True) == []
+    assert differences(kit, live) != []
+    assert differences(kit, run([d[0], d[2], d[1]] + [c[1], c[0], c[2]]), recreate=True) != []
+
+
+def test_the_live_summary_counts_controller_comparisons_apart_from_the_validation_sample():
+    from types import SimpleNamespace as R
+    from conftest import LIVE_COMPARISONS, LIVE_TEST, live_summary
+    def rep(nodeid, when, outcome, runs=None):
+        return R(nodeid=nodeid, when=when, outcome=outcome,
+                 user_properties=[(LIVE_TEST, True)] + ([(LIVE_COMPARISONS, runs)] if runs else []))
+    reports = [rep("tests/live/test_live.py::test_shipped[a]", "setup", "passed", 1),
+               rep("tests/live/test_live.py::test_shipped[a]", "call", "passed", 1),
+               rep("tests/live/test_live.py::test_histories", "setup", "passed", 1),
+               rep("tests/live/test_live.py::test_histories", "call", "failed", 50),
+               rep("tests/live/test_live_validation.py::test_row[1]", "call", "passed"),
+               rep("tests/live/test_live_validation.py::test_row[2]", "call", "passed"),
+               rep("tests/live/test_live_up.py::test_up", "setup", "skipped"),
+               R(nodeid="tests/live/test_live_offline.py::t", when="call", outcome="passed", user_properties=[])]
+    assert live_summary(reports) == (
+        "live: controller behaviour compared in 2 tests (1 failed, 1 passed; 1 of 51 runs in passing tests); "
+        "validation sample: 2 tests (2 passed); other live tests: 1 (1 skipped)")
+    assert live_summary(reports[-1:]) is None
+
+
 @pytest.mark.parametrize("argv", [["live", "up"], ["live", "status"], ["live", "run", "first-statefulset"]])
 def test_without_binaries_one_line_and_status_4(empty_cache, capsys, argv):
     out = io.StringIO()
@@ -159,7 +230,7 @@ def test_text_comparison_drops_only_what_two_clusters_cannot_share():
     """Ages, RESTARTS' "(5s ago)", an event's "(x2 over 65s)" durations, timestamps and the namespace
     are normalised; counts, states and names are not. Events of one second may come in either order (kubectl
     sorts them by a timestamp in seconds); the event correlator's "(combined from similar events): " is dropped."""
-    from stsedu.live.runner import describe_events, normalise, text_differences
+    from stsedu.live.texts import describe_events, normalise, text_differences
     kit = "NAME    READY   STATUS             RESTARTS      AGE\nweb-1   0/1     CrashLoopBackOff   1 (19s ago)   56s\n"
     live = "NAME    READY   STATUS             RESTARTS     AGE\nweb-1   0/1     CrashLoopBackOff   1 (2s ago)   1m1s\n"
     assert normalise(kit) == normalise(live)
@@ -216,7 +287,7 @@ def test_events_differing_in_count_or_in_order_across_seconds_differ():
     """`kubectl describe` lists events sorted by lastTimestamp (whole seconds; kubectl's
     event.SortableEvents with an unstable sort) and shows how often each came (`(x7 over 2m)`):
     a learner sees a different count, or a different order of events seconds apart, as different."""
-    from stsedu.live.runner import text_differences
+    from stsedu.live.texts import text_differences
     kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulCreate", "38s", "create", "web-1"),
                   ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
     def differ(live):
@@ -240,7 +311,7 @@ def test_a_delete_the_real_controller_repeats_from_a_stale_cache_is_not_a_differ
     expectations): the real describe may count a delete more often than took effect. The deletes that took
     effect are compared from the pods' watch; a create, or a delete counted less often, still differs.
     (CI saw `Delete Pod web-2 (x3 ...)` against the kit's x2 in blocked-scale-down, under load.)"""
-    from stsedu.live.runner import text_differences
+    from stsedu.live.texts import text_differences
     kit = _events(("SuccessfulCreate", "40s", "create", "web-0"), ("SuccessfulDelete", "9s (x2 over 20s)", "delete", "web-1"))
     def differ(live):
         return text_differences({"describe sts: events": kit}, {"describe sts: events": live}, "ns") != []

@@ -118,7 +118,16 @@ def test_the_api_servers_death_during_a_run_is_one_line_with_its_logs_kept(plane
     state = json.loads((plane["dir"] / "running.json").read_text())
     run = subprocess.Popen(plane["cli"] + ["run", "first-statefulset"], env=plane["env"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    time.sleep(8)
+    # killed once the run is playing (its namespace exists), not after a fixed time: at load 30 the run
+    # had not yet read the plane's state after 8 s, found the API server dead and said "no plane" (exit 4)
+    kubeconfig = ["--kubeconfig", state["kubeconfig"]]
+    deadline = time.monotonic() + 120
+    while "namespace/stsedu-live-" not in subprocess.run(
+            [live_build.kubectl_path(), *kubeconfig, "get", "namespaces", "-o", "name"], env=plane["env"],
+            capture_output=True, text=True, timeout=60).stdout:
+        assert run.poll() is None and time.monotonic() < deadline, "the run never made its namespace"
+        time.sleep(0.5)
+    time.sleep(2)
     os.kill(state["pids"]["kube-apiserver"], signal.SIGKILL)
     out, err = run.communicate(timeout=60)
     assert run.returncode == 5, err

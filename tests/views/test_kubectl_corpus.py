@@ -131,6 +131,15 @@ def _streams(line: str) -> bool:
     return _is_watch(line) or (" rollout status" in line and "--watch=false" not in line)
 
 
+def _started_late(kit: tuple[str, int], real: tuple[str, int]) -> bool:
+    """A following ``rollout status`` that the real kubectl began a few states late: the same exit status,
+    and its lines are the kit's from some line on (the states it did print, in the kit's order). The kit
+    prints from the moment of the change; a real kubectl reads the set once it has started, which on a
+    loaded machine (CI at load 30) is after the controller has already deleted a pod."""
+    a, b = kit[0].splitlines(), real[0].splitlines()
+    return kit[1] == real[1] and 0 < len(b) < len(a) and a[len(a) - len(b):] == b
+
+
 @pytest.mark.live
 @pytest.mark.slow
 def test_the_real_kubectl_prints_the_same(tmp_path):
@@ -138,7 +147,7 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
     with the kit's kubelet model running the pods (stsedu.live.kubelet: Running, Ready, terminating pods
     finished), in the kit's order of time: before each line the cluster catches up (as the kit's session
     does), a ``get -w`` is opened before the change whose run it shows and read once the cluster is stable,
-    and ``rollout status`` runs at once after the change it follows."""
+    and ``rollout status`` runs at once after the change it follows (:func:`_started_late`)."""
     import shlex
     found, reason = _real_kubectl()
     if found is None:
@@ -187,8 +196,9 @@ def test_the_real_kubectl_prints_the_same(tmp_path):
                         continue
                     kit = (normalise(entry.get("stdout", "") + entry.get("stderr", "")), entry.get("status", 0))
                     real = (normalise(got[0]), got[1])
-                    print(f"[{scenario['name']}] {'same' if kit == real else 'DIFFERS'}: {line}", flush=True)
-                    if kit == real:
+                    same = kit == real or (_streams(line) and _started_late(kit, real))
+                    print(f"[{scenario['name']}] {'same' if same else 'DIFFERS'}: {line}", flush=True)
+                    if same:
                         agreed.append(line)
                     else:
                         mismatches.append(f"[{scenario['name']}] {line}\n  kit  ({kit[1]}):\n{kit[0]}\n"

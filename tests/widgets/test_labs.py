@@ -169,3 +169,38 @@ def test_playground_manual_pod_buttons_take_a_simulated_second():
     t = pg.cluster.now
     pg.start_pod("web-0")
     assert pg.cluster.now == t + 1 and pg.cluster.pod("web-0").phase == "Running"
+
+
+def test_on_delete_lab_at_50_spreads_its_deletes_across_the_revision_map():
+    """OnDeleteLab at 50 replicas (issue #41): bringing the set up takes about 200 syncs and each delete a
+    few, so on a sync axis from sync 1 the deletes were squeezed into the chart's right edge.  The revision
+    map shows the syncs since the set came up: the x domain starts there, the deletes' syncs fill most of
+    it, and every bar drawn lies in it (the pods' whole rows stay on the ordinal axis)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from surface_checks import chart_problems, encoded
+    from stsedu import examples
+    lab = labs.OnDeleteLab(examples.web(50, updateStrategy={"type": "OnDelete"}))
+    came_up = len(lab.cluster.trace)
+    assert came_up > 150  # the creation of 50 pods, one by one
+    lab.w_image.value = "nginx:2"
+    for pod in ("web-49", "web-20", "web-0"):
+        lab.w_pod.value = pod
+        lab.b_delete.click()
+    last = len(lab.cluster.trace)
+    assert {lab.cluster.pod(p).images()[0] for p in ("web-49", "web-20", "web-0")} == {"nginx:2"}
+    spec = lab.chart.widget.spec
+    x_domains = {tuple(n["encoding"]["x"]["scale"]["domain"]) for n in encoded(spec)
+                 if "domain" in (n["encoding"].get("x", {}).get("scale") or {})}
+    assert len(x_domains) == 1, x_domains
+    (lo, hi), = x_domains
+    assert lo <= came_up + 0.5 and hi >= last, (lo, hi, came_up, last)
+    assert (last - came_up) / (hi - lo) >= 0.5, f"the deletes' syncs take {(last - came_up) / (hi - lo):.0%} of the axis"
+    bars = spec["datasets"][next(k for k, v in spec["datasets"].items() if v and "revision" in v[0])]
+    assert bars and all(b["x1"] > lo and b["x0"] >= lo for b in bars)
+    # the replaced pods show their new revision inside the window
+    new_rev = lab.cluster.statefulset("web").status.update_revision
+    assert {b["pod"] for b in bars if b["revision"] == new_rev} >= {"web-49", "web-20", "web-0"}
+    assert chart_problems(lab.chart.chart, lab.cluster) == []
+    assert "since" in str(spec.get("title", "")), spec.get("title")

@@ -72,16 +72,23 @@ def revision_bars(trace, set_name: str) -> list[dict]:
     return bars
 
 
-def revision_data(trace, set_name: str) -> ChartData:
+def revision_data(trace, set_name: str, since_sync: int | None = None) -> ChartData:
     """What :func:`revision_panel` draws (see :mod:`.chart_data`): each pod's revision sync by sync, the
-    state's legend, and the partition when one was set."""
+    state's legend, and the partition when one was set.  *since_sync*: the x axis starts at that sync
+    (bars cut there, the ordinal axis still every pod's), so that a few syncs after a long creation are
+    not squeezed into the chart's edge; the subtitle says which syncs are left out."""
     bars = revision_bars(trace, set_name)
     colors = revision_colors(trace, set_name) if bars else {}
     lo, hi = x_extent(trace, "sync")
     o_lo, o_hi = (min(b["ordinal"] for b in bars), max(b["ordinal"] for b in bars)) if bars else (0, 0)
-    ticks = ordinal_ticks(o_lo, o_hi)
     subtitle = ["colour = the pod's revision (first grey, next orange); "
                 "filled = Ready, outline = not Ready, dashed line = terminating"]
+    if since_sync is not None and lo < since_sync - 0.5 < hi:
+        first, lo = lo + 0.5, since_sync - 0.5
+        bars = [dict(b, x0=max(b["x0"], lo)) for b in bars if b["x1"] > lo]
+        subtitle.insert(0, f"syncs since the set came up: from sync {since_sync} on (its creation, syncs "
+                           f"{first:g}–{since_sync - 1}, left out)")
+    ticks = ordinal_ticks(o_lo, o_hi)
     aggregated = common.outgrows(len(bars), o_hi - o_lo + 1)
     if aggregated:
         grid, how = aggregate(pd.DataFrame(bars), "revision", list(colors), lo, hi)
@@ -168,13 +175,13 @@ def revision_panel(trace, set_name: str):
     return revision_build(revision_data(trace, set_name))
 
 
-def revision_map_data(trace, set_name: str | None = None) -> ChartData:
+def revision_map_data(trace, set_name: str | None = None, since_sync: int | None = None) -> ChartData:
     """:func:`revision_map`'s data without the chart: ``charts.revision_map_data(...).chart()`` is that chart."""
     trace = TablesOnce.of(trace)  # one DataFrame per table for this chart, or for the redraw (see there)
-    return revision_data(trace, pick_set(trace, set_name))
+    return revision_data(trace, pick_set(trace, set_name), since_sync)
 
 
-def revision_map(trace, set_name: str | None = None):
+def revision_map(trace, set_name: str | None = None, since_sync: int | None = None):
     """Ordinal x sync, each cell coloured by the revision of the pod there after that sync.
 
     A rolling update shows as the new revision's colour sweeping down from
@@ -182,5 +189,6 @@ def revision_map(trace, set_name: str | None = None):
     solid purple line, drawn when a partition above 0 was set).  Revision colours
     follow :func:`revision_colors` (the first revision grey, the next orange);
     pale cells are pods not Ready, faint ones terminating, empty ones no pod.
+    *since_sync*: show the syncs from that one on only (the ordinal axis keeps every pod).
     """
-    return revision_map_data(trace, set_name).chart()
+    return revision_map_data(trace, set_name, since_sync).chart()

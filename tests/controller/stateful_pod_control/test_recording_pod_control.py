@@ -3,7 +3,8 @@
 Upstream's steps call the ``StatefulPodControl`` (``processReplica`` → ``CreateStatefulPod``,
 ``UpdateStatefulPod``, ``createMissingPersistentVolumeClaims``; ``fixPodClaim`` →
 ``UpdatePodClaimForRetentionPolicy``; ``processCondemned`` → ``DeleteStatefulPod``), and its tests pass a
-fake one.  ``Cluster.preview()`` runs the kit's steps with ``RecordingPodControl``.
+fake object manager.  ``Cluster.preview()`` runs the kit's steps with the pod control over
+``RecordingObjects``, which writes nothing.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from __future__ import annotations
 import stsedu
 from helpers import web
 from stsedu.api.objects import POD_NAME_LABEL
-from stsedu.controller.decisions import RULES, Decision
-from stsedu.controller.recording_pod_control import RecordingPodControl
+from stsedu.api.objects import PersistentVolumeClaim, Pod, StatefulSet
+from stsedu.api.profiles import CURRENT
+from stsedu.controller.decisions import RULES, Why
+from stsedu.controller.recording_pod_control import recording_pod_control
+from stsedu.controller.snapshot import Snapshot
 
 RETAIN_ON_DELETE = {"whenScaled": "Delete", "whenDeleted": "Retain"}
 
@@ -65,13 +69,17 @@ def test_preview_of_fixes_records_update_stateful_pod_and_the_claim_fix_and_writ
 
 def test_create_stateful_pod_stops_when_a_claim_is_being_deleted():
     """CreateStatefulPod returns createPersistentVolumeClaims' error before it creates the pod: the
-    recording control records the claim rows, not the create nor the owner fixes, and returns it."""
-    log: list[Decision] = []
-    claim = Decision("wait", "web-0", "claim-deleting", "m", RULES["claim-deleting"], target="data-web-0",
-                     error="pvc data-web-0 is being deleted")
-    create = Decision("create", "web-0", "missing", "m", RULES["create"])
-    owner = Decision("update-pvc", "web-0", "retention-policy", "m", RULES["claim-owner"], target="data-web-0")
-    assert RecordingPodControl(log).create_stateful_pod([claim], create, [owner]) == "pvc data-web-0 is being deleted"
-    assert log == [claim]
-    assert RecordingPodControl(log).create_stateful_pod([], create, [owner]) is None
-    assert log == [claim, create, owner]
+    pod control over the recording object manager reads the claim being deleted through GetClaim,
+    records its row, not the create, and returns the error; with no claim it records the claim's
+    create, then the pod's."""
+    sts = StatefulSet.from_manifest(web(1, claims=True, retention=RETAIN_ON_DELETE))
+    pod = Pod(name="web-0")
+    why = Why(reason="missing", message="m", rule=RULES["create"], slot=0)
+    deleting = {"data-web-0": PersistentVolumeClaim(name="data-web-0", deletion_timestamp=1.0)}
+    spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims=deleting, namespace_revisions={}, now=2.0), CURRENT)
+    assert spc.create_stateful_pod(sts, pod, why) == "pvc data-web-0 is being deleted"
+    assert [(d.action, d.reason, d.target) for d in spc.log] == [("wait", "claim-deleting", "data-web-0")]
+    spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=2.0), CURRENT)
+    assert spc.create_stateful_pod(sts, pod, why) is None
+    assert [(d.action, d.pod, d.target) for d in spc.log] == [("create-pvc", "web-0", "data-web-0"),
+                                                              ("create", "web-0", None)]

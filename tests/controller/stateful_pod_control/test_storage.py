@@ -9,9 +9,10 @@ import dataclasses
 import pytest
 
 import stsedu
+import stsedu.api.profiles
 from stsedu.controller import stateful_set_utils as P
-from stsedu.controller.claim_rows import ListedClaims
-from stsedu.controller.stateful_pod_control import pod_claim_is_stale
+from stsedu.controller.recording_pod_control import recording_pod_control
+from stsedu.controller.snapshot import Snapshot
 from stsedu.api.objects import OwnerReference, PersistentVolumeClaim, Pod, StatefulSet
 from storage_helpers import claim, decisions, docs_manifest, finish_all, owners, up, with_claims
 
@@ -428,12 +429,14 @@ def test_claim_is_stale_rules():
     """PodClaimIsStale: a ref to the pod's name with another uid (a not-created pod has none) is stale."""
     sts = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SCALE_DELETE)), uid="s")
     ref = OwnerReference("Pod", "web-1", "old-uid", "v1")
-    claims = ListedClaims({"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))})
-    assert pod_claim_is_stale(sts, Pod(name="web-1"), claims)
-    assert not pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"), claims)
-    assert not pod_claim_is_stale(sts, Pod(name="web-2"), claims)  # no claim yet: not stale
+    claims = {"data-web-1": PersistentVolumeClaim(name="data-web-1", owner_references=(ref,))}
+    spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims=claims, namespace_revisions={}, now=0.0),
+                                stsedu.api.profiles.CURRENT)  # GetClaim reads *claims*
+    assert spc.pod_claim_is_stale(sts, Pod(name="web-1"))
+    assert not spc.pod_claim_is_stale(sts, Pod(name="web-1", uid="old-uid"))
+    assert not spc.pod_claim_is_stale(sts, Pod(name="web-2"))  # no claim yet: not stale
     retain = dataclasses.replace(StatefulSet.from_manifest(with_claims(3, SET_DELETE)), uid="s")
-    assert not pod_claim_is_stale(retain, Pod(name="web-1"), claims)
+    assert not spc.pod_claim_is_stale(retain, Pod(name="web-1"))
 
 
 def test_update_storage_puts_claim_volumes_first_and_keeps_others():

@@ -9,7 +9,8 @@ one call of the update step, every pod at an old revision.
 import pytest
 
 from helpers import web
-from stsedu.controller.recording_pod_control import RecordingPodControl
+from stsedu.controller.recording_pod_control import recording_pod_control
+from stsedu.controller.snapshot import Snapshot
 from stsedu.controller.stateful_set_control import update_stateful_set_after_invariant_established
 from stsedu.api.defaults import default_statefulset
 from stsedu.api.objects import Pod, StatefulSet, StatefulSetStatus
@@ -41,10 +42,16 @@ def make_pods(n, unready=(), terminating=(), young=()):
 def update_step(sts, pods, profile):
     """The decisions of one call of the update step, its deletes recorded by a pod control that
     writes nothing (as upstream's table test passes a fake one)."""
-    log = []
-    update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, profile, RecordingPodControl(log), log,
+    spc = quiet_pod_control(sts, pods, profile)
+    update_stateful_set_after_invariant_established(sts, pods, "web-new", NOW, profile, spc, spc.log,
                                                     StatefulSetStatus())
-    return log
+    return spc.log
+
+
+def quiet_pod_control(sts, pods, profile):
+    """A pod control whose object manager writes nothing (``preview()``'s)."""
+    return recording_pod_control(Snapshot(sts=sts, pods=tuple(pods), claims={}, namespace_revisions={}, now=NOW),
+                                 profile)
 
 
 def deleted(n, policy, *, profile=CURRENT, max_unavailable=1, partition=0, min_ready=0, **pods):
@@ -147,9 +154,10 @@ def test_each_delete_takes_one_off_current_replicas():
     """``status.CurrentReplicas--`` after each ``DeleteStatefulPod`` of the update step, where upstream's
     updateStatefulSetAfterInvariantEstablished writes it (the status the sync then writes)."""
     sts = make_set(5, "Parallel", max_unavailable=2)
-    log = []
+    spc = quiet_pod_control(sts, make_pods(5), CURRENT)
+    log = spc.log
     status, error = update_stateful_set_after_invariant_established(
-        sts, make_pods(5), "web-new", NOW, CURRENT, RecordingPodControl(log), log, StatefulSetStatus(current_replicas=5))
+        sts, make_pods(5), "web-new", NOW, CURRENT, spc, log, StatefulSetStatus(current_replicas=5))
     assert error is None
     assert [(d.action, d.pod) for d in log] == [("delete", "web-4"), ("delete", "web-3")]
     assert status.current_replicas == 3

@@ -17,6 +17,8 @@ from stsedu.controller import stateful_set_control as control
 from stsedu.controller import stateful_set_control_v116 as control_v116
 from stsedu.controller.stateful_set import claimed_pods
 from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
+from stsedu.api.profiles import CURRENT, V1_16
+from stsedu.controller.recording_pod_control import recording_pod_control
 
 POLICIES = ["OrderedReady", "Parallel"]
 
@@ -30,6 +32,16 @@ def up(c, n=3, policy="OrderedReady", **kw):
     r = bring_up(c, n, policy, **kw)
     assert (r.status.replicas, r.status.ready_replicas) == (n, n)
     return r
+
+
+def plan_v116(snap):
+    """The v1.16 ``UpdateStatefulSet`` of *snap*, its requests recorded by a pod control that writes nothing."""
+    return control_v116.update_stateful_set(snap, V1_16, {}, recording_pod_control(snap, V1_16))
+
+
+def plan_current(snap):
+    """Today's ``UpdateStatefulSet`` of *snap*, its requests recorded by a pod control that writes nothing."""
+    return control.update_stateful_set(snap, CURRENT, {}, recording_pod_control(snap, CURRENT))
 
 
 def snapshot(c, name="web", **spec_changes):
@@ -173,8 +185,8 @@ def test_planner_ignores_min_ready_seconds_in_a_snapshot():
     ready(c, "web-0")
     snap = snapshot(c, minReadySeconds=100)
     assert snap.sts.spec.min_ready_seconds == 100
-    assert plan_acts(control_v116.update_stateful_set(snap)) == [("create", "web-1", "missing")]
-    assert plan_acts(control.update_stateful_set(snap)) == [("wait", "web-0", "not-available")]
+    assert plan_acts(plan_v116(snap)) == [("create", "web-1", "missing")]
+    assert plan_acts(plan_current(snap)) == [("wait", "web-0", "not-available")]
 
 
 # ------------------------------------------------------------------ 2.4 no start ordinal
@@ -189,7 +201,7 @@ def test_start_ordinal_is_dropped_and_pods_start_at_zero():
     assert [p.name for p in c.pods("web")] == ["web-0", "web-1", "web-2"]
     c.scale("web", 1)
     assert acts(c.sync("web")) == [("delete", "web-2", "scale-down")]
-    assert plan_acts(control_v116.update_stateful_set(snapshot(c, ordinals={"start": 5}))) == [
+    assert plan_acts(plan_v116(snapshot(c, ordinals={"start": 5}))) == [
         ("wait", "web-2", "terminating")]
 
 
@@ -228,8 +240,8 @@ def test_claim_being_deleted_does_not_block_create():
     claim = c.store.get("PersistentVolumeClaim", "default", "data-web-0")
     c.store.update("PersistentVolumeClaim", replace(claim, deletion_timestamp=c.now))
     snap = snapshot(c)
-    assert plan_acts(control_v116.update_stateful_set(snap)) == [("create", "web-0", "missing")]
-    assert plan_acts(control.update_stateful_set(snap)) == [("wait", "web-0", "claim-deleting")]
+    assert plan_acts(plan_v116(snap)) == [("create", "web-0", "missing")]
+    assert plan_acts(plan_current(snap)) == [("wait", "web-0", "claim-deleting")]
 
 
 def test_pending_pod_claim_is_not_recreated():
@@ -240,9 +252,9 @@ def test_pending_pod_claim_is_not_recreated():
     c.sync("web")
     c.store.remove("PersistentVolumeClaim", "default", "data-web-0")
     snap = snapshot(c)
-    v116_plan = control_v116.update_stateful_set(snap)
+    v116_plan = plan_v116(snap)
     assert [d.action for d in v116_plan.decisions if d.action != "status"] == ["wait"]
-    assert "create-pvc" in [d.action for d in control.update_stateful_set(snap).decisions]
+    assert "create-pvc" in [d.action for d in plan_current(snap).decisions]
 
 
 # ------------------------------------------------------------------ 2.6 no maxUnavailable
@@ -376,10 +388,10 @@ def test_complete_rolling_update_compares_with_counted_replicas():
     snap = replace(snapshot(c), sts=replace(sts, deletion_timestamp=c.now))
     old, new = sts.status.current_revision, sts.status.update_revision
     assert old != new
-    p116 = control_v116.update_stateful_set(snap)
+    p116 = plan_v116(snap)
     assert (p116.status.replicas, p116.status.updated_replicas) == (2, 2)
     assert p116.status.current_revision == new
-    assert control.update_stateful_set(snap).status.current_revision == old  # newest: 2 != spec.replicas 3
+    assert plan_current(snap).status.current_revision == old  # newest: 2 != spec.replicas 3
 
 
 def test_ondelete_set_never_promotes_current_revision():
@@ -408,11 +420,11 @@ def test_negative_history_limit_fails_the_sync():
     c = v116()
     up(c, 1)
     snap = snapshot(c, revisionHistoryLimit=-1)
-    plan = control_v116.update_stateful_set(snap)
+    plan = plan_v116(snap)
     errors = [d for d in plan.decisions if d.action == "error"]
     assert len(errors) == 1 and errors[0].reason == "negative-history-limit"
     assert "panic" in errors[0].error
-    assert not [d for d in control.update_stateful_set(snap).decisions if d.action in ("error", "delete-revision")]
+    assert not [d for d in plan_current(snap).decisions if d.action in ("error", "delete-revision")]
 
 
 def test_history_is_truncated_like_newest():
@@ -516,3 +528,17 @@ def test_run_backs_off_after_failed_syncs():
     gaps = [b - a for a, b in zip(failing, failing[1:])]
     assert all(abs(g2 - 2 * g1) < 1e-9 for g1, g2 in zip(gaps, gaps[1:]))
     assert results[-1].error is None and st(c.statefulset("web")) == (2, 2, 0, 2, 2)
+
+
+def test_v116_sync_fails_with_create_stateful_pods_error_when_a_claim_create_fails():
+    """v1.16 ``CreateStatefulPod`` returns ``createPersistentVolumeClaims``' aggregate ("failed to create
+    PVC <name>: <err>", stateful_pod_control.go of v1.16.15), which ``updateStatefulSet`` returns: the
+    sync's error is that, not the API server's answer alone."""
+    c = stsedu.Cluster(kubelet="manual", profile="v1.16")
+    c.apply(web(1, claims=True))
+    c.inject_error("create", "PersistentVolumeClaim")
+    r = c.sync("web")
+    assert r.error == ("failed to create PVC data-web-0: InternalError: simulated failure to create "
+                       "PersistentVolumeClaim 'data-web-0'")
+    assert [d.as_tuple() for d in r.decisions if d.action in ("create-pvc", "create")] == [
+        ("create-pvc", "web-0", "missing")]

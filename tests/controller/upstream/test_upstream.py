@@ -685,7 +685,8 @@ def test_retry_fixes_the_owner_refs_of_a_claim_its_first_try_created(profile):
     run of branch rev409: a Parallel set with a retention policy adopts a hand-made Running orphan
     without volumes; the first try creates its claim and sends the pod from the stale copy (409); the
     retry finds the new claim without the set's owner ref and updates it (the kit's retry re-sent the
-    pod only, until StatefulPodControl's retry read the claims again: ClusterObjects.claim_owner_fix)."""
+    pod only, until StatefulPodControl's retry read the claims again: now its closure reads them through
+    ClusterObjects.get_claim, caught up by the Conflict)."""
     oracle = oracle_for(profile)
     c = stsedu.Cluster(kubelet="manual", profile=profile)
     c.apply(rules.web(0, claims=1, podManagementPolicy="Parallel",

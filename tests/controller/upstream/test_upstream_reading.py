@@ -19,16 +19,10 @@ object manager (``ClusterObjects``); ``NewStatefulSetController -> NewStatefulPo
 ``CALLS_NOT_YET`` for that reason.  The informer handlers (``addPod``, ``updatePod``, ``deletePod``,
 ``enqueueStatefulSet``) are registered by ``new_stateful_set_controller``, as upstream's constructor
 does; they are methods of ``ControllerLoop``, the controller's work queue and workers, which it builds.
-The pod control's claim work is the other exception: the steps build its rows from the sync's claim
-lister (``claim_rows.py``: the claims as the sync began) and hand them to the pod control, which sends
-them through the object manager; so the ``GetClaim`` calls of ``createPersistentVolumeClaims`` and
-``UpdatePodClaimForRetentionPolicy``, ``createPersistentVolumeClaims -> getPersistentVolumeClaims``
-(the rows walk the claim templates, not the pod control), and the predicates
-``UpdatePodClaimForRetentionPolicy`` applies to each claim, stay in ``CALLS_NOT_YET``.  ``getPersistentVolumeClaims`` itself takes the pod and asks ``getOrdinal``, as
-upstream's does; ``PodClaimIsStale`` and ``ClaimsMatchRetentionPolicy`` read each claim through the
-object manager's ``get_claim``, which answers from the claim lister as the sync began
-(``update_stateful_set`` hands the pod control the snapshot's claims: ``list_claims``; after a
-Conflict ``UpdateStatefulPod``'s closure checks its claims over the caught-up cache's lister).
+The pod control's claim work reads as upstream's: ``createPersistentVolumeClaims``,
+``UpdatePodClaimForRetentionPolicy``, ``ClaimsMatchRetentionPolicy`` and ``PodClaimIsStale`` read each
+claim through the object manager's ``get_claim`` (the claim lister: as the sync began, until a
+Conflict brings the caches up to date), and the steps hand the pod control only the set and the pod.
 Two more stay: ``syncStatefulSet -> enqueueSSAfter`` (the kit's sync returns ``requeue_after`` and
 the loop that ran it adds the key after that delay, ``ControllerLoop.enqueue_ss_after``, since a sync
 can also be run by hand, outside the loop), and ``updateStatefulSetStatus ->
@@ -235,17 +229,16 @@ UPSTREAM_CALLERS = {
 }
 
 CALLS_NOT_YET = {
+    # the kit builds a pod control per sync (sync -> new_stateful_pod_control), not one per controller:
+    # the informer-cache lag its object manager models and its decision log belong to one sync
     "NewStatefulSetController -> NewStatefulPodControl",
-    "UpdatePodClaimForRetentionPolicy -> GetClaim",
-    "UpdatePodClaimForRetentionPolicy -> getOrdinal",
-    "UpdatePodClaimForRetentionPolicy -> getPersistentVolumeClaimName",
-    "UpdatePodClaimForRetentionPolicy -> hasUnexpectedController",
-    "UpdatePodClaimForRetentionPolicy -> isClaimOwnerUpToDate",
-    "UpdatePodClaimForRetentionPolicy -> updateClaimOwnerRefForSetAndPod",
-    "createPersistentVolumeClaims -> GetClaim", "createPersistentVolumeClaims -> getPersistentVolumeClaims",
+    # a sync can be run by hand, outside the loop: it returns requeue_after, and the loop that ran it
+    # adds the key after that delay (ControllerLoop.enqueue_ss_after)
     "syncStatefulSet -> enqueueSSAfter",
+    # upstream works maxUnavailable out there only to set a metrics gauge; the kit keeps no metrics
     "updateStatefulSetStatus -> getStatefulSetMaxUnavailable",
 }
+"""The upstream calls the kit does not make where upstream makes them, each with its reason."""
 
 def snake(go_name: str) -> str:
     """``updateStatefulSetStatus`` -> ``update_stateful_set_status``, ``enqueueSSAfter`` -> ``enqueue_ss_after``."""

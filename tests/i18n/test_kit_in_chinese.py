@@ -146,5 +146,23 @@ def test_decisions_frame_shows_the_rule_in_chinese_and_the_message_in_english(zh
     assert row["rule"] == "processReplica：等待终止中的 Pod"
     assert row["message"] == "web-1 is terminating; wait."
     assert d.rule == "processReplica: wait for terminating pod"
+    assert d.rule_text == "processReplica：等待终止中的 Pod"
     stsedu.set_language("en")
     assert tables.decisions_frame([d], sync=3, time=1.0).iloc[0]["rule"] == d.rule
+
+
+def test_a_labs_decision_table_says_why_with_the_translated_rule(zh):
+    """Under Chinese the labs' "why" column shows the rule translated; upstream's English message
+    (which the catalogue's own sentences would otherwise echo) moves to the row's tooltip."""
+    from types import SimpleNamespace
+    from stsedu.controller.decisions import Decision
+    from stsedu.widgets.lab_base import decisions_html
+    d = Decision(action="wait", pod="web-1", reason="terminating", message="web-1 is terminating; wait.",
+                 rule="processReplica: wait for terminating pod")
+    html = decisions_html([SimpleNamespace(sync=2, time=1.0, decisions=[d])])
+    cells = re.findall(r"<td>([^<]*)</td>", html)
+    assert cells == ["processReplica：等待终止中的 Pod"]
+    assert "web-1 is terminating; wait." in re.search(r"title='([^']*)'", html).group(1)
+    stsedu.set_language("en")
+    assert re.findall(r"<td>([^<]*)</td>", decisions_html([SimpleNamespace(sync=2, time=1.0, decisions=[d])])) \
+        == ["web-1 is terminating; wait."]

@@ -108,7 +108,11 @@ def test_exercise_feedback_and_answer_sheet_speak_chinese(zh):
     assert CJK.search(right.message.split("。", 1)[1])  # the rule (why) from the YAML, translated
     sheet = stsedu.exercises.Handout([{"id": "T.1", "title": "", "points": 1, "question": "q1", "situation": "",
                                        "kind": "number", "format": "a number"}])
-    assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"
+    try:
+        assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"
+    finally:
+        from stsedu.lessons.exercises import modes
+        modes._STATE["mode"] = modes.PRACTICE  # the handout turned assessed mode on (as tests/lessons do)
 
 
 def test_playground_buttons_and_views_speak_chinese(zh):
@@ -166,3 +170,12 @@ def test_a_labs_decision_table_says_why_with_the_translated_rule(zh):
     stsedu.set_language("en")
     assert re.findall(r"<td>([^<]*)</td>", decisions_html([SimpleNamespace(sync=2, time=1.0, decisions=[d])])) \
         == ["web-1 is terminating; wait."]
+
+
+def test_the_comparison_summary_and_the_answer_sheet_notice_speak_chinese(zh):
+    """Notebook 15's summary of two controllers, and saving an empty answer sheet (notebook 13)."""
+    cmp = stsedu.compare.compare(lambda c: c.settle("web"), stsedu.examples.web(3), kubelet="manual")
+    text = cmp.summary()
+    assert "两个控制器" in text and "The two controllers" not in text and "syncs" not in text
+    stsedu.set_language("en")
+    assert "The two controllers made the same decisions in every sync." in cmp.summary()

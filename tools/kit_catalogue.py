@@ -1,5 +1,6 @@
 """The kit's own message catalogue: extract the texts wrapped in ``_()``/``ngettext``/``N_`` from
-``stsedu/`` into ``stsedu/locale/<lang>/LC_MESSAGES/stsedu.po`` and compile the ``.mo`` shipped
+``stsedu/``, and the learner-facing texts of the exercise library's YAML files (question, why,
+title, format, each hint: :func:`extract_exercise_yaml`), into ``stsedu/locale/<lang>/LC_MESSAGES/stsedu.po`` and compile the ``.mo`` shipped
 beside it (stsedu.i18n reads the ``.mo`` with Python's gettext).
 
     python tools/kit_catalogue.py            # extract (keep translations of unchanged texts), compile
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import Any, Iterator
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -27,6 +29,40 @@ KEYWORDS = {k: DEFAULT_KEYWORDS[k] for k in ("_", "N_", "ngettext", "pgettext")}
 COMMENT_TAGS = ("Translators:",)
 
 
+#: The exercise library's fields a learner reads, translated where the exercise shows them.
+EXERCISE_TEXTS = ("question", "why", "title", "format")
+EXERCISE_LIBRARY = "lessons/exercises/library/*.yaml"
+
+
+def exercise_texts(data: Any, node: Any) -> Iterator[tuple[int, str]]:
+    """(line, text) of each learner-facing text of one exercise file, the text as the exercise
+    holds it (whitespace folded, as ``exercise.py`` parses it)."""
+    import yaml
+
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        return
+    nodes = {k.value: v for k, v in node.value}
+    for key in EXERCISE_TEXTS:
+        if isinstance(data.get(key), str) and data[key].strip():
+            yield nodes[key].start_mark.line + 1, " ".join(data[key].split())
+    hints = data.get("hints")
+    if isinstance(hints, list) and isinstance(nodes.get("hints"), yaml.SequenceNode):
+        for item, item_node in zip(hints, nodes["hints"].value):
+            if isinstance(item, dict) and isinstance(item.get("hint"), str):
+                hint_node = {k.value: v for k, v in item_node.value}["hint"]
+                yield hint_node.start_mark.line + 1, " ".join(item["hint"].split())
+
+
+def extract_exercise_yaml(fileobj, keywords, comment_tags, options) -> Iterator[tuple]:
+    """A Babel extraction method for an exercise file of the library (``method_map`` takes it
+    as a callable): its question, why, title, format and hints, as ``_()`` would give them."""
+    import yaml
+
+    text = fileobj.read().decode("utf-8")
+    for line, message in exercise_texts(yaml.safe_load(text), yaml.compose(text)):
+        yield line, "_", message, []
+
+
 def po_path(lang: str) -> Path:
     return PACKAGE / "locale" / lang / "LC_MESSAGES" / "stsedu.po"
 
@@ -34,7 +70,8 @@ def po_path(lang: str) -> Path:
 def template() -> Catalog:
     """Every text of the package wrapped for translation, with where it is used."""
     cat = Catalog(project="stsedu", fuzzy=False)
-    found = extract_from_dir(str(PACKAGE), method_map=[("**.py", "python")], keywords=KEYWORDS,
+    found = extract_from_dir(str(PACKAGE), method_map=[("**.py", "python"),
+                                                                (EXERCISE_LIBRARY, extract_exercise_yaml)], keywords=KEYWORDS,
                              comment_tags=COMMENT_TAGS, strip_comment_tags=True)
     for filename, lineno, message, comments, context in found:
         cat.add(message, None, [(f"stsedu/{filename}", lineno)], auto_comments=comments,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..api.objects import StatefulSetStatus
-from ..i18n import N_
+from ..i18n import N_, _
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api.errors import APIError
@@ -109,6 +109,11 @@ class Decision:
     def as_tuple(self) -> tuple[str, str | None, str]:
         """(action, pod, reason): handy in tests and exercises."""
         return (self.action, self.pod, self.reason)
+
+    @property
+    def rule_text(self) -> str:
+        """*rule* in the learner's language (``stsedu.set_language``); *rule* itself stays English."""
+        return _(self.rule) if self.rule else self.rule
 
 
 def decision(*, action: str, pod: str | None, reason: str, message: str, rule: str, **kw) -> Decision:

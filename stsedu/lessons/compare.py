@@ -47,6 +47,7 @@ from ..api.arguments import as_list
 from ..cluster import Cluster
 from ..api.profiles import Profile, get_profile
 from ..frames import kit_frame
+from ..i18n import N_, _
 
 __all__ = ["Comparison", "Divergence", "Run", "compare", "KINDS", "STATUS_FIELDS", "ALIGNMENTS"]
 
@@ -78,15 +79,17 @@ class Divergence:
     """The number, in each run's own trace, of the (first) sync in the aligned row."""
 
     def __str__(self) -> str:
-        what = {"decisions": "decide differently", "outcome": "make the same decisions with different outcomes",
-                "error": "differ in whether the sync failed", "status": "show a different status",
-                "length": "ran a different number of syncs"}[self.kind]
+        what = _({"decisions": N_("decide differently"),
+                  "outcome": N_("make the same decisions with different outcomes"),
+                  "error": N_("differ in whether the sync failed"), "status": N_("show a different status"),
+                  "length": N_("ran a different number of syncs")}[self.kind])
         pa, pb = self.profiles
-        where = f"sync {self.sync}"
+        where = _("sync {n}").format(n=self.sync)
         if any(t is not None and t != self.sync for t in self.trace_syncs):
-            where += " (" + ", ".join(f"{p} sync {t}" for p, t in zip(self.profiles, self.trace_syncs)
-                                      if t is not None) + ")"
-        return f"{where}: the two controllers {what}. {pa}: {self.a}. {pb}: {self.b}."
+            where += " (" + ", ".join(_("{profile} sync {n}").format(profile=p, n=t)
+                                      for p, t in zip(self.profiles, self.trace_syncs) if t is not None) + ")"
+        return _("{where}: the two controllers {what}. {pa}: {a}. {pb}: {b}.").format(
+            where=where, what=what, pa=pa, a=self.a, pb=pb, b=self.b)
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,20 +351,20 @@ class Comparison:
     def summary(self) -> str:
         """One paragraph: how many syncs each run made and where they first differ."""
         a, b = self.runs
-        parts = [f"{p}: {sum(len(r['syncs']) for r in s.values())} syncs"
+        parts = [_("{profile}: {n} syncs").format(profile=p, n=sum(len(r['syncs']) for r in s.values()))
                  for p, s in zip(self.profiles, self._syncs)]
-        text = f"Scenario on StatefulSet {self.set_name!r}: " + ", ".join(parts) + ". "
+        text = _("Scenario on StatefulSet {name}: {parts}. ").format(name=repr(self.set_name), parts=", ".join(parts))
         text += (str(self.first_divergence) if self.first_divergence is not None
-                 else "The two controllers made the same decisions in every sync.")
+                 else _("The two controllers made the same decisions in every sync."))
         if self.first_status_divergence is not None and (
                 self.first_divergence is None
                 or self.first_status_divergence.sync < self.first_divergence.sync):
-            text += (f" The status already differs after sync {self.first_status_divergence.sync}: "
-                     f"{self.profiles[0]} {self.first_status_divergence.a}; "
-                     f"{self.profiles[1]} {self.first_status_divergence.b}.")
+            text += _(" The status already differs after sync {n}: {pa} {a}; {pb} {b}.").format(
+                n=self.first_status_divergence.sync, pa=self.profiles[0], a=self.first_status_divergence.a,
+                pb=self.profiles[1], b=self.first_status_divergence.b)
         for p, run in zip(self.profiles, self.runs):
             if run.error:
-                text += f" The steps stopped with an error under {p}: {run.error}."
+                text += _(" The steps stopped with an error under {profile}: {error}.").format(profile=p, error=run.error)
         return text
 
     def chart_data(self):

@@ -81,6 +81,8 @@ def decisions_frame(decisions_or_trace, sync: int | None = None, time: float | N
     }, columns=list(DECISION_TABLE_COLUMNS))
     out["pod"] = out["pod"].astype(object).where(out["pod"].notna(), None)
     out["target"] = out["target"].astype(object).where(out["target"].notna(), None)
+    # the rule in the learner's language (the trace keeps upstream's English; messages stay English)
+    out["rule"] = [_(r) if isinstance(r, str) and r else r for r in out["rule"].tolist()]
     if pod_actions:
         out = out[out["action"].isin(POD_ACTIONS)].reset_index(drop=True)
     return out

@@ -16,7 +16,7 @@ from ..views.trace_tables import TablesOnce
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
-from ..i18n import N_, _, ngettext, pgettext
+from ..i18n import ENGLISH, N_, _, current_language, ngettext, pgettext
 from ..controller.decisions import POD_ACTIONS, SyncResult
 from .settled import describe_stop, left_note, progress_words, unsettled
 from .panels import ChartView, DisplayedAsWidget, DrawnChart, error_html, esc
@@ -184,9 +184,14 @@ def decisions_html(results: Sequence[SyncResult], empty: str | None = None) -> s
     for (action, pod, reason), first, last, t, d in rows:
         syncs = f"{first}" if first == last else f"{first}–{last}"
         tip = _("reason: {reason} · upstream: {rule}").format(reason=reason, rule=_(d.rule))
+        why = d.message
+        if current_language() != ENGLISH and d.rule:
+            # the message mirrors upstream's English log line: in another language the row says why
+            # with the translated rule, and the message stays in the tooltip
+            why, tip = _(d.rule), f"{tip} · {d.message}"
         out.append(f"<tr title='{esc(tip)}'><td class='mono'>{t:g}s</td><td class='mono'>{syncs}</td>"
                    f"<td class='mono a-{esc(action)}'>{esc(action)}</td><td class='mono'>{esc(pod)}</td>"
-                   f"<td>{esc(d.message)}</td></tr>")
+                   f"<td>{esc(why)}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
 

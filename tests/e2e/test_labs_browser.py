@@ -2,8 +2,12 @@
 unmodified; run top to bottom, its lab shows a control, a decisions table and a chart; moving the
 control redraws the table and the chart in place.
 
+The Chinese series (notebooks/zh/, issue #45) is walked the same way, and its pages must show
+none of the kit's own English messages (the msgids of its Chinese catalogue).
+
 One JupyterLab server for the whole module.  Skipped when /usr/bin/chromium is missing.
-Set STSEDU_SCREENSHOTS=docs/img to keep one screenshot per notebook (screenshot-notebook-NN.png).
+Set STSEDU_SCREENSHOTS=docs/img to keep one screenshot per notebook (screenshot-notebook-NN.png,
+and zh/screenshot-notebook-NN.png for the Chinese series).
 """
 
 from __future__ import annotations
@@ -21,6 +25,15 @@ WITHOUT_A_LAB = ["00-Index.ipynb", "13-Exercises.ipynb", "16-StatefulSet-Basics-
                  "17-The-Same-Lesson-On-A-Real-Control-Plane.ipynb"]
 NOTEBOOKS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]-*.ipynb")
                    if p.name not in WITHOUT_A_LAB)
+# "" is the English series in notebooks/, "zh" the Chinese one in notebooks/zh/ (the notebooks it has)
+ZH = sorted(p.name for p in (REPO / "notebooks" / "zh").glob("[0-9][0-9]-*.ipynb"))
+WITH_LABS = [("", n) for n in NOTEBOOKS] + [("zh", n) for n in ZH if n not in WITHOUT_A_LAB]
+WITHOUT_LABS = [("", n) for n in WITHOUT_A_LAB] + [("zh", n) for n in ZH if n in WITHOUT_A_LAB]
+
+
+def _ids(cases) -> list[str]:
+    """The English notebooks keep their ids (``06-Partitions-And-Canaries.ipynb``); ``zh/06-...``."""
+    return [f"{lang}/{name}" if lang else name for lang, name in cases]
 
 pytestmark = [
     pytest.mark.browser,
@@ -34,23 +47,56 @@ CURRENT = ("(() => {{ const w = window.jupyterapp?.shell.currentWidget;"
            " return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
 
 
-def _keep(page, name: str, tmp_path: Path) -> None:
+def _keep(page, name: str, tmp_path: Path, lang: str = "") -> None:
     shot = tmp_path / f"screenshot-notebook-{name[:2]}.png"
     page.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
     where = os.environ.get("STSEDU_SCREENSHOTS")
     if where:
-        Path(where).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(where) / shot.name)
+        (Path(where) / lang).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(where) / lang / shot.name)
 
 
-def _move_a_control(page, lab):
+def _kit_english_on_the_page(page) -> list[str]:
+    """The kit's own English messages the page shows (empty for a page in Chinese)."""
+    from test_translations import kit_messages
+
+    shown = " ".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+    shown = " ".join(shown.split())
+    return [m for m in kit_messages() if m in shown]
+
+
+def _has_cjk_font() -> bool:
+    """Chromium draws Chinese only with a CJK font installed (Debian: fonts-noto-cjk); without one
+    every character is an empty box in the page and the screenshots."""
+    import subprocess
+
+    if not shutil.which("fc-list"):
+        return False
+    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout.strip())
+
+
+def _label(english: str, lang: str) -> str:
+    """A lab's control label as the kit writes it in *lang* (its gettext catalogue)."""
+    if not lang:
+        return english
+    from stsedu import i18n
+
+    before = i18n.current_language()
+    i18n.set_language(lang)
+    try:
+        return i18n._(english)
+    finally:
+        i18n.set_language(before)
+
+
+def _move_a_control(page, lab, lang=""):
     """Do what a learner would: press Sync once, drag replicas up, pick another option, or press a button."""
-    sync = lab.get_by_role("button", name="Sync once")
+    sync = lab.get_by_role("button", name=_label("Sync once", lang))
     if sync.count():
         sync.click()
         return "Sync once"
-    replicas = lab.locator(".widget-slider").filter(has_text="replicas")
+    replicas = lab.locator(".widget-slider").filter(has_text=_label("replicas", lang))
     if replicas.count():
         box = replicas.first.locator("[role=slider]").bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -67,14 +113,18 @@ def _move_a_control(page, lab):
     return "button"
 
 
-def _open_unmodified_and_run_all(page, jupyter_server, name) -> None:
-    """Open notebook *name* in JupyterLab (opening must not mark it modified), run every cell,
-    and check that no cell printed a traceback."""
+def _open_unmodified_and_run_all(page, jupyter_server, name, lang="") -> None:
+    """Open notebook *name* of the *lang* series in JupyterLab (opening must not mark it modified),
+    run every cell, and check that no cell printed a traceback."""
     url, root = jupyter_server
-    shutil.copy(REPO / "notebooks" / name, root / name)
+    if lang == "zh":
+        assert _has_cjk_font(), "no CJK font for Chromium: apt-get install fonts-noto-cjk"
+    (root / lang).mkdir(exist_ok=True)
+    shutil.copy(REPO / "notebooks" / lang / name, root / lang / name)
+    path = f"{lang}/{name}" if lang else name
     page.set_default_timeout(TIMEOUT)
-    page.goto(f"{url}/lab/tree/{name}?reset")
-    current = CURRENT.format(name=name)
+    page.goto(f"{url}/lab/tree/{path}?reset")
+    current = CURRENT.format(name=path)
     page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
                            timeout=TIMEOUT)
     page.wait_for_timeout(500)
@@ -86,11 +136,11 @@ def _open_unmodified_and_run_all(page, jupyter_server, name) -> None:
     assert page.locator(".jp-OutputArea-output").filter(has_text="Traceback").count() == 0
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
-def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp_path):
+@pytest.mark.parametrize("lang,name", WITH_LABS, ids=_ids(WITH_LABS))
+def test_lab_in_notebook_redraws_table_and_chart(lang, name, jupyter_server, page, tmp_path):
     from playwright.sync_api import expect
 
-    _open_unmodified_and_run_all(page, jupyter_server, name)
+    _open_unmodified_and_run_all(page, jupyter_server, name, lang)
 
     lab = page.locator(".stsedu-lab-panel").last
     expect(lab).to_be_visible(timeout=TIMEOUT)
@@ -103,7 +153,7 @@ def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp
     chart_before = chart.screenshot()
     did_before = lab.locator(".lab-did").inner_text() if lab.locator(".lab-did").count() else ""
 
-    _move_a_control(page, lab)
+    _move_a_control(page, lab, lang)
     if did_before:  # the labs of stsedu.labs say what you did (04's LoopLab has no such line)
         expect(lab.locator(".lab-did, .lab-error").first).not_to_have_text(did_before, timeout=TIMEOUT)
     assert lab.locator(".lab-error").count() == 0, lab.locator(".lab-error").inner_text()
@@ -116,57 +166,74 @@ def test_lab_in_notebook_redraws_table_and_chart(name, jupyter_server, page, tmp
     else:
         raise AssertionError("the chart did not change")
     lab.scroll_into_view_if_needed()
-    _keep(page, name, tmp_path)
+    _keep(page, name, tmp_path, lang)
+    if lang:
+        assert _kit_english_on_the_page(page) == []
 
 
-@pytest.mark.parametrize("name", WITHOUT_A_LAB)
-def test_index_and_exercise_sheet_run_unmodified(name, jupyter_server, page, tmp_path):
+@pytest.mark.parametrize("lang,name", WITHOUT_LABS, ids=_ids(WITHOUT_LABS))
+def test_index_and_exercise_sheet_run_unmodified(lang, name, jupyter_server, page, tmp_path):
     """00 (with the Playground in its last cell), 13 and 16 open unmodified and run without an error."""
     from playwright.sync_api import expect
 
-    _open_unmodified_and_run_all(page, jupyter_server, name)
+    _open_unmodified_and_run_all(page, jupyter_server, name, lang)
     if name.startswith("00"):
         panel = page.locator(".stsedu-pg").last
         expect(panel).to_be_visible(timeout=TIMEOUT)
         panel.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
-    _keep(page, name, tmp_path)
+    _keep(page, name, tmp_path, lang)
+    if lang:
+        assert _kit_english_on_the_page(page) == []
 
 
-def test_a_prediction_run_in_the_browser_is_revealed_with_the_rule_and_a_chart(jupyter_server, page, tmp_path):
+@pytest.mark.parametrize("lang", ["", "zh"], ids=["en", "zh"])
+def test_a_prediction_run_in_the_browser_is_revealed_with_the_rule_and_a_chart(lang, jupyter_server, page, tmp_path):
     """06.a: the stored output only asks; writing an answer into the cell and running it shows ✓ or ✗,
-    the rule, the decisions and a chart."""
+    the rule, the decisions and a chart (in the Chinese notebook, none of it in the kit's English)."""
     from playwright.sync_api import expect
 
     name = "06-Partitions-And-Canaries.ipynb"
+    if not (REPO / "notebooks" / lang / name).exists():
+        pytest.skip(f"no notebooks/{lang}/{name}")
     url, root = jupyter_server
-    shutil.copy(REPO / "notebooks" / name, root / f"reveal-{name}")
+    if lang == "zh":
+        assert _has_cjk_font(), "no CJK font for Chromium: apt-get install fonts-noto-cjk"
+    (root / lang).mkdir(exist_ok=True)
+    shutil.copy(REPO / "notebooks" / lang / name, root / lang / f"reveal-{name}")
+    path = f"{lang}/reveal-{name}" if lang else f"reveal-{name}"
     page.set_default_timeout(TIMEOUT)
-    page.goto(f"{url}/lab/tree/reveal-{name}?reset")
-    current = CURRENT.format(name=f"reveal-{name}")
+    page.goto(f"{url}/lab/tree/{path}?reset")
+    current = CURRENT.format(name=path)
     page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'",
                            timeout=TIMEOUT)
     cell = page.locator(".jp-CodeCell").filter(has_text='stsedu.labs.reveal("06.a"').first
     # shipped unexecuted: nothing at all under the question before the learner runs it
     expect(cell.locator(".jp-OutputArea-output")).to_have_count(0)
     expect(page.locator(".jp-Notebook")).not_to_contain_text("✓")
+    # the notebook's first code cell would have set the language; this cell runs alone
+    switch = f'stsedu.set_language("{lang}")\\n' if lang else ""
     page.evaluate(f"""() => {{
         const nb = {current}.content;
         const i = nb.widgets.findIndex(c => c.model.sharedModel.getSource().includes('reveal("06.a"'));
         nb.widgets[0].model.sharedModel.setSource(nb.widgets[0].model.sharedModel.getSource());
-        nb.widgets[i].model.sharedModel.setSource('import stsedu\\nanswer = ["web-3", "web-4"]\\n'
+        nb.widgets[i].model.sharedModel.setSource('import stsedu\\n{switch}answer = ["web-3", "web-4"]\\n'
                                                    + 'stsedu.labs.reveal("06.a", answer)');
         nb.activeCellIndex = i;
     }}""")
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-cell')")
-    expect(cell).to_contain_text("✓ right", timeout=TIMEOUT)
-    expect(cell).to_contain_text("The rule: Only pods whose ordinal is at least the partition")
-    expect(cell.locator(".lab-decisions")).to_contain_text("delete")
+    expect(cell).to_contain_text("✓" if lang else "✓ right", timeout=TIMEOUT)
+    if not lang:
+        expect(cell).to_contain_text("The rule: Only pods whose ordinal is at least the partition")
+    expect(cell.locator(".lab-decisions")).to_contain_text("web-4")
     expect(cell.locator("canvas, svg").first).to_be_visible(timeout=TIMEOUT)
     cell.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
+    if lang:
+        assert _kit_english_on_the_page(page) == []
     shot = tmp_path / "screenshot-reveal.png"
     page.screenshot(path=str(shot))
     where = os.environ.get("STSEDU_SCREENSHOTS")
     if where:
-        shutil.copy(shot, Path(where) / shot.name)
+        (Path(where) / lang).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(where) / lang / shot.name)

@@ -26,6 +26,19 @@ def test_every_text_of_the_kit_is_in_the_catalogue_and_translated():
     assert K.problems(LANG) == []
 
 
+def test_every_exercise_text_of_the_library_is_extracted():
+    """The library's YAML texts a learner reads (question, why, format, each hint) reach the catalogue:
+    every exercise's texts, as the exercise holds them, are messages of the template."""
+    from stsedu.lessons.exercises.exercise import load_file
+    wanted = {m.id for m in K.template() if m.id}
+    library = sorted((ROOT / "stsedu" / "lessons" / "exercises" / "library").glob("*.yaml"))
+    assert len(library) > 30
+    for path in library:
+        ex = load_file(path)
+        texts = [ex.question, ex.why] + [h for _w, h in ex.hints] + ([ex.example] if ex.example else [])
+        assert set(texts) <= wanted, f"{path.name}: {sorted(set(texts) - wanted)}"
+
+
 def test_the_shipped_mo_is_the_compiled_po():
     mo = K.po_path(LANG).with_suffix(".mo")
     shipped = gettext.GNUTranslations(io.BytesIO(mo.read_bytes()))

@@ -98,17 +98,21 @@ def test_english_is_back_after_switching(zh):
 
 
 def test_exercise_feedback_and_answer_sheet_speak_chinese(zh):
-    """The kit's words around an exercise are Chinese (its question, situation and rule come from the
-    exercise's YAML file and stay as written there)."""
+    """The kit's words around an exercise are Chinese (the situation table stays kubectl-like)."""
     ex = stsedu.exercises.get("03.1")
     assert ex.check(None, record=False).message == "练习 03.1：请先写下你的预测（" + ex.answer_format + "）。"
     wrong = ex.check([("create", "web-2")], record=False)
     assert wrong.message.startswith("✗ 练习 03.1：不完全对——你的答案是 ")
     right = ex.check(ex.expected_answer(), record=False)
     assert right.message.startswith("✓ 练习 03.1：正确。")
+    assert CJK.search(right.message.split("。", 1)[1])  # the rule (why) from the YAML, translated
     sheet = stsedu.exercises.Handout([{"id": "T.1", "title": "", "points": 1, "question": "q1", "situation": "",
                                        "kind": "number", "format": "a number"}])
-    assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"
+    try:
+        assert sheet.answer("T.1", 3) == "练习 T.1：答案已记录（3）；交卷之后才会评分。"
+    finally:
+        from stsedu.lessons.exercises import modes
+        modes._STATE["mode"] = modes.PRACTICE  # the handout turned assessed mode on (as tests/lessons do)
 
 
 def test_playground_buttons_and_views_speak_chinese(zh):
@@ -119,3 +123,59 @@ def test_playground_buttons_and_views_speak_chinese(zh):
     pg.sync_once()
     headings = [w.value for w in _walk(pg.widget) if type(w).__name__ == "HTML"]
     assert any("上一次同步的决定" in h for h in headings)
+
+
+def test_exercise_question_answer_form_and_hints_speak_chinese(zh, capsys):
+    """The library's exercise texts (question, why, hints, the answer form) are in the catalogue and
+    shown in Chinese; the exercise itself keeps its English (graders and handouts read that)."""
+    ex = stsedu.exercises.get("09.2")
+    ex.show()
+    shown = capsys.readouterr().out
+    assert "A Parallel set of" not in shown and "并行" in shown
+    assert ex.question.startswith("A Parallel set of")
+    pods = stsedu.exercises.get("01.4")
+    assert pods.answer_format == 'Pod 名称的列表，例如 ["web-0"]'
+    wrong = pods.check(["web-4"], record=False)
+    assert "缩容" in wrong.message and "HIGHEST" not in wrong.message
+
+
+def test_decisions_frame_shows_the_rule_in_chinese_and_the_message_in_english(zh):
+    """The frame's rule column is translated (as the labs' tooltips are); the message mirrors
+    upstream's log line and stays English, and so does the decision itself."""
+    from stsedu import tables
+    from stsedu.controller.decisions import Decision
+    d = Decision(action="wait", pod="web-1", reason="terminating", message="web-1 is terminating; wait.",
+                 rule="processReplica: wait for terminating pod")
+    row = tables.decisions_frame([d], sync=3, time=1.0).iloc[0]
+    assert row["rule"] == "processReplica：等待终止中的 Pod"
+    assert row["message"] == "web-1 is terminating; wait."
+    assert d.rule == "processReplica: wait for terminating pod"
+    assert d.rule_text == "processReplica：等待终止中的 Pod"
+    stsedu.set_language("en")
+    assert tables.decisions_frame([d], sync=3, time=1.0).iloc[0]["rule"] == d.rule
+
+
+def test_a_labs_decision_table_says_why_with_the_translated_rule(zh):
+    """Under Chinese the labs' "why" column shows the rule translated; upstream's English message
+    (which the catalogue's own sentences would otherwise echo) moves to the row's tooltip."""
+    from types import SimpleNamespace
+    from stsedu.controller.decisions import Decision
+    from stsedu.widgets.lab_base import decisions_html
+    d = Decision(action="wait", pod="web-1", reason="terminating", message="web-1 is terminating; wait.",
+                 rule="processReplica: wait for terminating pod")
+    html = decisions_html([SimpleNamespace(sync=2, time=1.0, decisions=[d])])
+    cells = re.findall(r"<td>([^<]*)</td>", html)
+    assert cells == ["processReplica：等待终止中的 Pod"]
+    assert "web-1 is terminating; wait." in re.search(r"title='([^']*)'", html).group(1)
+    stsedu.set_language("en")
+    assert re.findall(r"<td>([^<]*)</td>", decisions_html([SimpleNamespace(sync=2, time=1.0, decisions=[d])])) \
+        == ["web-1 is terminating; wait."]
+
+
+def test_the_comparison_summary_and_the_answer_sheet_notice_speak_chinese(zh):
+    """Notebook 15's summary of two controllers, and saving an empty answer sheet (notebook 13)."""
+    cmp = stsedu.compare.compare(lambda c: c.settle("web"), stsedu.examples.web(3), kubelet="manual")
+    text = cmp.summary()
+    assert "两个控制器" in text and "The two controllers" not in text and "syncs" not in text
+    stsedu.set_language("en")
+    assert "The two controllers made the same decisions in every sync." in cmp.summary()

@@ -45,7 +45,7 @@ cluster.patch("web", {"spec": {"template": {"metadata": {"labels": {"tier": "web
 
 # %%
 plan = cluster.preview("web")
-[(d.step, d.action, d.pod or d.target, d.rule) for d in plan.decisions]
+[(d.step, d.action, d.pod or d.target, d.rule_text) for d in plan.decisions]
 
 # %% [markdown]
 # ## Predict, then see

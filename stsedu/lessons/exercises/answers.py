@@ -26,6 +26,7 @@ from typing import Any
 from ... import files as _files
 from .exercise import RECORDED, record_attempt
 from .modes import ASSESSED, MODES, PRACTICE
+from ...i18n import _
 
 FORMAT = "stsedu-answers"
 VERSION = 2
@@ -123,7 +124,7 @@ class AnswerSheet:
                     attempts[k] = list(tries) + [a for a in mine if a not in tries]
                 student = student or old.student
         if not attempts:
-            return "Nothing to save yet: answer at least one exercise first."
+            return _("Nothing to save yet: answer at least one exercise first.")
         problem = name_problem(student)
         if problem:
             return f"Not saved: {problem}."

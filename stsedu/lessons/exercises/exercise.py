@@ -302,7 +302,7 @@ class Exercise:
     def answer_format(self) -> str:
         """How to write an answer to this exercise (never the answer itself): claim names for
         claims, pod names for pods, decisions for decisions."""
-        return self.example or K.placeholder(self.kind, self.choices, self.subject())
+        return _(self.example) if self.example else K.placeholder(self.kind, self.choices, self.subject())
 
     def subject(self) -> str:
         """What the answer names, when its kind alone does not say (see ``kinds.SUBJECT_FORMS``)."""
@@ -341,7 +341,7 @@ class Exercise:
     def show(self) -> None:
         """Print the question and the objects it is about (kubectl-like)."""
         pts = _(" ({n} points)").format(n=self.points) if self.points != 1 else ""
-        lines = [_("Exercise {id}{points}: {question}").format(id=self.id, points=pts, question=self.question), "",
+        lines = [_("Exercise {id}{points}: {question}").format(id=self.id, points=pts, question=_(self.question)), "",
                  self.situation()]
         if self.choices:
             lines += [""] + [f"  {chr(ord('a') + i)}) {ch}" for i, ch in enumerate(self.choices)]
@@ -401,7 +401,7 @@ class Exercise:
     def judge_answer(self, given: Any) -> Feedback:
         got = self._score(given, "judge_answer()")
         if got == self.points:
-            return Feedback(True, _("✓ Exercise {id}: right. {why}").format(id=self.id, why=self.why))
+            return Feedback(True, _("✓ Exercise {id}: right. {why}").format(id=self.id, why=_(self.why)))
         part = (_(" ({got} of {points} points: the start of your sequence is right)").format(
             got=_pts(got), points=self.points) if got else "")
         return Feedback(False, _("✗ Exercise {id}: not quite — you said {answer}{part}. {hint}").format(
@@ -424,7 +424,7 @@ class Exercise:
         """The exercise's hint for this wrong answer, or a generic one for its kind."""
         for wrong, hint in self.hints:
             if wrong == given:
-                return hint
+                return _(hint)  # the library's hints are in the catalogue (tools/kit_catalogue.py)
         if self.answer_spec.get("from") == "sequence" and isinstance(given, list):
             right = self._answer("hint_for()")
             k = next((i for i, (a, b) in enumerate(zip(given, right)) if a != b), min(len(given), len(right)))

@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from ...api.arguments import ascii_int
-from ...i18n import _
+from ...i18n import N_, _
 
 KINDS = ("pods", "decisions", "number", "revision", "bool", "text", "choice")
 POD_ACTIONS = ("create", "delete", "update", "wait")
@@ -172,11 +172,11 @@ def normalise(kind: str, ans: Any, choices: tuple[str, ...] = ()) -> Any:
 
 
 SUBJECT_FORMS = {
-    ("pods", "claims"): 'a list of claim names, like ["data-web-0"]',
-    ("text", "claim"): 'a claim name in quotes, like "data-web-0"',
-    ("text", "dns_name"): 'a DNS name in quotes, like "web-7.nginx.default.svc.cluster.local"',
-    ("text", "phase"): 'a pod phase in quotes: "Pending", "Running", "Succeeded" or "Failed"',
-    ("text", "rule"): 'the name of an upstream function in quotes, like "someFunction"',
+    ("pods", "claims"): N_('a list of claim names, like ["data-web-0"]'),
+    ("text", "claim"): N_('a claim name in quotes, like "data-web-0"'),
+    ("text", "dns_name"): N_('a DNS name in quotes, like "web-7.nginx.default.svc.cluster.local"'),
+    ("text", "phase"): N_('a pod phase in quotes: "Pending", "Running", "Succeeded" or "Failed"'),
+    ("text", "rule"): N_('the name of an upstream function in quotes, like "someFunction"'),
 }
 """The form of an answer when what is asked is more than its kind: claim names are ``pods`` by
 kind (a list of names) but a student who writes pod names scores nothing."""
@@ -187,16 +187,17 @@ def placeholder(kind: str, choices: tuple[str, ...] = (), subject: str = "") -> 
     (``claims``, ``claim``, ``dns_name``, ``phase``, ``rule``) names what is asked
     when the kind alone would mislead (:data:`SUBJECT_FORMS`)."""
     if (kind, subject) in SUBJECT_FORMS:
-        return SUBJECT_FORMS[(kind, subject)]
-    return {
-        "pods": 'a list of pod names, like ["web-0"]',
-        "decisions": 'a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"',
-        "number": "a whole number, like 7",
-        "revision": "a revision number, like 7",
-        "bool": "True or False",
-        "text": 'a string in quotes, like "web-0"',
-        "choice": "one of " + _choices_text(choices),
-    }[kind]
+        return _(SUBJECT_FORMS[(kind, subject)])
+    if kind == "choice":
+        return _("one of {choices}").format(choices=_choices_text(choices))
+    return _({
+        "pods": N_('a list of pod names, like ["web-0"]'),
+        "decisions": N_('a decision like ("create", "web-7") or ("wait", "web-7"), a list of them, or "nothing"'),
+        "number": N_("a whole number, like 7"),
+        "revision": N_("a revision number, like 7"),
+        "bool": N_("True or False"),
+        "text": N_('a string in quotes, like "web-0"'),
+    }[kind])
 
 
 def show(v: Any) -> str:

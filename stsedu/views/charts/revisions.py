@@ -81,13 +81,14 @@ def revision_data(trace, set_name: str, since_sync: int | None = None) -> ChartD
     colors = revision_colors(trace, set_name) if bars else {}
     lo, hi = x_extent(trace, "sync")
     o_lo, o_hi = (min(b["ordinal"] for b in bars), max(b["ordinal"] for b in bars)) if bars else (0, 0)
-    subtitle = ["colour = the pod's revision (first grey, next orange); "
-                "filled = Ready, outline = not Ready, dashed line = terminating"]
+    subtitle = [_("colour = the pod's revision (first grey, next orange); "
+                  "filled = Ready, outline = not Ready, dashed line = terminating")]
     if since_sync is not None and lo < since_sync - 0.5 < hi:
         first, lo = lo + 0.5, since_sync - 0.5
         bars = [dict(b, x0=max(b["x0"], lo)) for b in bars if b["x1"] > lo]
-        subtitle.insert(0, f"syncs since the set came up: from sync {since_sync} on (its creation, syncs "
-                           f"{first:g}–{since_sync - 1}, left out)")
+        subtitle.insert(0, _("syncs since the set came up: from sync {since} on (its creation, syncs "
+                             "{first}–{last}, left out)").format(since=since_sync, first=f"{first:g}",
+                                                                  last=since_sync - 1))
     ticks = ordinal_ticks(o_lo, o_hi)
     aggregated = common.outgrows(len(bars), o_hi - o_lo + 1)
     if aggregated:

@@ -459,8 +459,9 @@ QUESTIONS: dict[str, Question] = {q.id: q for q in [
              N_("A crash-looping pod is still in phase Running, only not Ready: restarting its container is "
              "the kubelet's business. The controller neither deletes nor replaces it; it waits on it, and "
              "a scale-up or a rollout stalls behind it.")),
-    Question("11.c", N_("A rollout to a broken image is stuck: web-3 runs it and never becomes Ready. You set the "
-             "image back to nginx:1 and wait two minutes. Which pods still run the broken image?"),
+    Question("11.c", N_("Four pods, web-0 to web-3. A rollout to a broken image is stuck: web-3 runs it and never "
+             "becomes Ready. You set the image back to nginx:1 and wait two minutes. Which pods still run the "
+             "broken image?"),
              N_('a list of pod names, or []'), "pods", _broken_rollout, _revert_and_count_replaced,
              N_("Reverting the template is not enough: the controller waits for the stuck pod to become Ready "
              "before it touches it, and it never will. You must delete it yourself (the documented forced "

@@ -130,9 +130,9 @@ print(f"t = {t2:g} s to {cluster.now:g} s", cluster.rollout_status("web"), stsed
     cluster, "web"), "", *stsedu.tables.watch_lines(cluster.trace, "web")[-4:], sep="\n")
 
 # %% [markdown]
-# **Question 11.c.** A rollout to a broken image is stuck: `web-3` runs it and never becomes
-# Ready. You set the image back to `nginx:1` and wait two minutes. Which pods still run the
-# broken image?
+# **Question 11.c.** Four pods, `web-0` to `web-3`. A rollout to a broken image is stuck: `web-3`
+# runs it and never becomes Ready. You set the image back to `nginx:1` and wait two minutes. Which
+# pods still run the broken image?
 
 # %%
 answer = None  # a list of pod names, or []

@@ -104,7 +104,8 @@ stsedu.labs.reveal("15.a", answer)
 # Why: a v1.16 API server decodes the object into its own, older types: **an unknown field is
 # silently dropped** and the object is stored without it. (`kubectl` of that era checked the
 # schema first and refused the manifest unless run with `--validate=false`.) stsedu stores what
-# the old API server would, and warns:
+# the old API server would, and warns, here once for each field v1.16 does not know
+# (`minReadySeconds` and `ordinals`):
 
 # %%
 old = stsedu.Cluster(kubelet="manual", profile="v1.16")
@@ -147,7 +148,7 @@ print(cmp.first_divergence)
 # |---|---|
 # | Failed pod deleted and recreated in one pass (AlreadyExists, retry) | deleted, recreated after it is gone |
 # | Succeeded pods are not replaced: OrderedReady waits on them for ever | replaced like Failed pods (v1.29) |
-# | `Parallel` works slot by slot and stops at the first failed request | batches of 1, 2, 4, ... |
+# | `Parallel` works slot by slot and stops at the first failed request | creates in batches of 1, 2, 4, ... (slow start), stopping after a batch with a failed request |
 # | status counts pods created in the sync; no status written after an error | recounted from the snapshot; written anyway |
 # | no `minReadySeconds`, `ordinals`, PVC retention policy, `maxUnavailable`, pod-index label | all present |
 # | `revisionHistoryLimit` cannot be changed after creation | can be changed |

@@ -124,3 +124,40 @@ def unavailable(reason: str) -> None:
         pytest.fail(f"{reason} (CI with Go installed: .ci/run builds it, so it must not be skipped)")
     pytest.skip(reason)
 
+
+LIVE_TEST = "marked live"
+LIVE_COMPARISONS = "live controller comparisons"
+"""The user property of a live test that compares the real controller's behaviour with the kit's."""
+
+
+def live_summary(reports) -> str | None:
+    """One line for the live tests among *reports*: the controller-behaviour comparisons (tests and runs
+    compared), the validation sample (tests/live/test_live_validation.py) and the rest, each by outcome."""
+    outcome, runs = {}, {}
+    for r in reports:
+        props = dict(getattr(r, "user_properties", ()))
+        if getattr(r, "when", None) is None or LIVE_TEST not in props:
+            continue
+        was = outcome.get(r.nodeid)
+        if r.outcome == "failed" or (r.outcome == "skipped" and was != "failed"):
+            outcome[r.nodeid] = r.outcome
+        elif r.when == "call" or r.nodeid not in outcome:
+            outcome[r.nodeid] = was or "passed"
+        if LIVE_COMPARISONS in props:
+            runs[r.nodeid] = props[LIVE_COMPARISONS]
+    if not outcome:
+        return None
+
+    def counted(ids):
+        by = {}
+        for i in ids:
+            by[outcome[i]] = by.get(outcome[i], 0) + 1
+        return ", ".join(f"{n} {o}" for o, n in sorted(by.items())) or "none"
+    compared = [i for i in outcome if i in runs]
+    validation = [i for i in outcome if i not in runs and "test_live_validation.py" in i]
+    other = [i for i in outcome if i not in runs and i not in validation]
+    passed_runs = sum(runs[i] for i in compared if outcome[i] == "passed")
+    return (f"live: controller behaviour compared in {len(compared)} tests ({counted(compared)}; "
+            f"{passed_runs} of {sum(runs[i] for i in compared)} runs in passing tests); "
+            f"validation sample: {len(validation)} tests ({counted(validation)}); "
+            f"other live tests: {len(other)} ({counted(other)})")

@@ -701,7 +701,7 @@ def test_teacher_outputs_that_can_be_written_are_whole(tmp_path):
     csv_path.write_text("old")
     _outputs(tmp_path)
     assert cli(*COMMANDS["grade"](tmp_path, str(csv_path)))[0] == 0
-    assert csv_path.read_text().startswith("student,file,status,policy,02.1")
+    assert csv_path.read_text().startswith("student,file,source,status,policy,02.1")
     # (nbgrader's assessed source takes only the teacher's own exercises: tests/lessons/test_nbgrader.py writes one)
     assert [p.name for p in tmp_path.rglob("*.tmp")] == []
 

@@ -97,7 +97,7 @@ def test_recreates_deletes_compare_as_a_set_its_creates_in_order():
 
 def test_the_live_summary_counts_controller_comparisons_apart_from_the_validation_sample():
     from types import SimpleNamespace as R
-    from conftest import LIVE_COMPARISONS, LIVE_TEST, live_summary
+    from helpers import LIVE_COMPARISONS, LIVE_TEST, live_summary
     def rep(nodeid, when, outcome, runs=None):
         return R(nodeid=nodeid, when=when, outcome=outcome,
                  user_properties=[(LIVE_TEST, True)] + ([(LIVE_COMPARISONS, runs)] if runs else []))

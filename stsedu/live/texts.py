@@ -160,12 +160,10 @@ def _without_repeated_deletes(kit: list, live: list) -> list:
     compared from the pods' own watch (``differences``: creates and deletes, terminating pods); the kit's
     cache is never stale. A live count *below* the kit's, or any other reason, is not touched."""
     counts = {(e[0], e[1]) + e[3:]: e[2] for _, e in kit if e[1] == "SuccessfulDelete"}
-    def n(count):
-        return int(count[1:]) if count else 1
     out = []
     for age, e in live:
         mine = counts.get((e[0], e[1]) + e[3:])
-        if mine is not None and n(e[2]) > n(mine):
+        if mine is not None and _times(e[2]) > _times(mine):
             e = e[:2] + (mine,) + e[3:]
         out.append((age, e))
     return out
@@ -177,8 +175,13 @@ def _posts(rows) -> dict[str, int]:
     object and type, docs/live.md) with it."""
     out: dict[str, int] = {}
     for _, e in rows:
-        out[e[0]] = out.get(e[0], 0) + (int(e[2][1:]) if e[2] else 1)
+        out[e[0]] = out.get(e[0], 0) + _times(e[2])
     return out
+
+
+def _times(count: str) -> int:
+    """How many posts a row's count stands for: ``"x7"`` 7, ``""`` one."""
+    return int(count[1:]) if count else 1
 
 
 def text_differences(kit: dict[str, str], live: dict[str, str], namespace: str) -> list[str]:

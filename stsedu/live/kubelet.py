@@ -154,7 +154,7 @@ class APIKubelet:
         self._backoff: dict[str, float] = {}  # uid -> the restart delay of its container's last crash
         self._container_started: dict[str, float] = {}  # uid -> when this container instance started
         self._exited_at: dict[str, float] = {}  # uid -> when its container last exited (epoch seconds)
-        self._timers: list[threading.Timer] = []
+        self._timers: list[tuple[float, threading.Timer]] = []  # (when it is due, the timer)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -177,7 +177,7 @@ class APIKubelet:
     def stop(self) -> None:
         self._stop.set()
         with self._lock:
-            for t in self._timers:
+            for _, t in self._timers:
                 t.cancel()
             self._timers.clear()
         for t in getattr(self, "_threads", ()):
@@ -224,16 +224,32 @@ class APIKubelet:
     def pending(self) -> int:
         """How many stage timers have not fired yet."""
         with self._lock:
-            return sum(1 for t in self._timers if t.is_alive())
+            return sum(1 for _, t in self._timers if t.is_alive())
+
+    def wait_due(self, until: float, timeout: float) -> bool:
+        """Wait, at most *timeout* seconds, until every stage due by the time *until* (epoch seconds) has
+        been carried out, its write answered; False if one is still running then. On a loaded machine a
+        timer fires late, or its write is slow: a point in time is read once the kubelet has done what it
+        owed by then, as the kit's kubelet has at the same instant."""
+        deadline = time.time() + timeout
+        while True:
+            with self._lock:
+                owed = any(due <= until and t.is_alive() for due, t in self._timers)
+            if not owed:
+                return True
+            if time.time() >= deadline:
+                return False
+            time.sleep(0.05)
 
     def _later(self, delay: float, fn, *args) -> None:
         if self._stop.is_set():
             return
-        t = threading.Timer(max(0.0, delay), self._guarded, (fn,) + args)
+        delay = max(0.0, delay)
+        t = threading.Timer(delay, self._guarded, (fn,) + args)
         t.daemon = True
         with self._lock:
-            self._timers = [x for x in self._timers if x.is_alive()]
-            self._timers.append(t)
+            self._timers = [x for x in self._timers if x[1].is_alive()]
+            self._timers.append((time.time() + delay, t))
         t.start()
 
     def _guarded(self, fn, *args) -> None:

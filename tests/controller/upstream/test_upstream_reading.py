@@ -406,9 +406,9 @@ SEQUENCE_DIFFERS = {
                                 "and its identity and storage match), to word that update; getPodName words the "
                                 "identity repair's message"),
     "updateStatefulSet": ("order", "the kit makes only the slots a sync reaches (spec.replicas may be 2^31-1: "
-                                   "newVersionedStatefulSetPod as processReplica reaches each), finds the first "
-                                   "unavailable pod on the way, and counts the status once (updateStatus) where "
-                                   "upstream recounts the same pods at each return"),
+                                   "newVersionedStatefulSetPod as processReplica reaches each, the first unavailable "
+                                   "pod found with them), and counts the status once (updateStatus), over the pods "
+                                   "upstream counts again at each return"),
     "updateStatefulSetAfterInvariantEstablished": (
         "order", "one function for both releases' rules (v1.37's Parallel fix behind "
                  "profile.parallel_max_unavailable_fix), with one delete (DeleteStatefulPod) and one old-pod test "
@@ -437,18 +437,22 @@ only, the others first called in the same order; ``"order"``, the functions both
 called in another order."""
 
 
-def go_sequences() -> dict[str, list[str]]:
-    """For each listed Go function, the listed functions it calls or hands over, in source order, as
-    tests/upstream/callseq (``go/ast``) reads them; skip without Go or upstream's source."""
-    if not GO_SOURCE.is_dir():
-        pytest.skip("k8s.io/kubernetes v1.37.2 is not in the Go module cache")
+def read_go(folder: Path, files) -> dict[str, list[str]]:
+    """What tests/upstream/callseq (``go/ast``) reads in *files* of *folder*; skip without Go."""
     try:
         reader = upstream_oracle.build_call_reader()
     except upstream_oracle.OracleUnavailable as e:
         pytest.skip(str(e))
-    out = subprocess.run([str(reader), str(GO_SOURCE), *(f"{m}.go" for m in UPSTREAM)],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([str(reader), str(folder), *files], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def go_sequences() -> dict[str, list[str]]:
+    """For each listed Go function, the listed functions it calls or hands over, in order; skip without
+    Go or upstream's source."""
+    if not GO_SOURCE.is_dir():
+        pytest.skip("k8s.io/kubernetes v1.37.2 is not in the Go module cache")
+    return read_go(GO_SOURCE, [f"{m}.go" for m in UPSTREAM])
 
 
 _GO_NAMES: dict[str, set[str]] = {}
@@ -567,7 +571,7 @@ def sequence_kind(go: list[str], kit: list[tuple[str, ...]]) -> str:
 
 
 def test_the_calls_are_made_in_upstream_s_order():
-    """Each listed function's calls to the other listed functions, in source order, read from upstream's
+    """Each listed function's calls to the other listed functions, in order, read from upstream's
     Go with ``go/ast`` (tests/upstream/callseq) and from the Python twin with ``ast`` by the same rule,
     are the same, unless SEQUENCE_DIFFERS lists the function with the kind of difference it has; an entry
     that no longer differs so must go."""
@@ -608,6 +612,33 @@ def f(self, sync, pods):
     assert sequence_kind(["isCreated", "isPending"], [("isCreated",), ("isTerminating",), ("isPending",)]) == "calls"
     assert sequence_kind(["isPending", "isCreated"], [("isCreated",), ("isTerminating",), ("isPending",)]) == "order"
     assert sequence_kind(["deletePod"], [("DeletePod", "deletePod")]) == "same"
+
+
+def test_the_go_reader_reads_by_the_rule(tmp_path):
+    """callseq takes a call after its arguments' calls, names handed over, a defer and a closure where
+    written, and leaves out locals (the parameter sync), the function's own name and the Len helper."""
+    (tmp_path / "x.go").write_text('''package x
+func isCreated() bool { return true }
+func getPodName(s string) string { return s }
+func updateStatus(n int) {}
+func computeReplicaStatus() int { return 0 }
+func sync() {}
+func Len() int { return computeReplicaStatus() }
+func f(sync func()) {
+	updateStatus(computeReplicaStatus())
+	h := isCreated
+	defer getPodName("a")
+	if isCreated() {
+		go func() { updateStatus(Len()) }()
+	}
+	sync()
+	f(nil)
+}
+''')
+    got = read_go(tmp_path, ["x.go"])
+    assert "Len" not in got
+    assert got["f"] == ["computeReplicaStatus", "updateStatus", "isCreated", "getPodName", "isCreated",
+                        "updateStatus"]
 
 
 def test_snake_case_names():

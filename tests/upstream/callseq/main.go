@@ -1,5 +1,5 @@
 // Command callseq prints, for each function of upstream's StatefulSet controller files, the
-// functions of those files it calls or hands over, in source order: the reading test
+// functions of those files it calls or hands over, in the order they run: the reading test
 // (tests/controller/upstream/test_upstream_reading.py) compares them with the kit's twins.
 //
 // Usage: callseq DIR FILE.go... (DIR is pkg/controller/statefulset in the module cache). It

@@ -133,6 +133,41 @@ def build(profile: str = "current") -> Path:
     return target
 
 
+CALL_READER = HERE / "callseq" / "main.go"
+"""The reading test's Go program (standard library only): the calls each upstream function makes."""
+
+
+def build_call_reader() -> Path:
+    """Build tests/upstream/callseq/main.go into the cache if it is not there yet; return its path.
+
+    It needs no module, so no proxy: a `go build` of one file of the standard library.  Raise
+    :class:`OracleUnavailable` without Go or when the build fails."""
+    h = hashlib.sha256(CALL_READER.read_bytes())
+    command = _GO.go_build_command("go", "out", "main.go", ldflags="-s -w")
+    h.update(" ".join(command).encode())
+    target = cache_dir() / f"stsedu-callseq-{h.hexdigest()[:16]}"
+    if target.exists():
+        return target
+    go = go_binary()
+    if go is None:
+        raise OracleUnavailable("Go is not installed (need go >= 1.26 on PATH or /usr/local/go/bin/go)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = f"{target}.{os.getpid()}.partial"  # two test workers may build it at once
+    with tempfile.TemporaryDirectory(prefix="stsedu-callseq-") as tmp:
+        shutil.copy(CALL_READER, Path(tmp) / "main.go")
+        env = dict(os.environ, GOFLAGS="")  # outside any module: the oracle's -mod=mod does not apply
+        proc = subprocess.run(_GO.go_build_command(go, partial, "main.go", ldflags="-s -w"), cwd=tmp, env=env,
+                              capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
+        raise OracleUnavailable("building the call reader failed: " + " | ".join(tail))
+    os.replace(partial, target)
+    for old in target.parent.glob("stsedu-callseq-*"):  # builds of older sources
+        if old != target and not old.name.endswith(".partial"):
+            old.unlink(missing_ok=True)
+    return target
+
+
 class Oracle:
     """A running oracle process (one per profile and test session)."""
 

@@ -635,8 +635,7 @@ def new_stateful_pod_control(writes: "Writes", sts: StatefulSet, cause: str, pro
     cluster's trace (``NewStatefulPodControl``).  Upstream's controller builds one for its life; the
     kit's lives for one sync (*cause* names it), as the informer-cache lag it models and its log do,
     so :func:`~stsedu.controller.stateful_set.sync` builds it."""
-    return new_stateful_pod_control_from_manager(ClusterObjects(writes, sts, cause, status_updater),
-                                                 TraceRecorder(writes.trace), profile)
+    return StatefulPodControl(ClusterObjects(writes, sts, cause, status_updater), TraceRecorder(writes.trace), profile)
 
 
 def new_stateful_pod_control_from_manager(om, recorder: EventRecorder, profile: Profile) -> StatefulPodControl:

@@ -174,14 +174,13 @@ def compute_replica_status(pods, min_ready_seconds: int, now: float, current: st
     """(replicas, ready, available, current, updated) over *pods* (``computeReplicaStatus``)."""
     replicas = ready = available = cur = upd = 0
     for pod in pods:
-        if not is_created(pod):
-            continue
-        replicas += 1
+        if is_created(pod):
+            replicas += 1
         if is_running_and_ready(pod):
             ready += 1
             if is_running_and_available(pod, min_ready_seconds, now):
                 available += 1
-        if not is_terminating(pod):
+        if is_created(pod) and not is_terminating(pod):
             revision = get_pod_revision(pod)
             if revision == current:
                 cur += 1
@@ -216,7 +215,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated
     if is_terminal_phase(pod) if profile.succeeded_restarts else is_failed(pod):
-        if not is_terminating(pod):
+        if pod.deletion_timestamp is None:
             error = pod_control.delete_stateful_pod(sts, pod, Why(
                 reason="failed", message=f"{name} is {pod.phase}: delete it; it is recreated once it is gone.",
                 rule=RULES["failed"], step=STEP_REPLICAS, slot=slot))

@@ -358,8 +358,9 @@ def is_claim_owner_up_to_date(sts: StatefulSet, pod: Pod, claim: PersistentVolum
         return not (has_owner_ref(claim, sts.uid) or has_owner_ref(claim, pod.uid))
     if has_non_controller_owner(claim, sts, pod):
         return False
+    policy = get_persistent_volume_claim_retention_policy(sts)
     scaled_down = (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
-    want_set, want_pod = claim_owner_refs_wanted(get_persistent_volume_claim_retention_policy(sts), scaled_down)
+    want_set, want_pod = claim_owner_refs_wanted(policy, scaled_down)
     return has_owner_ref(claim, sts.uid) == want_set and has_owner_ref(claim, pod.uid) == want_pod
 
 
@@ -376,8 +377,9 @@ def update_claim_owner_ref_for_set_and_pod(sts: StatefulSet, pod: Pod, claim: Pe
                        lambda r: matches_ref(r, SET_KIND, sts.name) or matches_ref(r, POD_KIND, pod.name))
     if unexpected:
         return refs
+    policy = get_persistent_volume_claim_retention_policy(sts)
     scaled_down = (not pod_in_ordinal_range(sts, pod)) if condemned is None else condemned
-    want_set, want_pod = claim_owner_refs_wanted(get_persistent_volume_claim_retention_policy(sts), scaled_down)
+    want_set, want_pod = claim_owner_refs_wanted(policy, scaled_down)
     if want_set:
         refs = add_controller_ref(refs, sts.ref())
     if want_pod and pod.uid:

@@ -62,6 +62,7 @@ from pathlib import Path
 import pytest
 
 import upstream_oracle
+from helpers import unavailable
 
 ROOT = Path(__file__).resolve().parents[3]
 CONTROLLER = ROOT / "stsedu" / "controller"
@@ -442,7 +443,7 @@ def read_go(folder: Path, files) -> dict[str, list[str]]:
     try:
         reader = upstream_oracle.build_call_reader()
     except upstream_oracle.OracleUnavailable as e:
-        pytest.skip(str(e))
+        unavailable(str(e))
     out = subprocess.run([str(reader), str(folder), *files], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

@@ -151,12 +151,13 @@ def verdict(ok: bool) -> str:
 
 
 def checkout_module(name: str):
-    """``stsedu.<name>`` from this checkout, or None if the checkout has no such module.
+    """``stsedu.<name>`` (dotted: ``views.charts``) from this checkout, or None if the checkout has no such module.
 
     (An editable install of another checkout could otherwise supply a module
     this one lacks: its import finder is asked when the package path fails.)
     """
-    if not (ROOT / "stsedu" / f"{name}.py").exists() and not (ROOT / "stsedu" / name / "__init__.py").exists():
+    path = ROOT / "stsedu" / name.replace(".", "/")
+    if not path.with_suffix(".py").exists() and not (path / "__init__.py").exists():
         return None
     import importlib
     return importlib.import_module(f"stsedu.{name}")
@@ -376,25 +377,16 @@ def item_rollout(table: Table, sizes, rounds: int, roll_sizes) -> None:
 # ------------------------------------------------------- 3. trace to tables/chart
 
 
-def _overview_chart(charts, trace):
-    """The overview chart of a trace, whatever the charts module calls it."""
-    for name in ("overview", "overview_chart", "rollout_overview", "timeline"):
-        fn = getattr(charts, name, None)
-        if callable(fn):
-            return name, fn(trace)
-    return None, None
-
-
 def item_trace(table: Table, n: int, rounds: int) -> None:
     label = f"3. trace → tables + overview chart, N={n:,}"
-    charts = checkout_module("charts")
+    charts = checkout_module("views.charts")
     if charts is None:
-        table.add(label, "n/a (module stsedu.charts missing)", "< 1 s", NA)
+        table.add(label, "n/a (module stsedu.views.charts missing)", "< 1 s", NA)
         return
     _dt0, c, _k = rollout(n)
     trace = c.trace
     try:  # once per kernel, not per chart: Altair loads its schema on first use
-        _overview_chart(charts, rollout(3)[1].trace)[1].to_dict()
+        charts.to_spec(charts.build_chart(charts.overview, rollout(3)[1].trace))
     except Exception:  # noqa: BLE001 - reported by the measured run below
         pass
     best = math.inf
@@ -405,16 +397,12 @@ def item_trace(table: Table, n: int, rounds: int) -> None:
         t0 = cpu()
         try:
             d, p, s = trace.decisions(), trace.pods(), trace.status()
-            name, chart = _overview_chart(charts, trace)
-            if chart is None:
-                error = "n/a (no overview function in stsedu.charts)"
-                break
-            spec = chart.to_dict()
+            spec = charts.to_spec(charts.build_chart(charts.overview, trace))  # as a lab or a cell shows it
         except Exception as e:  # a row-limit error is a failure of this item
             error = f"{type(e).__name__}: {e}"[:80]
             break
         best = min(best, cpu() - t0)
-        rows = f"{len(d):,}/{len(p):,}/{len(s):,} rows, charts.{name}"
+        rows = f"{len(d):,}/{len(p):,}/{len(s):,} rows, charts.overview"
         del spec
     if error is not None:
         table.add(label, error, "< 1 s", NA if error.startswith("n/a") else MISS)
@@ -716,9 +704,9 @@ def item_chart_kernel(table: Table, rounds: int) -> None:
 
 def item_chart_rows(table: Table, n: int) -> None:
     """No chart's dataset holds more rows than charts.MAX_ROWS, for a rollout of *n* replicas."""
-    charts = checkout_module("charts")
+    charts = checkout_module("views.charts")
     if charts is None:
-        table.add("7. rows per chart dataset", "n/a (module stsedu.charts missing)", "", NA)
+        table.add("7. rows per chart dataset", "n/a (module stsedu.views.charts missing)", "", NA)
         return
     bound = charts.MAX_ROWS
     _dt0, c, _k = rollout(n)

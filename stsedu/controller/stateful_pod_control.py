@@ -20,7 +20,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
-from . import stateful_set_utils as P
+from .stateful_set_utils import (POD_KIND, get_ordinal, get_persistent_volume_claim_name,
+                                 get_persistent_volume_claim_retention_policy, get_persistent_volume_claims,
+                                 get_pod_name, has_stale_owner_ref, has_unexpected_controller,
+                                 identity_matches, is_claim_owner_up_to_date, new_claim, storage_matches,
+                                 update_claim_owner_ref_for_set_and_pod, update_identity, update_storage)
 from .decisions import RULES, Decision, Why, aggregate, decision, refused
 from .stateful_set_status_updater import retry_on_conflict
 from ..api.errors import (APIError, WrappedError, api_answer, is_already_exists, is_conflict, is_invalid,
@@ -410,12 +414,12 @@ class StatefulPodControl:
             if tries == 2:
                 self._resent = resent
             consistent = True
-            if not P.identity_matches(sts, pod):
-                pod = replace(pod, name=P.get_pod_name(sts.name, P.get_ordinal(pod)),
-                              labels=P.update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
+            if not identity_matches(sts, pod):
+                pod = replace(pod, name=get_pod_name(sts.name, get_ordinal(pod)),
+                              labels=update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
                 consistent = False
-            if not P.storage_matches(sts, pod):
-                pod = replace(pod, spec=P.update_storage(sts, pod))
+            if not storage_matches(sts, pod):
+                pod = replace(pod, spec=update_storage(sts, pod))
                 consistent = False
                 if (err := self.create_persistent_volume_claims(sts, pod, why, "identity-pvc")) is not None:
                     self.record_pod_event("update", sts, pod, err)
@@ -477,11 +481,11 @@ class StatefulPodControl:
         """``ClaimsMatchRetentionPolicy``."""
         if not self.profile.pvc_retention:
             return True
-        ordinal = P.get_ordinal(pod)
+        ordinal = get_ordinal(pod)
         for template in sts.spec.volume_claim_templates:
-            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            name = get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
             claim = self.om.get_claim(sts.namespace, name)
-            if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim):
+            if claim is not None and not is_claim_owner_up_to_date(sts, pod, claim):
                 return False
         return True
 
@@ -492,13 +496,13 @@ class StatefulPodControl:
         if not self.profile.pvc_retention:
             return None
         rule = why.rule if why.rule == RULES["fix-claim"] else RULES["claim-owner"]
-        ordinal = P.get_ordinal(pod)
+        ordinal = get_ordinal(pod)
         for template in sts.spec.volume_claim_templates:
-            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            name = get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
             claim = self.om.get_claim(sts.namespace, name)
             if claim is None:
                 continue
-            conflicting = P.has_unexpected_controller(claim, sts, pod)
+            conflicting = has_unexpected_controller(claim, sts, pod)
             if conflicting:
                 self.recorder.event(sts, "Warning", "ConflictingController",
                                     f"PersistentVolumeClaim {name} has a conflicting OwnerReference that acts "
@@ -507,9 +511,9 @@ class StatefulPodControl:
                                     f"Claim {name} has another managing controller: the retention policy is "
                                     "ignored for it (Warning ConflictingController).", rule, target=name,
                                     step=why.step, slot=why.slot))
-            if P.is_claim_owner_up_to_date(sts, pod, claim):
+            if is_claim_owner_up_to_date(sts, pod, claim):
                 continue
-            refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim)
+            refs = update_claim_owner_ref_for_set_and_pod(sts, pod, claim)
             owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
             if conflicting:
                 reason, message = "conflicting-controller", (
@@ -529,12 +533,12 @@ class StatefulPodControl:
     def pod_claim_is_stale(self, sts: StatefulSet, pod: Pod) -> bool:
         """``PodClaimIsStale``: under whenScaled=Delete, a claim of the pod that still belongs to an
         earlier pod of that name (a missing claim is not stale)."""
-        when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
+        when_scaled, _ = get_persistent_volume_claim_retention_policy(sts)
         if when_scaled == "Retain":
             return False
-        for name, _ in P.get_persistent_volume_claims(sts, pod):
+        for name, _ in get_persistent_volume_claims(sts, pod):
             claim = self.om.get_claim(sts.namespace, name)
-            if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
+            if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
                 return True
         return False
 
@@ -576,10 +580,10 @@ class StatefulPodControl:
         """``createPersistentVolumeClaims``: *rule* (a key of ``RULES``) names its caller.  Rows of the
         claims being deleted follow the creates."""
         errors, deleting = [], []
-        for name, template in P.get_persistent_volume_claims(sts, pod):
+        for name, template in get_persistent_volume_claims(sts, pod):
             claim = self.om.get_claim(sts.namespace, name)
             if claim is None:
-                new = P.new_claim(sts, template, name)
+                new = new_claim(sts, template, name)
                 words = "while restoring its storage" if rule == "identity-pvc" else "before the pod"
                 row = decision(action="create-pvc", pod=pod.name, reason="missing",
                                message=f"Create claim {name} for {pod.name} {words}.", rule=rule, target=name,

@@ -32,7 +32,7 @@ from .consistency import ConsistencyStore, recorded_write
 from .recording_pod_control import recording_pod_control
 from .stateful_pod_control import ClusterObjects, StatefulPodControl, new_stateful_pod_control
 from .stateful_set_status_updater import new_real_stateful_set_status_updater
-from . import stateful_set_utils as P
+from .stateful_set_utils import availability_times, is_member_of, is_terminating, min_ready_seconds
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
@@ -79,7 +79,7 @@ def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None =
     """
     if member is None:
         def member(pod: Pod) -> bool:
-            return P.is_member_of(sts, pod)
+            return is_member_of(sts, pod)
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
@@ -98,7 +98,7 @@ def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None =
                                 f"{pod.name} no longer matches the selector or name of {sts.name}: "
                                 "release it (it keeps running, without an owner).",
                                 RULES["release"], step=STEP_CLAIM, payload=pod))
-        elif matches and not P.is_terminating(pod):
+        elif matches and not is_terminating(pod):
             out.append(Decision("adopt", pod.name, "orphan",
                                 f"{pod.name} has no owner and matches {sts.name}: adopt it.",
                                 RULES["adopt"], step=STEP_CLAIM, payload=pod))
@@ -166,7 +166,7 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
     returned with the pods.  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
     filter upstream hands to ``ClaimPods``)."""
     def member(pod: Pod) -> bool:
-        return P.is_member_of(sts, pod)
+        return is_member_of(sts, pod)
 
     claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
     adopting = any(d.action == "adopt" for d in claim_decisions)
@@ -227,10 +227,10 @@ def next_sync_duration(sts: StatefulSet, pods, status: StatefulSetStatus | None,
     earliest instant one of *pods* becomes Available (``FindMinNextPodAvailabilityCheck``),
     or after minReadySeconds when no pod tells when.
     """
-    mrs = P.min_ready_seconds(sts, profile)
+    mrs = min_ready_seconds(sts, profile)
     if mrs <= 0 or status is None or status.ready_replicas == status.available_replicas:
         return None
-    times = P.availability_times(pods, mrs, now)
+    times = availability_times(pods, mrs, now)
     return (min(times) - now) if times else float(mrs)
 
 
@@ -251,7 +251,7 @@ def _finish(ctl, sts, n, decisions, status, error, requeue_after=None) -> SyncRe
 def _status_row(ctl, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
     """``Trace.add_status``'s arguments after the set's name."""
     return (sts.spec.replicas, status, written,
-            P.min_ready_seconds(sts, ctl.profile),
+            min_ready_seconds(sts, ctl.profile),
             sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
 
 
@@ -440,7 +440,7 @@ class ControllerLoop:
             if sts is None:
                 return
             self.enqueue_stateful_set(sts, f"Pod {cur.name} updated")
-            mrs = P.min_ready_seconds(sts, self.controller.profile)
+            mrs = min_ready_seconds(sts, self.controller.profile)
             if not old.ready and cur.ready and mrs > 0:
                 self.enqueue_ss_after(sts, mrs, f"Pod {cur.name} turned Ready (minReadySeconds={mrs})")
             return

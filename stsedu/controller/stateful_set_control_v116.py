@@ -41,7 +41,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from . import stateful_set_utils as P
+from .stateful_set_utils import (POD_NAME_LABEL, allows_burst, apply_revision, identity_matches, is_created,
+                                 is_failed, is_healthy, is_running_and_ready, is_terminating,
+                                 new_versioned_stateful_set_pod, storage_matches)
 from .history import sort_revisions
 from ..limits import over_create_budget
 from ..i18n import N_
@@ -136,8 +138,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
     current, update = current_rev.name, update_rev.name
-    current_set = P.apply_revision(sts, current_rev)  # the set at its current and at its update revision
-    update_set = current_set if update_rev.name == current_rev.name else P.apply_revision(sts, update_rev)
+    current_set = apply_revision(sts, current_rev)  # the set at its current and at its update revision
+    update_set = current_set if update_rev.name == current_rev.name else apply_revision(sts, update_rev)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 
@@ -146,9 +148,9 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     condemned: list[Pod] = []
     for pod in snap.pods:
         counts.replicas += 1
-        if P.is_running_and_ready(pod):
+        if is_running_and_ready(pod):
             counts.ready += 1
-        if P.is_created(pod) and not P.is_terminating(pod):
+        if is_created(pod) and not is_terminating(pod):
             counts.revision(pod.revision, +1)
         if 0 <= pod.ordinal < n:
             replicas[pod.ordinal] = pod
@@ -156,7 +158,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             condemned.append(pod)
 
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
-        return P.new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, V1_16)
+        return new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, V1_16)
 
     class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
         def __missing__(self, i: int) -> Pod:
@@ -167,10 +169,10 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     condemned.sort(key=lambda p: p.ordinal)
     # the first unhealthy pod: an empty slot (a new pod) ends the search, so this walk is
     # bounded by the pods that exist
-    first_unhealthy = next((slots[i] for i in range(n) if not P.is_healthy(slots[i])), None)
+    first_unhealthy = next((slots[i] for i in range(n) if not is_healthy(slots[i])), None)
     if first_unhealthy is None:
-        first_unhealthy = next((p for p in condemned if not P.is_healthy(p)), None)
-    monotonic = not P.allows_burst(sts)
+        first_unhealthy = next((p for p in condemned if not is_healthy(p)), None)
+    monotonic = not allows_burst(sts)
 
     def failed(error: str) -> SyncPlan:
         """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
@@ -210,8 +212,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         pod = slots[i]
         kw = {"step": STEP_REPLICAS, "slot": i}
         old_failed: Pod | None = None
-        if P.is_failed(pod):
-            again = " again (the API server accepts a repeated delete)" if P.is_terminating(pod) else ""
+        if is_failed(pod):
+            again = " again (the API server accepts a repeated delete)" if is_terminating(pod) else ""
             pod_control.recorder.event(sts, "Warning", "RecreatingFailedPod",
                                        f"StatefulSet {sts.namespace}/{sts.name} is recreating failed Pod {pod.name}")
             error = pod_control.delete_stateful_pod(sts, pod, _why(
@@ -223,7 +225,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             counts.replicas -= 1
             old_failed = pod
             pod = slots[i] = new_pod(i)
-        if not P.is_created(pod):
+        if not is_created(pod):
             if old_failed is None:
                 create = _why("create", "missing", f"{pod.name} does not exist: create it at revision {pod.revision}.",
                               **kw)
@@ -242,22 +244,22 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             if monotonic or over_create_budget(creates, len(snap.pods)):
                 return finish()
             continue  # burst: no more work on this slot in this pass
-        if P.is_terminating(pod) and monotonic:
+        if is_terminating(pod) and monotonic:
             decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to terminate.",
                                   rule="terminating", **kw))
             return finish()
-        if not P.is_running_and_ready(pod) and monotonic:
+        if not is_running_and_ready(pod) and monotonic:
             why = (f" ({pod.phase}: v1.16 does not replace Succeeded pods)"
                    if pod.phase == "Succeeded" else "")
             decisions.append(_row(action="wait", pod=pod.name, reason="not-running-ready",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to be Running and Ready{why}.",
                                   rule="not-running-ready", **kw))
             return finish()
-        identity_ok, storage_ok = P.identity_matches(sts, pod), P.storage_matches(sts, pod)
+        identity_ok, storage_ok = identity_matches(sts, pod), storage_matches(sts, pod)
         if identity_ok and storage_ok:
             continue
-        what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
+        what = ([f"label {POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # UpdateStatefulPod's updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
         error = pod_control.update_stateful_pod(sts, pod, _why(
@@ -269,7 +271,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     for k in range(len(condemned) - 1, -1, -1):
         pod = condemned[k]
         kw = {"step": STEP_CONDEMNED, "slot": k}
-        if P.is_terminating(pod):
+        if is_terminating(pod):
             if monotonic:
                 decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
                                       message=f"StatefulSet is waiting for Pod {pod.name} to terminate prior to "
@@ -277,7 +279,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
                                       rule="condemned-terminating", **kw))
                 return finish()
             continue
-        if not P.is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
+        if not is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
             blocker = first_unhealthy.name if first_unhealthy is not None else "?"
             decisions.append(_row(action="wait", pod=pod.name, reason="scale-down-blocked",
                                   message=f"{pod.name} is not Running and Ready: StatefulSet is waiting for Pod "
@@ -300,14 +302,14 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     for target in range(n - 1, update_min - 1, -1):
         pod = slots[target]
         kw = {"step": STEP_UPDATE, "slot": target}
-        if pod.revision != update and not P.is_terminating(pod):
+        if pod.revision != update and not is_terminating(pod):
             error = pod_control.delete_stateful_pod(sts, pod, _why(
                 "update", "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                 "delete it for update.", **kw))
             if error is not None:
                 return failed(error)
             return finish(deleted_for_update=1)  # status.CurrentReplicas--
-        if not P.is_healthy(pod):
+        if not is_healthy(pod):
             decisions.append(_row(action="wait", pod=pod.name, reason="update-unavailable",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to update (it is not "
                                           "Running, Ready and alive).",

@@ -113,33 +113,33 @@ def claimed_pods(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None = 
 # --------------------------------------------------------------------- sync
 
 
-def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") -> SyncResult:
-    """One reconcile of one StatefulSet (``sync``): :func:`adopt_orphan_revisions`,
-    :func:`get_pods_for_stateful_set`, then :func:`sync_stateful_set`, each ending the sync on an
-    error."""
-    store, trace = ctl.store, ctl.trace
-    sts = store.get("StatefulSet", namespace, name)
+def sync(ctl: "StatefulSetController", listers, name: str, namespace: str = "default") -> SyncResult:
+    """One reconcile of one StatefulSet (``sync``), reading the objects from *listers*:
+    :func:`adopt_orphan_revisions`, :func:`get_pods_for_stateful_set`, then :func:`sync_stateful_set`,
+    each ending the sync on an error."""
+    trace = ctl.trace
+    sts = listers.get("StatefulSet", namespace, name)
     if sts is None:
         raise KeyError(f'statefulsets.apps "{name}" not found')
     n = trace.begin_sync(ctl.clock.now)
     pod_control = new_stateful_pod_control(ctl.writes, sts, f"sync {n}", ctl.profile, ctl.control.status_updater)
     om = pod_control.om
     decisions: list[Decision] = []
-    error = adopt_orphan_revisions(ctl, sts, om, decisions)
+    error = adopt_orphan_revisions(ctl, listers, sts, om, decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    pods, error = get_pods_for_stateful_set(ctl, sts, om, decisions)
+    pods, error = get_pods_for_stateful_set(ctl, listers, sts, om, decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    return sync_stateful_set(ctl, sts, pods, pod_control, n, decisions)
+    return sync_stateful_set(ctl, listers, sts, pods, pod_control, n, decisions)
 
 
-def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
+def adopt_orphan_revisions(ctl: "StatefulSetController", listers, sts: StatefulSet, om: ClusterObjects,
                            decisions: list[Decision]) -> str | None:
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
     (else one error row), through the set control's
     :func:`~stsedu.controller.stateful_set_control.adopt_orphan_revisions`; its error, or None."""
-    listed = control.list_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
+    listed = control.list_revisions(sts, listers.view("ControllerRevision", sts.namespace).values())
     orphans = orphan_revisions(listed)
     if not orphans:
         return None
@@ -159,7 +159,7 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
     return control.adopt_orphan_revisions(sts, orphans, om, decisions)
 
 
-def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
+def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet, om: ClusterObjects,
                               decisions: list[Decision]) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
     adopted, owned pods that no longer match released; every pod is tried, and the first error is
@@ -168,7 +168,7 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
     def member(pod: Pod) -> bool:
         return is_member_of(sts, pod)
 
-    claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
+    claim_decisions, claimed = pods_to_claim(sts, listers.view("Pod", sts.namespace).values(), member)
     adopting = any(d.action == "adopt" for d in claim_decisions)
     # ClaimPods asks canAdoptFunc once, at the first adoption
     can_adopt = can_adopt_func(ctl, sts) if adopting else None
@@ -189,25 +189,21 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
     if adopting:
-        claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace), member)
+        claimed = claimed_pods(sts, listers.view("Pod", sts.namespace).values(), member)
     return claimed, error
 
 
-def store_values(ctl: "StatefulSetController", kind: str, namespace: str):
-    """Every object of *kind* in *namespace*, as the controller's cache (lister) holds it now."""
-    return ctl.store.view(kind, namespace).values()
 
-
-def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list[Pod],
+def sync_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet, pods: list[Pod],
                       pod_control: StatefulPodControl, n: int, decisions: list[Decision]) -> SyncResult:
     """``UpdateStatefulSet`` on the set and its pods, through the pod control, then the requeue for
     availability (``syncStatefulSet``: ``enqueueSSAfter`` after :func:`next_sync_duration`, only
     when the sync succeeded)."""
     namespace = sts.namespace
     # the informer cache as the sync begins: the steps' own writes do not show in it
-    revisions = dict(ctl.store.view("ControllerRevision", namespace))
+    revisions = dict(listers.view("ControllerRevision", namespace))
     snap = control.Snapshot(
-        sts=sts, pods=tuple(pods), claims=dict(ctl.store.view("PersistentVolumeClaim", namespace)),
+        sts=sts, pods=tuple(pods), claims=dict(listers.view("PersistentVolumeClaim", namespace)),
         namespace_revisions=revisions, now=ctl.clock.now)
     done = ctl.control.update_stateful_set(snap, ctl.profile, ctl.feature_gates, pod_control)
     requeue = None
@@ -258,7 +254,8 @@ def _status_row(ctl, sts: StatefulSet, status: StatefulSetStatus, written: bool)
 class StatefulSetController:
     """The StatefulSet controller of one cluster (``StatefulSetController``): it syncs one set at a time.
 
-    It reads the store and writes through *writes* (the cluster's
+    A sync reads the listers of the worker running it (:attr:`ControllerLoop.syncing_listers`), or the
+    store when called directly, and writes through *writes* (the cluster's
     :class:`~stsedu.sim.writes.Writes`); *control* is its set control (``ssc.control``: the profile's
     ``UpdateStatefulSet`` and the status updater); *feature_gates* the cluster's gates (shared, not
     copied).  :func:`new_stateful_set_controller` builds it.
@@ -277,8 +274,11 @@ class StatefulSetController:
         """Its work queue and workers, when :func:`new_stateful_set_controller` was given informers."""
 
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
-        """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist."""
-        return sync(self, name, namespace)
+        """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist.
+        It reads the listers of the worker that runs it (:meth:`ControllerLoop.process_next_work_item`),
+        or, called directly (``Cluster.sync``), the API server's objects, as caches that have caught up."""
+        listers = self.loop.syncing_listers if self.loop is not None else None
+        return sync(self, self.store if listers is None else listers, name, namespace)
 
     def preview(self, sts: StatefulSet, namespace: str = "default"):
         """What the next sync of *sts* would do if every request succeeded, run with a pod control whose
@@ -370,6 +370,11 @@ class ControllerLoop:
         """``StaleControllerConsistencyStatefulSet`` (stsedu.controller.consistency), or None."""
         self._syncing: tuple[str, str] | None = None
         informers.store.listeners.append(self._wrote)
+
+    @property
+    def syncing_listers(self):
+        """The listers (informer caches) a sync the worker is running reads, or None between syncs."""
+        return self.lister if self._syncing is not None else None
 
     # ------------------------------------------------------------ handlers
     def enqueue_stateful_set(self, sts, cause: str) -> None:
@@ -485,13 +490,10 @@ class ControllerLoop:
                     self.consistency.clear(key)
                 self.queue.forget(key)
                 return None
-            ctl = self.controller
-            store, ctl.store = ctl.store, self.lister  # the sync reads the informer caches (listers)
             self._syncing = (key, sts.uid)
             try:
-                result = self.sync(name, namespace)
+                result = self.sync(name, namespace)  # it reads the informer caches (syncing_listers)
             finally:
-                ctl.store = store
                 self._syncing = None
             if result.error:
                 self.queue.add_rate_limited(key, f"sync {result.sync} failed: {result.error}")

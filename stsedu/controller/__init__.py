@@ -9,5 +9,6 @@
 * :mod:`.stateful_set_utils` -- the named predicates (``stateful_set_utils.go``);
 * :mod:`.history` -- ControllerRevisions (``controller_history.go``, hashing, truncation);
 * :mod:`.decisions` -- the record of each decision;
-* :mod:`.stateful_set_control_v116` -- the v1.16 algorithm, for the ``v1.16`` profile.
+* :mod:`.stateful_set_control_v116` -- v1.16's ``updateStatefulSet``, which the set control runs for a
+  profile whose rule ``update_in_steps`` is off (``v1.16``; :mod:`stsedu.api.profiles`).
 """

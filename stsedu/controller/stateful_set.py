@@ -333,8 +333,9 @@ def _owner_sync(owner, name: str, namespace: str):
 
 
 def set_control_for(profile):
-    """The profile's ``UpdateStatefulSet``: the v1.16 algorithm for ``v1.16``, else today's."""
-    if profile.name == "v1.16":
+    """The profile's ``UpdateStatefulSet``: today's, or v1.16's where the profile's rule
+    ``update_in_steps`` is off."""
+    if not profile.update_in_steps:
         from .stateful_set_control_v116 import update_stateful_set as update_stateful_set_v116
         return update_stateful_set_v116
     return control.update_stateful_set
@@ -366,7 +367,7 @@ class ControllerLoop:
         self.queue = WorkQueue(self.clock, record=self.trace.add_queue)
         self.warnings: list[str] = []
         """Errors the handlers report (``utilruntime.HandleError``), e.g. overlapping selectors."""
-        self.consistency = ConsistencyStore() if getattr(controller.profile, "consistency_store", False) else None
+        self.consistency = ConsistencyStore() if controller.profile.consistency_store else None
         """``StaleControllerConsistencyStatefulSet`` (stsedu.controller.consistency), or None."""
         self._syncing: tuple[str, str] | None = None
         informers.store.listeners.append(self._wrote)

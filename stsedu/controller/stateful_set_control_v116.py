@@ -9,7 +9,8 @@ v1.16 does even for Parallel sets), with the same action/reason vocabulary.
 
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
 ordinal range (no ``processReplica``, ``processCondemned`` or
-``slowStartBatch``).  What it does differently from the newest controller
+``slowStartBatch``: PR #117865, v1.28).  It is the profile rule
+``Profile.update_in_steps`` switched off (the one rule that is a whole function).  What it does differently from the newest controller
 (docs/behaviour.md section 2):
 
 * a Failed pod is deleted and its replacement created in the same pass; with
@@ -26,14 +27,14 @@ ordinal range (no ``processReplica``, ``processCondemned`` or
   deleted, -1 replicas/current/updated for a Failed pod deleted, -1 current
   for a rolling-update deletion (taken off after ``completeRollingUpdate``);
 * ``completeRollingUpdate`` compares with the counted ``status.replicas``,
-  not ``spec.replicas``; a sync that fails writes no status at all
-  (``Profile.status_on_error``);
+  not ``spec.replicas``; a sync that fails writes no status at all;
 * ``truncateHistory`` has no guard for a negative ``revisionHistoryLimit``:
   the Go controller panics (kubernetes#129018); here the sync fails.
 
 Revisions (``getStatefulSetRevisions``), naming, identity and storage
 matching are the same as in the newest release and are reused from
-:mod:`stsedu.control`, :mod:`stsedu.predicates` and :mod:`stsedu.revisions`.
+:mod:`.stateful_set_control`, :mod:`.stateful_set_utils` and :mod:`.history`, with the
+profile's rules.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisi
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan, Why)
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus
-from ..api.profiles import V1_16, Profile
+from ..api.profiles import Profile
 
 __all__ = ["RULES_V116", "update_stateful_set", "complete_rolling_update"]
 
@@ -125,16 +126,18 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     the missing claims as v1.16's did: a claim being deleted is left alone (that check came with
     PVC retention, which the v1.16 profile lacks).
 
-    *profile* and *gates* are accepted for the contract and ignored:
-    v1.16 has a single behaviour and none of stsedu's feature gates.
-    Spec fields newer than v1.16 (minReadySeconds, ordinals, PVC retention
-    policy, maxUnavailable) are ignored even if *snap* carries them.  A failed request ends the
+    The set control runs it for a profile whose rule ``update_in_steps`` is off (the ``v1.16``
+    profile); the steps it shares with today's algorithm (revisions, the new pod, the status write)
+    and the pod control read *profile*'s other rules.  *gates* are accepted for the contract and
+    ignored: v1.16 knows none of stsedu's feature gates.  Spec fields newer than v1.16
+    (minReadySeconds, ordinals, PVC retention policy, maxUnavailable) are ignored even if *snap*
+    carries them.  A failed request ends the
     sync: no status is written and no history truncated (v1.16 returned at once).
     """
     sts = snap.sts
     decisions = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
-    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, V1_16, pod_control)
+    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
     current, update = current_rev.name, update_rev.name
@@ -158,7 +161,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             condemned.append(pod)
 
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
-        return new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, V1_16)
+        return new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, profile)
 
     class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
         def __missing__(self, i: int) -> Pod:
@@ -190,7 +193,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
-        status, error = update_stateful_set_status(sts, status, V1_16, pod_control, None)
+        status, error = update_stateful_set_status(sts, status, profile, pod_control, None)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}
             for d in _truncate(snap.sts, revisions, live):

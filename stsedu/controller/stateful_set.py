@@ -10,8 +10,11 @@ queue table (``Trace.queue()``).
 One sync (:func:`sync`) = adopt orphan revisions, claim pods (adopt / release), take a snapshot,
 :func:`~stsedu.controller.stateful_set_control.update_stateful_set` with the
 :class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`, and record it all in the trace.
-The writes go through :class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, which asks
-the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are injected).
+The writes go through :class:`~stsedu.controller.stateful_pod_control.ClusterObjects` (the pod
+control's object manager), :class:`~stsedu.controller.history.ClusterHistory` (the revisions) and
+:class:`~stsedu.controller.controller_ref_manager.PodControllerRefManager` (adopting and releasing
+pods), which ask the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
+injected).
 :class:`StatefulSetController` is the controller a cluster owns.
 """
 
@@ -30,7 +33,9 @@ from ..client.informers import Informers, Tombstone
 from ..client.workqueue import WorkQueue
 from .consistency import ConsistencyStore, recorded_write
 from .recording_pod_control import recording_pod_control
-from .stateful_pod_control import ClusterObjects, StatefulPodControl, new_stateful_pod_control
+from .controller_ref_manager import PodControllerRefManager
+from .history import ClusterHistory
+from .stateful_pod_control import StatefulPodControl, new_stateful_pod_control
 from .stateful_set_status_updater import new_real_stateful_set_status_updater
 from .stateful_set_utils import availability_times, is_member_of, is_terminating, min_ready_seconds
 
@@ -123,18 +128,17 @@ def sync(ctl: "StatefulSetController", listers, name: str, namespace: str = "def
         raise KeyError(f'statefulsets.apps "{name}" not found')
     n = trace.begin_sync(ctl.clock.now)
     pod_control = new_stateful_pod_control(ctl.writes, sts, f"sync {n}", ctl.profile, ctl.control.status_updater)
-    om = pod_control.om
     decisions: list[Decision] = []
-    error = adopt_orphan_revisions(ctl, listers, sts, om, decisions)
+    error = adopt_orphan_revisions(ctl, listers, sts, pod_control.history, decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    pods, error = get_pods_for_stateful_set(ctl, listers, sts, om, decisions)
+    pods, error = get_pods_for_stateful_set(ctl, listers, sts, PodControllerRefManager(pod_control.om), decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
     return sync_stateful_set(ctl, listers, sts, pods, pod_control, n, decisions)
 
 
-def adopt_orphan_revisions(ctl: "StatefulSetController", listers, sts: StatefulSet, om: ClusterObjects,
+def adopt_orphan_revisions(ctl: "StatefulSetController", listers, sts: StatefulSet, history: ClusterHistory,
                            decisions: list[Decision]) -> str | None:
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
     (else one error row), through the set control's
@@ -156,11 +160,12 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", listers, sts: StatefulS
         # v1.16: every revision ListRevisions returns, the set's own too, in the kit's stand-in for the
         # lister's (random) order: the orphans first, so one failed sync adopts them all
         orphans += [r for r in listed if controller_of(r.owner_references) is not None]
-    return control.adopt_orphan_revisions(sts, orphans, om, decisions)
+    return control.adopt_orphan_revisions(sts, orphans, history, decisions)
 
 
-def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet, om: ClusterObjects,
-                              decisions: list[Decision]) -> tuple[list[Pod], str | None]:
+def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet,
+                              ref_manager: PodControllerRefManager, decisions: list[Decision]
+                              ) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
     adopted, owned pods that no longer match released; every pod is tried, and the first error is
     returned with the pods.  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
@@ -181,9 +186,9 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: Statef
             continue
         try:
             if d.action == "adopt":
-                om.adopt(d)  # AdoptPod
+                ref_manager.adopt_pod(d)
             else:
-                om.release(d)  # ReleasePod
+                ref_manager.release_pod(d)
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))

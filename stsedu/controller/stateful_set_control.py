@@ -147,9 +147,9 @@ def set_matches_latest_existing_revision(sts: StatefulSet, proposed: ControllerR
     return equal_revision(proposed, reconstructed)
 
 
-def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:
-    """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller history's
-    ``AdoptControllerRevision``, a patch that adds the set as controller, through *om*); the first
+def adopt_orphan_revisions(sts: StatefulSet, orphans, history, log: list[Decision]) -> str | None:
+    """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller *history*'s
+    ``AdoptControllerRevision``, a patch that adds the set as controller); the first
     that fails ends it, and its error is returned (None when all were adopted).  A revision that
     has a controller (v1.16 hands over the set's own ones too) is refused before any request."""
     for r in orphans:
@@ -162,7 +162,7 @@ def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -
                      f"Revision {r.name} has no owner and matches the selector: adopt it.",
                      RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
         try:
-            om.adopt(d)
+            history.adopt_revision(d)
         except APIError as e:
             log.append(replace(d, applied=False, error=str(e)))
             return str(e)

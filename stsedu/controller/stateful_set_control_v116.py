@@ -9,8 +9,8 @@ v1.16 does even for Parallel sets), with the same action/reason vocabulary.
 
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
 ordinal range (no ``processReplica``, ``processCondemned`` or
-``slowStartBatch``: PR #117865, v1.28).  It is the profile rule
-``Profile.update_in_steps`` switched off (the one rule that is a whole function).  What it does differently from the newest controller
+``slowStartBatch``: PR #117865, v1.28).  It is the profile rule ``Profile.update_in_steps``
+switched off (the one rule that is a whole function).  What it does differently from the newest controller
 (docs/behaviour.md section 2):
 
 * a Failed pod is deleted and its replacement created in the same pass; with

@@ -537,7 +537,7 @@ class SyncChecker:
                 r.status.replicas, r.status.update_revision), f"{where}: written status not stored"
         failed_before = [d for d in r.decisions if d.applied is False and d.action != "status"
                          and d.step != "history"]
-        if failed_before and not c.profile.status_on_error:
+        if failed_before and not c.profile.update_in_steps:
             assert not write, f"{where}: {c.profile.name} wrote status after a failed request"
 
     def _check_status(self, b: Before, r, mrs: int, update_deletes: int, where: str) -> None:

@@ -3,6 +3,13 @@
 ``current`` is the newest behaviour in docs/behaviour.md (the v1.37 line, checked against v1.37.2);
 ``v1.36`` differs in the MaxUnavailableStatefulSet gate's default and in two
 v1.37 changes; ``v1.16`` is the release most source walkthroughs describe.
+
+A release is the newest controller with named rules switched off: each field of :class:`Profile`
+is one difference, named for what it changes, its docstring naming the upstream change (PR or
+release) that brought it.  The controller reads a rule where upstream's code differs between the
+releases, as it reads a feature gate.  One rule is a whole function: with :attr:`Profile.update_in_steps`
+off the set control runs v1.16's ``updateStatefulSet`` (``stsedu/controller/stateful_set_control_v116.py``),
+which reads the other rules from the same profile (docs/behaviour.md, "Releases").
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ GATE_ADDED_IN = {"MaxUnavailableStatefulSet": "v1.24", "StatefulSetRecreateStrat
 
 @dataclass(frozen=True, slots=True)
 class Profile:
-    """Switches that differ between releases; each names what it changes."""
+    """The rules that differ between releases, each named for what it changes (True: the newest)."""
 
     name: str
     version: str
@@ -38,9 +45,13 @@ class Profile:
     """``apps.kubernetes.io/pod-index`` label (GA 1.32); absent in v1.16."""
     succeeded_restarts: bool = True
     """Succeeded pods are replaced like Failed ones (PR #121389, 1.29)."""
-    status_on_error: bool = True
-    """The status is written even when the sync failed (newest); v1.16's ``UpdateStatefulSet``
-    returned at the first error, before the status and ``truncateHistory``."""
+    update_in_steps: bool = True
+    """``updateStatefulSet`` runs its steps, each slot through ``processReplica`` and each condemned
+    pod through ``processCondemned`` under ``runForAll`` (``slowStartBatch`` for Parallel sets:
+    PR #117865, v1.28), counts the status before them, and writes it even when a request failed.
+    Off: v1.16's ``updateStatefulSet`` (:mod:`stsedu.controller.stateful_set_control_v116`), one loop
+    over the slots and the condemned pods, the status counted as it goes, ``UpdateStatefulSet``
+    returning at the first error, before the status and ``truncateHistory``."""
     revision_adoption_rechecks_deletion: bool = True
     """``adoptOrphanRevisions`` re-reads the set and adopts nothing while it is being deleted
     (``RecheckDeletionTimestamp``: the sync fails there); v1.16.15 compared only the uid of the
@@ -88,7 +99,7 @@ V1_36 = Profile(name="v1.36", version="v1.36", gates={"MaxUnavailableStatefulSet
 V1_16 = Profile(name="v1.16", version="v1.16", gates={}, parallel_max_unavailable_fix=False,
                 ondelete_promotes=False, min_ready_seconds=False, start_ordinal=False,
                 pvc_retention=False, pod_index_label=False, succeeded_restarts=False,
-                status_on_error=False, max_unavailable_supported=False,
+                update_in_steps=False, max_unavailable_supported=False,
                 null_creation_timestamp=True, semantic_revision_comparison=False,
                 status_conditions=False,
                 event_verbs_title_case=False, delete_ignores_not_found=False, consistency_store=False,

@@ -2,8 +2,9 @@
 
 Mirrors ``pkg/controller/history/controller_history.go`` (and the history
 truncation of ``stateful_set_control.go``).  All pure but :func:`create_controller_revision`,
-which sends its requests through the function it is given (the pod control's: the kit's pod
-control carries upstream's controller history).  The revision helpers upstream keeps
+which sends its requests through the pod control it is given (the kit's pod control carries
+upstream's controller history), and :class:`ClusterHistory`, the history's requests
+(``history.Interface``) over a simulated cluster.  The revision helpers upstream keeps
 in ``stateful_set_utils.go`` (``getPatch``, ``newRevision``, ``nextRevision``)
 are in ``stateful_set_utils.py``.
 """
@@ -16,8 +17,9 @@ import struct
 from dataclasses import replace
 from typing import Iterable, Mapping, Sequence
 
+from ..api.errors import APIError, is_already_exists, is_conflict
 from ..api.objects import HASH_LABEL, ControllerRevision, StatefulSet, controller_of, selector_matches
-from .decisions import STEP_REVISIONS, decision
+from .decisions import STEP_REVISIONS, Decision, decision
 
 _SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_PREFIX = 223
@@ -204,3 +206,81 @@ def create_controller_revision(set_name: str, candidate: ControllerRevision, exi
         if error is not None:
             return error, candidate, collisions
         candidate = replace(candidate, name=revision_name(set_name, revision_hash(candidate.data, collisions)))
+
+
+# ------------------------------------------------------------ the controller history's requests
+
+
+def unnamed_update_error(kind: str) -> APIError:
+    """What client-go's REST client answers, without sending anything, to a request for an object
+    without a name (``Request.Name``): ``resource name may not be empty``."""
+    return APIError("update", kind, "", reason="", message="resource name may not be empty")
+
+
+class ClusterHistory:
+    """The controller history over a simulated cluster (``history.Interface``, ``realHistory``): the
+    revision requests, each described by its row *d* (the revision in ``d.payload``, or its name in
+    ``d.target``).  It writes through *objects*, the sync's
+    :class:`~.stateful_pod_control.ClusterObjects`, whose informer caches (and their lag) it shares;
+    a failed request raises :class:`~stsedu.api.errors.APIError`."""
+
+    def __init__(self, objects) -> None:
+        self.objects = objects
+
+    def create_revision(self, d: Decision) -> None:
+        """``CreateControllerRevision``'s create of a new name."""
+        o, rev = self.objects, d.payload
+        o.check("create", "ControllerRevision", rev.name)
+        o.c.store.create("ControllerRevision", replace(rev, seq=o.c.next_seq()))
+        o.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
+                            f"created revision {rev.name} (number {rev.revision})")
+
+    def probe_revision(self, d: Decision) -> None:
+        """The create ``CreateControllerRevision`` sends for a name that is taken: the API server
+        answers AlreadyExists, which is what the controller expects (it then reads the revision and
+        reuses it, or counts a collision).  Only an injected error other than AlreadyExists fails it."""
+        try:
+            self.objects.check("create", "ControllerRevision", d.target)
+        except APIError as e:
+            if not is_already_exists(e):
+                raise
+
+    def update_revision(self, d: Decision) -> int:
+        """``UpdateControllerRevision``: renumber it.  Its ``retry.RetryOnConflict`` closure takes the
+        object the typed client returned beside a Conflict as its copy, and client-go returns a new,
+        empty object with every error; the lister has no revision named "", so the retry renumbers an
+        object without a name, which client-go refuses before sending a request: the renumbering
+        fails after one request (docs/upstream-oracle.md, "A revision renumbered from a stale copy")."""
+        o, rev = self.objects, d.payload
+        try:
+            o.check("update", "ControllerRevision", rev.name)
+            stored = o.c.store.get("ControllerRevision", rev.namespace, rev.name)
+            if stored is None:
+                raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
+            o.update_as_cached("ControllerRevision", stored, replace(stored, revision=rev.revision))
+        except APIError as e:
+            if is_conflict(e):
+                raise unnamed_update_error("ControllerRevision") from None  # a new error: it wraps nothing
+            raise
+        o.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
+                            f"reused revision {rev.name}, renumbered {rev.revision}")
+        return 0
+
+    def delete_revision(self, d: Decision) -> None:
+        """``DeleteControllerRevision`` (``truncateHistory``)."""
+        o, rev = self.objects, d.payload
+        o.check("delete", "ControllerRevision", rev.name)
+        o.c.store.remove("ControllerRevision", rev.namespace, rev.name)
+        o.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
+                            f"deleted revision {rev.name} (number {rev.revision}): history limit")
+
+    def adopt_revision(self, d: Decision) -> None:
+        """``AdoptControllerRevision``: patch a controller ref to the sync's set onto the orphan
+        revision ``d.target``; one that is gone fails the sync (NotFound)."""
+        o = self.objects
+        o.check("update", "ControllerRevision", d.target)
+        rev = o.c.store.get("ControllerRevision", o.sts.namespace, d.target)
+        if rev is None:
+            raise APIError("update", "ControllerRevision", d.target, reason="NotFound")
+        o.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references + (o.sts.ref(),)))
+        o.wrote("ControllerRevision", rev)

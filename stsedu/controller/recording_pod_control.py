@@ -3,8 +3,8 @@
 Upstream's tests give ``StatefulPodControl`` a fake object manager
 (``NewStatefulPodControlFromManager``); ``preview()`` does the same with :class:`RecordingObjects`:
 the pod control runs as in a sync, its reads answer from the sync's snapshot (the listers as the
-sync began), each request succeeds and changes nothing, and its rows are the preview's.  No event
-is recorded (:class:`NullRecorder`).
+sync began), each request succeeds and changes nothing, and its rows are the preview's; so do the
+revision requests (:class:`RecordingHistory`).  No event is recorded (:class:`NullRecorder`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,15 @@ class RecordingObjects:
     def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
         """``UpdateClaim``: nothing is written."""
 
-    # the sync's other requests: revisions, the status
+    # the status
+    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
+        """Nothing is written; no retry."""
+        return 0
+
+
+class RecordingHistory:
+    """A controller history whose requests succeed and change nothing."""
+
     def create_revision(self, d: Decision) -> None:
         """Nothing is created."""
 
@@ -59,10 +67,6 @@ class RecordingObjects:
     def delete_revision(self, d: Decision) -> None:
         """Nothing is deleted."""
 
-    def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
-        """Nothing is written; no retry."""
-        return 0
-
 
 class NullRecorder:
     """An event recorder that records nothing."""
@@ -73,5 +77,5 @@ class NullRecorder:
 
 def recording_pod_control(snap: Snapshot, profile: Profile) -> StatefulPodControl:
     """The pod control ``preview()`` runs the sync's steps with: :class:`RecordingObjects` over *snap*,
-    no events."""
-    return new_stateful_pod_control_from_manager(RecordingObjects(snap), NullRecorder(), profile)
+    :class:`RecordingHistory`, no events."""
+    return new_stateful_pod_control_from_manager(RecordingObjects(snap), NullRecorder(), profile, RecordingHistory())

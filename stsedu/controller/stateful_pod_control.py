@@ -20,10 +20,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
-from . import stateful_set_utils as P
+from .stateful_set_utils import (POD_KIND, get_ordinal, get_persistent_volume_claim_name,
+                                 get_persistent_volume_claim_retention_policy, get_persistent_volume_claims,
+                                 get_pod_name, has_stale_owner_ref, has_unexpected_controller,
+                                 identity_matches, is_claim_owner_up_to_date, new_claim, storage_matches,
+                                 update_claim_owner_ref_for_set_and_pod, update_identity, update_storage)
 from .decisions import RULES, Decision, Why, aggregate, decision, refused
+from .history import ClusterHistory
 from .stateful_set_status_updater import retry_on_conflict
-from ..api.errors import (APIError, WrappedError, api_answer, is_already_exists, is_conflict, is_invalid,
+from ..api.errors import (APIError, WrappedError, api_answer, is_already_exists, is_conflict,
                           is_not_found)
 from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
@@ -52,6 +57,16 @@ class ObjectManager(Protocol):
     def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None: ...
 
 
+class ControllerHistory(Protocol):
+    """``history.Interface``: the revision requests the sync makes, each described by its row *d*
+    (:class:`~.history.ClusterHistory`, or the preview's, which writes nothing)."""
+
+    def create_revision(self, d: Decision) -> None: ...
+    def probe_revision(self, d: Decision) -> None: ...
+    def update_revision(self, d: Decision) -> int | None: ...
+    def delete_revision(self, d: Decision) -> None: ...
+
+
 class EventRecorder(Protocol):
     """``record.EventRecorder``: an event about the set."""
 
@@ -69,18 +84,14 @@ class TraceRecorder:
         self.trace.add_event(type_, reason, f"statefulset/{sts.name}", message)
 
 
-def unnamed_update_error(kind: str) -> APIError:
-    """What client-go's REST client answers, without sending anything, to a request for an object
-    without a name (``Request.Name``): ``resource name may not be empty``."""
-    return APIError("update", kind, "", reason="", message="resource name may not be empty")
-
-
 class ClusterObjects:
     """The object manager over a simulated cluster (``realStatefulPodControlObjectManager``): writes
     through its :class:`~stsedu.sim.writes.Writes`, reads from the informer caches, which hold the
     objects as the sync began until a Conflict brings them up to date (the watch events of the
-    sync's own writes arrive by the retry's first backoff).  It also makes the sync's other
-    requests (revisions, adoption, the status)."""
+    sync's own writes arrive by the retry's first backoff).  The controller history
+    (:class:`~.history.ClusterHistory`) and the pod ref manager
+    (:class:`~.controller_ref_manager.PodControllerRefManager`) write through it, sharing its caches;
+    it also hands the status to the status updater."""
 
     def __init__(self, writes: "Writes", sts: StatefulSet, cause: str,
                  status_updater: "RealStatefulSetStatusUpdater") -> None:
@@ -98,7 +109,9 @@ class ClusterObjects:
         """The claim lister ``GetClaim`` reads: the claims as the sync began, or as the last Conflict
         found them (the caches caught up then; the sync's later writes lag again)."""
 
-    def _check(self, verb: str, kind: str, name: str) -> None:
+    def check(self, verb: str, kind: str, name: str) -> None:
+        """The answer the API server gives to *verb* on *kind* *name* (an injected fault raises it;
+        a Conflict catches the caches up)."""
         try:
             self.c.check_fault(verb, kind, name)
         except APIError as e:
@@ -123,14 +136,14 @@ class ClusterObjects:
     resourceVersions (a real cluster).  ``tests/upstream_oracle.py`` turns it off to compare with
     the fake clientset run without resource-version checks (``conflicts=False``)."""
 
-    def _wrote(self, kind: str, old) -> None:
+    def wrote(self, kind: str, old) -> None:
         """Note that this sync wrote *old* (as the cache holds it, until a Conflict)."""
         if self.stale_cache:
             self.cached_rv.setdefault((kind, old.name), old.resource_version)
             if kind == "Pod":
                 self.listed_rv.setdefault(old.name, old.resource_version)
 
-    def _update(self, kind: str, stored, new) -> None:
+    def update_as_cached(self, kind: str, stored, new) -> None:
         """Update *stored* to *new*, sent with the resourceVersion the informer cache holds: the API
         server refuses a stale one with 409 Conflict."""
         sent = replace(new, resource_version=self.cached_rv.get((kind, stored.name), stored.resource_version))
@@ -139,7 +152,7 @@ class ClusterObjects:
         except APIError as e:
             self._caught_up(e)
             raise
-        self._wrote(kind, stored)
+        self.wrote(kind, stored)
 
     _creates = 0
 
@@ -163,7 +176,7 @@ class ClusterObjects:
     def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
         """``CreatePod``, within the kit's create limits (:meth:`_throttle`)."""
         self._throttle(pod.name)
-        self._check("create", "Pod", pod.name)
+        self.check("create", "Pod", pod.name)
         self.c.create_pod(pod, f"{self.cause}: create ({reason})")
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
@@ -175,7 +188,7 @@ class ClusterObjects:
     def update_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
         """``UpdatePod``: write the pod's labels and volumes.  An unchanged pod is kept as it is (its
         resourceVersion too); a pod sent from a stale copy is refused 409."""
-        self._check("update", "Pod", pod.name)
+        self.check("update", "Pod", pod.name)
         stored = self.c.store.get("Pod", pod.namespace, pod.name)
         if stored is not None and not pod.uid:
             # the pod this sync just created (Parallel): the API server keeps its uid,
@@ -195,16 +208,16 @@ class ClusterObjects:
             self._caught_up(e)
             raise
         if stored is not None:
-            self._wrote("Pod", stored)
+            self.wrote("Pod", stored)
 
     def delete_pod(self, pod: Pod, reason: str = "") -> None:
         """``DeletePod``."""
-        self._check("delete", "Pod", pod.name)
+        self.check("delete", "Pod", pod.name)
         self.c.delete_pod(pod.namespace, pod.name, f"{self.cause}: delete ({reason})")
 
     def create_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
         """``CreateClaim``."""
-        self._check("create", "PersistentVolumeClaim", claim.name)
+        self.check("create", "PersistentVolumeClaim", claim.name)
         self.c.store.create("PersistentVolumeClaim", claim)
 
     def get_claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
@@ -214,7 +227,7 @@ class ClusterObjects:
     def update_claim(self, claim: PersistentVolumeClaim, sts: StatefulSet) -> None:
         """``UpdateClaim``: its owner refs, sent with the resourceVersion the cache holds.  A pod ref
         without a uid (the pod this sync created) takes the created pod's."""
-        self._check("update", "PersistentVolumeClaim", claim.name)
+        self.check("update", "PersistentVolumeClaim", claim.name)
         stored = self.c.store.get("PersistentVolumeClaim", claim.namespace, claim.name)
         if stored is None:
             raise APIError("update", "PersistentVolumeClaim", claim.name, reason="NotFound")
@@ -226,109 +239,12 @@ class ClusterObjects:
                     continue
                 r = replace(r, uid=pod.uid)
             fixed.append(r)
-        self._update("PersistentVolumeClaim", stored, replace(stored, owner_references=tuple(fixed)))
+        self.update_as_cached("PersistentVolumeClaim", stored, replace(stored, owner_references=tuple(fixed)))
 
-    # ------------------------------------------------------------- the sync's other requests
-    def create_revision(self, d: Decision) -> None:
-        rev = d.payload
-        self._check("create", "ControllerRevision", rev.name)
-        self.c.store.create("ControllerRevision", replace(rev, seq=self.c.next_seq()))
-        self.c.trace.add_event("Normal", "RevisionCreated", f"controllerrevision/{rev.name}",
-                               f"created revision {rev.name} (number {rev.revision})")
-
-    def probe_revision(self, d: Decision) -> None:
-        """The create ``CreateControllerRevision`` sends for a name that is taken: the API server
-        answers AlreadyExists, which is what the controller expects (it then reads the revision and
-        reuses it, or counts a collision).  Only an injected error other than AlreadyExists fails it."""
-        try:
-            self._check("create", "ControllerRevision", d.target)
-        except APIError as e:
-            if not is_already_exists(e):
-                raise
-
-    def update_revision(self, d: Decision) -> int:
-        """``UpdateControllerRevision``: renumber it.  Its ``retry.RetryOnConflict`` closure takes the
-        object the typed client returned beside a Conflict as its copy, and client-go returns a new,
-        empty object with every error; the lister has no revision named "", so the retry renumbers an
-        object without a name, which client-go refuses before sending a request: the renumbering
-        fails after one request (docs/upstream-oracle.md, "A revision renumbered from a stale copy")."""
-        rev = d.payload
-        try:
-            self._check("update", "ControllerRevision", rev.name)
-            stored = self.c.store.get("ControllerRevision", rev.namespace, rev.name)
-            if stored is None:
-                raise APIError("update", "ControllerRevision", rev.name, reason="NotFound")
-            self._update("ControllerRevision", stored, replace(stored, revision=rev.revision))
-        except APIError as e:
-            if is_conflict(e):
-                raise unnamed_update_error("ControllerRevision") from None  # a new error: it wraps nothing
-            raise
-        self.c.trace.add_event("Normal", "RevisionReused", f"controllerrevision/{rev.name}",
-                               f"reused revision {rev.name}, renumbered {rev.revision}")
-        return 0
-
-    def delete_revision(self, d: Decision) -> None:
-        rev = d.payload
-        self._check("delete", "ControllerRevision", rev.name)
-        self.c.store.remove("ControllerRevision", rev.namespace, rev.name)
-        self.c.trace.add_event("Normal", "RevisionTruncated", f"controllerrevision/{rev.name}",
-                               f"deleted revision {rev.name} (number {rev.revision}): history limit")
-
+    # ------------------------------------------------------------- the status
     def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
         """The status updater's ``UpdateStatefulSetStatus``; returns the number of retries."""
         return self.status_updater.update_stateful_set_status(sts, status)
-
-    # claiming
-    def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
-        """``_check``, but a NotFound answer means "skip it" (False), as for a pod that is gone."""
-        try:
-            self._check(verb, kind, name)
-        except APIError as e:
-            if is_not_found(e):
-                return False
-            raise
-        return True
-
-    def adopt(self, d: Decision) -> None:
-        """Patch a controller ref to this set onto an orphan (``AdoptPod`` / ``AdoptControllerRevision``).
-
-        A pod that is gone (NotFound) is skipped, as ``ClaimObject`` ignores it; a revision
-        that is gone fails the sync (``AdoptControllerRevision`` returns the error).
-        """
-        if d.pod is None:  # a revision
-            self._check("update", "ControllerRevision", d.target)
-            rev = self.c.store.get("ControllerRevision", self.sts.namespace, d.target)
-            if rev is None:
-                raise APIError("update", "ControllerRevision", d.target, reason="NotFound")
-            self.c.store.update("ControllerRevision", replace(rev, owner_references=rev.owner_references
-                                                              + (self.sts.ref(),)))
-            self._wrote("ControllerRevision", rev)
-            return
-        if not self._check_unless_not_found("update", "Pod", d.pod):
-            return
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
-        if pod is None:
-            return
-        self.c.write_pod(replace(pod, owner_references=pod.owner_references + (self.sts.ref(),)),
-                          f"{self.cause}: adopt")
-        self._wrote("Pod", pod)
-
-    def release(self, d: Decision) -> None:
-        """Patch this set's ref off a pod that no longer matches (``ReleasePod``: NotFound and
-        Invalid are ignored; the pod is then simply not released)."""
-        try:
-            if not self._check_unless_not_found("update", "Pod", d.pod):
-                return
-        except APIError as e:
-            if is_invalid(e):
-                return
-            raise
-        pod = self.c.store.get("Pod", self.sts.namespace, d.pod)
-        if pod is None:
-            return
-        refs = tuple(r for r in pod.owner_references if r.uid != self.sts.uid)
-        self.c.write_pod(replace(pod, owner_references=refs), f"{self.cause}: release")
-        self._wrote("Pod", pod)
 
 
 # ------------------------------------------------------------------ the pod control the steps call
@@ -347,13 +263,16 @@ class StatefulPodControl:
     """The pod control the steps call (``StatefulPodControl``): its object manager *om*, its event
     recorder *recorder*, and the log its requests are recorded in, each as a row carried out
     (applied, or failed with the API server's answer).  *profile* gives the release's wording of
-    its events and which of its checks the release has (PVC retention)."""
+    its events and which of its checks the release has (PVC retention).  It also carries the
+    controller history *history* (upstream's set control holds it: ``controllerHistory``), so the
+    revision requests are recorded in the same log."""
 
     def __init__(self, om: ObjectManager, recorder: EventRecorder, profile: Profile,
-                 log: list[Decision] | None = None) -> None:
+                 history: ControllerHistory, log: list[Decision] | None = None) -> None:
         self.om = om
         self.recorder = recorder
         self.profile = profile
+        self.history = history
         self.log: list[Decision] = [] if log is None else log
         self._resent: list[tuple] | None = None
         """While ``UpdateStatefulPod`` retries: where its requests go, as ``(verb, kind, name,
@@ -410,12 +329,12 @@ class StatefulPodControl:
             if tries == 2:
                 self._resent = resent
             consistent = True
-            if not P.identity_matches(sts, pod):
-                pod = replace(pod, name=P.get_pod_name(sts.name, P.get_ordinal(pod)),
-                              labels=P.update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
+            if not identity_matches(sts, pod):
+                pod = replace(pod, name=get_pod_name(sts.name, get_ordinal(pod)),
+                              labels=update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
                 consistent = False
-            if not P.storage_matches(sts, pod):
-                pod = replace(pod, spec=P.update_storage(sts, pod))
+            if not storage_matches(sts, pod):
+                pod = replace(pod, spec=update_storage(sts, pod))
                 consistent = False
                 if (err := self.create_persistent_volume_claims(sts, pod, why, "identity-pvc")) is not None:
                     self.record_pod_event("update", sts, pod, err)
@@ -477,11 +396,11 @@ class StatefulPodControl:
         """``ClaimsMatchRetentionPolicy``."""
         if not self.profile.pvc_retention:
             return True
-        ordinal = P.get_ordinal(pod)
+        ordinal = get_ordinal(pod)
         for template in sts.spec.volume_claim_templates:
-            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            name = get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
             claim = self.om.get_claim(sts.namespace, name)
-            if claim is not None and not P.is_claim_owner_up_to_date(sts, pod, claim):
+            if claim is not None and not is_claim_owner_up_to_date(sts, pod, claim):
                 return False
         return True
 
@@ -492,13 +411,13 @@ class StatefulPodControl:
         if not self.profile.pvc_retention:
             return None
         rule = why.rule if why.rule == RULES["fix-claim"] else RULES["claim-owner"]
-        ordinal = P.get_ordinal(pod)
+        ordinal = get_ordinal(pod)
         for template in sts.spec.volume_claim_templates:
-            name = P.get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
+            name = get_persistent_volume_claim_name(_template_name(template), sts.name, ordinal)
             claim = self.om.get_claim(sts.namespace, name)
             if claim is None:
                 continue
-            conflicting = P.has_unexpected_controller(claim, sts, pod)
+            conflicting = has_unexpected_controller(claim, sts, pod)
             if conflicting:
                 self.recorder.event(sts, "Warning", "ConflictingController",
                                     f"PersistentVolumeClaim {name} has a conflicting OwnerReference that acts "
@@ -507,9 +426,9 @@ class StatefulPodControl:
                                     f"Claim {name} has another managing controller: the retention policy is "
                                     "ignored for it (Warning ConflictingController).", rule, target=name,
                                     step=why.step, slot=why.slot))
-            if P.is_claim_owner_up_to_date(sts, pod, claim):
+            if is_claim_owner_up_to_date(sts, pod, claim):
                 continue
-            refs = P.update_claim_owner_ref_for_set_and_pod(sts, pod, claim)
+            refs = update_claim_owner_ref_for_set_and_pod(sts, pod, claim)
             owners = ", ".join(f"{r.kind} {r.name}" for r in refs) or "no owner"
             if conflicting:
                 reason, message = "conflicting-controller", (
@@ -529,12 +448,12 @@ class StatefulPodControl:
     def pod_claim_is_stale(self, sts: StatefulSet, pod: Pod) -> bool:
         """``PodClaimIsStale``: under whenScaled=Delete, a claim of the pod that still belongs to an
         earlier pod of that name (a missing claim is not stale)."""
-        when_scaled, _ = P.get_persistent_volume_claim_retention_policy(sts)
+        when_scaled, _ = get_persistent_volume_claim_retention_policy(sts)
         if when_scaled == "Retain":
             return False
-        for name, _ in P.get_persistent_volume_claims(sts, pod):
+        for name, _ in get_persistent_volume_claims(sts, pod):
             claim = self.om.get_claim(sts.namespace, name)
-            if claim is not None and P.has_stale_owner_ref(claim, P.POD_KIND, pod.name, pod.uid):
+            if claim is not None and has_stale_owner_ref(claim, POD_KIND, pod.name, pod.uid):
                 return True
         return False
 
@@ -576,10 +495,10 @@ class StatefulPodControl:
         """``createPersistentVolumeClaims``: *rule* (a key of ``RULES``) names its caller.  Rows of the
         claims being deleted follow the creates."""
         errors, deleting = [], []
-        for name, template in P.get_persistent_volume_claims(sts, pod):
+        for name, template in get_persistent_volume_claims(sts, pod):
             claim = self.om.get_claim(sts.namespace, name)
             if claim is None:
-                new = P.new_claim(sts, template, name)
+                new = new_claim(sts, template, name)
                 words = "while restoring its storage" if rule == "identity-pvc" else "before the pod"
                 row = decision(action="create-pvc", pod=pod.name, reason="missing",
                                message=f"Create claim {name} for {pod.name} {words}.", rule=rule, target=name,
@@ -603,20 +522,20 @@ class StatefulPodControl:
     # ------------------------------------------------------------------ the sync's other requests
     def create_revision(self, d: Decision) -> str | None:
         """The create of ``CreateControllerRevision`` (the controller history's), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.om.create_revision(d)))
+        return _text(self._request(d, lambda: self.history.create_revision(d)))
 
     def probe_revision(self, d: Decision) -> str | None:
         """The create ``CreateControllerRevision`` sends for a name that is taken (answered AlreadyExists,
         which it expects); its row *d*; its error."""
-        return _text(self._request(d, lambda: self.om.probe_revision(d)))
+        return _text(self._request(d, lambda: self.history.probe_revision(d)))
 
     def update_revision(self, d: Decision) -> str | None:
         """``UpdateControllerRevision`` (a rollback's renumbering), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.om.update_revision(d)))
+        return _text(self._request(d, lambda: self.history.update_revision(d)))
 
     def delete_revision(self, d: Decision) -> str | None:
         """``DeleteControllerRevision`` (``truncateHistory``), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.om.delete_revision(d)))
+        return _text(self._request(d, lambda: self.history.delete_revision(d)))
 
     def update_stateful_set_status(self, d: Decision, sts: StatefulSet, status: StatefulSetStatus) -> str | None:
         """``updateStatefulSetStatus``: the status write *d* describes, through the status updater."""
@@ -635,9 +554,12 @@ def new_stateful_pod_control(writes: "Writes", sts: StatefulSet, cause: str, pro
     cluster's trace (``NewStatefulPodControl``).  Upstream's controller builds one for its life; the
     kit's lives for one sync (*cause* names it), as the informer-cache lag it models and its log do,
     so :func:`~stsedu.controller.stateful_set.sync` builds it."""
-    return StatefulPodControl(ClusterObjects(writes, sts, cause, status_updater), TraceRecorder(writes.trace), profile)
+    objects = ClusterObjects(writes, sts, cause, status_updater)
+    return StatefulPodControl(objects, TraceRecorder(writes.trace), profile, ClusterHistory(objects))
 
 
-def new_stateful_pod_control_from_manager(om, recorder: EventRecorder, profile: Profile) -> StatefulPodControl:
-    """The pod control over *om* and *recorder*, its log empty (``NewStatefulPodControlFromManager``)."""
-    return StatefulPodControl(om, recorder, profile)
+def new_stateful_pod_control_from_manager(om, recorder: EventRecorder, profile: Profile,
+                                          history: "ControllerHistory") -> StatefulPodControl:
+    """The pod control over *om* and *recorder*, with the controller history *history*, its log empty
+    (``NewStatefulPodControlFromManager``)."""
+    return StatefulPodControl(om, recorder, profile, history)

@@ -10,8 +10,11 @@ queue table (``Trace.queue()``).
 One sync (:func:`sync`) = adopt orphan revisions, claim pods (adopt / release), take a snapshot,
 :func:`~stsedu.controller.stateful_set_control.update_stateful_set` with the
 :class:`~stsedu.controller.stateful_pod_control.StatefulPodControl`, and record it all in the trace.
-The writes go through :class:`~stsedu.controller.stateful_pod_control.ClusterObjects`, which asks
-the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are injected).
+The writes go through :class:`~stsedu.controller.stateful_pod_control.ClusterObjects` (the pod
+control's object manager), :class:`~stsedu.controller.history.ClusterHistory` (the revisions) and
+:class:`~stsedu.controller.controller_ref_manager.PodControllerRefManager` (adopting and releasing
+pods), which ask the cluster's :class:`~stsedu.sim.writes.Writes` (where simulated API errors are
+injected).
 :class:`StatefulSetController` is the controller a cluster owns.
 """
 
@@ -30,9 +33,11 @@ from ..client.informers import Informers, Tombstone
 from ..client.workqueue import WorkQueue
 from .consistency import ConsistencyStore, recorded_write
 from .recording_pod_control import recording_pod_control
-from .stateful_pod_control import ClusterObjects, StatefulPodControl, new_stateful_pod_control
+from .controller_ref_manager import PodControllerRefManager
+from .history import ClusterHistory
+from .stateful_pod_control import StatefulPodControl, new_stateful_pod_control
 from .stateful_set_status_updater import new_real_stateful_set_status_updater
-from . import stateful_set_utils as P
+from .stateful_set_utils import availability_times, is_member_of, is_terminating, min_ready_seconds
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..sim.writes import Writes
@@ -79,7 +84,7 @@ def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None =
     """
     if member is None:
         def member(pod: Pod) -> bool:
-            return P.is_member_of(sts, pod)
+            return is_member_of(sts, pod)
     out: list[Decision] = []
     claimed: list[Pod] = []
     deleting = sts.deletion_timestamp is not None
@@ -98,7 +103,7 @@ def pods_to_claim(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None =
                                 f"{pod.name} no longer matches the selector or name of {sts.name}: "
                                 "release it (it keeps running, without an owner).",
                                 RULES["release"], step=STEP_CLAIM, payload=pod))
-        elif matches and not P.is_terminating(pod):
+        elif matches and not is_terminating(pod):
             out.append(Decision("adopt", pod.name, "orphan",
                                 f"{pod.name} has no owner and matches {sts.name}: adopt it.",
                                 RULES["adopt"], step=STEP_CLAIM, payload=pod))
@@ -113,33 +118,32 @@ def claimed_pods(sts: StatefulSet, pods, member: Callable[[Pod], bool] | None = 
 # --------------------------------------------------------------------- sync
 
 
-def sync(ctl: "StatefulSetController", name: str, namespace: str = "default") -> SyncResult:
-    """One reconcile of one StatefulSet (``sync``): :func:`adopt_orphan_revisions`,
-    :func:`get_pods_for_stateful_set`, then :func:`sync_stateful_set`, each ending the sync on an
-    error."""
-    store, trace = ctl.store, ctl.trace
-    sts = store.get("StatefulSet", namespace, name)
+def sync(ctl: "StatefulSetController", listers, name: str, namespace: str = "default") -> SyncResult:
+    """One reconcile of one StatefulSet (``sync``), reading the objects from *listers*:
+    :func:`adopt_orphan_revisions`, :func:`get_pods_for_stateful_set`, then :func:`sync_stateful_set`,
+    each ending the sync on an error."""
+    trace = ctl.trace
+    sts = listers.get("StatefulSet", namespace, name)
     if sts is None:
         raise KeyError(f'statefulsets.apps "{name}" not found')
     n = trace.begin_sync(ctl.clock.now)
     pod_control = new_stateful_pod_control(ctl.writes, sts, f"sync {n}", ctl.profile, ctl.control.status_updater)
-    om = pod_control.om
     decisions: list[Decision] = []
-    error = adopt_orphan_revisions(ctl, sts, om, decisions)
+    error = adopt_orphan_revisions(ctl, listers, sts, pod_control.history, decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    pods, error = get_pods_for_stateful_set(ctl, sts, om, decisions)
+    pods, error = get_pods_for_stateful_set(ctl, listers, sts, PodControllerRefManager(pod_control.om), decisions)
     if error is not None:
         return _finish(ctl, sts, n, decisions, None, error)
-    return sync_stateful_set(ctl, sts, pods, pod_control, n, decisions)
+    return sync_stateful_set(ctl, listers, sts, pods, pod_control, n, decisions)
 
 
-def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
+def adopt_orphan_revisions(ctl: "StatefulSetController", listers, sts: StatefulSet, history: ClusterHistory,
                            decisions: list[Decision]) -> str | None:
     """Adopt the set's orphan revisions (``adoptOrphanRevisions``), if :func:`can_adopt_func` allows it
     (else one error row), through the set control's
     :func:`~stsedu.controller.stateful_set_control.adopt_orphan_revisions`; its error, or None."""
-    listed = control.list_revisions(sts, store_values(ctl, "ControllerRevision", sts.namespace))
+    listed = control.list_revisions(sts, listers.view("ControllerRevision", sts.namespace).values())
     orphans = orphan_revisions(listed)
     if not orphans:
         return None
@@ -156,19 +160,20 @@ def adopt_orphan_revisions(ctl: "StatefulSetController", sts: StatefulSet, om: C
         # v1.16: every revision ListRevisions returns, the set's own too, in the kit's stand-in for the
         # lister's (random) order: the orphans first, so one failed sync adopts them all
         orphans += [r for r in listed if controller_of(r.owner_references) is not None]
-    return control.adopt_orphan_revisions(sts, orphans, om, decisions)
+    return control.adopt_orphan_revisions(sts, orphans, history, decisions)
 
 
-def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om: ClusterObjects,
-                              decisions: list[Decision]) -> tuple[list[Pod], str | None]:
+def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet,
+                              ref_manager: PodControllerRefManager, decisions: list[Decision]
+                              ) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
     adopted, owned pods that no longer match released; every pod is tried, and the first error is
     returned with the pods.  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
     filter upstream hands to ``ClaimPods``)."""
     def member(pod: Pod) -> bool:
-        return P.is_member_of(sts, pod)
+        return is_member_of(sts, pod)
 
-    claim_decisions, claimed = pods_to_claim(sts, store_values(ctl, "Pod", sts.namespace), member)
+    claim_decisions, claimed = pods_to_claim(sts, listers.view("Pod", sts.namespace).values(), member)
     adopting = any(d.action == "adopt" for d in claim_decisions)
     # ClaimPods asks canAdoptFunc once, at the first adoption
     can_adopt = can_adopt_func(ctl, sts) if adopting else None
@@ -181,33 +186,29 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, om
             continue
         try:
             if d.action == "adopt":
-                om.adopt(d)  # AdoptPod
+                ref_manager.adopt_pod(d)
             else:
-                om.release(d)  # ReleasePod
+                ref_manager.release_pod(d)
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
             error = error or str(e)
     if adopting:
-        claimed = claimed_pods(sts, store_values(ctl, "Pod", sts.namespace), member)
+        claimed = claimed_pods(sts, listers.view("Pod", sts.namespace).values(), member)
     return claimed, error
 
 
-def store_values(ctl: "StatefulSetController", kind: str, namespace: str):
-    """Every object of *kind* in *namespace*, as the controller's cache (lister) holds it now."""
-    return ctl.store.view(kind, namespace).values()
 
-
-def sync_stateful_set(ctl: "StatefulSetController", sts: StatefulSet, pods: list[Pod],
+def sync_stateful_set(ctl: "StatefulSetController", listers, sts: StatefulSet, pods: list[Pod],
                       pod_control: StatefulPodControl, n: int, decisions: list[Decision]) -> SyncResult:
     """``UpdateStatefulSet`` on the set and its pods, through the pod control, then the requeue for
     availability (``syncStatefulSet``: ``enqueueSSAfter`` after :func:`next_sync_duration`, only
     when the sync succeeded)."""
     namespace = sts.namespace
     # the informer cache as the sync begins: the steps' own writes do not show in it
-    revisions = dict(ctl.store.view("ControllerRevision", namespace))
+    revisions = dict(listers.view("ControllerRevision", namespace))
     snap = control.Snapshot(
-        sts=sts, pods=tuple(pods), claims=dict(ctl.store.view("PersistentVolumeClaim", namespace)),
+        sts=sts, pods=tuple(pods), claims=dict(listers.view("PersistentVolumeClaim", namespace)),
         namespace_revisions=revisions, now=ctl.clock.now)
     done = ctl.control.update_stateful_set(snap, ctl.profile, ctl.feature_gates, pod_control)
     requeue = None
@@ -227,10 +228,10 @@ def next_sync_duration(sts: StatefulSet, pods, status: StatefulSetStatus | None,
     earliest instant one of *pods* becomes Available (``FindMinNextPodAvailabilityCheck``),
     or after minReadySeconds when no pod tells when.
     """
-    mrs = P.min_ready_seconds(sts, profile)
+    mrs = min_ready_seconds(sts, profile)
     if mrs <= 0 or status is None or status.ready_replicas == status.available_replicas:
         return None
-    times = P.availability_times(pods, mrs, now)
+    times = availability_times(pods, mrs, now)
     return (min(times) - now) if times else float(mrs)
 
 
@@ -251,14 +252,15 @@ def _finish(ctl, sts, n, decisions, status, error, requeue_after=None) -> SyncRe
 def _status_row(ctl, sts: StatefulSet, status: StatefulSetStatus, written: bool) -> tuple:
     """``Trace.add_status``'s arguments after the set's name."""
     return (sts.spec.replicas, status, written,
-            P.min_ready_seconds(sts, ctl.profile),
+            min_ready_seconds(sts, ctl.profile),
             sts.spec.partition if sts.spec.update_strategy == "RollingUpdate" else None)
 
 
 class StatefulSetController:
     """The StatefulSet controller of one cluster (``StatefulSetController``): it syncs one set at a time.
 
-    It reads the store and writes through *writes* (the cluster's
+    A sync reads the listers of the worker running it (:attr:`ControllerLoop.syncing_listers`), or the
+    store when called directly, and writes through *writes* (the cluster's
     :class:`~stsedu.sim.writes.Writes`); *control* is its set control (``ssc.control``: the profile's
     ``UpdateStatefulSet`` and the status updater); *feature_gates* the cluster's gates (shared, not
     copied).  :func:`new_stateful_set_controller` builds it.
@@ -277,8 +279,11 @@ class StatefulSetController:
         """Its work queue and workers, when :func:`new_stateful_set_controller` was given informers."""
 
     def sync(self, name: str, namespace: str = "default") -> SyncResult:
-        """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist."""
-        return sync(self, name, namespace)
+        """One reconcile of one StatefulSet (``sync``, the function above); KeyError if it does not exist.
+        It reads the listers of the worker that runs it (:meth:`ControllerLoop.process_next_work_item`),
+        or, called directly (``Cluster.sync``), the API server's objects, as caches that have caught up."""
+        listers = self.loop.syncing_listers if self.loop is not None else None
+        return sync(self, self.store if listers is None else listers, name, namespace)
 
     def preview(self, sts: StatefulSet, namespace: str = "default"):
         """What the next sync of *sts* would do if every request succeeded, run with a pod control whose
@@ -333,8 +338,9 @@ def _owner_sync(owner, name: str, namespace: str):
 
 
 def set_control_for(profile):
-    """The profile's ``UpdateStatefulSet``: the v1.16 algorithm for ``v1.16``, else today's."""
-    if profile.name == "v1.16":
+    """The profile's ``UpdateStatefulSet``: today's, or v1.16's where the profile's rule
+    ``update_in_steps`` is off."""
+    if not profile.update_in_steps:
         from .stateful_set_control_v116 import update_stateful_set as update_stateful_set_v116
         return update_stateful_set_v116
     return control.update_stateful_set
@@ -366,10 +372,15 @@ class ControllerLoop:
         self.queue = WorkQueue(self.clock, record=self.trace.add_queue)
         self.warnings: list[str] = []
         """Errors the handlers report (``utilruntime.HandleError``), e.g. overlapping selectors."""
-        self.consistency = ConsistencyStore() if getattr(controller.profile, "consistency_store", False) else None
+        self.consistency = ConsistencyStore() if controller.profile.consistency_store else None
         """``StaleControllerConsistencyStatefulSet`` (stsedu.controller.consistency), or None."""
         self._syncing: tuple[str, str] | None = None
         informers.store.listeners.append(self._wrote)
+
+    @property
+    def syncing_listers(self):
+        """The listers (informer caches) a sync the worker is running reads, or None between syncs."""
+        return self.lister if self._syncing is not None else None
 
     # ------------------------------------------------------------ handlers
     def enqueue_stateful_set(self, sts, cause: str) -> None:
@@ -440,7 +451,7 @@ class ControllerLoop:
             if sts is None:
                 return
             self.enqueue_stateful_set(sts, f"Pod {cur.name} updated")
-            mrs = P.min_ready_seconds(sts, self.controller.profile)
+            mrs = min_ready_seconds(sts, self.controller.profile)
             if not old.ready and cur.ready and mrs > 0:
                 self.enqueue_ss_after(sts, mrs, f"Pod {cur.name} turned Ready (minReadySeconds={mrs})")
             return
@@ -485,13 +496,10 @@ class ControllerLoop:
                     self.consistency.clear(key)
                 self.queue.forget(key)
                 return None
-            ctl = self.controller
-            store, ctl.store = ctl.store, self.lister  # the sync reads the informer caches (listers)
             self._syncing = (key, sts.uid)
             try:
-                result = self.sync(name, namespace)
+                result = self.sync(name, namespace)  # it reads the informer caches (syncing_listers)
             finally:
-                ctl.store = store
                 self._syncing = None
             if result.error:
                 self.queue.add_rate_limited(key, f"sync {result.sync} failed: {result.error}")

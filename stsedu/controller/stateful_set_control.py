@@ -21,10 +21,14 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
-from . import stateful_set_utils as P
-from .stateful_set_utils import (get_pod_revision, identity_matches, is_created, is_failed, is_pending,
+from .stateful_set_utils import (POD_NAME_LABEL, RECREATE_IN_PROGRESS_REASON, allows_burst, apply_revision,
+                                 complete_update, get_end_ordinal, get_ordinal, get_pod_name,
+                                 get_pod_revision, get_start_ordinal, get_stateful_set_max_unavailable,
+                                 identity_matches, inconsistent_status, is_created, is_failed, is_pending,
                                  is_running_and_available, is_running_and_ready, is_terminal_phase,
-                                 is_terminating, is_unavailable, pod_in_ordinal_range, storage_matches)
+                                 is_terminating, is_unavailable, min_ready_seconds, new_revision,
+                                 new_versioned_stateful_set_pod, next_revision, pod_in_ordinal_range,
+                                 set_progressing_condition, storage_matches)
 from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP_HISTORY, STEP_RECREATE,
                         STEP_REPLICAS, STEP_REVISIONS, STEP_STATUS, STEP_UPDATE, Decision, SyncPlan, Why,
                         aggregate, status_sentence)
@@ -96,7 +100,7 @@ def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevisio
     """
     sts = snap.sts
     collisions = sts.status.collision_count or 0
-    candidate = P.new_revision(sts, P.next_revision(revisions), collisions, profile.null_creation_timestamp)
+    candidate = new_revision(sts, next_revision(revisions), collisions, profile.null_creation_timestamp)
     equal = find_equal(revisions, candidate)
     if equal and equal_revision(revisions[-1], equal[-1]):
         update = revisions[-1]
@@ -135,17 +139,17 @@ def set_matches_latest_existing_revision(sts: StatefulSet, proposed: ControllerR
     release lacks it (v1.16)."""
     if not profile.semantic_revision_comparison:
         return False
-    latest_set = P.apply_revision(sts, latest)
+    latest_set = apply_revision(sts, latest)
     template = copy.deepcopy(dict(latest_set.spec.template))
     default_pod_template(template)
     latest_set = replace(latest_set, spec=StatefulSetSpec.from_manifest({**latest_set.spec.raw, "template": template}))
-    reconstructed = P.new_revision(latest_set, -1, None, profile.null_creation_timestamp)
+    reconstructed = new_revision(latest_set, -1, None, profile.null_creation_timestamp)
     return equal_revision(proposed, reconstructed)
 
 
-def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -> str | None:
-    """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller history's
-    ``AdoptControllerRevision``, a patch that adds the set as controller, through *om*); the first
+def adopt_orphan_revisions(sts: StatefulSet, orphans, history, log: list[Decision]) -> str | None:
+    """Adopt each of *orphans* in turn (``AdoptOrphanRevisions``: the controller *history*'s
+    ``AdoptControllerRevision``, a patch that adds the set as controller); the first
     that fails ends it, and its error is returned (None when all were adopted).  A revision that
     has a controller (v1.16 hands over the set's own ones too) is refused before any request."""
     for r in orphans:
@@ -158,7 +162,7 @@ def adopt_orphan_revisions(sts: StatefulSet, orphans, om, log: list[Decision]) -
                      f"Revision {r.name} has no owner and matches the selector: adopt it.",
                      RULES["adopt-revision"], target=r.name, step=STEP_CLAIM, payload=r)
         try:
-            om.adopt(d)
+            history.adopt_revision(d)
         except APIError as e:
             log.append(replace(d, applied=False, error=str(e)))
             return str(e)
@@ -192,7 +196,7 @@ def compute_replica_status(pods, min_ready_seconds: int, now: float, current: st
 def update_status(sts: StatefulSet, pods, now: float, current: str, update: str, collisions: int,
                   profile: Profile = CURRENT) -> StatefulSetStatus:
     """The status ``updateStatefulSet`` starts from, counted over *pods* (``updateStatus``)."""
-    r, ready, avail, cur, upd = compute_replica_status(pods, P.min_ready_seconds(sts, profile), now,
+    r, ready, avail, cur, upd = compute_replica_status(pods, min_ready_seconds(sts, profile), now,
                                                        current, update)
     return StatefulSetStatus(observed_generation=sts.generation, replicas=r, ready_replicas=ready,
                              available_replicas=avail, current_replicas=cur, updated_replicas=upd,
@@ -279,10 +283,10 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
     # when only its claims' owner refs were fixed (the pod itself is unchanged).
     # updateIdentity also gives the pod the name its ordinal makes (web-00 is written as web-0)
     what = []
-    if (canonical := P.get_pod_name(sts.name, pod.ordinal)) != name:
+    if (canonical := get_pod_name(sts.name, pod.ordinal)) != name:
         what.append(f"its name (its ordinal makes it {canonical}, and the update goes to {canonical})")
     elif not identity_ok:
-        what.append(f"label {P.POD_NAME_LABEL}")
+        what.append(f"label {POD_NAME_LABEL}")
     if not storage_ok:
         what.append("claim volumes")
     if what:
@@ -305,7 +309,7 @@ def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: 
     (``processCondemned``); the delete goes through *pod_control* (``DeleteStatefulPod``)."""
     name = pod.name
     kw = {"step": STEP_CONDEMNED, "slot": slot}
-    mrs = P.min_ready_seconds(sts, profile)
+    mrs = min_ready_seconds(sts, profile)
     if is_terminating(pod):
         if monotonic:
             return [decision(action="wait", pod=name, reason="terminating",
@@ -359,8 +363,8 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
     """
     ru = sts.spec.rolling_update
     update_min = ru.partition if ru else 0
-    max_u = P.get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
-    mrs = P.min_ready_seconds(sts, profile)
+    max_u = get_stateful_set_max_unavailable(ru.max_unavailable if ru else None, sts.spec.replicas)
+    mrs = min_ready_seconds(sts, profile)
     if unavailable is None:
         unavailable = [is_unavailable(p, mrs, now) for p in replicas]
     n_unavailable = sum(unavailable)
@@ -527,7 +531,7 @@ def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[in
     if error is not None:
         return False, status, error
     if in_progress:
-        return False, P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+        return False, set_progressing_condition(status, "True", RECREATE_IN_PROGRESS_REASON,
                                                   "Deleting old revision pods", now), None
     return True, status, None
 
@@ -554,7 +558,7 @@ def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, upd
     update revision, uses, stopping at the first delete that fails, whose error is returned
     (``truncateHistory``; *current* and *update* are None when ``getStatefulSetRevisions`` failed)."""
     # live whatever the limit: the current and update revisions (when known) and every pod's
-    live = {r for r in (current, update) if r is not None} | {P.get_pod_revision(pod) for pod in pods}
+    live = {r for r in (current, update) if r is not None} | {get_pod_revision(pod) for pod in pods}
     for r in history_to_truncate(list(revisions), live, sts.spec.revision_history_limit):
         error = pod_control.delete_revision(decision(
             action="delete-revision", pod=None, reason="history-limit",
@@ -609,8 +613,8 @@ def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, prof
     """Complete the update if it is done (``completeUpdate``), and write the status if it differs from
     the set's (``inconsistentStatus``) through the status updater (``updateStatefulSetStatus``).
     Returns the status, written or not, and the write's error (None if it was written or not needed)."""
-    status = P.complete_update(sts, status, profile, recreate_time)
-    if not P.inconsistent_status(sts, status, profile):
+    status = complete_update(sts, status, profile, recreate_time)
+    if not inconsistent_status(sts, status, profile):
         return status, None
     return status, pod_control.update_stateful_set_status(
         Decision(action="status", pod=None, reason="changed", message=status_sentence(status),
@@ -634,11 +638,11 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     """
     sts, now = snap.sts, snap.now
     current, update = current_rev.name, update_rev.name
-    current_set = P.apply_revision(sts, current_rev)  # the set at its current and at its update revision
-    update_set = current_set if update_rev.name == current_rev.name else P.apply_revision(sts, update_rev)
+    current_set = apply_revision(sts, current_rev)  # the set at its current and at its update revision
+    update_set = current_set if update_rev.name == current_rev.name else apply_revision(sts, update_rev)
     recreate_gate = profile.gate(gates, RECREATE_GATE)
-    mrs = P.min_ready_seconds(sts, profile)
-    start = P.get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
+    mrs = min_ready_seconds(sts, profile)
+    start = get_start_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
 
     # the pods in the ordinal range are the replicas (a later pod takes an earlier one's slot),
     # the others are condemned
@@ -647,8 +651,8 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     condemned: list[Pod] = []
     for pod in snap.pods:
         if pod_in_ordinal_range(sts, pod, start_ordinal_supported=profile.start_ordinal):
-            existing[P.get_ordinal(pod) - start] = pod
-        elif P.get_ordinal(pod) >= 0:
+            existing[get_ordinal(pod) - start] = pod
+        elif get_ordinal(pod) >= 0:
             condemned.append(pod)
     # updateStatus: over every pod while the set is being deleted, else over the pods that took a
     # slot and the condemned ones (a twin that lost its slot is not counted)
@@ -658,7 +662,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
 
     def new_pod(i: int) -> Pod:
         """The pod ``newVersionedStatefulSetPod`` makes for an empty slot *i*."""
-        return P.new_versioned_stateful_set_pod(current_set, update_set, current, update, start + i, profile)
+        return new_versioned_stateful_set_pod(current_set, update_set, current, update, start + i, profile)
 
     # the first unavailable pod: lowest replica (an empty slot's new pod counts: it is not
     # created), else lowest condemned pod.  When every slot holds a pod, whether each one is
@@ -684,7 +688,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     if first_unavailable is None:
         first_unavailable = next((pod for pod in reversed(condemned) if is_unavailable(pod, mrs, now)), None)
 
-    monotonic = not P.allows_burst(sts)
+    monotonic = not allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
         warn, wait = unknown_strategy(sts)
         pod_control.recorder.event(sts, "Warning", "UnknownStrategy", warn.payload)
@@ -698,7 +702,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
         if not all_old_pods_terminated:
             return status, error
         if current != update:
-            status = P.set_progressing_condition(status, "True", P.RECREATE_IN_PROGRESS_REASON,
+            status = set_progressing_condition(status, "True", RECREATE_IN_PROGRESS_REASON,
                                                  "Waiting for new-revision pods to be created", now)
 
     # processReplica for each slot of [getStartOrdinal, getEndOrdinal] (spec.replicas may be
@@ -729,7 +733,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             return True, error or "TooManyRequests"
         return stop, error
 
-    end = P.get_end_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
+    end = get_end_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
     should_exit, error = run_for_all(end - start + 1, process_replica_fn, monotonic)
     if should_exit or error is not None:
         return status, error

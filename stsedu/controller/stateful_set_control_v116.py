@@ -9,7 +9,8 @@ v1.16 does even for Parallel sets), with the same action/reason vocabulary.
 
 In v1.16 ``updateStatefulSet`` is one function with one loop over the
 ordinal range (no ``processReplica``, ``processCondemned`` or
-``slowStartBatch``).  What it does differently from the newest controller
+``slowStartBatch``: PR #117865, v1.28).  It is the profile rule ``Profile.update_in_steps``
+switched off (the one rule that is a whole function).  What it does differently from the newest controller
 (docs/behaviour.md section 2):
 
 * a Failed pod is deleted and its replacement created in the same pass; with
@@ -26,14 +27,14 @@ ordinal range (no ``processReplica``, ``processCondemned`` or
   deleted, -1 replicas/current/updated for a Failed pod deleted, -1 current
   for a rolling-update deletion (taken off after ``completeRollingUpdate``);
 * ``completeRollingUpdate`` compares with the counted ``status.replicas``,
-  not ``spec.replicas``; a sync that fails writes no status at all
-  (``Profile.status_on_error``);
+  not ``spec.replicas``; a sync that fails writes no status at all;
 * ``truncateHistory`` has no guard for a negative ``revisionHistoryLimit``:
   the Go controller panics (kubernetes#129018); here the sync fails.
 
 Revisions (``getStatefulSetRevisions``), naming, identity and storage
 matching are the same as in the newest release and are reused from
-:mod:`stsedu.control`, :mod:`stsedu.predicates` and :mod:`stsedu.revisions`.
+:mod:`.stateful_set_control`, :mod:`.stateful_set_utils` and :mod:`.history`, with the
+profile's rules.
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from . import stateful_set_utils as P
+from .stateful_set_utils import (POD_NAME_LABEL, allows_burst, apply_revision, identity_matches, is_created,
+                                 is_failed, is_healthy, is_running_and_ready, is_terminating,
+                                 new_versioned_stateful_set_pod, storage_matches)
 from .history import sort_revisions
 from ..limits import over_create_budget
 from ..i18n import N_
@@ -50,7 +53,7 @@ from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisi
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan, Why)
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus
-from ..api.profiles import V1_16, Profile
+from ..api.profiles import Profile
 
 __all__ = ["RULES_V116", "update_stateful_set", "complete_rolling_update"]
 
@@ -123,21 +126,23 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     the missing claims as v1.16's did: a claim being deleted is left alone (that check came with
     PVC retention, which the v1.16 profile lacks).
 
-    *profile* and *gates* are accepted for the contract and ignored:
-    v1.16 has a single behaviour and none of stsedu's feature gates.
-    Spec fields newer than v1.16 (minReadySeconds, ordinals, PVC retention
-    policy, maxUnavailable) are ignored even if *snap* carries them.  A failed request ends the
+    The set control runs it for a profile whose rule ``update_in_steps`` is off (the ``v1.16``
+    profile); the steps it shares with today's algorithm (revisions, the new pod, the status write)
+    and the pod control read *profile*'s other rules.  *gates* are accepted for the contract and
+    ignored: v1.16 knows none of stsedu's feature gates.  Spec fields newer than v1.16
+    (minReadySeconds, ordinals, PVC retention policy, maxUnavailable) are ignored even if *snap*
+    carries them.  A failed request ends the
     sync: no status is written and no history truncated (v1.16 returned at once).
     """
     sts = snap.sts
     decisions = pod_control.log
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
-    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, V1_16, pod_control)
+    error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
         return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
     current, update = current_rev.name, update_rev.name
-    current_set = P.apply_revision(sts, current_rev)  # the set at its current and at its update revision
-    update_set = current_set if update_rev.name == current_rev.name else P.apply_revision(sts, update_rev)
+    current_set = apply_revision(sts, current_rev)  # the set at its current and at its update revision
+    update_set = current_set if update_rev.name == current_rev.name else apply_revision(sts, update_rev)
     n = sts.spec.replicas
     counts = _Counts(current, update)
 
@@ -146,9 +151,9 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     condemned: list[Pod] = []
     for pod in snap.pods:
         counts.replicas += 1
-        if P.is_running_and_ready(pod):
+        if is_running_and_ready(pod):
             counts.ready += 1
-        if P.is_created(pod) and not P.is_terminating(pod):
+        if is_created(pod) and not is_terminating(pod):
             counts.revision(pod.revision, +1)
         if 0 <= pod.ordinal < n:
             replicas[pod.ordinal] = pod
@@ -156,7 +161,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             condemned.append(pod)
 
     def new_pod(ordinal: int) -> Pod:  # newVersionedStatefulSetPod
-        return P.new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, V1_16)
+        return new_versioned_stateful_set_pod(current_set, update_set, current, update, ordinal, profile)
 
     class _Slots(dict):  # slot i: the pod with ordinal i, or a new one made when first looked at
         def __missing__(self, i: int) -> Pod:
@@ -167,10 +172,10 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     condemned.sort(key=lambda p: p.ordinal)
     # the first unhealthy pod: an empty slot (a new pod) ends the search, so this walk is
     # bounded by the pods that exist
-    first_unhealthy = next((slots[i] for i in range(n) if not P.is_healthy(slots[i])), None)
+    first_unhealthy = next((slots[i] for i in range(n) if not is_healthy(slots[i])), None)
     if first_unhealthy is None:
-        first_unhealthy = next((p for p in condemned if not P.is_healthy(p)), None)
-    monotonic = not P.allows_burst(sts)
+        first_unhealthy = next((p for p in condemned if not is_healthy(p)), None)
+    monotonic = not allows_burst(sts)
 
     def failed(error: str) -> SyncPlan:
         """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
@@ -188,7 +193,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         # status.CurrentReplicas-- of the update's delete, gives upstream's result.
         status = complete_rolling_update(sts, status)
         status = replace(status, current_replicas=status.current_replicas - deleted_for_update)
-        status, error = update_stateful_set_status(sts, status, V1_16, pod_control, None)
+        status, error = update_stateful_set_status(sts, status, profile, pod_control, None)
         if error is None:  # a failed status write ends UpdateStatefulSet before truncateHistory
             live = {current, update} | {p.revision for p in snap.pods}
             for d in _truncate(snap.sts, revisions, live):
@@ -210,8 +215,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         pod = slots[i]
         kw = {"step": STEP_REPLICAS, "slot": i}
         old_failed: Pod | None = None
-        if P.is_failed(pod):
-            again = " again (the API server accepts a repeated delete)" if P.is_terminating(pod) else ""
+        if is_failed(pod):
+            again = " again (the API server accepts a repeated delete)" if is_terminating(pod) else ""
             pod_control.recorder.event(sts, "Warning", "RecreatingFailedPod",
                                        f"StatefulSet {sts.namespace}/{sts.name} is recreating failed Pod {pod.name}")
             error = pod_control.delete_stateful_pod(sts, pod, _why(
@@ -223,7 +228,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             counts.replicas -= 1
             old_failed = pod
             pod = slots[i] = new_pod(i)
-        if not P.is_created(pod):
+        if not is_created(pod):
             if old_failed is None:
                 create = _why("create", "missing", f"{pod.name} does not exist: create it at revision {pod.revision}.",
                               **kw)
@@ -242,22 +247,22 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             if monotonic or over_create_budget(creates, len(snap.pods)):
                 return finish()
             continue  # burst: no more work on this slot in this pass
-        if P.is_terminating(pod) and monotonic:
+        if is_terminating(pod) and monotonic:
             decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to terminate.",
                                   rule="terminating", **kw))
             return finish()
-        if not P.is_running_and_ready(pod) and monotonic:
+        if not is_running_and_ready(pod) and monotonic:
             why = (f" ({pod.phase}: v1.16 does not replace Succeeded pods)"
                    if pod.phase == "Succeeded" else "")
             decisions.append(_row(action="wait", pod=pod.name, reason="not-running-ready",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to be Running and Ready{why}.",
                                   rule="not-running-ready", **kw))
             return finish()
-        identity_ok, storage_ok = P.identity_matches(sts, pod), P.storage_matches(sts, pod)
+        identity_ok, storage_ok = identity_matches(sts, pod), storage_matches(sts, pod)
         if identity_ok and storage_ok:
             continue
-        what = ([f"label {P.POD_NAME_LABEL}"] if not identity_ok else []) + (
+        what = ([f"label {POD_NAME_LABEL}"] if not identity_ok else []) + (
             ["claim volumes"] if not storage_ok else [])
         # UpdateStatefulPod's updateIdentity gives the pod the name its ordinal makes (web-00 is written as web-0)
         error = pod_control.update_stateful_pod(sts, pod, _why(
@@ -269,7 +274,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     for k in range(len(condemned) - 1, -1, -1):
         pod = condemned[k]
         kw = {"step": STEP_CONDEMNED, "slot": k}
-        if P.is_terminating(pod):
+        if is_terminating(pod):
             if monotonic:
                 decisions.append(_row(action="wait", pod=pod.name, reason="terminating",
                                       message=f"StatefulSet is waiting for Pod {pod.name} to terminate prior to "
@@ -277,7 +282,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
                                       rule="condemned-terminating", **kw))
                 return finish()
             continue
-        if not P.is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
+        if not is_running_and_ready(pod) and monotonic and pod is not first_unhealthy:
             blocker = first_unhealthy.name if first_unhealthy is not None else "?"
             decisions.append(_row(action="wait", pod=pod.name, reason="scale-down-blocked",
                                   message=f"{pod.name} is not Running and Ready: StatefulSet is waiting for Pod "
@@ -300,14 +305,14 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     for target in range(n - 1, update_min - 1, -1):
         pod = slots[target]
         kw = {"step": STEP_UPDATE, "slot": target}
-        if pod.revision != update and not P.is_terminating(pod):
+        if pod.revision != update and not is_terminating(pod):
             error = pod_control.delete_stateful_pod(sts, pod, _why(
                 "update", "update", f"{pod.name} is at revision {pod.revision or '?'}, not {update}: "
                 "delete it for update.", **kw))
             if error is not None:
                 return failed(error)
             return finish(deleted_for_update=1)  # status.CurrentReplicas--
-        if not P.is_healthy(pod):
+        if not is_healthy(pod):
             decisions.append(_row(action="wait", pod=pod.name, reason="update-unavailable",
                                   message=f"StatefulSet is waiting for Pod {pod.name} to update (it is not "
                                           "Running, Ready and alive).",

@@ -15,7 +15,7 @@ from helpers import acts, gone, ready, st, web
 from rollout_helpers import bring_up
 from stsedu.controller import stateful_set_control as control
 from stsedu.controller import stateful_set_control_v116 as control_v116
-from stsedu.controller.stateful_set import claimed_pods
+from stsedu.controller.stateful_set import claimed_pods, set_control_for
 from stsedu.api.objects import POD_INDEX_LABEL, StatefulSetSpec
 from stsedu.api.profiles import CURRENT, V1_16
 from stsedu.controller.recording_pod_control import recording_pod_control
@@ -42,6 +42,16 @@ def plan_v116(snap):
 def plan_current(snap):
     """Today's ``UpdateStatefulSet`` of *snap*, its requests recorded by a pod control that writes nothing."""
     return control.update_stateful_set(snap, CURRENT, {}, recording_pod_control(snap, CURRENT))
+
+
+def test_the_v116_update_is_the_profile_rule_update_in_steps_off_whatever_the_profile_is_called():
+    """docs/behaviour.md, "How the kit models releases": the set control runs v1.16's
+    ``updateStatefulSet`` for a profile whose rule ``update_in_steps`` is off, and today's otherwise;
+    the profile's name chooses nothing."""
+    assert set_control_for(V1_16) is control_v116.update_stateful_set
+    assert set_control_for(replace(V1_16, name="walkthrough")) is control_v116.update_stateful_set
+    assert set_control_for(replace(V1_16, update_in_steps=True)) is control.update_stateful_set
+    assert set_control_for(CURRENT) is control.update_stateful_set
 
 
 def snapshot(c, name="web", **spec_changes):

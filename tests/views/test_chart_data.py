@@ -113,3 +113,27 @@ def test_a_chart_data_function_reads_each_trace_table_once(fn, monkeypatch):
     assert built and max(built.values()) == 1, built
     monkeypatch.undo()
     assert fn(trace, "web").rows == expected.rows
+
+
+@pytest.mark.parametrize("name, change", [
+    ("ScalingLab", lambda lab, k: lab.scale(lab.manifest["spec"]["replicas"] - 1 + k % 2)),  # pod timeline
+    ("OnDeleteLab", lambda lab, k: lab.set_image(("nginx:2", "nginx:1")[k % 2])),  # revision map
+    ("ProfileLab", lambda lab, k: lab.scale(lab.manifest["spec"]["replicas"] - 1 + k % 2)),  # decision strip
+])
+def test_an_aggregated_chart_keeps_its_structure_from_one_change_to_the_next(name, change):
+    """Issue 41: a set too big to draw a row a pod is drawn as a grid of bands and bins, whose subtitle said
+    the bins' width ("x in 50 bins of 30.4") or the decisions counted: numbers that move with every change,
+    so at 500 replicas each change drew a new view in the page (and built a new Altair chart in the kernel).
+    The subtitle now says how the grid is made, the numbers that move being on the axes and in the tooltips;
+    after a first change the next ones send only values."""
+    cls = getattr(labs, name)
+    m = cls.default_manifest(object.__new__(cls))
+    m["spec"]["replicas"] = 300
+    lab = cls(m)
+    change(lab, 0)
+    change(lab, 1)
+    assert "aggregated" in str(lab.chart.widget.spec["title"])
+    base = lab.chart.widget._base
+    for k in range(2, 4):
+        change(lab, k)
+        assert lab.chart.widget._base is base, f"change {k} drew a new view"

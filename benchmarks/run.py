@@ -883,7 +883,7 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             page.locator(_PANELS).first.scroll_into_view_if_needed()
             page.wait_for_timeout(1000)
             kind, label, values = redraw_move(w, replicas or 3)
-            got, drawn, asked = [], [], []
+            got, drawn, asked, slowest = [], [], [], None
             load0, cpu0 = os.getloadavg()[0], process_cpu()
             for k in range(rounds + 1):  # the first change warms up
                 t = page.evaluate(_REDRAW_JS, [kind, label, values[k % 2]])
@@ -892,6 +892,8 @@ def _browser_redraw_times(where, rounds: int) -> dict:
                     if t is not None and t["drawn"] is not None:
                         drawn.append(t["drawn"])
                         asked.append(t["asked"])
+                    if t is not None and (slowest is None or t["last"] > slowest["last"]):
+                        slowest = t
                 page.wait_for_timeout(300)
             cpu = {k: (v - cpu0[k]) / (rounds + 1) for k, v in process_cpu().items()}
             page.evaluate(f"() => {current}.sessionContext.shutdown()")
@@ -902,6 +904,9 @@ def _browser_redraw_times(where, rounds: int) -> dict:
             part = (f"; chart painted at {fmt_s(statistics.median(drawn))} (median), its spec or values in the page at "
                     f"{fmt_s(statistics.median(asked))}: the kernel's run, tables and the comm before, Vega's drawing "
                     f"after" if drawn else "; no chart redrawn")
+            if slowest is not None and slowest["drawn"] is not None:
+                part += (f"; the worst change's spec or values in the page at {fmt_s(slowest['asked'])}, chart painted "
+                         f"at {fmt_s(slowest['drawn'])}")
             print(f"  {w} at {replicas or 'its default size'}, {kind} {(label + ' ') if label else ''}{values[0]}/{values[1]}: "
                   f"{', '.join(fmt_s(t) for t in got)}; median {fmt_s(median)}, worst {fmt_s(worst)}{part}; "
                   f"CPU a change (not inflated by the load): kernel {fmt_s(cpu['kernel'])}, browser "

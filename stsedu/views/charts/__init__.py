@@ -37,12 +37,12 @@ from .common import MAX_ROWS, revision_colors  # noqa: F401
 from .chart_data import ChartData  # noqa: F401
 from .timeline import pod_timeline, pod_timeline_data  # noqa: F401
 from .revisions import revision_map, revision_map_data  # noqa: F401
-from .status import status_counters  # noqa: F401
+from .status import status_counters, status_counters_data  # noqa: F401
 from .strip import decision_strip, decision_strip_data  # noqa: F401
 from .linked import overview  # noqa: F401
 from .queue import queue_flow, queue_flow_data  # noqa: F401
 
 __all__ = ["queue_flow", "queue_flow_data", "pod_timeline", "revision_map", "status_counters", "decision_strip", "overview",
-           "pod_timeline_data", "revision_map_data", "decision_strip_data", "ChartData",
+           "pod_timeline_data", "revision_map_data", "decision_strip_data", "status_counters_data", "ChartData",
            "ChartWidget", "to_spec", "build_chart", "enable_offline", "save", "EXPORT_HINT", "revision_colors", "STATE_COLORS", "ACTION_COLORS",
            "ACTION_SHAPES", "REVISION_COLORS", "COUNTER_COLORS", "MAX_ROWS"]

@@ -36,8 +36,9 @@ class ChartData:
     structure: tuple
     rows: dict
     params: dict
-    width: int
-    height: int
+    width: int | None
+    height: int | None
+    """The chart's size; None for a chart of several panels, each with its own (the status counters' lanes)."""
 
     def chart(self):
         """The Altair chart of this data, as the chart function beside its data function returns it."""

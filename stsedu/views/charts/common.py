@@ -282,10 +282,10 @@ def aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: fl
             rows.append({"y0": first - 0.5, "y1": last + 0.5, "x0": float(edges[i]), "x1": float(edges[i + 1]),
                          "band": f"ordinals {first}–{last}", value: best[0], "pods": best[1],
                          "of": sum(cnt.values())})
-    width = (hi - lo) / n_bins
-    how = _("aggregated: {n} ordinals in bands of {band}, x in {bins} bins of {width}; "
-            "colour = the commonest {value} in each cell").format(n=n_ord, band=band, bins=n_bins,
-                                                                  width=f"{width:.3g}", value=value)
+    # the grid's make, not its bins' width: that moves with every change (the x axis reaches a later "now"), and a
+    # subtitle that moves is a new chart structure, drawn anew in the page; each cell's tooltip has its x extent
+    how = _("aggregated: {n} ordinals in bands of {band}, the x axis in {bins} equal bins; "
+            "colour = the commonest {value} in each cell").format(n=n_ord, band=band, bins=n_bins, value=value)
     return pd.DataFrame(rows, columns=["y0", "y1", "x0", "x1", "band", value, "pods", "of"]), how
 
 

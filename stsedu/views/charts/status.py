@@ -11,7 +11,9 @@ import pandas as pd
 from .. import tables
 from ..palette import COUNTER_COLORS, SPEC_COLOR
 from . import common
-from .common import WIDTH, chart_title, check_x, pick_set, with_config, x_axis, x_extent, x_scale
+from .chart_data import ChartData, records
+from .common import WIDTH, chart_title, check_x, pick_set, x_axis, x_extent, x_scale
+from ..trace_tables import TablesOnce
 from ...i18n import _
 
 
@@ -46,21 +48,32 @@ def _status_data(trace, set_name: str, x: str, lo: float, hi: float) -> tuple[pd
     return data[["x", "sync", "time", *cols]].reset_index(drop=True), how
 
 
-def status_layers(trace, set_name: str, x: str = "time", until: float | None = None):
-    """The status lanes' parts: (data, one [area, spec, line] per counter, title); the layers carry no data."""
-    check_x(x)
-    lo, hi = x_extent(trace, x, until)
-    data, how = _status_data(trace, set_name, x, lo, hi)
+def _top(data: pd.DataFrame) -> int:
+    """The top of every lane's y axis: the most any counter (or spec.replicas) reached, at least 1."""
     values = data[["spec_replicas", *tables.COUNTERS]].to_numpy()
-    top = int(max(1, values.max() if values.size else 1))
+    return int(max(1, values.max() if values.size else 1))
+
+
+def _title(set_name: str, x: str, how: str):
+    subtitle = how or _("one lane per status field, as each sync computed it; "
+                        "dashed: spec.replicas, the number asked for")
+    title = _("Status of {set} over time") if x == "time" else _("Status of {set} over syncs")
+    return chart_title(title.format(set=set_name), subtitle)
+
+
+def _lane_layers(x: str, lo: float, hi: float, top: int) -> list[list]:
+    """One [area, spec, line] per counter, on an x axis from *lo* to *hi* and a y axis from 0 to *top*;
+    the layers carry no data."""
     xenc = alt.X("x:Q", scale=x_scale(lo, hi))
     lanes = []
     for k, c in enumerate(tables.COUNTERS):
         name = COUNTER_TITLES[c]
         last = k == len(tables.COUNTERS) - 1
         axis_x = x_axis(x) if last else None
+        # the ticks listed top first: the same two ticks as [0, top], and a list apart from the scale's
+        # domain, so that a redraw can send each as its own value (chart_data.ChartData.params)
         y = alt.Y(f"{c}:Q", scale=alt.Scale(domain=[0, top], nice=False), stack=None,
-                  axis=alt.Axis(values=[0, top], title=name, titleAngle=0, titleAlign="right",
+                  axis=alt.Axis(values=[top, 0], title=name, titleAngle=0, titleAlign="right",
                                 titleBaseline="middle", titleY=LANE_PX / 2, titleX=-14 - 8 * len(str(top)),
                                 titleFontWeight="bold", titleColor=COUNTER_COLORS[c], domain=False, ticks=False,
                                 grid=True, gridOpacity=0.35))
@@ -74,10 +87,42 @@ def status_layers(trace, set_name: str, x: str = "time", until: float | None = N
         spec = base.mark_line(interpolate="step-after", color=SPEC_COLOR, strokeWidth=1.5, strokeDash=[6, 4]).encode(
             x=xenc.axis(axis_x), y=alt.Y("spec_replicas:Q", scale=alt.Scale(domain=[0, top], nice=False)))
         lanes.append([area, spec, line])
-    subtitle = how or _("one lane per status field, as each sync computed it; "
-                        "dashed: spec.replicas, the number asked for")
-    title = _("Status of {set} over time") if x == "time" else _("Status of {set} over syncs")
-    return data, lanes, chart_title(title.format(set=set_name), subtitle)
+    return lanes
+
+
+def status_layers(trace, set_name: str, x: str = "time", until: float | None = None):
+    """The status lanes' parts: (data, one [area, spec, line] per counter, title); the layers carry no data."""
+    check_x(x)
+    lo, hi = x_extent(trace, x, until)
+    data, how = _status_data(trace, set_name, x, lo, hi)
+    return data, _lane_layers(x, lo, hi, _top(data)), _title(set_name, x, how)
+
+
+def status_data(trace, set_name: str, x: str = "time", until: float | None = None) -> ChartData:
+    """What :func:`status_build` draws (see :mod:`.chart_data`): the status rows, the x extent and the lanes' top."""
+    check_x(x)
+    lo, hi = x_extent(trace, x, until)
+    data, how = _status_data(trace, set_name, x, lo, hi)
+    top = _top(data)
+    # no size of its own: the lanes have theirs (a vconcat's width and height are not the spec's top level)
+    return ChartData(build=status_build, structure=(set_name, x, how, len(str(top))), rows={"status": records(data)},
+                     params={"x": [lo, hi], "y": [0, top], "yticks": [top, 0]}, width=None, height=None)
+
+
+def status_build(data: ChartData):
+    """The status counters' Altair chart (no configuration) of *data*, made by :func:`status_data`."""
+    set_name, x, how, _digits = data.structure
+    lo, hi = data.params["x"]
+    rows = {"values": data.rows["status"]}
+    lanes = [alt.layer(*layers, data=rows).properties(width=WIDTH, height=LANE_PX)
+             for layers in _lane_layers(x, lo, hi, data.params["y"][1])]
+    return alt.vconcat(*lanes, spacing=6).properties(title=_title(set_name, x, how))
+
+
+def status_counters_data(trace, set_name: str | None = None, x: str = "time", until: float | None = None) -> ChartData:
+    """:func:`status_counters`' data without the chart: ``charts.status_counters_data(...).chart()`` is that chart."""
+    trace = TablesOnce.of(trace)  # one DataFrame per table for this chart, or for the redraw
+    return status_data(trace, pick_set(trace, set_name), x, until)
 
 
 def status_lanes(trace, set_name: str, x: str = "time", until: float | None = None):
@@ -95,5 +140,4 @@ def status_counters(trace, set_name: str | None = None, x: str = "time", until: 
     *x* is ``"time"`` or ``"sync"``; a time axis ends at *until* (default:
     now, as in :func:`pod_timeline`), the last status carried to it.
     """
-    lanes, title = status_lanes(trace, pick_set(trace, set_name), x, until)
-    return with_config(alt.vconcat(*lanes, spacing=6).properties(title=title))
+    return status_counters_data(trace, set_name, x, until).chart()

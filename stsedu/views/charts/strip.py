@@ -61,8 +61,10 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
         rows = grid.assign(xc=lo + (grid["xb"] + 0.5) * width, yc=o_lo + (grid["b"] + 0.5) * band - 0.5,
                            band=[f"ordinals {o_lo + b * band}–{min(o_hi, o_lo + (b + 1) * band - 1)}"
                                  for b in grid["b"]])
-        subtitle = _("aggregated: {n} decisions counted per band of {band} ordinals and "
-                     "{x} bin of {width}; size = how many").format(n=len(df), band=band, x=x, width=f"{width:.3g}")
+        # neither the decisions counted nor the bins' width, which move with every change (a new structure, drawn
+        # anew in the page): the axes and each mark's tooltip (its count) say them
+        subtitle = _("aggregated: decisions counted per band of {band} ordinals and per bin of the {x} axis; "
+                     "size = how many").format(band=band, x=x)
     else:
         rows = df[["sync", "time", "action", "kind", "pod", "ordinal", "reason", "rule", "message", "outcome"]]
     return ChartData(build=strip_build,

@@ -165,9 +165,11 @@ class ChartWidget(anywidget.AnyWidget):
         if self._names is not None and self._names[0] == (data.build, data.structure):
             _, datasets, signals = self._names
             self._data = data
-            self._patch = {"datasets": {datasets[k]: rows for k, rows in data.rows.items()},
-                           "signals": {signals[k]: v for k, v in data.params.items()},
-                           "width": data.width, "height": data.height}
+            patch = {"datasets": {datasets[k]: rows for k, rows in data.rows.items()},
+                     "signals": {signals[k]: v for k, v in data.params.items()}}
+            # a chart of several panels has no size of its own (each panel has its own): none to send
+            patch.update({k: v for k, v in (("width", data.width), ("height", data.height)) if v is not None})
+            self._patch = patch
             return
         values = self._put(data.chart())
         self._data = data

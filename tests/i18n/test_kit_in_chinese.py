@@ -179,3 +179,32 @@ def test_the_comparison_summary_and_the_answer_sheet_notice_speak_chinese(zh):
     assert "两个控制器" in text and "The two controllers" not in text and "syncs" not in text
     stsedu.set_language("en")
     assert "The two controllers made the same decisions in every sync." in cmp.summary()
+
+
+def test_a_decisions_table_has_its_caption_and_titles_in_chinese(zh):
+    """The Styler a notebook shows (stsedu.tables.decisions_table): caption and column titles in
+    Chinese; the frame under it keeps its column names (code reads them), the cells stay as recorded."""
+    from stsedu import tables
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(3))
+    r = c.sync("web")
+    styler = tables.decisions_table(r.decisions, sync=r.sync, time=r.time)
+    page = styler.to_html()
+    assert f"第 {r.sync} 次同步：{len(r.decisions)} 个决定" in page and "绿色 create" in page
+    titles = re.findall(r"<th [^>]*class=\"col_heading[^>]*>([^<]*)</th>", page)
+    assert titles[:3] == ["同步", "时间", "动作"] and "规则" in titles and "rule" not in titles
+    assert list(styler.data.columns[:3]) == ["sync", "time", "action"]
+    stsedu.set_language("en")
+    page = tables.decisions_table(r.decisions, sync=r.sync, time=r.time).to_html()
+    assert f"Sync {r.sync}: {len(r.decisions)} decision" in page and ">rule</th>" in page
+
+
+def test_the_live_lessons_note_speaks_chinese_and_the_trace_keeps_it_english(zh):
+    """Notebook 17 prints what the real cluster's trace says of itself (it holds writes, not decisions)."""
+    from stsedu.live import lesson
+    from stsedu.live.recorder import NOTE
+    run = lesson.stored()
+    assert run.note.startswith("这是真实集群的追踪记录") and "观察不到" in run.note
+    assert run.live_trace.meta["note"] == NOTE  # as recorded and stored with the kit
+    stsedu.set_language("en")
+    assert run.note == NOTE

@@ -51,17 +51,18 @@ DEFAULT_IMAGES = ("registry.k8s.io/nginx-slim:0.24", "registry.k8s.io/nginx-slim
 """Images offered for the default manifest (the concept page's nginx-slim, then newer tags)."""
 
 STEP_ORDER = (
-    (STEP_CLAIM, "claim", "sync: adoptOrphanRevisions, getPodsForStatefulSet (ClaimPods)"),
+    (STEP_CLAIM, "claim", N_("sync: adoptOrphanRevisions, getPodsForStatefulSet (ClaimPods)")),
     (STEP_REVISIONS, "revisions", "getStatefulSetRevisions"),
-    (STEP_RECREATE, "recreate", "updateStatefulSet: recreateDeleteAndWait (Recreate strategy only)"),
-    (STEP_REPLICAS, "replicas", "updateStatefulSet: processReplica, for each ordinal in range"),
-    (STEP_CLAIMS_FIX, "fix claims", "updateStatefulSet: fixPodClaim, for each condemned pod"),
-    (STEP_CONDEMNED, "condemned", "updateStatefulSet: processCondemned, highest ordinal first"),
-    (STEP_UPDATE, "rolling update", "updateStatefulSet: delete pods not at the update revision"),
+    (STEP_RECREATE, "recreate", N_("updateStatefulSet: recreateDeleteAndWait (Recreate strategy only)")),
+    (STEP_REPLICAS, "replicas", N_("updateStatefulSet: processReplica, for each ordinal in range")),
+    (STEP_CLAIMS_FIX, "fix claims", N_("updateStatefulSet: fixPodClaim, for each condemned pod")),
+    (STEP_CONDEMNED, "condemned", N_("updateStatefulSet: processCondemned, highest ordinal first")),
+    (STEP_UPDATE, "rolling update", N_("updateStatefulSet: delete pods not at the update revision")),
     (STEP_STATUS, "status", "updateStatefulSetStatus"),
     (STEP_HISTORY, "history", "truncateHistory"),
 )
-"""The steps of one sync, in upstream order: (step key, short label, upstream function)."""
+"""The steps of one sync, in upstream order: (step key, short label, upstream function; what it does,
+translated where it is shown)."""
 
 POLICY_NOTE = N_("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
                    "(the pods keep running) and re-creates it with the new policy.")

@@ -172,3 +172,20 @@ def test_every_lab_speaks_chinese_through_every_control(zh, cls):
                 w.value = value
                 look(f"{w.description}={value}")
     assert not found, f"English left in {cls.__name__} (sentence: after): {found}"
+
+
+def test_the_sync_stepper_speaks_chinese_through_every_button(zh):
+    """Notebook 14's stepper: the steps table, the decision card, the decisions table's caption and titles."""
+    from stsedu.widgets import SyncStepper
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(3))
+    c.sync("web")
+    stepper = SyncStepper(c, "web")
+    found: dict[str, str] = {}
+    presses = [stepper.sync_button] * 6 + [stepper.next_button] * 3 + [stepper.prev_button]
+    for i, button in enumerate(presses):
+        button.click()
+        c.advance(2)
+        for s in english_left(stepper.widget, c, None):
+            found.setdefault(s, f"press {i}: {button.description}")
+    assert not found, f"English left in the SyncStepper (sentence: after): {found}"

@@ -156,10 +156,12 @@ def error_html(exc: BaseException) -> str:
                 else f"{esc(exc.kind)} is invalid")
         items = "".join(f"<li><code>{esc(p)}</code>: {esc(m)}</li>" if p else f"<li>{esc(m)}</li>"
                         for p, m in exc.errors)
-        return (f"<div class='stsedu-error'><b>Error:</b> {head}<ul>{items}</ul>"
+        label = esc(_("Error:"))
+        return (f"<div class='stsedu-error'><b>{label}</b> {head}<ul>{items}</ul>"
                 + _("Nothing was changed.") + "</div>")
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return (f"<div class='stsedu-error'><b>Error ({type(exc).__name__}):</b> {esc(text)}. "
+    label = esc(_("Error ({kind}):").format(kind=type(exc).__name__))
+    return (f"<div class='stsedu-error'><b>{label}</b> {esc(text)}. "
             + _("Nothing was changed.") + "</div>")
 
 

@@ -144,6 +144,10 @@ def test_the_playground_speaks_chinese_through_every_control(zh):
     said = " ".join(infos)
     for line in ("次同步后稳定", "次同步后放弃", "在 OnDelete 下控制器已经完成", "kubelet 驱逐了", "已重置"):
         assert line in said, line
+    # the kit's label on an error; the API server's words after it stay English
+    assert pg.error.value.startswith("<div class='stsedu-error'><b>错误：</b> StatefulSet.apps \"web\" is invalid")
+    pg.set_replicas_typed(10 ** 6)
+    assert "<b>错误（ValueError）：</b> replicas：这个面板最多到" in pg.error.value
 
 
 LAB_CLASSES = [getattr(labs, n) for n in labs.__all__ if n.endswith("Lab") and n != "Lab"]

@@ -8,6 +8,10 @@ that size; 00 shows its 500-pod chart, 11 the FaultLab after its broken rollout,
 
     python tools/retake_screenshots.py            # all of them, into docs/img/
     python tools/retake_screenshots.py 07 --out /tmp/shots
+    python tools/retake_screenshots.py --lang zh  # the Chinese series (notebooks/zh/), into docs/img/zh/
+
+With ``--lang`` the buttons are found by the labels the kit gives them in that language (its gettext
+catalogue), as a learner reading it would; sliders keep their field names.
 """
 
 from __future__ import annotations
@@ -35,17 +39,32 @@ SHOTS = {
     "07": (AT_50["07"], [("click", "nginx:2"), ("select", "web-49"), ("click", "Delete this pod"),
                          ("select", "web-20"), ("click", "Delete this pod"),
                          ("select", "web-0"), ("click", "Delete this pod")]),
-    "11": ("stsedu.labs.FaultLab()", [("click", "Roll out nginx:broken")]),
+    "11": ("stsedu.labs.FaultLab()", [("click", ("Roll out {image}", {"image": "nginx:broken"}))]),
     "17": ("stsedu.charts.pod_timeline(run.kit_trace", []),
 }
 """Notebook -> (the start of the cell shown, what the learner does in it first: a button or toggle clicked,
-a pod picked in the menu, a value typed into a slider's box), each change waited for in the page."""
+a pod picked in the menu, a value typed into a slider's box), each change waited for in the page.  A button's
+label is the kit's English text, or (text, values) for one with values put in, looked up in the page's language;
+a slider is named by its field (``partition``), the same in every language."""
+
+
+def in_language(label, lang: str) -> str:
+    """*label* (a SHOTS label) as the kit writes it in *lang* ("" : English)."""
+    from stsedu import i18n
+
+    text, values = label if isinstance(label, tuple) else (label, {})
+    before = i18n.current_language()
+    i18n.set_language(lang or "en")
+    try:
+        return i18n._(text).format(**values) if values else i18n._(text)
+    finally:
+        i18n.set_language(before)
 
 CURRENT = ("(() => {{ const w = window.jupyterapp?.shell.currentWidget;"
            " return w?.context?.path?.endsWith('{name}') ? w : null; }})()")
 
 
-def take(numbers, out: Path) -> list[Path]:
+def take(numbers, out: Path, lang: str = "") -> list[Path]:
     import nbformat
     from lab_server import chromium, jupyter_lab
     saved = []
@@ -54,19 +73,22 @@ def take(numbers, out: Path) -> list[Path]:
         page = browser.new_context(viewport={"width": 1400, "height": 1500}).new_page()
         page.set_default_timeout(240_000)
         for nn in numbers:
-            src = next((ROOT / "notebooks").glob(f"{nn}-*.ipynb"))
+            src = next((ROOT / "notebooks" / lang).glob(f"{nn}-*.ipynb"))
             nb = nbformat.read(src, as_version=4)
             if nn in AT_50:
                 nb.cells.append(nbformat.v4.new_code_cell(AT_50[nn]))
-            nbformat.write(nb, root / src.name)
-            current = CURRENT.format(name=src.name)
-            page.goto(f"{url}/lab/tree/{src.name}?reset")
+            (root / lang).mkdir(exist_ok=True)
+            nbformat.write(nb, root / lang / src.name)
+            path = f"{lang}/{src.name}" if lang else src.name
+            current = CURRENT.format(name=path)
+            page.goto(f"{url}/lab/tree/{path}?reset")
             page.wait_for_function(f"() => {current}?.sessionContext?.session?.kernel?.status === 'idle'")
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function(
                 "() => { const p = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];"
                 " return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.textContent)); }")
             start, actions = SHOTS[nn]
+            running = in_language("{did}: running…", lang).replace("{did}", "")
             cell = page.locator(".jp-CodeCell").filter(has_text=start.splitlines()[0]).last
             cell.scroll_into_view_if_needed()
             for kind, *what in actions:
@@ -77,14 +99,15 @@ def take(numbers, out: Path) -> list[Path]:
                 line = cell.locator(".lab-did, .lab-error").first.locator("xpath=..")  # the widget: its div is replaced
                 did = line.inner_text()
                 if kind == "click":
-                    cell.get_by_role("button", name=what[0], exact=True).click()
+                    cell.get_by_role("button", name=in_language(what[0], lang), exact=True).click()
                 else:  # a value typed into the box beside a slider, then Enter
-                    box = cell.locator(".widget-hslider").filter(has_text=what[0]).locator(
+                    box = cell.locator(".widget-hslider").filter(has_text=what[0]).locator(  # a field name
                         "xpath=..").locator(".widget-text input")
                     box.fill(str(what[1]))
                     box.press("Enter")
-                page.wait_for_function("([el, before]) => el.innerText !== before && !/running/.test(el.innerText)",
-                                       arg=[line.element_handle(), did])
+                page.wait_for_function("([el, before, running]) => el.innerText !== before"
+                                       " && !el.innerText.includes(running)",
+                                       arg=[line.element_handle(), did, running])
             # every chart in the cell drawn (Vega's marks), then a moment for the last paint
             page.wait_for_function("(el) => [...el.querySelectorAll('.stsedu-chart, .vega-embed')]"
                                    ".every(c => c.querySelector('canvas, svg.marks'))", arg=cell.element_handle())
@@ -103,9 +126,10 @@ def take(numbers, out: Path) -> list[Path]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("numbers", nargs="*", default=list(SHOTS), help="notebook numbers (default: all of SHOTS)")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--lang", default="", choices=["", "zh"], help="the series: English (default) or zh")
+    ap.add_argument("--out", type=Path, help="where to write (default: docs/img/, docs/img/zh/ with --lang zh)")
     args = ap.parse_args(argv)
-    take(args.numbers, args.out)
+    take(args.numbers, args.out or ROOT / "docs" / "img" / args.lang, args.lang)
     return 0
 
 

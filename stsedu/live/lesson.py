@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import _
 from ..trace import Trace
 from ..frames import kit_frame
 
@@ -31,6 +32,13 @@ class Lesson:
     live_points: list
     source: str
     """``"stored"`` (recorded on a real control plane, shipped with the kit) or ``"live"`` (just now)."""
+
+    @property
+    def note(self) -> str:
+        """What the live trace says of itself (its ``meta["note"]``: it holds writes, not decisions), in the
+        learner's language; the trace keeps it in English, as recorded."""
+        note = self.live_trace.meta.get("note") or ""
+        return _(note) if note else ""  # gettext("") is the catalogue's header
 
     def agreement(self):
         """One row per stable point: the step, what changed, each side's pods, and whether they agree."""

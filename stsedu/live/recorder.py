@@ -22,12 +22,15 @@ import threading
 import time
 
 from ..api.objects import kubectl_status
+from ..i18n import N_
 from ..trace import Trace
 
 KINDS = ("Pod", "StatefulSet", "ControllerRevision", "PersistentVolumeClaim")
 
-NOTE = ("A trace of a real cluster: it shows the controller's writes (creates, deletes, updates), "
-        "in the order they reached the API server; the decisions behind them are not observable.")
+NOTE = N_("A trace of a real cluster: it shows the controller's writes (creates, deletes, updates), "
+           "in the order they reached the API server; the decisions behind them are not observable.")
+"""The note a live trace carries in its ``meta`` (English, as stored; :attr:`stsedu.live.lesson.Lesson.note`
+shows it in the learner's language)."""
 
 _ORDINAL = re.compile(r"^(.*)-(\d+)$")
 

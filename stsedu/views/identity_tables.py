@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..controller import stateful_set_utils as P
 from ..api.objects import POD_INDEX_LABEL, POD_NAME_LABEL, Pod, Service, StatefulSet, selector_matches
 from ..frames import kit_frame
+from ..i18n import _, ngettext
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -141,15 +142,18 @@ def pod_identity_table(cluster: "Cluster", set_name: str, namespace: str = "defa
 
 
 def _fate(claim, owners_alive: dict[str, bool]) -> str:
+    """What becomes of *claim*, in the learner's language (the owners' kind/name stay as kubectl writes them)."""
     if claim.deleting:
-        return "being deleted (gone once no pod uses it)"
+        return _("being deleted (gone once no pod uses it)")
     if not claim.owner_references:
-        return "kept: no owner, nothing deletes it"
-    names = " and ".join(f"{r.kind.lower()}/{r.name}" for r in claim.owner_references)
-    verb = "is" if len(claim.owner_references) == 1 else "are all"
+        return _("kept: no owner, nothing deletes it")
+    names = _(" and ").join(f"{r.kind.lower()}/{r.name}" for r in claim.owner_references)
+    n = len(claim.owner_references)
     if not any(owners_alive.values()):
-        return f"about to be deleted by the garbage collector: {names} {verb} gone"
-    return f"deleted by the garbage collector once {names} {verb} gone"
+        return ngettext("about to be deleted by the garbage collector: {owners} is gone",
+                        "about to be deleted by the garbage collector: {owners} are all gone", n).format(owners=names)
+    return ngettext("deleted by the garbage collector once {owners} is gone",
+                    "deleted by the garbage collector once {owners} are all gone", n).format(owners=names)
 
 
 def claim_table(cluster: "Cluster", set_name: str, namespace: str = "default") -> "pd.DataFrame":

@@ -20,7 +20,7 @@ from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401
 from .trace_tables import TablesOnce, columns_of, pod_incarnations  # noqa: F401  (pod_incarnations: public as stsedu.tables.*)
 from ..trace import POD_COLUMNS
-from ..i18n import _, pgettext
+from ..i18n import ENGLISH, _, current_language, ngettext, pgettext
 from ..controller.decisions import SyncResult
 from .palette import ACTION_COLORS
 from ..frames import kit_frame
@@ -133,18 +133,33 @@ def decisions_table(decisions_or_trace, sync: int | None = None, time: float | N
         styles.append({"selector": f"td.act-{kind}", "props": f"background-color: {_rgba(color, 0.22)};"})
         styles.append({"selector": f"td.act-{kind}.action",
                        "props": f"border-left: 6px solid {color};"})
-    n = f"{len(df)} decision" + ("s" if len(df) != 1 else "")
+    n = ngettext("{n} decision", "{n} decisions", len(df)).format(n=len(df))
     if sync is not None:
-        caption = f"Sync {sync}: {n}"
+        caption = _("Sync {sync}: {n}").format(sync=sync, n=n)
     elif len(df) and df["sync"].notna().any():
         lo, hi = int(df["sync"].min()), int(df["sync"].max())
-        caption = f"Syncs {lo}–{hi}: {n}" if lo != hi else f"Sync {lo}: {n}"
+        caption = (_("Syncs {lo}–{hi}: {n}").format(lo=lo, hi=hi, n=n) if lo != hi
+                   else _("Sync {sync}: {n}").format(sync=lo, n=n))
     else:
         caption = n
-    caption += " (green create · vermilion delete · orange update · blue wait · grey other)"
-    return (df.style.set_uuid(f"stsedu-{digest}").hide(axis="index").set_td_classes(classes)
-            .set_table_styles(styles).set_table_styles(nowrap, overwrite=False).set_caption(caption)
-            .format({"time": "{:.1f}"}, na_rep=""))
+    caption += " " + _("(green create · vermilion delete · orange update · blue wait · grey other)")
+    styler = (df.style.set_uuid(f"stsedu-{digest}").hide(axis="index").set_td_classes(classes)
+              .set_table_styles(styles).set_table_styles(nowrap, overwrite=False).set_caption(caption)
+              .format({"time": "{:.1f}"}, na_rep=""))
+    if current_language() != ENGLISH:  # the titles shown; the frame's columns keep their names
+        styler = styler.format_index(decision_column_title, axis="columns")
+    return styler
+
+
+def decision_column_title(column: str) -> str:
+    """The title of a column of :func:`decisions_frame` in the learner's language (the column's name
+    in English, as code reads it)."""
+    titles = {"sync": pgettext("column", "sync"), "time": pgettext("column", "time"),
+              "action": pgettext("column", "action"), "pod": pgettext("column", "pod"),
+              "target": pgettext("column", "target"), "reason": pgettext("column", "reason"),
+              "rule": pgettext("column", "rule"), "message": pgettext("column", "message"),
+              "outcome": pgettext("column", "outcome")}
+    return titles.get(column, column)
 
 
 # ===================================================================== status and pod states

@@ -52,14 +52,14 @@ class PlaygroundLayout:
                                    style=d110, layout=lay("260px"))
         self.policy = W.Dropdown(description="podManagementPolicy", options=["OrderedReady", "Parallel"],
                                  style={"description_width": "160px"}, layout=lay("310px"))
-        self.policy_note = W.HTML(f"<div class='stsedu-note'>{POLICY_NOTE}</div>", layout=lay("520px"))
+        self.policy_note = W.HTML(f"<div class='stsedu-note'>{_(POLICY_NOTE)}</div>", layout=lay("520px"))
         self.image = W.Combobox(description="image", options=list(self._image_choices), ensure_option=False,
-                                continuous_update=False, placeholder="an image; Enter to roll out",
+                                continuous_update=False, placeholder=_("an image; Enter to roll out"),
                                 style=d110, layout=lay("440px"))
-        self.kubelet_mode = W.Dropdown(description="mode", options=["auto", "manual"],
+        self.kubelet_mode = W.Dropdown(description=_("mode"), options=["auto", "manual"],
                                        style={"description_width": "40px"}, layout=lay("140px"),
                                        tooltip=_("changing it starts a fresh cluster with the current spec"))
-        self.speed = W.Dropdown(description="speed", options=list(SPEEDS), value=1.0,
+        self.speed = W.Dropdown(description=_("speed"), options=[(_(label), v) for label, v in SPEEDS], value=1.0,
                                 style={"description_width": "45px"}, layout=lay("170px"))
 
         self.replicas.observe(self._obs(self.set_replicas), names="value")

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 import ipywidgets as W
 
 from ..views import tables
-from ..i18n import N_, _
+from ..i18n import N_, _, ngettext, pgettext
 from ..api.errors import RolloutError, ValidationError
 from ..api.objects import REVISION_LABEL
 from ..controller.decisions import (Decision, POD_ACTIONS, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED,
@@ -40,7 +40,7 @@ DEFAULT_VIEWS = ("decisions", "pods", "status", "timeline", "revisions", "strip"
 about 0.5 s and 3 s to rebuild for 50 replicas (Altair validates every layer), against tens of
 milliseconds for the others."""
 
-SPEEDS = (("×0.25 (slow)", 0.25), ("×0.5", 0.5), ("×1", 1.0), ("×2", 2.0), ("×4 (fast)", 4.0))
+SPEEDS = ((N_("×0.25 (slow)"), 0.25), ("×0.5", 0.5), ("×1", 1.0), ("×2", 2.0), (N_("×4 (fast)"), 4.0))
 """Kubelet speeds: the stage profile's delays are divided by the factor."""
 
 ADVANCE_STEPS = (1, 2, 5, 10, 30, 60)
@@ -51,20 +51,21 @@ DEFAULT_IMAGES = ("registry.k8s.io/nginx-slim:0.24", "registry.k8s.io/nginx-slim
 """Images offered for the default manifest (the concept page's nginx-slim, then newer tags)."""
 
 STEP_ORDER = (
-    (STEP_CLAIM, "claim", "sync: adoptOrphanRevisions, getPodsForStatefulSet (ClaimPods)"),
+    (STEP_CLAIM, "claim", N_("sync: adoptOrphanRevisions, getPodsForStatefulSet (ClaimPods)")),
     (STEP_REVISIONS, "revisions", "getStatefulSetRevisions"),
-    (STEP_RECREATE, "recreate", "updateStatefulSet: recreateDeleteAndWait (Recreate strategy only)"),
-    (STEP_REPLICAS, "replicas", "updateStatefulSet: processReplica, for each ordinal in range"),
-    (STEP_CLAIMS_FIX, "fix claims", "updateStatefulSet: fixPodClaim, for each condemned pod"),
-    (STEP_CONDEMNED, "condemned", "updateStatefulSet: processCondemned, highest ordinal first"),
-    (STEP_UPDATE, "rolling update", "updateStatefulSet: delete pods not at the update revision"),
+    (STEP_RECREATE, "recreate", N_("updateStatefulSet: recreateDeleteAndWait (Recreate strategy only)")),
+    (STEP_REPLICAS, "replicas", N_("updateStatefulSet: processReplica, for each ordinal in range")),
+    (STEP_CLAIMS_FIX, "fix claims", N_("updateStatefulSet: fixPodClaim, for each condemned pod")),
+    (STEP_CONDEMNED, "condemned", N_("updateStatefulSet: processCondemned, highest ordinal first")),
+    (STEP_UPDATE, "rolling update", N_("updateStatefulSet: delete pods not at the update revision")),
     (STEP_STATUS, "status", "updateStatefulSetStatus"),
     (STEP_HISTORY, "history", "truncateHistory"),
 )
-"""The steps of one sync, in upstream order: (step key, short label, upstream function)."""
+"""The steps of one sync, in upstream order: (step key, short label, upstream function; what it does,
+translated where it is shown)."""
 
-POLICY_NOTE = ("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
-                "(the pods keep running) and re-creates it with the new policy.")
+POLICY_NOTE = N_("Immutable: changing it deletes the set with <code>--cascade=orphan</code> "
+                   "(the pods keep running) and re-creates it with the new policy.")
 
 PLAYGROUND_CSS = """
 <style>
@@ -155,10 +156,12 @@ def error_html(exc: BaseException) -> str:
                 else f"{esc(exc.kind)} is invalid")
         items = "".join(f"<li><code>{esc(p)}</code>: {esc(m)}</li>" if p else f"<li>{esc(m)}</li>"
                         for p, m in exc.errors)
-        return (f"<div class='stsedu-error'><b>Error:</b> {head}<ul>{items}</ul>"
+        label = esc(_("Error:"))
+        return (f"<div class='stsedu-error'><b>{label}</b> {head}<ul>{items}</ul>"
                 + _("Nothing was changed.") + "</div>")
     text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-    return (f"<div class='stsedu-error'><b>Error ({type(exc).__name__}):</b> {esc(text)}. "
+    label = esc(_("Error ({kind}):").format(kind=type(exc).__name__))
+    return (f"<div class='stsedu-error'><b>{label}</b> {esc(text)}. "
             + _("Nothing was changed.") + "</div>")
 
 
@@ -171,7 +174,7 @@ def decisions_summary(decisions: Iterable) -> str:
             continue
         parts.append(f"<span class='{action_class(action)}'>{esc(action)}</span> "
                      f"{esc(pod or '')} <span class='stsedu-note'>({esc(reason)})</span>")
-    return " · ".join(parts) if parts else "<span class='stsedu-note'>no pod decisions</span>"
+    return " · ".join(parts) if parts else "<span class='stsedu-note'>" + _("no pod decisions") + "</span>"
 
 
 # =============================================================================== views
@@ -240,14 +243,15 @@ class DecisionsView(View):
                                   "<span class='stsedu-sub'>" + _("(no sync yet: click Sync once)") + "</span></div>")
             self.table.value = ""
             return
-        err = f" · <span class='st-bad'>stopped: {esc(r.error)}</span>" if r.error else ""
-        self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} "
-                              f"<span class='stsedu-sub'>sync {r.sync} of {esc(r.set_name)}, "
-                              f"t={r.time:g}s{err}</span></div>")
+        err = (" · <span class='st-bad'>" + _("stopped: {error}").format(error=esc(r.error)) + "</span>"
+               if r.error else "")
+        self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} <span class='stsedu-sub'>"
+                              + _("sync {n} of {name}, t={t}s").format(n=r.sync, name=esc(r.set_name), t=f"{r.time:g}")
+                              + f"{err}</span></div>")
         if not r.decisions:
-            self.table.value = (f"<p class='stsedu-note'>Sync {r.sync} decided nothing: no pod to create, "
-                                "delete or wait for, and the status was already up to date. "
-                                "The Sync log tab lists every sync.</p>")
+            self.table.value = ("<p class='stsedu-note'>" + _(
+                "Sync {n} decided nothing: no pod to create, delete or wait for, and the status was already up "
+                "to date. The Sync log tab lists every sync.").format(n=r.sync) + "</p>")
             return
         self.table.value = (tables.decisions_table(r)
                             .hide(subset=["sync", "time"], axis="columns").to_html())
@@ -282,7 +286,8 @@ class PodsView(View):
         if key == self._key:
             return
         self._key = key
-        rev = f" · update revision <code>{esc(update_rev)}</code>" if update_rev else ""
+        rev = (" · " + _("update revision {revision}").format(revision=f"<code>{esc(update_rev)}</code>")
+               if update_rev else "")
         self.heading.value = (f"<div class='stsedu-viewtitle'>{_(self.title)} <span class='stsedu-sub'>"
                               f"kubectl get pods -L controller-revision-hash · t={c.now:g}s{rev}</span></div>")
         text = tables.get_pods_text(c, pg.name, label_columns=(REVISION_LABEL,),
@@ -307,7 +312,8 @@ class StatusView(View):
         try:
             sts = c.statefulset(pg.name)
         except KeyError:
-            self.widget.value = f"<p class='stsedu-note'>StatefulSet {esc(pg.name)} does not exist.</p>"
+            self.widget.value = ("<p class='stsedu-note'>" + _("StatefulSet {name} does not exist.").format(
+                name=esc(pg.name)) + "</p>")
             return
         s, spec = sts.status, sts.spec
         strategy = spec.update_strategy
@@ -315,17 +321,18 @@ class StatusView(View):
             ru = spec.rolling_update
             strategy += f" (partition {ru.partition}"
             strategy += f", maxUnavailable {ru.max_unavailable})" if ru.max_unavailable is not None else ")"
-        rev = (f"current <code>{esc(s.current_revision)}</code>" +
+        rev = (_("current {revision}").format(revision=f"<code>{esc(s.current_revision)}</code>") +
                ("" if s.update_revision == s.current_revision
-                else f" → update <code>{esc(s.update_revision)}</code>"))
+                else " → " + _("update {revision}").format(revision=f"<code>{esc(s.update_revision)}</code>")))
         try:
             nxt = c.preview(pg.name)
             preview = decisions_summary(nxt.decisions)
         except Exception as e:  # noqa: BLE001 - the preview is only a hint
-            preview = f"<span class='stsedu-note'>(no preview: {esc(e)})</span>"
+            preview = "<span class='stsedu-note'>" + _("(no preview: {error})").format(error=esc(e)) + "</span>"
         broken = sorted(pg.never_ready_images)
-        broken_txt = ("<br><b>never-ready images:</b> " + ", ".join(f"<code>{esc(b)}</code>" for b in broken)
+        broken_txt = ("<br><b>" + _("never-ready images:") + "</b> " + ", ".join(f"<code>{esc(b)}</code>" for b in broken)
                       if broken else "")
+        revisions, rollout, next_sync = _("revisions"), _("rollout"), _("next sync")
         self.widget.value = (
             f"<div class='stsedu-viewtitle'>{_(self.title)} <span class='stsedu-sub'>"
             f"observedGeneration {s.observed_generation} of {sts.generation}</span></div>"
@@ -337,9 +344,9 @@ class StatusView(View):
             f"<tr><td><b>status</b></td><td class='code'>replicas {s.replicas} · ready {s.ready_replicas} · "
             f"available {s.available_replicas} · current {s.current_replicas} · updated "
             f"{s.updated_replicas} · observedGeneration {s.observed_generation}</td></tr>"
-            f"<tr><td><b>revisions</b></td><td>{rev}</td></tr>"
-            f"<tr><td><b>rollout</b></td><td class='code'>{esc(c.rollout_status(pg.name))}</td></tr>"
-            f"<tr><td><b>next sync</b></td><td>{preview}{broken_txt}</td></tr>"
+            f"<tr><td><b>{revisions}</b></td><td>{rev}</td></tr>"
+            f"<tr><td><b>{rollout}</b></td><td class='code'>{esc(c.rollout_status(pg.name))}</td></tr>"
+            f"<tr><td><b>{next_sync}</b></td><td>{preview}{broken_txt}</td></tr>"
             "</tbody></table>")
 
 
@@ -408,7 +415,8 @@ class ChartView(DrawnChart, View):
             return  # nothing the chart shows has changed (a spec edit waits for the next sync)
         self.drawn_now(pg.cluster)
         if not len(trace):
-            self.note.value = "<p class='stsedu-note'>No syncs yet: the chart appears after the first sync.</p>"
+            self.note.value = ("<p class='stsedu-note'>" + _("No syncs yet: the chart appears after the first sync.")
+                               + "</p>")
             self.jchart.layout.display = "none"
             return
         try:
@@ -416,7 +424,8 @@ class ChartView(DrawnChart, View):
             once = getattr(pg, "redraw_tables", None) or trace  # the redraw's tables, when it has them
             chart = build_chart(self.chart_fn, *((once, pg.name) if self._with_name else (once,)))
         except Exception as e:  # noqa: BLE001 - a broken chart must not break the panel
-            self.note.value = f"<div class='stsedu-error'>chart failed: {esc(type(e).__name__)}: {esc(e)}</div>"
+            self.note.value = ("<div class='stsedu-error'>" + _("chart failed: {error}").format(
+                error=f"{esc(type(e).__name__)}: {esc(e)}") + "</div>")
             return
         self.note.value = ""
         # The same widget, a new chart: only its values when its structure is the one shown (an
@@ -494,23 +503,28 @@ class LogView(View):
                     s = st.loc[row.sync]
                     if hasattr(s, "ndim") and s.ndim > 1:  # pragma: no cover - one row per sync
                         s = s.iloc[-1]
-                    status = (f"{int(s['ready_replicas'])}/{int(s['spec_replicas'])} ready, "
-                              f"{int(s['updated_replicas'])} updated")
-                err = f" <span class='st-bad'>{esc(row.error)}</span>" if row.error else ""
+                    status = _("{ready}/{replicas} ready, {updated} updated").format(
+                        ready=int(s['ready_replicas']), replicas=int(s['spec_replicas']),
+                        updated=int(s['updated_replicas']))
+                # NaN where a sync had no error, once another sync had one (a column of the trace's frame)
+                err = f" <span class='st-bad'>{esc(row.error)}</span>" if isinstance(row.error, str) and row.error else ""
                 self._rows.append(
                     f"<tr><td class='mono'>{row.sync}</td><td class='mono'>{row.time:g}s</td>"
                     f"<td class='mono'>{esc(row.set)}</td><td>{decisions_summary(by_sync.get(row.sync, []))}{err}</td>"
                     f"<td class='mono'>{status}</td></tr>")
             self._seen = n
         shown = self._rows[-self.keep:]
-        more = (f"<p class='stsedu-note'>{len(self._rows) - len(shown)} earlier syncs not shown.</p>"
-                if len(self._rows) > len(shown) else "")
+        hidden = len(self._rows) - len(shown)
+        more = ("<p class='stsedu-note'>" + ngettext("{n} earlier sync not shown.", "{n} earlier syncs not shown.",
+                                                     hidden).format(n=hidden) + "</p>" if hidden > 0 else "")
         if not shown:
-            self.widget.value = "<p class='stsedu-note'>No syncs yet.</p>"
+            self.widget.value = "<p class='stsedu-note'>" + _("No syncs yet.") + "</p>"
             return
+        heads = "".join(f"<th>{h}</th>" for h in (pgettext("column", "sync"), pgettext("column", "time"), "StatefulSet",
+                                                 _("pod decisions"), _("status")))
         self.widget.value = (
-            more + "<div class='stsedu-scroll'><table class='stsedu stsedu-log'><thead><tr><th>sync</th>"
-            "<th>time</th><th>set</th><th>pod decisions</th><th>status</th></tr></thead><tbody>"
+            more + "<div class='stsedu-scroll'><table class='stsedu stsedu-log'><thead><tr>"
+            f"{heads}</tr></thead><tbody>"
             + "".join(reversed(shown)) + "</tbody></table></div>")
 
 

@@ -17,12 +17,12 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..api.arguments import as_list, int_argument
 from ..api.errors import APIError, ValidationError
 from ..cluster import Cluster
-from ..controller.decisions import POD_ACTIONS, SyncResult
+from ..controller.decisions import SyncResult
 from ..views.trace_tables import TablesOnce
 from .layout import MAX_REPLICAS, PlaygroundLayout
-from .settled import left_note, progress_words, unsettled
+from .playground_text import progress_html, run_outcome, say, sync_message, title_html, undo_note
 from .panels import (ACTIONS, CONTROLS, DEFAULT_IMAGES, DEFAULT_VIEWS, SPEEDS, VIEWS, DisplayedAsWidget, View,
-                    VIEW_ALIASES, VIEW_CLASSES, error_html, esc, decisions_summary, default_manifest)
+                    VIEW_ALIASES, VIEW_CLASSES, error_html, esc, default_manifest)
 
 SETTLE_IN_BACKGROUND_FROM = 50
 """Under a kernel, ``Playground(settle=True)`` with at least this many replicas (auto kubelet) shows the
@@ -169,8 +169,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         loop = kernel_loop()
         if not budget or loop is None:
             return
-        message = (f"Bringing the set up: {self._sts().spec.replicas} pods, one sync at a time. "
-                   "Press Stop to stop it; Run goes on from where it stopped.")
+        message = say("bringing_up", n=self._sts().spec.replicas)
         self._say(message)
         before = self._task if self._running else None  # a run asked to stop (Reset) ends first
 
@@ -263,8 +262,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
                     and self.cluster.profile.gate(self.cluster.feature_gates, "MaxUnavailableStatefulSet"))
             self.partition.disabled = not rolling
             self.max_unavailable.disabled = not rolling or not gate
-            self.max_unavailable.tooltip = ("" if gate else
-                                            "the MaxUnavailableStatefulSet gate is off in this profile")
+            self.max_unavailable.tooltip = "" if gate else say("gate_off")
             self.min_ready_seconds.value = spec.min_ready_seconds
             self.min_ready_seconds.disabled = not self.cluster.profile.min_ready_seconds
             self.policy.value = spec.pod_management_policy
@@ -318,18 +316,10 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def _redraw(self) -> None:
         """:meth:`refresh` but the controls (a run's redraws leave them to :meth:`_run_finished`)."""
         try:
-            sts = self._sts()
-            gen = f"generation {sts.generation}"
+            generation = self._sts().generation
         except KeyError:
-            gen = "deleted"
-        c = self.cluster
-        st = c.kubelet.stages
-        kub = (f"kubelet {c.kubelet.mode}" if c.kubelet.mode == "manual" else
-               f"kubelet auto (start {st.start:g}s, ready {st.ready:g}s, terminate {st.terminate:g}s)")
-        self.title.value = (f"<div class='stsedu-title'>StatefulSet <code>{esc(self.name)}</code> "
-                            f"<span class='stsedu-sub'>· {gen} · t={c.now:g}s · {kub} "
-                            f"· controller {c.profile.name} ({c.profile.version}) · {len(c.trace)} syncs"
-                            "</span></div>")
+            generation = None
+        self.title.value = title_html(self.name, generation, self.cluster)
         if not self._running:
             self._progress(self._last_run)
         self._update_views()
@@ -355,22 +345,20 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def set_replicas(self, replicas: int):
         """``kubectl scale --replicas``."""
         return self._act(lambda: self.cluster.scale(self.name, replicas),
-                         lambda s: f"Scaled {self.name} to {replicas} (generation {s.generation}). "
-                                   "Click <b>Sync once</b> to see what the controller decides.")
+                         lambda s: say("scaled", name=self.name, replicas=replicas, generation=s.generation))
 
     def set_replicas_typed(self, replicas: int):
         """A number typed into the box beside the replicas slider: above the slider's end, a message
         (nothing changes); else ``kubectl scale`` (a negative number gets the API server's error)."""
         if replicas > self.replicas.max:
-            self._show_error(ValueError(f"replicas: this panel goes up to {self.replicas.max} and you typed "
-                                        f"{replicas} (Playground(max_replicas=...) takes more)"))
+            self._show_error(ValueError(say("too_many", most=self.replicas.max, replicas=replicas)))
             self._load_controls()
             return None
         return self.set_replicas(replicas)
 
     def _patch(self, patch: Mapping, what: str):
         return self._act(lambda: self.cluster.patch(self.name, patch),
-                         lambda s: f"Patched {what} (generation {s.generation}).")
+                         lambda s: say("patched", what=what, generation=s.generation))
 
     def set_partition(self, partition: int):
         """Merge-patch ``spec.updateStrategy.rollingUpdate.partition``."""
@@ -406,8 +394,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def set_image(self, image: str):
         """``kubectl set image`` on every container: a new revision, so a rollout."""
         return self._act(lambda: self.cluster.set_image(self.name, image),
-                         lambda s: f"Image set to <code>{esc(image)}</code> (generation {s.generation}): "
-                                   "the next sync makes a new revision and starts the rollout.")
+                         lambda s: say("image_set", image=esc(image), generation=s.generation))
 
     def set_policy(self, policy: str):
         """Change ``podManagementPolicy``.  The field is immutable, so, as a person would with
@@ -435,12 +422,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             return c.apply(m)
         waited: list[float] = []
         return self._act(go, lambda s: (
-            f"podManagementPolicy is already {s.spec.pod_management_policy}: nothing to change."
-            if not waited else
-            f"podManagementPolicy is immutable, so the panel ran <code>kubectl delete sts {self.name} "
-            f"--cascade=orphan</code> (it waited {waited[0]:g}s for the garbage collector; the pods "
-            f"keep running, without an owner) and re-created {self.name} with "
-            f"podManagementPolicy={policy}. The next sync adopts the pods."))
+            say("policy_same", policy=s.spec.pod_management_policy) if not waited else
+            say("policy_changed", name=self.name, waited=float(waited[0]), policy=policy)))
 
     # ------------------------------------------------------------- kubelet
     def _apply_speed(self, c: Cluster) -> None:
@@ -465,8 +448,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self._speed = float(factor)
             self._apply_speed(self.cluster)
             return self.cluster.kubelet.stages
-        return self._act(go, lambda s: f"Kubelet speed ×{factor:g}: pods start after {s.start:g}s "
-                                       f"and turn Ready {s.ready:g}s later (from now on).")
+        return self._act(go, lambda s: say("speed", factor=float(factor), start=float(s.start),
+                                           ready=float(s.ready)))
 
     def set_kubelet_mode(self, mode: str):
         """``auto`` or ``manual``.  A kubelet cannot switch under running pods here, so this
@@ -490,8 +473,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self._apply_speed(c)
             self._swap(c)
             return mode
-        return self._act(go, lambda m: None if m is None else (
-            f"Kubelet mode {mode}: a fresh cluster with the current spec (no pods yet, clock at 0)."))
+        return self._act(go, lambda m: None if m is None else say("kubelet_mode", mode=mode))
 
     def _swap(self, c: Cluster) -> None:
         self.cluster = c
@@ -504,13 +486,13 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
     def _pod_name(self, pod: str | None) -> str:
         name = pod if pod is not None else self.pod_pick.value
         if not name:
-            raise KeyError("no pod picked")
+            raise KeyError(say("no_pod"))
         return name
 
     def start_pod(self, pod: str | None = None):
         """kubelet: a Pending pod starts Running (default: the picked pod)."""
         return self._act(lambda: self.cluster.kubelet.start(self._pod_name(pod)),
-                         lambda p: f"{p.name} is Running (not Ready yet).")
+                         lambda p: say("started", pod=p.name))
 
     def ready_pod(self, pod: str | None = None):
         """kubelet: the pod's readiness probe passes (start it first if Pending)."""
@@ -519,24 +501,23 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             if self.cluster.pod(name).phase == "Pending":
                 self.cluster.kubelet.start(name)
             return self.cluster.kubelet.set_ready(name)
-        return self._act(go, lambda p: f"{p.name} is Running and Ready.")
+        return self._act(go, lambda p: say("ready", pod=p.name))
 
     def unready_pod(self, pod: str | None = None):
         """kubelet: the pod's readiness probe fails."""
         return self._act(lambda: self.cluster.kubelet.set_unready(self._pod_name(pod)),
-                         lambda p: f"{p.name} is not Ready.")
+                         lambda p: say("unready", pod=p.name))
 
     def fail_pod(self, pod: str | None = None):
         """kubelet: the pod is evicted, phase Failed, reason Evicted (the next sync deletes and re-creates it)."""
         return self._act(lambda: self.cluster.kubelet.evict(self._pod_name(pod)),
-                         lambda p: f"The kubelet evicted {p.name} (phase Failed, reason Evicted). "
-                                   "The next sync deletes it, then re-creates it.")
+                         lambda p: say("evicted", pod=p.name))
 
     def delete_pod(self, pod: str | None = None):
         """``kubectl delete pod --wait=false`` (graceful: the pod is Terminating until the kubelet finishes it)."""
         # --wait=false: the Playground shows each step, the terminating pod included
         return self._act(lambda: self.cluster.delete_pod(self._pod_name(pod), wait=False),
-                         lambda p: f"Deleted {p.name}: it is Terminating until the kubelet finishes it.")
+                         lambda p: say("deleted", pod=p.name))
 
     def finish_termination(self, pod: str | None = None):
         """kubelet: a terminating pod disappears."""
@@ -545,7 +526,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         def go():
             name_box.append(self._pod_name(pod))
             return self.cluster.kubelet.finish_termination(name_box[0])
-        return self._act(go, lambda _r: f"{name_box[0]} is gone.")
+        return self._act(go, lambda _r: say("gone", pod=name_box[0]))
 
     def make_never_ready(self, image: str | None = None):
         """Pods running *image* (default: the picked one) never pass their readiness probe.
@@ -554,12 +535,11 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
 
         def go():
             if not img:
-                raise ValueError("pick an image")
+                raise ValueError(say("no_image"))
             self.cluster.kubelet.never_ready(image=img)
             self.never_ready_images.add(img)
             return img
-        return self._act(go, lambda i: f"Pods running <code>{esc(i)}</code> will never be Ready. "
-                                       "Set it as the image to start a rollout that gets stuck.")
+        return self._act(go, lambda i: say("never_ready", image=esc(i)))
 
     # ---------------------------------------------------------- controller
     def sync_once(self) -> SyncResult | None:
@@ -572,24 +552,13 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         return self._act(go, self._sync_message)
 
     def _sync_message(self, r: SyncResult) -> str:
-        acts = [d for d in r.decisions if d.action in POD_ACTIONS]
-        if r.error:
-            return f"Sync {r.sync} stopped on an API error: {esc(r.error)}"
-        if not acts:
-            return f"Sync {r.sync}: nothing to do."
-        waits = [d for d in acts if d.action == "wait"]
-        tail = ""
-        if waits and self.cluster.kubelet.mode == "auto":
-            tail = " Advance time so the kubelet can move the pods, then sync again."
-        elif waits:
-            tail = " Move the pod with the Pod row (manual kubelet), then sync again."
-        return f"Sync {r.sync}: {decisions_summary(r.decisions)}.{tail}"
+        return sync_message(r, self.cluster.kubelet.mode)
 
     def advance(self, seconds: float | None = None):
         """Move the clock by *seconds* (default: the panel's choice); the kubelet acts, the
         controller does not (click Sync once for that)."""
         s = self.advance_by.value if seconds is None else seconds
-        return self._act(lambda: self.cluster.advance(s), lambda t: f"The clock is at t={t:g}s.")
+        return self._act(lambda: self.cluster.advance(s), lambda t: say("clock", t=float(t)))
 
     def _steps(self, max_syncs: int) -> Iterator[SyncResult]:
         """``Cluster.iter_run``, remembering how it ended (stable, stopped or max_syncs)."""
@@ -626,17 +595,14 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         extra = sum(1 for p in pods if not lo <= p.ordinal < hi)
         self.progress.max = max(1, spec.replicas + extra)
         self.progress.value = min(done, self.progress.max)
-        syncs = "" if n is None else f"{n} sync{'s' * (n != 1)} · "
-        self.progress_label.value = (f"<span class='stsedu-note'>{syncs}t={self.cluster.now:g}s · "
-                                     f"{progress_words(self.cluster, self.name, done, spec)}</span>")
+        self.progress_label.value = progress_html(self.cluster, self.name, n, done, spec)
 
     def _run_started(self, message: str | None = None) -> None:
         self._running, self._stop_requested = True, False
         self._last_run = 0
         self.progress.bar_style = "info"
         self._progress(0)  # the line speaks of this run from its start (then a few times a second)
-        self._say(message or "Running: the controller syncs, and time passes while it only waits, until "
-                             "nothing is left to happen. Press <b>Stop</b> to end it after the sync in progress.")
+        self._say(message or say("running"))
         self.run_button.disabled = True
         self.stop_button.disabled = False
         self.stop_button.button_style = "warning"
@@ -651,26 +617,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         last = results[-1] if results else None
         waits = [d for d in last.decisions if d.action == "wait"] if last else []
         self.progress.bar_style = "success" if self._outcome == "stable" and not waits else "warning"
-        n = f"{len(results)} sync{'s' if len(results) != 1 else ''}"
-        if self._outcome == "stable" and waits:
-            msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, "
-                   f"and the controller is still waiting ({esc(waits[0].message)}). "
-                   "It is stuck until you act.")
-        elif self._outcome == "stable" and unsettled(self.cluster, self.name):
-            msg = (f"Stopped after {n} (t={self.cluster.now:g}s): nothing else will happen by itself, and the "
-                   f"set is not stable: {esc('; '.join(unsettled(self.cluster, self.name)))}.")
-        elif self._outcome == "stable":
-            left = left_note(self.cluster, self.name)
-            msg = f"Stable after {n} (t={self.cluster.now:g}s)." + (f" {esc(left)}" if left else "")
-        elif self._outcome == "stopped":
-            msg = f"Stopped after {n} (t={self.cluster.now:g}s)."
-        else:
-            raise_it = ("Playground(max_syncs=...) or the Run button again (it goes on from here)"
-                        if self.max_syncs is None else "a larger Playground(max_syncs=...)")
-            msg = (f"Gave up after {n}: the limit of one run"
-                   f"{'' if self.max_syncs is not None else ' for a set of this size'}; the set is not stable "
-                   f"yet ({esc('; '.join(unsettled(self.cluster, self.name)))}). To go further: {raise_it}.")
-        self._say(msg)
+        self._say(run_outcome(self.cluster, self.name, self._outcome, len(results), waits, self.max_syncs))
         self.refresh()
 
     def run_until_stable(self, max_syncs: int | None = None) -> list[SyncResult] | None:
@@ -742,13 +689,8 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
         never-ready image and is not Ready (a broken rollout got that far), the note names it: under
         OrderedReady it blocks the way back until it is deleted."""
         def note(msg: str) -> str:
-            stuck = [p.name for p in self.cluster.pods(self.name)
-                     if not p.ready and set(p.images()) & self.never_ready_images]
-            if not stuck:
-                return f"<code>{esc(msg)}</code>."
-            return (f"<code>{esc(msg)}</code>. {', '.join(stuck)} already run{'s' * (len(stuck) == 1)} the broken "
-                    f"rollout's image and will never be Ready: under OrderedReady the way back waits for "
-                    f"{'it' if len(stuck) == 1 else 'them'}, so delete {'it' if len(stuck) == 1 else 'them'}.")
+            return undo_note(msg, [p.name for p in self.cluster.pods(self.name)
+                                   if not p.ready and set(p.images()) & self.never_ready_images])
         return self._act(lambda: self.cluster.rollout_undo(self.name), note)
 
     def reset(self):
@@ -762,7 +704,7 @@ class Playground(DisplayedAsWidget, PlaygroundLayout):
             self.progress.value = 0
             self.progress_label.value = ""
             return c
-        out = self._act(go, "Reset: a new cluster from the original manifest.")
+        out = self._act(go, say("reset"))
         self._settle_in_background()
         return out
 

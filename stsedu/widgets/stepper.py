@@ -189,6 +189,7 @@ class SyncStepper(DisplayedAsWidget):
             k = counts.get(key, 0)
             cls = "current" if current is not None and current.step == key else ("" if k else "empty")
             rows.append(f"<tr class='{cls}' data-step='{key}'><td class='step'>{label}</td>"
-                        f"<td class='count'>{k if k else '·'}</td><td class='fn'>{esc(fn)}</td></tr>")
-        return ("<table class='stsedu-steps'><thead><tr><th>step</th><th>#</th><th>upstream</th></tr></thead>"
+                        f"<td class='count'>{k if k else '·'}</td><td class='fn'>{esc(_(fn))}</td></tr>")
+        step, upstream = esc(_("step")), esc(_("upstream"))
+        return (f"<table class='stsedu-steps'><thead><tr><th>{step}</th><th>#</th><th>{upstream}</th></tr></thead>"
                 "<tbody>" + "".join(rows) + "</tbody></table>")

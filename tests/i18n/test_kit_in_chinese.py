@@ -179,3 +179,67 @@ def test_the_comparison_summary_and_the_answer_sheet_notice_speak_chinese(zh):
     assert "两个控制器" in text and "The two controllers" not in text and "syncs" not in text
     stsedu.set_language("en")
     assert "The two controllers made the same decisions in every sync." in cmp.summary()
+
+
+def test_a_decisions_table_has_its_caption_and_titles_in_chinese(zh):
+    """The Styler a notebook shows (stsedu.tables.decisions_table): caption and column titles in
+    Chinese; the frame under it keeps its column names (code reads them), the cells stay as recorded."""
+    from stsedu import tables
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(3))
+    r = c.sync("web")
+    styler = tables.decisions_table(r.decisions, sync=r.sync, time=r.time)
+    page = styler.to_html()
+    assert f"第 {r.sync} 次同步：{len(r.decisions)} 个决定" in page and "绿色 create" in page
+    titles = re.findall(r"<th [^>]*class=\"col_heading[^>]*>([^<]*)</th>", page)
+    assert titles[:3] == ["同步", "时间", "动作"] and "规则" in titles and "rule" not in titles
+    assert list(styler.data.columns[:3]) == ["sync", "time", "action"]
+    stsedu.set_language("en")
+    page = tables.decisions_table(r.decisions, sync=r.sync, time=r.time).to_html()
+    assert f"Sync {r.sync}: {len(r.decisions)} decision" in page and ">rule</th>" in page
+
+
+def test_the_live_lessons_note_speaks_chinese_and_the_trace_keeps_it_english(zh):
+    """Notebook 17 prints what the real cluster's trace says of itself (it holds writes, not decisions)."""
+    from stsedu.live import lesson
+    from stsedu.live.recorder import NOTE
+    run = lesson.stored()
+    assert run.note.startswith("这是真实集群的追踪记录") and "观察不到" in run.note
+    assert run.live_trace.meta["note"] == NOTE  # as recorded and stored with the kit
+    stsedu.set_language("en")
+    assert run.note == NOTE
+
+
+def test_the_claim_tables_fate_speaks_chinese(zh):
+    """Notebook 02's claim table says what becomes of each claim in the learner's language; the
+    owners stay as kubectl names them (pod/web-2)."""
+    c = stsedu.Cluster(kubelet="manual")
+    c.apply(stsedu.examples.web(3, volumeClaimTemplates=[{
+        "metadata": {"name": "www"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                              "resources": {"requests": {"storage": "1Gi"}}}}],
+        persistentVolumeClaimRetentionPolicy={"whenScaled": "Delete", "whenDeleted": "Retain"}))
+    c.settle("web")
+    assert list(stsedu.claim_table(c, "web")["fate"]) == ["保留：没有属主，不会有谁删除它"] * 3
+    c.scale("web", 2)
+    c.sync("web")
+    assert stsedu.claim_table(c, "web").iloc[2]["fate"] == "pod/web-2 不存在之后，由垃圾收集器删除"
+
+
+def test_the_pod_charts_legends_and_aggregated_cells_speak_chinese(zh, monkeypatch):
+    """The pod timeline legend's "Running, not Ready", the revision map's Ready / not Ready / terminating and, on a chart too big to draw pod by pod, the subtitle's
+    coloured value and each cell's band of ordinals (tooltip); the phase names stay as kubectl writes them."""
+    from stsedu.views import charts
+    from stsedu.views.charts import common
+    c = stsedu.Cluster(seed=0)
+    c.apply(stsedu.examples.web(3))
+    c.run()
+    spec = json.dumps(charts.pod_timeline(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "'Running，未就绪'" in spec and "not Ready" not in spec
+    spec = json.dumps(charts.revision_map(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "'就绪'" in spec and "'未就绪'" in spec and "'终止中'" in spec  # the legend of the pods' looks
+    monkeypatch.setattr(common, "MAX_DRAWN_ORDINALS", 2)  # three pods outgrow it: aggregated
+    spec = json.dumps(charts.pod_timeline(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "颜色 = 每格中最常见的 Pod 状态" in spec and "序号 0–" in spec and "ordinals" not in spec
+    stsedu.set_language("en")
+    spec = json.dumps(charts.pod_timeline(c.trace, "web").to_dict(), ensure_ascii=False)
+    assert "colour = the commonest state in each cell" in spec and "'Running, not Ready'" in spec

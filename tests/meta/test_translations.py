@@ -60,10 +60,10 @@ def prose(markdown: str) -> str:
     return re.sub(r"https?://\S+", " ", text)
 
 
-def english_sentences(text: str, kept: set[str] = frozenset()) -> list[str]:
-    """Runs of four or more English words in *text*. A name breaks a run: a word with a capital
-    after its first letter, a digit, a dot, an underscore or a slash (fields, kinds, functions),
-    or one of KEPT / *kept*."""
+def english_sentences(text: str, kept: set[str] = frozenset(), least: int = 4) -> list[str]:
+    """Runs of *least* (four) or more English words in *text*. A name breaks a run: a word with a
+    capital after its first letter, a digit, a dot, an underscore or a slash (fields, kinds,
+    functions), or one of KEPT / *kept*."""
     out, run = [], []
     for token in re.split(r"(\s+|[^\sA-Za-z0-9'._/-]+)", text):
         if not token or token.isspace() or token in {",", "'"}:
@@ -73,10 +73,10 @@ def english_sentences(text: str, kept: set[str] = frozenset()) -> list[str]:
         if is_word and word not in KEPT | kept:
             run.append(word)
             continue
-        if len(run) >= 4:
+        if len(run) >= least:
             out.append(" ".join(run))
         run = []
-    if len(run) >= 4:
+    if len(run) >= least:
         out.append(" ".join(run))
     return out
 

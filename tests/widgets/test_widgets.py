@@ -627,3 +627,17 @@ def test_run_until_stable_takes_the_syncs_the_set_needs_and_a_refusal_names_its_
     small.run_until_stable()
     info = small.info.value
     assert "Gave up after 20 syncs" in info and "max_syncs" in info and "not stable" in info, info
+
+
+def test_sync_log_marks_only_the_sync_that_failed():
+    """After one sync ends on an API error, the Sync log shows that error on its row alone: the syncs
+    without one showed 'nan' in red (the trace's error column is NaN where a sync had none)."""
+    pg = sw.Playground(views=["log"], kubelet="manual")
+    pg.cluster.inject_error("create", "Pod")
+    pg.sync_once()  # web-0's create fails
+    pg.sync_once()  # web-0 created
+    log = pg.views[0].widget.value
+    rows = re.findall(r"<tr><td class='mono'>(\d+)</td>.*?</tr>", log)
+    bad = re.findall(r"<tr><td class='mono'>(\d+)</td>(?:(?!</tr>).)*st-bad'>([^<]*)<", log)
+    assert rows == ["2", "1"] and [n for n, _ in bad] == ["1"], log
+    assert "simulated failure to create" in bad[0][1] and "nan" not in log

@@ -58,7 +58,7 @@ stsedu.charts.pod_timeline(run.live_trace, "web")
 # *written*. The trace says so itself:
 
 # %%
-print(run.live_trace.meta["note"])
+print(run.note)
 run.writes_table()
 
 # %% [markdown]

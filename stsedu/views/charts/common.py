@@ -16,7 +16,7 @@ from .. import tables
 from ..palette import REVISION_COLORS
 from ..trace_tables import TablesOnce, columns_of
 from ...frames import kit_frame
-from ...i18n import _
+from ...i18n import N_, _
 
 
 MAX_ROWS = 2000
@@ -280,13 +280,19 @@ def aggregate(seg: pd.DataFrame, value: str, order: list[str], lo: float, hi: fl
             best = max(cnt.items(), key=lambda kv: (kv[1], -rank.get(kv[0], 99)))
             first, last = o_lo + b * band, min(o_hi, o_lo + (b + 1) * band - 1)
             rows.append({"y0": first - 0.5, "y1": last + 0.5, "x0": float(edges[i]), "x1": float(edges[i + 1]),
-                         "band": f"ordinals {first}–{last}", value: best[0], "pods": best[1],
+                         "band": _("ordinals {first}–{last}").format(first=first, last=last), value: best[0],
+                         "pods": best[1],
                          "of": sum(cnt.values())})
     # the grid's make, not its bins' width: that moves with every change (the x axis reaches a later "now"), and a
     # subtitle that moves is a new chart structure, drawn anew in the page; each cell's tooltip has its x extent
     how = _("aggregated: {n} ordinals in bands of {band}, the x axis in {bins} equal bins; "
-            "colour = the commonest {value} in each cell").format(n=n_ord, band=band, bins=n_bins, value=value)
+            "colour = the commonest {value} in each cell").format(
+                n=n_ord, band=band, bins=n_bins, value=_(_VALUE_WORDS[value]) if value in _VALUE_WORDS else value)
     return pd.DataFrame(rows, columns=["y0", "y1", "x0", "x1", "band", value, "pods", "of"]), how
+
+
+_VALUE_WORDS = {"state": N_("state"), "revision": N_("revision")}
+"""What :func:`aggregate`'s subtitle calls the value a cell's colour shows (translated where it is said)."""
 
 
 def x_scale(lo: float, hi: float) -> alt.Scale:
@@ -325,10 +331,19 @@ def x_extent(trace, x: str, until: float | None = None) -> tuple[float, float]:
     return 0.0, max(until_time(trace, until), 1.0)
 
 
-STATE_LABELS = {"Running": "Running, not Ready"}
+STATE_LABELS = {"Running": N_("Running, not Ready")}
 """Pod states as the pod timeline's legend words them (the others as :data:`stsedu.tables.STATES`)."""
 
-STATE_LABEL_EXPR = " : ".join(f"datum.label == '{k}' ? '{v}'" for k, v in STATE_LABELS.items()) + " : datum.label"
+
+def label_expr(labels: dict[str, str]) -> str:
+    """A legend's label expression (Vega) that shows each value of *labels* as its text in the learner's
+    language; other values as they are."""
+    return "".join(f"datum.label == '{k}' ? '{_(v)}' : " for k, v in labels.items()) + "datum.label"
+
+
+def state_label_expr() -> str:
+    """The pod timeline legend's label expression: :data:`STATE_LABELS` in the learner's language."""
+    return label_expr(STATE_LABELS)
 
 
 def check_x(x: str) -> None:

@@ -15,7 +15,7 @@ from ..trace_tables import TablesOnce
 from ..trace_tables import columns_of
 from .common import (SEGMENT_COLUMNS, WIDTH, aggregate, chart_height, chart_title, ordinal_axis, ordinal_ticks, pick_set,
                      revision_colors, segment_rows, segment_runs, x_axis, x_extent, x_scale)
-from ...i18n import _
+from ...i18n import N_, _
 
 
 def _partition_line(trace, set_name: str, lo: float, hi: float) -> list[dict]:
@@ -42,6 +42,9 @@ REVISION_LOOKS = {
 }
 """How the revision map draws a pod's state apart from its revision's colour, as legend symbols (SVG paths):
 Ready a filled bar, not Ready an outline, terminating a dashed line."""
+
+LOOK_LABELS = {"Ready": N_("Ready"), "not Ready": N_("not Ready"), "terminating": N_("terminating")}
+"""The looks as the legend words them, translated where it is drawn."""
 
 
 _POD, _ORDINAL, _INCARNATION, _STATE, _REVISION, _FIRST_SYNC, _LAST_SYNC, _X0, _X1 = (
@@ -156,7 +159,7 @@ def revision_build(data: ChartData):
             filled=True, opacity=1, color="#555555").encode(
             x=alt.X("x0:Q", scale=x_scale(lo, hi)), y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
             shape=alt.Shape("look:N", title=_("pod"), scale=alt.Scale(domain=looks, range=list(REVISION_LOOKS.values())),
-                            legend=alt.Legend(orient="right")))
+                            legend=alt.Legend(orient="right", labelExpr=common.label_expr(LOOK_LABELS))))
         layers, top_data = [bars, going, key], {"values": data.rows["bars"]}
     if with_partition:
         # A solid line in its own colour: a dashed one read as "terminating" (the dashes of a pod going

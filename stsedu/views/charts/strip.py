@@ -45,7 +45,7 @@ def strip_data(trace, set_name: str, include_other: bool = False, x: str = "sync
     if ordinals:  # the same rows as the pod charts, so the strip lines up with them
         o_lo, o_hi = min(o_lo, min(ordinals)), max(o_hi, max(ordinals))
     ticks = ordinal_ticks(o_lo, o_hi)
-    subtitle = "what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule"
+    subtitle = _("what each sync did to which pod (hollow: it waited on that pod); hover a mark for the rule")
     xfield = "sync" if x == "sync" else "time"
     aggregated = common.outgrows(len(df), o_hi - o_lo + 1)
     if aggregated:

@@ -12,7 +12,7 @@ from ..palette import STATE_COLORS
 from . import common
 from .chart_data import ChartData, axes_params, ordinals_of, records
 from ..trace_tables import TablesOnce
-from .common import STATE_LABEL_EXPR, WIDTH, aggregate, chart_height, chart_title, check_x, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, until_time, x_axis, x_extent, x_scale
+from .common import WIDTH, aggregate, chart_height, chart_title, check_x, ordinal_axis, ordinal_range, ordinal_ticks, pick_set, pod_segments, state_label_expr, until_time, x_axis, x_extent, x_scale
 from ...i18n import _
 
 
@@ -50,7 +50,7 @@ def timeline_build(data: ChartData):
     color = alt.Color("state:N", title=_("pod state"),
                       scale=alt.Scale(domain=list(present), range=[STATE_COLORS[s] for s in present]),
                       # "Running" alone reads as "fine": the state is a container running, not yet Ready
-                      legend=alt.Legend(orient="right", labelExpr=STATE_LABEL_EXPR))
+                      legend=alt.Legend(orient="right", labelExpr=state_label_expr()))
     y_scale = alt.Scale(domain=data.params["y"], nice=False, zero=False)
     base = alt.Chart({"values": data.rows["bars"]})
     position = {"x": alt.X("x0:Q", scale=x_scale(lo, hi), axis=x_axis(x)), "x2": alt.X2("x1:Q"),

@@ -183,6 +183,9 @@ def _teacher_commands(sub) -> None:
                      help="with --students: each notebook posts its answers to this class record "
                           "(stsedu class add-students / serve), with the student's token")
     rel.add_argument("--url", metavar="URL", help="with --class: the address students reach the service at")
+    rel.add_argument("--hub", action="store_true",
+                     help="with --class: the service runs as a JupyterHub service and knows each student by "
+                          "their hub user (the roster's names); the notebooks carry no token")
     grade.add_argument("--feedback", metavar="DIR",
                        help="write each student's feedback (points, and the rule behind each miss) to "
                             "DIR/<student>/feedback.md")
@@ -372,8 +375,9 @@ def _class_tokens(args, names: list[str]) -> dict[str, str]:
     """``release --class DATA --url URL``: each student's token from the class record ({} without)."""
     from .lessons.exercises import ExerciseError
     if not args.record:
-        if args.url:
-            raise ExerciseError("--url goes with --class (the class record the notebooks post to)", "--url")
+        for given, flag in ((args.url, "--url"), (args.hub, "--hub")):
+            if given:
+                raise ExerciseError(f"{flag} goes with --class (the class record the notebooks post to)", flag)
         return {}
     if not args.url or not args.url.startswith(("http://", "https://")):
         raise ExerciseError("--class needs --url http://HOST:PORT, the address students reach "
@@ -386,6 +390,8 @@ def _class_tokens(args, names: list[str]) -> dict[str, str]:
     if missing:
         raise ExerciseError(f"{', '.join(missing[:5])} not in the class record: stsedu class add-students "
                             f"{args.students} --data {args.record}", "--class")
+    if args.hub:             # the student's kernel sends its own JupyterHub token (JUPYTERHUB_API_TOKEN)
+        return {n: "" for n in names}
     return tokens
 
 

@@ -38,8 +38,9 @@ Items (docs/performance.md explains each one and what it compares):
    page's final line (wall), the kernel's messages per sync, the chart's redraws, the kernel's CPU, beside
    ``Cluster`` making the same change alone; the load printed before and after.
 12. ``stsedu class serve`` under a class at once: 60 students, each a process posting 20 answers
-    as fast as the service takes them; p95 latency of a post (wall clock: the student waits for
-    it) and that none is lost.
+    as fast as the service takes them, all started (as the students' kernels are) before the
+    clock starts; p95 latency of a post (wall clock: the student waits for it) and that none is
+    lost; the load average before and after.
 
 Times are the minimum over several repeats of CPU time, so that other
 processes on a shared machine do not count; item 1 runs the kit and the real

@@ -167,3 +167,15 @@ def test_hub_goes_with_class(tmp_path):
     code, out, err = cli("exercise", "release", "--exercises", str(folder), "--students", str(tmp_path / "roster.csv"),
                          "--hub", "--out", str(tmp_path / "r" / "t.ipynb"))
     assert code != 0 and "--hub goes with --class" in err and "Traceback" not in err
+
+
+def test_a_refused_token_reaches_the_notebook_as_the_services_words(service):
+    """The kit's own client, with a token the class does not know: the refusal in the service's words,
+    not 'no answer' (the service reads the body it refuses before closing: closing over unread bytes
+    may reset the connection; on loopback the answer has arrived first either way)."""
+    from stsedu.lessons.exercises import posting
+    for _ in range(20):
+        with pytest.raises(posting.PostError) as e:
+            posting.post(service.url, "not-a-token", {"attempt": uuid.uuid4().hex, "exercise": "T.1", "answer": 1},
+                         tries=1)
+        assert str(e.value).startswith("the class record refused it: unknown token"), e.value

@@ -280,7 +280,14 @@ class ClassServer:
                 raise Refused(400, "Content-Length: must be a whole number of bytes")
             if int(length) > MAX_BODY:                  # the body is never read
                 raise Refused(413, f"body: {int(length)} bytes is too large (at most {MAX_BODY})")
-            student = await self._student(headers)      # before reading anything
+            try:
+                student = await self._student(headers)  # before the body is used
+            except Refused:                  # read the body still: closing over unread bytes resets the
+                try:                         # connection, and the student would see no answer, not why
+                    await reader.readexactly(int(length))
+                except asyncio.IncompleteReadError:
+                    pass
+                raise
             try:
                 body = await reader.readexactly(int(length))
             except asyncio.IncompleteReadError as e:

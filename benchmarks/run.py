@@ -958,16 +958,20 @@ def item_class_record(table: Table, students: int, attempts: int) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         server = subprocess.Popen([sys.executable, "-m", "stsedu", "class", "serve", "--data", str(data), "--quiet",
                                    "--exercises", str(ROOT / "docs" / "assessed-set"), "--port", str(port)],
-                                  env=env, stdout=subprocess.PIPE, text=True)
+                                  env=env, stdout=subprocess.PIPE, text=True, start_new_session=True)
         try:
             for line in server.stdout:
                 if line.startswith("listening on"):
                     break
             # Every student's process runs before the clock starts, as the students' kernels do: 60
             # Python processes starting inside the timed window took 4-6 s of the 2 cores' CPU from
-            # the service and from the posts being timed.
+            # the service and from the posts being timed.  Each in a session of its own, as
+            # jupyter_client starts a kernel and JupyterHub a server or a service: with Linux's
+            # autogroup scheduling the service then has its own share of the CPU, rather than one
+            # share among 60 students' processes of the same session.
             clients = [subprocess.Popen([sys.executable, "-c", _CLASS_CLIENT, str(port), tok, str(attempts)],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        start_new_session=True)
                        for tok in tokens.values()]
             for c in clients:
                 c.stdout.readline()

@@ -183,12 +183,18 @@ def _teacher_commands(sub) -> None:
                      help="with --students: each notebook posts its answers to this class record "
                           "(stsedu class add-students / serve), with the student's token")
     rel.add_argument("--url", metavar="URL", help="with --class: the address students reach the service at")
+    rel.add_argument("--hub", action="store_true", help="with --class: the service knows each student by their "
+                     "JupyterHub user (the roster's names; it runs as a hub service): the notebooks carry no token")
     grade.add_argument("--feedback", metavar="DIR",
                        help="write each student's feedback (points, and the rule behind each miss) to "
                             "DIR/<student>/feedback.md")
     grade.add_argument("--class", dest="record", metavar="DATA",
                        help="grade from this class record (stsedu class serve); the files only for students "
                             "it has nothing from")
+    grade.add_argument("--nbgrader", metavar="GRADEBOOK",
+                       help="also write the grades into this nbgrader gradebook (gradebook.db in the course "
+                            "folder): nbgrader export and the formgrader show them; with --assignment")
+    grade.add_argument("--assignment", metavar="NAME", help="with --nbgrader: the assignment's name (e.g. test1)")
     from .lessons.classroom import cli as _class_cli
     _class_cli.add_parser(sub, _selection_args)
     nbg = sub.add_parser("nbgrader", help="write an nbgrader source notebook for a set of exercises")
@@ -281,6 +287,9 @@ def _teacher(args, out: TextIO, parser) -> int:
                 print("error: give the answer files to grade, or the class record with --class DATA",
                       file=sys.stderr)
                 return 2
+            if bool(args.nbgrader) != bool(args.assignment):
+                raise E.ExerciseError("--nbgrader GRADEBOOK and --assignment NAME go together",
+                                      "--assignment" if args.nbgrader else "--nbgrader")
             recorded = None
             if args.record:
                 from .lessons.classroom.cli import open_record
@@ -298,6 +307,9 @@ def _teacher(args, out: TextIO, parser) -> int:
             out.write(grades.summary() + "\n")
             if args.out:
                 out.write(f"scores written to {grades.to_csv(args.out, inputs)}\n")
+            if args.nbgrader:
+                from .lessons.exercises.gradebook import write_gradebook
+                out.write(write_gradebook(grades, args.nbgrader, args.assignment) + "\n")
             if args.feedback:
                 written = grades.write_feedback(args.feedback, inputs)
                 out.write(f"feedback for {len(written)} students written to {args.feedback}/<student>/feedback.md\n")
@@ -372,8 +384,9 @@ def _class_tokens(args, names: list[str]) -> dict[str, str]:
     """``release --class DATA --url URL``: each student's token from the class record ({} without)."""
     from .lessons.exercises import ExerciseError
     if not args.record:
-        if args.url:
-            raise ExerciseError("--url goes with --class (the class record the notebooks post to)", "--url")
+        for given, flag in ((args.url, "--url"), (args.hub, "--hub")):
+            if given:
+                raise ExerciseError(f"{flag} goes with --class (the class record the notebooks post to)", flag)
         return {}
     if not args.url or not args.url.startswith(("http://", "https://")):
         raise ExerciseError("--class needs --url http://HOST:PORT, the address students reach "
@@ -386,6 +399,8 @@ def _class_tokens(args, names: list[str]) -> dict[str, str]:
     if missing:
         raise ExerciseError(f"{', '.join(missing[:5])} not in the class record: stsedu class add-students "
                             f"{args.students} --data {args.record}", "--class")
+    if args.hub:             # the student's kernel sends its own JupyterHub token (JUPYTERHUB_API_TOKEN)
+        return {n: "" for n in names}
     return tokens
 
 

@@ -3,7 +3,7 @@
 
 * :mod:`.record` - the students, their tokens and every attempt, in a database (SQLite by
   default, any SQLAlchemy URL for a larger class);
-* :mod:`.server` - a small HTTP service (the standard library's ThreadingHTTPServer) that
+* :mod:`.server` - a small HTTP service (one asyncio event loop, standard library only) that
   records each attempt a student's notebook posts, timed by its own clock, once per attempt id;
 * :mod:`.cli` - the ``stsedu class`` commands.
 

@@ -4,7 +4,8 @@
   a token per student of the roster (names as ``exercise release --students`` reads them);
   students already in it keep theirs;
 * ``stsedu class serve --data class/ --exercises my-exercises/ [--host H] [--port P]``: the
-  service the released notebooks post to, until Ctrl-C (or SIGTERM);
+  service the released notebooks post to, until Ctrl-C (or SIGTERM); run by JupyterHub as a
+  service, it also knows students by their hub user (``--hub-api``, ``$JUPYTERHUB_API_URL``);
 * ``stsedu class export --data class/ --out attempts.csv``: every recorded attempt, one a row.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import signal
 import sys
 from typing import TextIO
@@ -31,6 +33,9 @@ def add_parser(sub, selection_args) -> None:
                        help="the address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
     serve.add_argument("-q", "--quiet", action="store_true", help="do not print a line per recorded attempt")
+    serve.add_argument("--hub-api", metavar="URL", default=None,
+                       help="also know students by their JupyterHub user: the hub's API (default: "
+                            "$JUPYTERHUB_API_URL, which JupyterHub sets for its services; '' for none)")
     selection_args(serve)
     exp = csub.add_parser("export", help="write every recorded attempt to a CSV file")
     exp.add_argument("--data", required=True, metavar="DIR", help="the class's data folder (or a SQLAlchemy URL)")
@@ -72,8 +77,11 @@ def main(args, out: TextIO, read_roster, select) -> int:
                                 "--exercises")
         exs = select(args)
         refuse_shipped(exs)           # (no --exercises: the shipped set, which a release refuses too)
+        from .hub import HubIdentity
+        hub_api = os.environ.get("JUPYTERHUB_API_URL", "") if args.hub_api is None else args.hub_api
         rec = open_record(args.data)
-        return serve(rec, exs, args.host, args.port, out, quiet=args.quiet)
+        return serve(rec, exs, args.host, args.port, out, quiet=args.quiet,
+                     hub=HubIdentity(hub_api) if hub_api else None)
     if args.class_command == "export":
         from ... import files as _files
         from ..exercises.grading import csv_cell
@@ -100,20 +108,21 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
-def serve(rec, exercises: list, host: str, port: int, out: TextIO, quiet: bool = False) -> int:
+def serve(rec, exercises: list, host: str, port: int, out: TextIO, quiet: bool = False, hub=None) -> int:
     """Serve until Ctrl-C or SIGTERM (how JupyterHub stops a service); every acknowledged attempt is
     already committed, so stopping loses none."""
     from .server import make_server
     log = None if quiet else (lambda line: (out.write(line + "\n"), out.flush()))
     try:
-        server = make_server(rec, exercises, host, port, log)
+        server = make_server(rec, exercises, host, port, log, hub)
     except OSError as e:
         print(f"error: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr)
         return 3
     h, p = server.server_address[:2]
     out.write(f"class record {rec.url}: {len(rec.students())} students, exercises "
-              f"{', '.join(e.id for e in exercises)}\nlistening on http://{h}:{p}/ (POST /attempts); "
-              "Ctrl-C stops\n")
+              f"{', '.join(e.id for e in exercises)}\n"
+              + (f"students known by their roster token or their JupyterHub user ({hub.api_url})\n" if hub else "")
+              + f"listening on http://{h}:{p}/ (POST /attempts); Ctrl-C stops\n")
     out.flush()
 
     def stop(_sig, _frame):

@@ -92,6 +92,7 @@ class ClassRecord:
             raise RecordError(f"{data}: cannot open the class record: {str(e).splitlines()[0]}") from None
         self._write = threading.Lock()     # SQLite takes one writer at a time: queue them here
         self._tokens: dict[str, tuple[int, str]] = {}
+        self._names: dict[str, tuple[int, str]] = {}
 
     def close(self) -> None:
         self.engine.dispose()
@@ -127,6 +128,16 @@ class ClassRecord:
                 return None
             self._tokens[token] = (row.id, row.name)
         return self._tokens[token]
+
+    def student_named(self, name: str) -> tuple[int, str] | None:
+        """(id, name) of the student of the roster called *name* (a JupyterHub user's name), or None."""
+        if name not in self._names:
+            with self.engine.connect() as db:
+                row = db.execute(sa.select(STUDENTS.c.id).where(STUDENTS.c.name == name)).first()
+            if row is None:
+                return None
+            self._names[name] = (row.id, name)
+        return self._names[name]
 
     # ------------------------------------------------------------ attempts
 

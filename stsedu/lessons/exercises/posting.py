@@ -2,7 +2,8 @@
 
 A notebook released with ``--class`` carries the service's address and the student's own token
 (nothing else secret); ``STSEDU_CLASS_URL`` and ``STSEDU_CLASS_TOKEN`` in the kernel's
-environment do the same for a notebook released without them.  Each attempt has an id made
+environment do the same for a notebook released without them.  Released with ``--hub``, it
+carries no token: the kernel sends its user's JupyterHub token (``JUPYTERHUB_API_TOKEN``).  Each attempt has an id made
 here; a post that loses its connection is sent again with the same id, and the service records
 it once.
 """
@@ -28,9 +29,11 @@ class PostError(Exception):
 
 
 def config(url: str = "", token: str = "") -> tuple[str, str]:
-    """(url, token): the given ones, else the environment's (``"", ""`` when there is no class record)."""
+    """(url, token): the given ones, else the environment's (``"", ""`` when there is no class record).
+    On JupyterHub the token may be the student's own hub token (``JUPYTERHUB_API_TOKEN``, which the
+    hub gives each user's server and its kernels): the class service asks the hub whose it is."""
     url = url or os.environ.get("STSEDU_CLASS_URL", "")
-    token = token or os.environ.get("STSEDU_CLASS_TOKEN", "")
+    token = token or os.environ.get("STSEDU_CLASS_TOKEN", "") or os.environ.get("JUPYTERHUB_API_TOKEN", "")
     return (url.rstrip("/"), token) if url and token else ("", "")
 
 

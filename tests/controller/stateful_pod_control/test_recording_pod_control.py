@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import stsedu
 from helpers import web
+from stsedu.api.errors import api_answer
 from stsedu.api.objects import POD_NAME_LABEL
 from stsedu.api.objects import PersistentVolumeClaim, Pod, StatefulSet
 from stsedu.api.profiles import CURRENT
@@ -77,9 +78,42 @@ def test_create_stateful_pod_stops_when_a_claim_is_being_deleted():
     why = Why(reason="missing", message="m", rule=RULES["create"], slot=0)
     deleting = {"data-web-0": PersistentVolumeClaim(name="data-web-0", deletion_timestamp=1.0)}
     spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims=deleting, namespace_revisions={}, now=2.0), CURRENT)
-    assert spc.create_stateful_pod(sts, pod, why) == "pvc data-web-0 is being deleted"
+    err = spc.create_stateful_pod(sts, pod, why)
+    assert str(err) == "pvc data-web-0 is being deleted" and api_answer(err) is None  # an error, no answer
     assert [(d.action, d.reason, d.target) for d in spc.log] == [("wait", "claim-deleting", "data-web-0")]
     spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=2.0), CURRENT)
     assert spc.create_stateful_pod(sts, pod, why) is None
     assert [(d.action, d.pod, d.target) for d in spc.log] == [("create-pvc", "web-0", "data-web-0"),
                                                               ("create", "web-0", None)]
+
+
+def test_the_pod_control_returns_the_api_servers_answer_as_an_error():
+    """CreateStatefulPod, UpdateStatefulPod and DeleteStatefulPod return the ``error`` the request
+    failed with, as upstream's do, so a caller reads it with apierrors (IsTooManyRequests,
+    IsNotFound, IsConflict), not by its words; the row and the event keep its text."""
+    from stsedu.api.errors import APIError, is_conflict, is_not_found, is_too_many_requests
+    from stsedu.controller.recording_pod_control import NullRecorder, RecordingHistory, RecordingObjects
+    from stsedu.controller.stateful_pod_control import StatefulPodControl
+
+    class Refusing(RecordingObjects):  # each write answered as the API server would refuse it
+        def create_pod(self, pod, sts, reason=""):
+            raise APIError("create", "Pod", pod.name, reason="TooManyRequests")
+
+        def delete_pod(self, pod, reason=""):
+            raise APIError("delete", "Pod", pod.name, reason="InternalError")
+
+        def update_pod(self, pod, sts, reason=""):
+            raise APIError("update", "Pod", pod.name, reason="NotFound")
+
+    sts = StatefulSet.from_manifest(web(1))
+    why = Why(reason="missing", message="m", rule=RULES["create"], slot=0)
+    spc = StatefulPodControl(Refusing(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=2.0)),
+                             NullRecorder(), CURRENT, RecordingHistory())
+    created = spc.create_stateful_pod(sts, Pod(name="web-0"), why)
+    assert is_too_many_requests(created) and not is_conflict(created)
+    assert spc.log[-1].error == str(created)  # the row keeps its text
+    deleted = spc.delete_stateful_pod(sts, Pod(name="web-0", uid="u"), why)
+    assert isinstance(deleted, APIError) and deleted.code == 500 and not is_not_found(deleted)
+    lost = Pod(name="web-0", uid="u", labels={})  # its identity label is missing: it is updated
+    updated = spc.update_stateful_pod(sts, lost, why)
+    assert is_not_found(updated) and spc.log[-1].error == str(updated)

@@ -157,21 +157,8 @@ class ClusterObjects:
     _creates = 0
 
     def _throttle(self, name: str) -> None:
-        """The kit's stand-in for the API server's rate limits and a pod quota: with
-        ``stsedu.limits.MAX_PODS`` pods in the cluster a create is ``Forbidden: exceeded
-        quota``; past ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests``
-        (see :func:`~stsedu.limits.over_create_budget`)."""
-        from .. import limits
-        if self.c.store.count("Pod") >= limits.MAX_PODS:
-            raise APIError("create", "Pod", name, reason="Forbidden", message=(
-                f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
-                f" pods={self.c.store.count('Pod')}, limited: pods={limits.MAX_PODS}"
-                f" ({limits.hint('MAX_PODS')})"))
-        self._creates += 1
-        if self._creates > limits.MAX_PODS_PER_SYNC:
-            raise APIError("create", "Pod", name, reason="TooManyRequests", message=(
-                f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
-                f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
+        """The kit's create limits (:func:`throttle_create`) over the cluster's pods as they are now."""
+        self._creates = throttle_create(name, self._creates, self.c.store.count("Pod"))
 
     def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
         """``CreatePod``, within the kit's create limits (:meth:`_throttle`)."""
@@ -245,6 +232,27 @@ class ClusterObjects:
     def write_status(self, sts: StatefulSet, status: StatefulSetStatus) -> int:
         """The status updater's ``UpdateStatefulSetStatus``; returns the number of retries."""
         return self.status_updater.update_stateful_set_status(sts, status)
+
+
+def throttle_create(name: str, creates: int, pods: int) -> int:
+    """The kit's stand-in for the API server's rate limits and a pod quota, asked by an object manager
+    before it creates pod *name*, the sync having made *creates* creates and the cluster holding *pods*
+    pods: with ``stsedu.limits.MAX_PODS`` pods the create is ``Forbidden: exceeded quota``; past
+    ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests`` (each raised as the
+    :class:`~stsedu.api.errors.APIError` the API server would answer).  Returns the sync's creates,
+    this one counted.  :class:`ClusterObjects` and the preview's object manager both ask it, so a
+    preview is refused at the create a sync would be."""
+    from .. import limits
+    if pods >= limits.MAX_PODS:
+        raise APIError("create", "Pod", name, reason="Forbidden", message=(
+            f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
+            f" pods={pods}, limited: pods={limits.MAX_PODS} ({limits.hint('MAX_PODS')})"))
+    creates += 1
+    if creates > limits.MAX_PODS_PER_SYNC:
+        raise APIError("create", "Pod", name, reason="TooManyRequests", message=(
+            f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
+            f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
+    return creates
 
 
 # ------------------------------------------------------------------ the pod control the steps call

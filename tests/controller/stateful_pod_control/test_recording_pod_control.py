@@ -9,6 +9,8 @@ fake object manager.  ``Cluster.preview()`` runs the kit's steps with the pod co
 
 from __future__ import annotations
 
+import pytest
+
 import stsedu
 from helpers import web
 from stsedu.api.errors import api_answer
@@ -117,3 +119,27 @@ def test_the_pod_control_returns_the_api_servers_answer_as_an_error():
     lost = Pod(name="web-0", uid="u", labels={})  # its identity label is missing: it is updated
     updated = spc.update_stateful_pod(sts, lost, why)
     assert is_not_found(updated) and spc.log[-1].error == str(updated)
+
+
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+@pytest.mark.parametrize("quota, others", [(10_000, 0), (30, 10)])
+def test_preview_of_a_huge_parallel_set_is_refused_at_the_create_a_sync_is(monkeypatch, profile, quota, others):
+    """The preview's object manager meets the kit's create limits as the cluster's does (one throttle,
+    stsedu.limits): a Parallel set of 2147483647 replicas is previewed up to the create the sync has
+    refused (TooManyRequests past MAX_PODS_PER_SYNC; Forbidden once MAX_PODS pods exist, another
+    set's counted), with the same error; v1.16 fails there too instead of writing a status."""
+    monkeypatch.setattr(stsedu.limits, "MAX_PODS", quota)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    if others:
+        db = web(others, "Parallel", name="db")
+        db["spec"]["selector"]["matchLabels"] = db["spec"]["template"]["metadata"]["labels"] = {"app": "db"}
+        c.apply(db)
+        c.sync("db")
+    c.apply(web(2 ** 31 - 1, "Parallel"))
+    plan = c.preview("web")
+    synced = c.sync("web")
+    assert [(d.action, d.pod) for d in plan.decisions] == [(d.action, d.pod) for d in synced.decisions]
+    refused = next(d for d in synced.decisions if d.action == "create" and d.applied is False)
+    assert plan.error == synced.error == refused.error  # the first refused create's (its batch's others too)
+    assert ("forbidden: exceeded quota" if others else "TooManyRequests: stsedu creates at most") in plan.error
+    assert len(c.pods("web")) == min(stsedu.limits.MAX_PODS_PER_SYNC, quota - others)

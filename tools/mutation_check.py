@@ -95,9 +95,9 @@ MUTATIONS = (
              "updateStatefulSet: Recreate creates nothing until recreateDeleteAndWait finds no old pod"),
     Mutation("create-despite-claim-error", "controller/stateful_pod_control.py",
              "        if (err := self.create_persistent_volume_claims(sts, pod, why, \"create-pvc\")) is not None:\n"
-             "            self.record_pod_event(\"create\", sts, pod, err)\n            return str(err)",
+             "            self.record_pod_event(\"create\", sts, pod, err)\n            return err",
              "        if (err := self.create_persistent_volume_claims(sts, pod, why, \"create-pvc\")) and False:\n"
-             "            self.record_pod_event(\"create\", sts, pod, err)\n            return str(err)",
+             "            self.record_pod_event(\"create\", sts, pod, err)\n            return err",
              "CreateStatefulPod: createPersistentVolumeClaims' error returns before the pod is created"),
 )
 

@@ -135,6 +135,13 @@ def is_invalid(err: BaseException | None) -> bool:
     return _is(err, "Invalid", 422)
 
 
+def is_too_many_requests(err: BaseException | None) -> bool:
+    """``apierrors.IsTooManyRequests``: *err* is (or wraps) a TooManyRequests answer, or any answer
+    with code 429 (whatever its reason, as apimachinery reads the status code itself)."""
+    reason, code = reason_and_code(err)
+    return reason == "TooManyRequests" or code == 429
+
+
 class RolloutError(ValidationError):
     """Raised by the ``kubectl rollout``-like calls when kubectl would print ``error: ...``.
 

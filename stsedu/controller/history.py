@@ -174,7 +174,7 @@ def adoption_refused(rev: ControllerRevision) -> str | None:
 
 
 def create_controller_revision(set_name: str, candidate: ControllerRevision, existing: Mapping[str, ControllerRevision],
-                               collisions: int, changed: bool, control) -> tuple[str | None, ControllerRevision, int]:
+                               collisions: int, changed: bool, control) -> tuple[APIError | None, ControllerRevision, int]:
     """Create *candidate* (``CreateControllerRevision``), each request through *control* (the pod
     control: its ``create_revision``, or ``probe_revision`` for a name that is taken), which returns
     its error.  On a name clash (*existing*: the namespace's revisions by name) with the

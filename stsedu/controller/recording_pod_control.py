@@ -3,8 +3,9 @@
 Upstream's tests give ``StatefulPodControl`` a fake object manager
 (``NewStatefulPodControlFromManager``); ``preview()`` does the same with :class:`RecordingObjects`:
 the pod control runs as in a sync, its reads answer from the sync's snapshot (the listers as the
-sync began), each request succeeds and changes nothing, and its rows are the preview's; so do the
-revision requests (:class:`RecordingHistory`).  No event is recorded (:class:`NullRecorder`).
+sync began), each request succeeds and changes nothing (but a create the kit's create limits refuse,
+as a sync's would be: :func:`~.stateful_pod_control.throttle_create`), and its rows are the preview's;
+so do the revision requests (:class:`RecordingHistory`).  No event is recorded (:class:`NullRecorder`).
 """
 
 from __future__ import annotations
@@ -13,18 +14,24 @@ from ..api.objects import PersistentVolumeClaim, Pod, StatefulSet, StatefulSetSt
 from ..api.profiles import Profile
 from .decisions import Decision
 from .snapshot import Snapshot
-from .stateful_pod_control import StatefulPodControl, new_stateful_pod_control_from_manager
+from .stateful_pod_control import StatefulPodControl, new_stateful_pod_control_from_manager, throttle_create
 
 
 class RecordingObjects:
-    """An object manager whose writes succeed and change nothing; its reads answer from *snap*."""
+    """An object manager whose writes succeed and change nothing; its reads answer from *snap*.
+    Its creates meet the kit's create limits as a sync's do (:func:`~.stateful_pod_control.throttle_create`),
+    over *pods_in_cluster* pods (the set's when not given) and the creates it has recorded."""
 
-    def __init__(self, snap: Snapshot) -> None:
+    def __init__(self, snap: Snapshot, pods_in_cluster: int | None = None) -> None:
         self.claims = snap.claims
         self.pods = {p.name: p for p in snap.pods}
+        self.pods_in_cluster = len(snap.pods) if pods_in_cluster is None else pods_in_cluster
+        self.creates = 0
 
     def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
-        """``CreatePod``: nothing is created."""
+        """``CreatePod``: nothing is created, unless the kit's create limits refuse it (an
+        :class:`~stsedu.api.errors.APIError`, as a sync's create would be)."""
+        self.creates = throttle_create(pod.name, self.creates, self.pods_in_cluster + self.creates)
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
         """``GetPod``: the pod as the sync listed it."""
@@ -75,7 +82,8 @@ class NullRecorder:
         """Nothing is recorded."""
 
 
-def recording_pod_control(snap: Snapshot, profile: Profile) -> StatefulPodControl:
-    """The pod control ``preview()`` runs the sync's steps with: :class:`RecordingObjects` over *snap*,
-    :class:`RecordingHistory`, no events."""
-    return new_stateful_pod_control_from_manager(RecordingObjects(snap), NullRecorder(), profile, RecordingHistory())
+def recording_pod_control(snap: Snapshot, profile: Profile, pods_in_cluster: int | None = None) -> StatefulPodControl:
+    """The pod control ``preview()`` runs the sync's steps with: :class:`RecordingObjects` over *snap*
+    (and the cluster's *pods_in_cluster*), :class:`RecordingHistory`, no events."""
+    return new_stateful_pod_control_from_manager(RecordingObjects(snap, pods_in_cluster), NullRecorder(), profile,
+                                                 RecordingHistory())

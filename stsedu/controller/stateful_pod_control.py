@@ -157,21 +157,8 @@ class ClusterObjects:
     _creates = 0
 
     def _throttle(self, name: str) -> None:
-        """The kit's stand-in for the API server's rate limits and a pod quota: with
-        ``stsedu.limits.MAX_PODS`` pods in the cluster a create is ``Forbidden: exceeded
-        quota``; past ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests``
-        (see :func:`~stsedu.limits.over_create_budget`)."""
-        from .. import limits
-        if self.c.store.count("Pod") >= limits.MAX_PODS:
-            raise APIError("create", "Pod", name, reason="Forbidden", message=(
-                f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
-                f" pods={self.c.store.count('Pod')}, limited: pods={limits.MAX_PODS}"
-                f" ({limits.hint('MAX_PODS')})"))
-        self._creates += 1
-        if self._creates > limits.MAX_PODS_PER_SYNC:
-            raise APIError("create", "Pod", name, reason="TooManyRequests", message=(
-                f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
-                f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
+        """The kit's create limits (:func:`throttle_create`) over the cluster's pods as they are now."""
+        self._creates = throttle_create(name, self._creates, self.c.store.count("Pod"))
 
     def create_pod(self, pod: Pod, sts: StatefulSet, reason: str = "") -> None:
         """``CreatePod``, within the kit's create limits (:meth:`_throttle`)."""
@@ -247,6 +234,27 @@ class ClusterObjects:
         return self.status_updater.update_stateful_set_status(sts, status)
 
 
+def throttle_create(name: str, creates: int, pods: int) -> int:
+    """The kit's stand-in for the API server's rate limits and a pod quota, asked by an object manager
+    before it creates pod *name*, the sync having made *creates* creates and the cluster holding *pods*
+    pods: with ``stsedu.limits.MAX_PODS`` pods the create is ``Forbidden: exceeded quota``; past
+    ``MAX_PODS_PER_SYNC`` creates in one sync it is ``TooManyRequests`` (each raised as the
+    :class:`~stsedu.api.errors.APIError` the API server would answer).  Returns the sync's creates,
+    this one counted.  :class:`ClusterObjects` and the preview's object manager both ask it, so a
+    preview is refused at the create a sync would be."""
+    from .. import limits
+    if pods >= limits.MAX_PODS:
+        raise APIError("create", "Pod", name, reason="Forbidden", message=(
+            f'pods "{name}" is forbidden: exceeded quota: stsedu, requested: pods=1, used:'
+            f" pods={pods}, limited: pods={limits.MAX_PODS} ({limits.hint('MAX_PODS')})"))
+    creates += 1
+    if creates > limits.MAX_PODS_PER_SYNC:
+        raise APIError("create", "Pod", name, reason="TooManyRequests", message=(
+            f"TooManyRequests: stsedu creates at most {limits.MAX_PODS_PER_SYNC} pods in one sync"
+            f" ({limits.hint('MAX_PODS_PER_SYNC')}); the set is synced again to go on"))
+    return creates
+
+
 # ------------------------------------------------------------------ the pod control the steps call
 
 
@@ -255,8 +263,11 @@ def _template_name(template: Mapping) -> str:
     return template.get("metadata", {}).get("name", "")
 
 
-def _text(err: BaseException | None) -> str | None:
-    return None if err is None else str(err)
+Error = APIError | WrappedError
+"""What the pod control's methods return when a request failed, as upstream's return an ``error``:
+the API server's answer (:class:`~stsedu.api.errors.APIError`), or an error made of others
+(:class:`~stsedu.api.errors.WrappedError`), which the predicates of :mod:`stsedu.api.errors` read
+(``is_conflict``, ``is_too_many_requests`` ...); a caller that records or prints it makes its text."""
 
 
 class StatefulPodControl:
@@ -299,22 +310,22 @@ class StatefulPodControl:
         return None
 
     # ------------------------------------------------------------------ upstream's methods
-    def create_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+    def create_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> Error | None:
         """``CreateStatefulPod``."""
         if (err := self.create_persistent_volume_claims(sts, pod, why, "create-pvc")) is not None:
             self.record_pod_event("create", sts, pod, err)
-            return str(err)
+            return err
         err = self._request(why.row("create", pod.name, payload=pod),
                             lambda: self.om.create_pod(pod, sts, why.reason))
         if is_already_exists(err):
-            return str(err)
+            return err
         if (claim_err := self.update_pod_claim_for_retention_policy(sts, pod, why)) is not None:
             self.record_pod_event("update", sts, pod, claim_err)
-            return str(claim_err)
+            return claim_err
         self.record_pod_event("create", sts, pod, err)
-        return _text(err)
+        return err
 
-    def update_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+    def update_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> Error | None:
         """``UpdateStatefulPod``."""
         om = self.om
         name = pod.name  # the row's pod: the one processReplica gave, or the one GetPod read and updated
@@ -372,13 +383,13 @@ class StatefulPodControl:
         if attempted:
             self.record_pod_event("update", sts, pod, error)
         if tries == 1 and not attempted and error is not None:
-            return str(error)  # the first try's claim work failed: no update was sent
+            return error  # the first try's claim work failed: no update was sent
         self.log.append(why.row("update", name, payload=pod, applied=error is None,
-                                error=_text(error), cause=api_answer(error), retries=retries,
-                                resent=tuple(resent)))
-        return _text(error)
+                                error=None if error is None else str(error), cause=api_answer(error),
+                                retries=retries, resent=tuple(resent)))
+        return error
 
-    def delete_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+    def delete_stateful_pod(self, sts: StatefulSet, pod: Pod, why: Why) -> APIError | None:
         """``DeleteStatefulPod``: a NotFound counts as deleted (not in v1.16)."""
         row = why.row("delete", pod.name, payload=pod)
         try:
@@ -387,7 +398,7 @@ class StatefulPodControl:
             if not (is_not_found(e) and self.profile.delete_ignores_not_found):
                 self.log.append(refused(row, e))
                 self.record_pod_event("delete", sts, pod, e)
-                return str(e)
+                return e
         self.log.append(replace(row, applied=True))
         self.record_pod_event("delete", sts, pod, None)
         return None
@@ -481,13 +492,13 @@ class StatefulPodControl:
                                 f"{self._verb(verb)} Claim {claim} for Pod {pod.name} in StatefulSet {sts.name} "
                                 f"failed error: {err}")
 
-    def create_missing_persistent_volume_claims(self, sts: StatefulSet, pod: Pod, why: Why) -> str | None:
+    def create_missing_persistent_volume_claims(self, sts: StatefulSet, pod: Pod, why: Why) -> WrappedError | None:
         """``createMissingPersistentVolumeClaims``."""
         if (err := self.create_persistent_volume_claims(sts, pod, why, "pending-pvc")) is not None:
-            return str(err)
+            return err
         if (err := self.update_pod_claim_for_retention_policy(sts, pod, why)) is not None:
             self.record_pod_event("update", sts, pod, err)
-            return str(err)
+            return err
         return None
 
     def create_persistent_volume_claims(self, sts: StatefulSet, pod: Pod, why: Why, rule: str
@@ -520,30 +531,31 @@ class StatefulPodControl:
         return WrappedError(aggregate(errors)) if errors else None
 
     # ------------------------------------------------------------------ the sync's other requests
-    def create_revision(self, d: Decision) -> str | None:
+    def create_revision(self, d: Decision) -> APIError | None:
         """The create of ``CreateControllerRevision`` (the controller history's), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.history.create_revision(d)))
+        return self._request(d, lambda: self.history.create_revision(d))
 
-    def probe_revision(self, d: Decision) -> str | None:
+    def probe_revision(self, d: Decision) -> APIError | None:
         """The create ``CreateControllerRevision`` sends for a name that is taken (answered AlreadyExists,
         which it expects); its row *d*; its error."""
-        return _text(self._request(d, lambda: self.history.probe_revision(d)))
+        return self._request(d, lambda: self.history.probe_revision(d))
 
-    def update_revision(self, d: Decision) -> str | None:
+    def update_revision(self, d: Decision) -> APIError | None:
         """``UpdateControllerRevision`` (a rollback's renumbering), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.history.update_revision(d)))
+        return self._request(d, lambda: self.history.update_revision(d))
 
-    def delete_revision(self, d: Decision) -> str | None:
+    def delete_revision(self, d: Decision) -> APIError | None:
         """``DeleteControllerRevision`` (``truncateHistory``), its row *d*; its error."""
-        return _text(self._request(d, lambda: self.history.delete_revision(d)))
+        return self._request(d, lambda: self.history.delete_revision(d))
 
-    def update_stateful_set_status(self, d: Decision, sts: StatefulSet, status: StatefulSetStatus) -> str | None:
+    def update_stateful_set_status(self, d: Decision, sts: StatefulSet, status: StatefulSetStatus
+                                   ) -> APIError | None:
         """``updateStatefulSetStatus``: the status write *d* describes, through the status updater."""
         try:
             retries = self.om.write_status(sts, status) or 0
         except APIError as e:
             self.log.append(refused(d, e))
-            return str(e)
+            return e
         self.log.append(replace(d, applied=True, retries=retries))
         return None
 

@@ -294,7 +294,7 @@ class StatefulSetController:
             claims=self.store.view("PersistentVolumeClaim", namespace),
             namespace_revisions=self.store.view("ControllerRevision", namespace), now=self.clock.now)
         plan = self.control.update_stateful_set(snap, self.profile, self.feature_gates,
-                                                recording_pod_control(snap, self.profile))
+                                                recording_pod_control(snap, self.profile, self.store.count("Pod")))
         return replace(plan, decisions=tuple(replace(d, applied=None) for d in plan.decisions))
 
 

@@ -34,13 +34,13 @@ from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP
                         aggregate, status_sentence)
 from .decisions import decision
 from ..api.defaults import default_pod_template
-from ..api.errors import APIError
+from ..api.errors import APIError, WrappedError
 from ..api.objects import ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus, controller_of
 from ..api.profiles import CURRENT, Profile
 from ..limits import over_create_budget
 from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
-from .stateful_pod_control import StatefulPodControl
+from .stateful_pod_control import Error, StatefulPodControl
 from .history import (adoption_refused, create_controller_revision, equal_revision, find_equal, history_to_truncate,
                       sort_revisions)
 
@@ -84,7 +84,7 @@ def list_revisions(sts: StatefulSet, revisions) -> list[ControllerRevision]:
 
 def get_stateful_set_revisions(snap: Snapshot, revisions: list[ControllerRevision], profile: Profile,
                                pod_control: PodControl
-                               ) -> tuple[str | None, ControllerRevision | None, ControllerRevision | None, int]:
+                               ) -> tuple[Error | None, ControllerRevision | None, ControllerRevision | None, int]:
     """Current and update revisions, and the requests that make them (``getStatefulSetRevisions``,
     called by :func:`perform_update` with the set's *revisions*, sorted; the kit's pod control
     carries upstream's controllerHistory).
@@ -210,7 +210,7 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
 
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, mrs: int, pod_control: PodControl
-                    ) -> tuple[bool, str | None]:
+                    ) -> tuple[bool, Error | None]:
     """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped it
     (*mrs*: minReadySeconds, read once per sync); waits go to the pod control's log.  Requests through
     *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim being
@@ -304,7 +304,7 @@ def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap
 
 def process_condemned(sts: StatefulSet, pod: Pod, slot: int, first_unavailable: Pod | None,
                       monotonic: bool, now: float, profile: Profile,
-                      pod_control: PodControl) -> tuple[list[Decision], bool, str | None]:
+                      pod_control: PodControl) -> tuple[list[Decision], bool, Error | None]:
     """Waits for one pod outside the ordinal range, highest first, whether to stop, and the error
     (``processCondemned``); the delete goes through *pod_control* (``DeleteStatefulPod``)."""
     name = pod.name
@@ -342,7 +342,7 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
                                                     pod_control: PodControl, log: list[Decision],
                                                     status: StatefulSetStatus,
                                                     unavailable: list[bool] | None = None
-                                                    ) -> tuple[StatefulSetStatus, str | None]:
+                                                    ) -> tuple[StatefulSetStatus, Error | None]:
     """Delete old-revision pods within the maxUnavailable budget (``updateStatefulSetAfterInvariantEstablished``,
     called by :func:`update_stateful_set_pods` when the MaxUnavailableStatefulSet gate is on).
 
@@ -382,7 +382,7 @@ def update_stateful_set_after_invariant_established(sts: StatefulSet, replicas: 
         return status, None
     deleted = 0
 
-    def delete(i: int, why: str) -> str | None:
+    def delete(i: int, why: str) -> Error | None:
         nonlocal deleted, status
         pod = replicas[i]
         error = pod_control.delete_stateful_pod(sts, pod, Why(
@@ -435,7 +435,7 @@ MAX_BATCH_SIZE = 500
 """``MaxBatchSize``: the largest batch :func:`slow_start_batch` runs."""
 
 
-def slow_start_batch(initial_batch_size: int, remaining: int, fn) -> tuple[int, list[str]]:
+def slow_start_batch(initial_batch_size: int, remaining: int, fn) -> tuple[int, list[Error]]:
     """Call ``fn(0)``, ``fn(1)``, ... in batches of *initial_batch_size*, then twice as many each time
     (at most :data:`MAX_BATCH_SIZE`), and stop after the first batch in which a call failed
     (``slowStartBatch``).
@@ -463,7 +463,7 @@ def slow_start_batch(initial_batch_size: int, remaining: int, fn) -> tuple[int, 
     return successes, []
 
 
-def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, str | None]:
+def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, Error | None]:
     """Call *fn* for the slots ``0 .. count-1`` (``runForAll``): one after the other, stopping at the
     first that says to exit or fails (monotonic, OrderedReady), else in :func:`slow_start_batch`
     batches (burst, Parallel).  Returns (should exit, error).
@@ -490,7 +490,7 @@ RECREATE_GATE = "StatefulSetRecreateStrategy"
 
 def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[int, Pod], condemned: list[Pod],
                              status: StatefulSetStatus, now: float, pod_control: PodControl,
-                             log: list[Decision]) -> tuple[bool, StatefulSetStatus, str | None]:
+                             log: list[Decision]) -> tuple[bool, StatefulSetStatus, Error | None]:
     """The first two phases of a Recreate update (``recreateDeleteAndWait``): delete every created
     pod not at *update* -- replicas (by slot) and condemned pods alike, all at once
     (``runForAll`` in burst mode, whatever the pod management policy) -- then wait until none of
@@ -509,7 +509,7 @@ def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[in
     slots.update((n + j, pod) for j, pod in enumerate(condemned))
     in_progress = False
 
-    def process_recreate_fn(slot: int) -> tuple[bool, str | None]:
+    def process_recreate_fn(slot: int) -> tuple[bool, Error | None]:
         nonlocal in_progress
         pod = slots.get(slot)
         if pod is None or not is_created(pod) or get_pod_revision(pod) == update:
@@ -553,7 +553,7 @@ def unknown_strategy(sts: StatefulSet) -> list[Decision]:
 
 
 def truncate_history(sts: StatefulSet, pods, revisions, current: str | None, update: str | None,
-                     pod_control: PodControl) -> str | None:
+                     pod_control: PodControl) -> Error | None:
     """Delete the oldest revisions beyond ``revisionHistoryLimit`` that no pod, nor the current or
     update revision, uses, stopping at the first delete that fails, whose error is returned
     (``truncateHistory``; *current* and *update* are None when ``getStatefulSetRevisions`` failed)."""
@@ -582,7 +582,8 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     sts = snap.sts
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     current, update, collisions, status, error = perform_update(snap, revisions, profile, gates or {}, pod_control)
-    errors = [e for e in (error, truncate_history(sts, snap.pods, revisions, current, update, pod_control)) if e]
+    errors = [str(e) for e in (error, truncate_history(sts, snap.pods, revisions, current, update, pod_control))
+              if e is not None]
     return SyncPlan(decisions=tuple(pod_control.log), status=status, current_revision=current or "",
                     update_revision=update or "", collision_count=collisions,
                     error=aggregate(errors) if errors else None)
@@ -609,7 +610,7 @@ def perform_update(snap: Snapshot, revisions: list[ControllerRevision], profile:
 
 def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, profile: Profile,
                                pod_control: PodControl, recreate_time: float | None
-                               ) -> tuple[StatefulSetStatus, str | None]:
+                               ) -> tuple[StatefulSetStatus, Error | None]:
     """Complete the update if it is done (``completeUpdate``), and write the status if it differs from
     the set's (``inconsistentStatus``) through the status updater (``updateStatefulSetStatus``).
     Returns the status, written or not, and the write's error (None if it was written or not needed)."""
@@ -624,7 +625,7 @@ def update_stateful_set_status(sts: StatefulSet, status: StatefulSetStatus, prof
 def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, update_rev: ControllerRevision,
                              collisions: int, profile: Profile, gates: Mapping[str, bool],
                              log: list[Decision], pod_control: PodControl
-                             ) -> tuple[StatefulSetStatus | None, str | None]:
+                             ) -> tuple[StatefulSetStatus | None, Error | None]:
     """Create, repair and delete pods towards the set's spec (upstream's unexported ``updateStatefulSet``).
 
     Named ``update_stateful_set_pods`` because Python's snake_case cannot tell it from
@@ -693,7 +694,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
         warn, wait = unknown_strategy(sts)
         pod_control.recorder.event(sts, "Warning", "UnknownStrategy", warn.payload)
         log += [warn, replace(wait, applied=False)]
-        return None, wait.error
+        return None, WrappedError(wait.error)
     if sts.deletion_timestamp is not None:
         return status, None
     if sts.spec.update_strategy == "Recreate":
@@ -711,7 +712,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     creates = 0
     over_budget = False
 
-    def process_replica_fn(i: int) -> tuple[bool, str | None]:
+    def process_replica_fn(i: int) -> tuple[bool, Error | None]:
         nonlocal creates, over_budget
         if over_budget:  # the rest of a slow-start batch after the refused create: not reached
             return False, None
@@ -730,7 +731,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
         if over_create_budget(creates, len(snap.pods)):
             # the create past the budget is refused (TooManyRequests) and ends updateStatefulSet
             over_budget = True
-            return True, error or "TooManyRequests"
+            return True, error or WrappedError("TooManyRequests")
         return stop, error
 
     end = get_end_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
@@ -739,20 +740,20 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
         return status, error
 
     # fixPodClaim for each condemned pod, then processCondemned, highest ordinal first
-    def fix_pod_claim(i: int) -> tuple[bool, str | None]:
+    def fix_pod_claim(i: int) -> tuple[bool, Error | None]:
         pod = condemned[i]
         if not pod_control.claims_match_retention_policy(sts, pod):
             error = pod_control.update_pod_claim_for_retention_policy(sts, pod, Why(
                 reason="", message="", rule=RULES["fix-claim"], step=STEP_CLAIMS_FIX, slot=i))
             if error is not None:
-                return True, str(error)
+                return True, error
         return False, None
 
     should_exit, error = run_for_all(len(condemned), fix_pod_claim, monotonic)
     if should_exit or error is not None:
         return status, error
 
-    def process_condemned_fn(i: int) -> tuple[bool, str | None]:
+    def process_condemned_fn(i: int) -> tuple[bool, Error | None]:
         ds, stop, error = process_condemned(sts, condemned[i], i, first_unavailable, monotonic, now, profile,
                                             pod_control)
         log.extend(ds)

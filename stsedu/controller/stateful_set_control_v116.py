@@ -52,6 +52,8 @@ from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisi
                                    update_stateful_set_status)
 from .decisions import (RULES, STEP_CONDEMNED, STEP_HISTORY, STEP_REPLICAS, STEP_UPDATE,
                         Decision, SyncPlan, Why)
+from ..api.errors import WrappedError
+from .stateful_pod_control import Error
 from ..api.objects import Pod, StatefulSet, StatefulSetStatus
 from ..api.profiles import Profile
 
@@ -139,7 +141,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
     revisions = sort_revisions(list_revisions(sts, snap.namespace_revisions.values()))
     error, current_rev, update_rev, collisions = get_stateful_set_revisions(snap, revisions, profile, pod_control)
     if error is not None:
-        return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=error)
+        return SyncPlan(decisions=tuple(decisions), status=None, collision_count=collisions, error=str(error))
     current, update = current_rev.name, update_rev.name
     current_set = apply_revision(sts, current_rev)  # the set at its current and at its update revision
     update_set = current_set if update_rev.name == current_rev.name else apply_revision(sts, update_rev)
@@ -177,10 +179,10 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         first_unhealthy = next((p for p in condemned if not is_healthy(p)), None)
     monotonic = not allows_burst(sts)
 
-    def failed(error: str) -> SyncPlan:
-        """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it."""
+    def failed(error: Error) -> SyncPlan:
+        """A request failed: v1.16's updateStatefulSet returns, UpdateStatefulSet with it (its text)."""
         return SyncPlan(decisions=tuple(decisions), status=None, current_revision=current,
-                        update_revision=update, collision_count=collisions, error=error)
+                        update_revision=update, collision_count=collisions, error=str(error))
 
     def finish(deleted_for_update: int = 0) -> SyncPlan:
         status = StatefulSetStatus(
@@ -199,12 +201,13 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
             for d in _truncate(snap.sts, revisions, live):
                 if d.action == "error":  # the Go controller panics: no request
                     decisions.append(replace(d, applied=False))
-                    error = d.error
+                    error = WrappedError(d.error)
                     break
                 if (error := pod_control.delete_revision(d)) is not None:
                     break
         return SyncPlan(decisions=tuple(decisions), status=status, current_revision=current,
-                        update_revision=update, collision_count=collisions, error=error)
+                        update_revision=update, collision_count=collisions,
+                        error=None if error is None else str(error))
 
     if sts.deletion_timestamp is not None:
         return finish()

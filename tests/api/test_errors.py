@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from stsedu.api.errors import APIError, is_already_exists, is_conflict, is_invalid, is_not_found
+from stsedu.api.errors import (APIError, WrappedError, is_already_exists, is_conflict, is_invalid, is_not_found,
+                               is_too_many_requests)
 
 
 def test_an_answer_keeps_its_reason_and_code():
@@ -31,6 +32,18 @@ def test_already_exists_is_read_by_its_reason_only():
     assert is_already_exists(APIError("create", "Pod", "web-0", reason="AlreadyExists"))
     assert not is_already_exists(APIError("create", "Pod", "web-0", reason="Conflict"))
     assert not is_conflict(APIError("create", "Pod", "web-0", reason="AlreadyExists"))
+
+
+def test_too_many_requests_is_read_by_its_reason_or_any_429():
+    """IsTooManyRequests: the reason TooManyRequests, or code 429 whatever the reason (apimachinery reads
+    the status code itself there, not only for reasons it does not know); through a wrap too."""
+    assert is_too_many_requests(APIError("create", "Pod", "web-0", reason="TooManyRequests"))
+    assert is_too_many_requests(APIError("create", "Pod", "web-0", reason="InternalError", code=429))
+    assert is_too_many_requests(WrappedError("could not create", APIError("create", "Pod", "web-0",
+                                                                          reason="TooManyRequests")))
+    assert not is_too_many_requests(APIError("create", "Pod", "web-0", reason="Forbidden",
+                                             message="TooManyRequests in the words only"))
+    assert not is_too_many_requests(WrappedError("TooManyRequests")) and not is_too_many_requests(None)
 
 
 def test_a_wrapped_answer_is_still_read_and_the_message_is_not():

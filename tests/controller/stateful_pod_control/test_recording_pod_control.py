@@ -9,8 +9,11 @@ fake object manager.  ``Cluster.preview()`` runs the kit's steps with the pod co
 
 from __future__ import annotations
 
+import pytest
+
 import stsedu
 from helpers import web
+from stsedu.api.errors import api_answer
 from stsedu.api.objects import POD_NAME_LABEL
 from stsedu.api.objects import PersistentVolumeClaim, Pod, StatefulSet
 from stsedu.api.profiles import CURRENT
@@ -77,9 +80,66 @@ def test_create_stateful_pod_stops_when_a_claim_is_being_deleted():
     why = Why(reason="missing", message="m", rule=RULES["create"], slot=0)
     deleting = {"data-web-0": PersistentVolumeClaim(name="data-web-0", deletion_timestamp=1.0)}
     spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims=deleting, namespace_revisions={}, now=2.0), CURRENT)
-    assert spc.create_stateful_pod(sts, pod, why) == "pvc data-web-0 is being deleted"
+    err = spc.create_stateful_pod(sts, pod, why)
+    assert str(err) == "pvc data-web-0 is being deleted" and api_answer(err) is None  # an error, no answer
     assert [(d.action, d.reason, d.target) for d in spc.log] == [("wait", "claim-deleting", "data-web-0")]
     spc = recording_pod_control(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=2.0), CURRENT)
     assert spc.create_stateful_pod(sts, pod, why) is None
     assert [(d.action, d.pod, d.target) for d in spc.log] == [("create-pvc", "web-0", "data-web-0"),
                                                               ("create", "web-0", None)]
+
+
+def test_the_pod_control_returns_the_api_servers_answer_as_an_error():
+    """CreateStatefulPod, UpdateStatefulPod and DeleteStatefulPod return the ``error`` the request
+    failed with, as upstream's do, so a caller reads it with apierrors (IsTooManyRequests,
+    IsNotFound, IsConflict), not by its words; the row and the event keep its text."""
+    from stsedu.api.errors import APIError, is_conflict, is_not_found, is_too_many_requests
+    from stsedu.controller.recording_pod_control import NullRecorder, RecordingHistory, RecordingObjects
+    from stsedu.controller.stateful_pod_control import StatefulPodControl
+
+    class Refusing(RecordingObjects):  # each write answered as the API server would refuse it
+        def create_pod(self, pod, sts, reason=""):
+            raise APIError("create", "Pod", pod.name, reason="TooManyRequests")
+
+        def delete_pod(self, pod, reason=""):
+            raise APIError("delete", "Pod", pod.name, reason="InternalError")
+
+        def update_pod(self, pod, sts, reason=""):
+            raise APIError("update", "Pod", pod.name, reason="NotFound")
+
+    sts = StatefulSet.from_manifest(web(1))
+    why = Why(reason="missing", message="m", rule=RULES["create"], slot=0)
+    spc = StatefulPodControl(Refusing(Snapshot(sts=sts, pods=(), claims={}, namespace_revisions={}, now=2.0)),
+                             NullRecorder(), CURRENT, RecordingHistory())
+    created = spc.create_stateful_pod(sts, Pod(name="web-0"), why)
+    assert is_too_many_requests(created) and not is_conflict(created)
+    assert spc.log[-1].error == str(created)  # the row keeps its text
+    deleted = spc.delete_stateful_pod(sts, Pod(name="web-0", uid="u"), why)
+    assert isinstance(deleted, APIError) and deleted.code == 500 and not is_not_found(deleted)
+    lost = Pod(name="web-0", uid="u", labels={})  # its identity label is missing: it is updated
+    updated = spc.update_stateful_pod(sts, lost, why)
+    assert is_not_found(updated) and spc.log[-1].error == str(updated)
+
+
+@pytest.mark.parametrize("profile", ["current", "v1.16"])
+@pytest.mark.parametrize("quota, others", [(10_000, 0), (30, 10)])
+def test_preview_of_a_huge_parallel_set_is_refused_at_the_create_a_sync_is(monkeypatch, profile, quota, others):
+    """The preview's object manager meets the kit's create limits as the cluster's does (one throttle,
+    stsedu.limits): a Parallel set of 2147483647 replicas is previewed up to the create the sync has
+    refused (TooManyRequests past MAX_PODS_PER_SYNC; Forbidden once MAX_PODS pods exist, another
+    set's counted), with the same error; v1.16 fails there too instead of writing a status."""
+    monkeypatch.setattr(stsedu.limits, "MAX_PODS", quota)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    if others:
+        db = web(others, "Parallel", name="db")
+        db["spec"]["selector"]["matchLabels"] = db["spec"]["template"]["metadata"]["labels"] = {"app": "db"}
+        c.apply(db)
+        c.sync("db")
+    c.apply(web(2 ** 31 - 1, "Parallel"))
+    plan = c.preview("web")
+    synced = c.sync("web")
+    assert [(d.action, d.pod) for d in plan.decisions] == [(d.action, d.pod) for d in synced.decisions]
+    refused = next(d for d in synced.decisions if d.action == "create" and d.applied is False)
+    assert plan.error == synced.error == refused.error  # the first refused create's (its batch's others too)
+    assert ("forbidden: exceeded quota" if others else "TooManyRequests: stsedu creates at most") in plan.error
+    assert len(c.pods("web")) == min(stsedu.limits.MAX_PODS_PER_SYNC, quota - others)

@@ -533,7 +533,7 @@ def item_playground_vs_cluster(table: Table, n: int, rounds: int) -> None:
 
 def item_notebooks(table: Table) -> None:
     label = "5. notebook suite under nbval (wall)"
-    nbs = sorted((ROOT / "notebooks").glob("*.ipynb")) if (ROOT / "notebooks").is_dir() else []
+    nbs = sorted((ROOT / "notebooks").rglob("*.ipynb")) if (ROOT / "notebooks").is_dir() else []
     if not nbs:
         table.add(label, "n/a (no notebooks/*.ipynb)", "< 60 s", NA)
         return

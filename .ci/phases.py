@@ -98,20 +98,11 @@ fi
 """
 
 
-def _first_call() -> None:
-    """Run a phase first when the two cores are short: in a session of its own whose scheduling group
-    (Linux autogroup) weighs about nine times a default one. A cold run's Go builds are its critical
-    path (the live and oracle groups wait for them) while the unit and browser groups run beside them;
-    warm, they take a second. Without root or autogroup this does nothing."""
-    os.setsid()
-    try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write("-10")
-    except OSError:
-        try:
-            os.nice(-10)
-        except OSError:
-            pass
+FIRST_CALL = "echo -10 2>/dev/null >/proc/self/autogroup || renice -n -10 -p $$ >/dev/null 2>&1 || true\n"
+"""Run a phase first when the two cores are short: in a session of its own (``start_new_session``)
+whose scheduling group (Linux autogroup) weighs about nine times a default one. A cold run's Go builds
+are its critical path (the live and oracle groups wait for them) while the unit and browser groups run
+beside them; warm, they take a second. Without root or autogroup this does nothing."""
 
 
 class Phase:
@@ -130,9 +121,10 @@ class Phase:
             print(f"\n==== {self.name} {'(beside the others) ' if quiet else ''}====\n$ {self.command}", flush=True)
             log = REPORTS / (self.name.split(":")[-1].strip().replace(" ", "-") + ".log")
             with open(log, "w") if quiet else open(os.devnull) as out:
-                self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + self.command], cwd=ROOT,
+                first = FIRST_CALL if self.first_call else ""
+                self.rc = subprocess.run(["bash", "-c", "set -euo pipefail\n" + first + self.command], cwd=ROOT,
                                          stdout=out if quiet else None, stderr=subprocess.STDOUT if quiet else None,
-                                         preexec_fn=_first_call if self.first_call else None).returncode
+                                         start_new_session=self.first_call).returncode
             if quiet:
                 print(f"\n==== output of {self.name} ====\n{log.read_text(errors='replace')}", flush=True)
             if self.pytest_group and self.rc == 5:  # no test collected: nothing of this group can run here

@@ -23,42 +23,30 @@ class PodControllerRefManager:
     def __init__(self, objects) -> None:
         self.objects = objects
 
-    def _check_unless_not_found(self, verb: str, kind: str, name: str) -> bool:
-        """The answer to the patch, but a NotFound means "skip it" (False), as for a pod that is gone."""
-        try:
-            self.objects.check(verb, kind, name)
-        except APIError as e:
-            if is_not_found(e):
-                return False
-            raise
-        return True
-
-    def adopt_pod(self, d: Decision) -> None:
-        """``AdoptPod``: patch a controller ref to the set onto the orphan pod ``d.pod``; a pod that
-        is gone (NotFound) is skipped, as ``ClaimObject`` ignores it."""
+    def _patch_refs(self, d: Decision, refs, what: str, skip=is_not_found) -> None:
+        """Patch pod ``d.pod``'s owner references to ``refs(pod)``; a refusal that *skip* names (a pod
+        that is gone, NotFound) skips it, as ``ClaimObject`` ignores it."""
         o = self.objects
-        if not self._check_unless_not_found("update", "Pod", d.pod):
-            return
+        try:
+            o.check("update", "Pod", d.pod)
+        except APIError as e:
+            if skip(e):
+                return
+            raise
         pod = o.c.store.get("Pod", o.sts.namespace, d.pod)
         if pod is None:
             return
-        o.c.write_pod(replace(pod, owner_references=pod.owner_references + (o.sts.ref(),)), f"{o.cause}: adopt")
+        o.c.write_pod(replace(pod, owner_references=refs(pod)), f"{o.cause}: {what}")
         o.wrote("Pod", pod)
+
+    def adopt_pod(self, d: Decision) -> None:
+        """``AdoptPod``: patch a controller ref to the set onto the orphan pod ``d.pod``; a pod that
+        is gone (NotFound) is skipped."""
+        self._patch_refs(d, lambda pod: pod.owner_references + (self.objects.sts.ref(),), "adopt")
 
     def release_pod(self, d: Decision) -> None:
         """``ReleasePod``: patch the set's ref off a pod that no longer matches (NotFound and Invalid
         are ignored; the pod is then simply not released)."""
-        o = self.objects
-        try:
-            if not self._check_unless_not_found("update", "Pod", d.pod):
-                return
-        except APIError as e:
-            if is_invalid(e):
-                return
-            raise
-        pod = o.c.store.get("Pod", o.sts.namespace, d.pod)
-        if pod is None:
-            return
-        refs = tuple(r for r in pod.owner_references if r.uid != o.sts.uid)
-        o.c.write_pod(replace(pod, owner_references=refs), f"{o.cause}: release")
-        o.wrote("Pod", pod)
+        uid = self.objects.sts.uid
+        self._patch_refs(d, lambda pod: tuple(r for r in pod.owner_references if r.uid != uid), "release",
+                         skip=lambda e: is_not_found(e) or is_invalid(e))

@@ -11,8 +11,9 @@ from __future__ import annotations
 MAX_PODS_PER_SYNC = 500
 """Pods one sync of a Parallel set may create (the size of one full ``slowStartBatch``
 batch, about a third of a second of work).  Past it the simulated API server answers
-the next create with ``TooManyRequests`` (as its rate limits would): the sync stops
-there, reports the error, and the set is synced again (with the work queue's backoff)."""
+each further create with ``TooManyRequests`` (as its rate limits would): the slow-start
+batch it falls in runs to its end, as upstream's does, and the sync ends with that
+batch's errors; the set is synced again (with the work queue's backoff)."""
 
 MAX_PODS = 10_000
 """Pods one cluster may hold, as a ResourceQuota on pods would: past it a create is answered
@@ -38,14 +39,3 @@ soonest), so ``advance: 1000000000`` is refused when the file is loaded, not run
 def hint(name: str) -> str:
     """How to raise the limit *name* (the end of each refusal's message)."""
     return f"stsedu.limits.{name} (now {globals()[name]}) sets this limit"
-
-
-def over_create_budget(creates: int, existing: int = 0) -> bool:
-    """True once a sync's plan creates one pod more than :data:`MAX_PODS_PER_SYNC`, or than the room
-    :data:`MAX_PODS` leaves beside the set's *existing* pods.
-
-    Not upstream's: a real burst is bounded by the API server's rate limits, and the
-    kit's own budget stands in for them.  That one create is refused when the sync makes it
-    (``TooManyRequests``); like any failed create it ends ``updateStatefulSet``, so the sync
-    stops there and no slot past it is read (``spec.replicas`` may be 2147483647)."""
-    return creates > min(MAX_PODS_PER_SYNC, max(0, MAX_PODS - existing))

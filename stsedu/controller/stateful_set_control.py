@@ -37,7 +37,6 @@ from ..api.defaults import default_pod_template
 from ..api.errors import APIError, WrappedError
 from ..api.objects import ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus, controller_of
 from ..api.profiles import CURRENT, Profile
-from ..limits import over_create_budget
 from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
 from .stateful_pod_control import Error, StatefulPodControl
@@ -466,7 +465,8 @@ def slow_start_batch(initial_batch_size: int, remaining: int, fn) -> tuple[int, 
 def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, Error | None]:
     """Call *fn* for the slots ``0 .. count-1`` (``runForAll``): one after the other, stopping at the
     first that says to exit or fails (monotonic, OrderedReady), else in :func:`slow_start_batch`
-    batches (burst, Parallel).  Returns (should exit, error).
+    batches (burst, Parallel).  Returns (should exit, error): in burst, the failed batch's errors
+    aggregated as ``NewAggregate`` does (one error as it is).
 
     Upstream passes the pod list and counts it; the kit passes the count, because a set's
     ordinal range can be 2147483647 slots long and only the slots a sync reaches are made.
@@ -478,8 +478,10 @@ def run_for_all(count: int, fn, monotonic: bool) -> tuple[bool, Error | None]:
                 return True, error
     else:
         _, errors = slow_start_batch(1, count, fn)
-        if errors:
+        if len(errors) == 1:
             return True, errors[0]
+        if errors:
+            return True, WrappedError(aggregate([str(e) for e in errors]))
     return False, None
 
 
@@ -709,13 +711,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
     # processReplica for each slot of [getStartOrdinal, getEndOrdinal] (spec.replicas may be
     # 2147483647: only the slots a sync reaches are made, and the rolling update below is reached
     # only once every slot has been)
-    creates = 0
-    over_budget = False
-
     def process_replica_fn(i: int) -> tuple[bool, Error | None]:
-        nonlocal creates, over_budget
-        if over_budget:  # the rest of a slow-start batch after the refused create: not reached
-            return False, None
         if full:
             pod = replicas[i]
         else:
@@ -723,16 +719,7 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
             if pod is None:
                 pod = new_pod(i)
             replicas.append(pod)
-        if monotonic:  # one slot at a time: processReplica's answer is the slot's
-            return process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
-        before = len(log)
-        stop, error = process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
-        creates += sum(1 for d in log[before:] if d.action == "create")
-        if over_create_budget(creates, len(snap.pods)):
-            # the create past the budget is refused (TooManyRequests) and ends updateStatefulSet
-            over_budget = True
-            return True, error or WrappedError("TooManyRequests")
-        return stop, error
+        return process_replica(sts, pod, i, monotonic, snap, profile, mrs, pod_control)
 
     end = get_end_ordinal(sts, start_ordinal_supported=profile.start_ordinal)
     should_exit, error = run_for_all(end - start + 1, process_replica_fn, monotonic)

@@ -46,7 +46,6 @@ from .stateful_set_utils import (POD_NAME_LABEL, allows_burst, apply_revision, i
                                  is_failed, is_healthy, is_running_and_ready, is_terminating,
                                  new_versioned_stateful_set_pod, storage_matches)
 from .history import sort_revisions
-from ..limits import over_create_budget
 from ..i18n import N_
 from .stateful_set_control import (PodControl, Snapshot, get_stateful_set_revisions, list_revisions,
                                    update_stateful_set_status)
@@ -213,7 +212,6 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
         return finish()
 
     # The replica loop: ordinals 0 .. replicas-1.
-    creates = 0
     for i in range(n):
         pod = slots[i]
         kw = {"step": STEP_REPLICAS, "slot": i}
@@ -246,8 +244,7 @@ def update_stateful_set(snap: Snapshot, profile: Profile, gates: Mapping[str, bo
                 return failed(error)
             counts.replicas += 1
             counts.revision(pod.revision, +1)
-            creates += 1
-            if monotonic or over_create_budget(creates, len(snap.pods)):
+            if monotonic:
                 return finish()
             continue  # burst: no more work on this slot in this pass
         if is_terminating(pod) and monotonic:

@@ -770,6 +770,29 @@ def test_error_paths_agree(case, profile):
     uo.checked_sync(c, oracle, "web", log=log)
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_sync_past_the_create_budget_sends_what_upstream_sends_when_creates_are_refused(profile, monkeypatch):
+    """The kit's create budget (stsedu.limits.MAX_PODS_PER_SYNC) stands for the API server's rate
+    limits: past it a create is answered TooManyRequests.  The real controller, answered
+    TooManyRequests for the same creates, sends the same requests: slowStartBatch (v1.36, v1.37)
+    sends the rest of the batch the first refusal falls in (slots 3-6 here: web-5 and web-6 refused)
+    and no later batch; v1.16's loop returns at the first failed create.  The kit stopped at the
+    first refusal in every profile before."""
+    monkeypatch.setattr(stsedu.limits, "MAX_PODS_PER_SYNC", 5)
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(rules.web(12, podManagementPolicy="Parallel"))
+    before, now = c.dump()["objects"], c.now
+    gates = {g: bool(c.feature_gates.get(g, False)) for g in uo.UPSTREAM_GATES
+             if g != "StatefulSetRecreateStrategy" or g in c.profile.known_gates}
+    result = c.sync("web")
+    answer = oracle.sync("web", before, now, [("create", "Pod", 5, 100, "TooManyRequests")], gates)
+    kit = sorted(uo.canonical(uo.kit_writes(result, "web")))
+    assert kit == sorted(uo.canonical(uo.oracle_writes(answer, c.profile.delete_ignores_not_found)))
+    assert [w[2] for w in kit if w[3]] == (["web-5"] if profile == "v1.16" else ["web-5", "web-6"])
+    assert result.error is not None and answer["error"] is not None
+
+
 # ------------------------------------------------------------------ issue 40: a second driver's five shapes
 
 def _checked_up(c, oracle, log, conflicts, syncs=30):

@@ -162,6 +162,10 @@ def test_ci_runs_the_readme_test_command_in_groups_that_cover_it_once(readme_com
     import itertools
     ci = _ci_phases()
     assert readme_commands[1] == f"{ci.VENV} && {ci.TEST}"
+    # CI installs the README's requirements with uv (the same resolution, from a warm cache in seconds)
+    for install in (ci.VENV, ci.COMPAT_VENV):
+        assert ci.with_uv(install).endswith("uv pip install --python " + install.split("/bin/pip install ")[0].split()[-1]
+                                            + "/bin/python " + install.split("/bin/pip install ")[1])
     markers = ("upstream", "live", "browser", "slow", "quick", "compat")
     for values in itertools.product((False, True), repeat=len(markers)):
         env = dict(zip(markers, values))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Protocol
 
 from .stateful_set_utils import (POD_KIND, get_ordinal, get_persistent_volume_claim_name,
                                  get_persistent_volume_claim_retention_policy, get_persistent_volume_claims,
-                                 get_pod_name, has_stale_owner_ref, has_unexpected_controller,
+                                 has_stale_owner_ref, has_unexpected_controller,
                                  identity_matches, is_claim_owner_up_to_date, new_claim, storage_matches,
                                  update_claim_owner_ref_for_set_and_pod, update_identity, update_storage)
 from .decisions import RULES, Decision, Why, aggregate, decision, refused
@@ -341,8 +341,7 @@ class StatefulPodControl:
                 self._resent = resent
             consistent = True
             if not identity_matches(sts, pod):
-                pod = replace(pod, name=get_pod_name(sts.name, get_ordinal(pod)),
-                              labels=update_identity(sts, pod, pod_index_label=self.profile.pod_index_label))
+                pod = update_identity(sts, pod, pod_index_label=self.profile.pod_index_label)
                 consistent = False
             if not storage_matches(sts, pod):
                 pod = replace(pod, spec=update_storage(sts, pod))

@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Callable
 
 from . import stateful_set_control as control
-from .decisions import RULES, STEP_CLAIM, Decision, SyncResult
+from .decisions import RULES, STEP_CLAIM, Decision, SyncResult, aggregate
 from ..api.errors import APIError
 from ..api.objects import (Pod, StatefulSet, StatefulSetStatus, controller_of, label_selector_as_selector,
                            selector_matches)
@@ -167,8 +167,8 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: Statef
                               ref_manager: PodControllerRefManager, decisions: list[Decision]
                               ) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
-    adopted, owned pods that no longer match released; every pod is tried, and the first error is
-    returned with the pods.  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
+    adopted, owned pods that no longer match released; every pod is tried, and their errors are
+    returned with the pods, aggregated (``NewAggregate``).  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
     filter upstream hands to ``ClaimPods``)."""
     def member(pod: Pod) -> bool:
         return is_member_of(sts, pod)
@@ -177,12 +177,12 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: Statef
     adopting = any(d.action == "adopt" for d in claim_decisions)
     # ClaimPods asks canAdoptFunc once, at the first adoption
     can_adopt = can_adopt_func(ctl, sts) if adopting else None
-    error: str | None = None
+    errors: list[str] = []
     for d in claim_decisions:
         if d.action == "adopt" and can_adopt is not None:
             refused = f"can't adopt Pod {d.payload.namespace}/{d.pod} ({d.payload.uid}): {can_adopt}"
             decisions.append(replace(d, applied=False, error=refused))
-            error = error or refused
+            errors.append(refused)
             continue
         try:
             if d.action == "adopt":
@@ -192,10 +192,10 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: Statef
             decisions.append(replace(d, applied=True))
         except APIError as e:
             decisions.append(replace(d, applied=False, error=str(e)))
-            error = error or str(e)
+            errors.append(str(e))
     if adopting:
         claimed = claimed_pods(sts, listers.view("Pod", sts.namespace).values(), member)
-    return claimed, error
+    return claimed, aggregate(errors) if errors else None
 
 
 

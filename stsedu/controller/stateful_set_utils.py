@@ -184,25 +184,28 @@ def new_claim(sts: StatefulSet, template: Mapping, name: str) -> PersistentVolum
                                  spec=copy.deepcopy(dict(template.get("spec") or {})))
 
 
-def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> dict[str, str]:
-    """The pod's labels with its identity restored (``updateIdentity``); the pod-name label is the
-    name the ordinal gives, which is also the name the update is sent to."""
+def update_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> Pod:
+    """The pod with its identity restored (``updateIdentity``): the name its ordinal gives (web-00 is
+    web-0: the name the update is sent to), the set's namespace, and the pod-name (and pod-index)
+    labels."""
     ordinal = get_ordinal(pod)
+    name = get_pod_name(sts.name, ordinal)
     labels = dict(pod.labels)
-    labels[POD_NAME_LABEL] = get_pod_name(sts.name, ordinal)
+    labels[POD_NAME_LABEL] = name
     if pod_index_label:
         labels[POD_INDEX_LABEL] = str(ordinal)
-    return labels
+    return replace(pod, name=name, namespace=sts.namespace, labels=labels)
 
 
 def init_identity(sts: StatefulSet, pod: Pod, *, pod_index_label: bool = True) -> Pod:
-    """A new pod's identity (``initIdentity``): :func:`update_identity`'s labels, and the hostname and
+    """A new pod's identity (``initIdentity``): :func:`update_identity`, then the hostname and
     subdomain, which only a pod's creation sets."""
+    pod = update_identity(sts, pod, pod_index_label=pod_index_label)
     spec = dict(pod.spec)
     spec["hostname"] = pod.name
     if sts.spec.service_name:
         spec["subdomain"] = sts.spec.service_name
-    return replace(pod, labels=update_identity(sts, pod, pod_index_label=pod_index_label), spec=spec)
+    return replace(pod, spec=spec)
 
 
 def update_storage(sts: StatefulSet, pod: Pod) -> dict:

@@ -793,6 +793,22 @@ def test_a_sync_past_the_create_budget_sends_what_upstream_sends_when_creates_ar
     assert result.error is not None and answer["error"] is not None
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_failed_adoption_is_in_the_sync_error(profile):
+    """ClaimPods tries every pod and returns all their errors aggregated (utilerrors.NewAggregate),
+    which syncStatefulSet returns: two orphans whose adoption is refused give one error naming both,
+    word for word the real controller's.  The kit returned the first (found by reading)."""
+    oracle = oracle_for(profile)
+    c = stsedu.Cluster(kubelet="manual", profile=profile)
+    c.apply(rules.web(2))
+    spec = {"containers": [{"name": "nginx", "image": "nginx:1"}]}
+    for name in ("web-0", "web-1"):
+        c.store.create("Pod", Pod(name=name, labels={"app": "web"}, phase="Pending", spec=dict(spec, hostname=name)))
+    c.inject_error("update", "Pod", count=2)
+    result, answer = uo.checked_sync(c, oracle, "web")
+    assert result.error == answer["error"] and "'web-0'" in result.error and "'web-1'" in result.error
+
+
 # ------------------------------------------------------------------ issue 40: a second driver's five shapes
 
 def _checked_up(c, oracle, log, conflicts, syncs=30):

@@ -425,9 +425,8 @@ SEQUENCE_DIFFERS = {
     # stateful_pod_control.go
     "DeletePod": ("calls", "the object manager's delete is the simulated cluster's own delete_pod (self.c.delete_pod), "
                            "which a reading by names takes for the informer handler deletePod's twin"),
-    "UpdateStatefulPod": ("calls", "the kit's updateIdentity gives the labels and the name is worked out beside it "
-                                   "(getOrdinal, getPodName), since a Pod is immutable; and ClaimsMatchRetentionPolicy "
-                                   "cannot fail in the kit (GetClaim reads the lister's dict), so no event for its error"),
+    "UpdateStatefulPod": ("repeats", "ClaimsMatchRetentionPolicy cannot fail in the kit (GetClaim reads the lister's "
+                                     "dict: a missing claim is None), so no event for its error"),
     "createPersistentVolumeClaims": ("repeats", "GetClaim cannot fail in the kit (a missing claim is None), so no "
                                                 "event for a failed read"),
 }

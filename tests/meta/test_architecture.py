@@ -109,8 +109,8 @@ ROOMS = (
     "stsedu.api", "stsedu.sim", "stsedu.client", "stsedu.controller", "stsedu.trace", "stsedu.views",
     # the facade that wires the cluster together, then what learners and teachers touch
     "stsedu.cluster", "stsedu.lessons", "stsedu.console", "stsedu.widgets", "stsedu.live",
-    # the front door (import stsedu) and the stsedu command
-    "stsedu", "stsedu.__main__",
+    # the front door (import stsedu), the stsedu command's parts (run, trace file, teachers') and the command
+    "stsedu", "stsedu.cli", "stsedu.__main__",
 )
 """The package's rooms in the order of the flow (README: "How it is built")."""
 

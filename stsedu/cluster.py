@@ -23,7 +23,7 @@ from .api.objects import ControllerRevision, PersistentVolumeClaim, Pod, Service
 from .controller.decisions import SyncResult
 from .api.profiles import Profile, get_profile
 from .client.informers import Informers
-from .controller.stateful_set import ControllerLoop, late_sync, new_stateful_set_controller
+from .controller.stateful_set import ControllerLoop, new_stateful_set_controller
 from .controller.history import sort_revisions
 from .controller.stateful_set_control import list_revisions
 from .sim.clock import Clock
@@ -94,7 +94,7 @@ class Cluster:
         self.controller = new_stateful_set_controller(self._writes, self.profile, self.feature_gates,
                                                       Informers(self.store, self.clock, informer_delay),
                                                       arguments.as_integer(concurrent_syncs),
-                                                      sync=late_sync(self))
+                                                      sync=self._loop_sync)
         """The StatefulSet controller (``cluster.sync`` calls its ``sync``)."""
         self.loop: ControllerLoop = self.controller.loop
         """Informers, handlers, work queue and workers around the controller (``run()`` with no name)."""
@@ -185,6 +185,11 @@ class Cluster:
         """Exactly one reconcile of one StatefulSet.  Raise KeyError if it does not exist."""
         return _with_detached_payloads(self.controller.sync(name, namespace))
 
+    def _loop_sync(self, name: str, namespace: str) -> SyncResult:
+        """The loop's workers sync through :meth:`sync`, looked up at each call (a sync patched on
+        later is the one they call); a bound method, so a cluster's snapshot pickles it."""
+        return self.sync(name, namespace)
+
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
     def preview(self, name: str, namespace: str = "default"):
         """What the next sync would do if every request succeeded, without doing anything (its
@@ -239,8 +244,9 @@ class Cluster:
         arguments.check("run", arguments.max_syncs(max_syncs)
                         + arguments.number(until, "until", minimum=None, allow_none=True,
                                            maximum=arguments.MAX_TIME))
+        until = arguments.real(until)
         if name is None:
-            return self.loop.run(arguments.as_integer(max_syncs), arguments.real(until))
+            return self.loop.run(arguments.as_integer(max_syncs), until)
         return list(self.iter_run(name, max_syncs, namespace, until))
 
     @arguments.checked("Cluster", name=arguments.name, namespace=arguments.name)
@@ -687,11 +693,13 @@ class Cluster:
         from .controller.history import controlled_history, find_history
         from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
-        revision, shown = arguments.as_integer(0 if to_revision is None else to_revision), arguments.shown(to_revision)
-        if revision is None:
+        if to_revision is None:
+            to_revision = 0
+        if arguments.as_integer(to_revision) is None:
+            shown = arguments.shown(to_revision)
             raise RolloutError(f'invalid argument "{shown}" for "--to-revision" flag: '
                                f'strconv.ParseInt: parsing "{shown}": invalid syntax', name=name)
-        to_revision = revision
+        to_revision = arguments.as_integer(to_revision)
         if to_revision < 0:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
         history = controlled_history(sts, self.store.list("ControllerRevision", namespace))

@@ -110,6 +110,18 @@ def test_quiet_prints_no_syncs_or_watch_lines():
     assert "expect ok: pods, status, decisions, rollout_status, revisions" in text
 
 
+def test_watch_lines_give_a_pods_age_as_kubectl_does(tmp_path):
+    """The watch lines' AGE is kubectl's (apimachinery duration.HumanDuration: hours and minutes
+    from 3 h to 8 h): a pod deleted 12,003 s after it was made is 3h20m old, not 3h."""
+    long = tmp_path / "long.yaml"
+    long.write_text("objects: [stsedu:web.yaml]\nsteps:\n  - scale: {replicas: 1}\n  - run: {}\n"
+                    "  - advance: 12000\n  - delete_pod: {pod: web-0}\n")
+    code, text = cli("run", str(long))
+    assert code == 0
+    deleted = [line.split() for line in text.splitlines() if line.split()[:2] == ["DELETED", "web-0"]]
+    assert [line[-1] for line in deleted] == ["3h20m"]
+
+
 def test_list_and_show():
     code, text = cli("list")
     assert code == 0

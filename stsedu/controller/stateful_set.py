@@ -328,15 +328,6 @@ def _set_changed(loop: "ControllerLoop", what: str, *objs) -> None:
     loop.enqueue_stateful_set(objs[-1], f"StatefulSet {_obj(objs[-1]).name} {what}")
 
 
-def late_sync(owner):
-    """``owner.sync`` looked up at each call (a checked sync installed later is seen), picklable."""
-    return partial(_owner_sync, owner)
-
-
-def _owner_sync(owner, name: str, namespace: str):
-    return owner.sync(name, namespace)
-
-
 def set_control_for(profile):
     """The profile's ``UpdateStatefulSet``: today's, or v1.16's where the profile's rule
     ``update_in_steps`` is off."""

@@ -35,7 +35,8 @@ from .decisions import (RULES, STEP_CLAIM, STEP_CLAIMS_FIX, STEP_CONDEMNED, STEP
 from .decisions import decision
 from ..api.defaults import default_pod_template
 from ..api.errors import APIError, WrappedError
-from ..api.objects import ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus, controller_of
+from ..api.objects import (ControllerRevision, Pod, StatefulSet, StatefulSetSpec, StatefulSetStatus,
+                           controller_of)
 from ..api.profiles import CURRENT, Profile
 from .snapshot import Snapshot
 from .stateful_set_status_updater import RealStatefulSetStatusUpdater
@@ -210,10 +211,11 @@ def update_status(sts: StatefulSet, pods, now: float, current: str, update: str,
 def process_replica(sts: StatefulSet, pod: Pod, slot: int, monotonic: bool, snap: Snapshot,
                     profile: Profile, mrs: int, pod_control: PodControl
                     ) -> tuple[bool, Error | None]:
-    """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped it
-    (*mrs*: minReadySeconds, read once per sync); waits go to the pod control's log.  Requests through
-    *pod_control*: ``DeleteStatefulPod`` (a Failed or Succeeded pod), ``CreateStatefulPod`` (a claim being
-    deleted fails it), ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
+    """One slot of the ordinal range (``processReplica``): whether to stop, and the error that stopped
+    it (*mrs*: the set's minReadySeconds, read once per sync).  A wait goes to the pod control's log,
+    where upstream logs it.  Its requests go through *pod_control*: ``DeleteStatefulPod`` (a Failed
+    or Succeeded pod), ``CreateStatefulPod`` (a claim being deleted fails it),
+    ``createMissingPersistentVolumeClaims`` (Pending), ``UpdateStatefulPod``."""
     log = pod_control.log
     name = pod.name
     # a failed pod (and, since v1.31, a succeeded one) is deleted, to be recreated

@@ -13,6 +13,13 @@ from helpers import web
 
 PACKAGE = Path(stsedu.__file__).parent
 MAX_LINES = 800
+LONGER = {
+    "stsedu.cluster": (850, "the Cluster facade, one idea: one method per thing a learner does (read, sync and run, "
+                            "apply and edit, delete, roll back, inject faults), each the entry to the room that "
+                            "does the work; split, a learner's verbs would sit in two classes"),
+}
+"""Modules that are one idea longer than MAX_LINES: their cap, and why they are not split (issue 40:
+no split or packing made only for the cap)."""
 
 
 def _module_name(path: Path) -> str:
@@ -102,8 +109,8 @@ ROOMS = (
     "stsedu.api", "stsedu.sim", "stsedu.client", "stsedu.controller", "stsedu.trace", "stsedu.views",
     # the facade that wires the cluster together, then what learners and teachers touch
     "stsedu.cluster", "stsedu.lessons", "stsedu.console", "stsedu.widgets", "stsedu.live",
-    # the front door (import stsedu) and the stsedu command
-    "stsedu", "stsedu.__main__",
+    # the front door (import stsedu), the stsedu command's parts (run, trace file, teachers') and the command
+    "stsedu", "stsedu.cli", "stsedu.__main__",
 )
 """The package's rooms in the order of the flow (README: "How it is built")."""
 
@@ -212,10 +219,12 @@ def test_no_private_name_is_used_across_modules():
 
 
 def test_no_module_is_over_800_lines():
+    """MAX_LINES for every module, or the cap LONGER gives the few that are one longer idea."""
     over = {name: n for name, path in sorted(_modules().items())
-            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+            if (n := len(path.read_text().splitlines())) > LONGER.get(name, (MAX_LINES,))[0]}
     assert len(_modules()) > 50  # the walker found the package
-    assert over == {}, f"modules over {MAX_LINES} lines: {over}"
+    assert set(LONGER) <= set(_modules())  # each exception names a module that exists
+    assert over == {}, f"modules over their cap ({MAX_LINES} lines unless LONGER says): {over}"
 
 
 # ------------------------------------------------------------ returned objects

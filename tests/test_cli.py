@@ -106,7 +106,7 @@ def test_trace_file_loads_back_as_the_python_run(tmp_path):
 def test_quiet_prints_no_syncs_or_watch_lines():
     code, text = cli("run", "partition-canary", "-q")
     assert code == 0
-    assert "sync 1 at" not in text and "MODIFIED" not in text and "kubectl get" not in text
+    assert "sync 1 at" not in text and "ContainerCreating" not in text and "kubectl get" not in text
     assert "expect ok: pods, status, decisions, rollout_status, revisions" in text
 
 
@@ -118,8 +118,9 @@ def test_watch_lines_give_a_pods_age_as_kubectl_does(tmp_path):
                     "  - advance: 12000\n  - delete_pod: {pod: web-0}\n")
     code, text = cli("run", str(long))
     assert code == 0
-    deleted = [line.split() for line in text.splitlines() if line.split()[:2] == ["DELETED", "web-0"]]
-    assert [line[-1] for line in deleted] == ["3h20m"]
+    step4 = text.split("-- step 4: delete pod web-0")[1].split("$ kubectl get sts")[0]
+    watched = [line.split() for line in step4.splitlines() if line.split()[:1] == ["web-0"]]
+    assert [(w[2], w[-1]) for w in watched] == [("Terminating", "3h20m")] * 2
 
 
 def test_list_and_show():

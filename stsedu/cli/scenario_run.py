@@ -91,21 +91,17 @@ class Printer:
         trace = result.trace
         rows = trace.rows()
         p0, p1 = rec.rows["pods"]
-        if p0 == p1:
-            header, body = "", []
-        else:
-            lines = watch_event_lines(trace)
-            header, body = lines[0], lines[1:]
-        pods = list(zip(rows["pods"][p0:p1], body[p0:p1]))
+        header, groups = ("", []) if p0 == p1 else watch_line_groups(trace)
+        pods = list(zip(rows["pods"][p0:p1], groups[p0:p1]))
         ev0, ev1 = rec.rows["events"]
         warnings = [r for r in rows["events"][ev0:ev1] if r[2] == "Warning"]
         syncs = {s.sync: s for s in rec.syncs}
         first = min(syncs) if syncs else None
         # pod changes before this step's first sync (the user's or the kubelet's) come first
-        self._watch(header, [line for row, line in pods if first is None or row[0] < first])
+        self._watch(header, [line for row, lines in pods if first is None or row[0] < first for line in lines])
         for n in sorted(syncs):
             self._sync(syncs[n], of_set=rec.step.action == "run_all")
-            self._watch(header, [line for row, line in pods if row[0] == n])
+            self._watch(header, [line for row, lines in pods if row[0] == n for line in lines])
         for w in warnings:
             self.w(f"   Warning {w[3]} {w[4]}: {w[5]}")
 
@@ -173,21 +169,18 @@ def decision_lines(sync) -> list[str]:
 
 
 
-def watch_event_lines(trace) -> list[str]:
-    """``kubectl get pods -w --output-watch-events`` as the run printer shows it: a header, then one
-    line per row of the trace's pod table (so a step's rows map to its lines), AGE as of the change.
-    (:func:`stsedu.views.tables.watch_lines` is the watch a terminal shows, three lines for a new pod:
-    unscheduled, bound, then taken by the kubelet.)"""
-    from ..views.tables import human_duration
-    out = [f"{'EVENT':<10}{'NAME':<10}{'READY':<8}{'STATUS':<14}{'RESTARTS':<10}AGE"]
-    created: dict[str, float] = {}
-    for r in trace.rows()["pods"]:
-        row = dict(zip(POD_COLUMNS, r))
-        if row["event"] == "created":
-            created[row["pod"]] = row["time"]
-        status = "Terminating" if row["terminating"] else {"Failed": "Error", "Succeeded": "Completed"}.get(
-            row["phase"], row["phase"])
-        event = {"created": "ADDED", "updated": "MODIFIED", "deleted": "DELETED"}[row["event"]]
-        out.append(f"{event:<10}{row['pod']:<10}{('1/1' if row['ready'] else '0/1'):<8}{status:<14}{0:<10}"
-                   + human_duration(row["time"] - created.get(row["pod"], row["time"])))
-    return out
+def watch_line_groups(trace) -> tuple[str, list[list[str]]]:
+    """``kubectl get pods -w`` over the whole run (:func:`stsedu.views.tables.watch_lines`): its header,
+    and the lines of each row of the trace's pod table, in order (a new pod is three lines, as a real
+    watch shows it: unscheduled, bound, taken by the kubelet), so a step's rows map to its lines."""
+    from ..views.tables import watch_lines
+    lines = watch_lines(trace)
+    if not lines:
+        return "", []
+    event = POD_COLUMNS.index("event")
+    body, groups = lines[1:], []
+    for row in trace.table_rows("pods"):
+        n = 3 if row[event] == "created" else 1
+        groups.append(body[:n])
+        body = body[n:]
+    return lines[0], groups

@@ -91,7 +91,9 @@ class ClusterObjects:
     sync's own writes arrive by the retry's first backoff).  The controller history
     (:class:`~.history.ClusterHistory`) and the pod ref manager
     (:class:`~.controller_ref_manager.PodControllerRefManager`) write through it, sharing its caches;
-    it also hands the status to the status updater."""
+    it also hands the status to the status updater.  Upstream's object manager records each of its
+    writes in the consistency store (``WroteAt``) itself; the kit's controller records every write
+    the sync makes, as it is made, through one hook (:func:`~.consistency.recorded_write` says which)."""
 
     def __init__(self, writes: "Writes", sts: StatefulSet, cause: str,
                  status_updater: "RealStatefulSetStatusUpdater") -> None:
@@ -167,8 +169,10 @@ class ClusterObjects:
         self.c.create_pod(pod, f"{self.cause}: create ({reason})")
 
     def get_pod(self, namespace: str, name: str) -> Pod | None:
-        """``GetPod``: the pod of that name as the pod lister holds it; from then on the caller's copy
-        is this one, no longer the one the sync listed."""
+        """``GetPod``: the pod of that name, read from the store.  Upstream reads the pod lister; the
+        two differ only while the cache lags, and ``UpdateStatefulPod`` uses what it reads only for a
+        retry, which follows a Conflict, after which the kit's caches are caught up (:meth:`_caught_up`).
+        From then on the caller's copy is this one, no longer the one the sync listed."""
         self.listed_rv.pop(name, None)
         return self.c.store.get("Pod", namespace, name)
 
@@ -530,6 +534,8 @@ class StatefulPodControl:
         return WrappedError(aggregate(errors)) if errors else None
 
     # ------------------------------------------------------------------ the sync's other requests
+    # Upstream's steps call the controller history and the status updater themselves; the kit's
+    # go through these methods, which only add the request's row to the same log as the pods'.
     def create_revision(self, d: Decision) -> APIError | None:
         """The create of ``CreateControllerRevision`` (the controller history's), its row *d*; its error."""
         return self._request(d, lambda: self.history.create_revision(d))

@@ -540,9 +540,10 @@ def recreate_delete_and_wait(sts: StatefulSet, update: str, replicas: Mapping[in
     return True, status, None
 
 
-def unknown_strategy(sts: StatefulSet) -> list[Decision]:
+def unknown_strategy(sts: StatefulSet) -> tuple[list[Decision], WrappedError]:
     """``updateStatefulSet`` with a Recreate set and the gate StatefulSetRecreateStrategy off: a
-    Warning UnknownStrategy and a failed sync, before any status is counted."""
+    Warning UnknownStrategy and a failed sync, before any status is counted.  Returns the rows (the
+    warning, the failed wait) and the sync's error."""
     error = (f"statefulset {sts.namespace}/{sts.name} uses Recreate strategy but feature gate "
              f"{RECREATE_GATE} is disabled")
     return [decision(action="warn", pod=None, reason="unknown-strategy",
@@ -550,7 +551,7 @@ def unknown_strategy(sts: StatefulSet) -> list[Decision]:
                              "off: the controller does nothing for it (Warning UnknownStrategy).",
                      rule="unknown-strategy", step=STEP_RECREATE, payload=error),
             decision(action="wait", pod=None, reason="unknown-strategy", message=f"The sync fails: {error}.",
-                     rule="unknown-strategy", step=STEP_RECREATE, error=error)]
+                     rule="unknown-strategy", step=STEP_RECREATE, error=error, applied=False)], WrappedError(error)
 
 
 # ------------------------------------------------------------------- the sync
@@ -695,10 +696,10 @@ def update_stateful_set_pods(snap: Snapshot, current_rev: ControllerRevision, up
 
     monotonic = not allows_burst(sts)
     if sts.spec.update_strategy == "Recreate" and not recreate_gate:
-        warn, wait = unknown_strategy(sts)
-        pod_control.recorder.event(sts, "Warning", "UnknownStrategy", warn.payload)
-        log += [warn, replace(wait, applied=False)]
-        return None, WrappedError(wait.error)
+        rows, error = unknown_strategy(sts)
+        pod_control.recorder.event(sts, "Warning", "UnknownStrategy", rows[0].payload)
+        log += rows
+        return None, error
     if sts.deletion_timestamp is not None:
         return status, None
     if sts.spec.update_strategy == "Recreate":

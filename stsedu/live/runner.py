@@ -49,6 +49,12 @@ loaded machine the kubelet's timers and the API server's writes run later still.
 state a timed scenario shows (the shortest, a container up for a second before it exits, lasts 1 s), so a
 late cluster is read in the state the kit shows, and a cluster in another state is still caught."""
 
+REQUEUE_SLACK = 5.0
+"""Seconds past a Ready pod's minReadySeconds during which a live run is not yet stable: the controller
+syncs the set again once minReadySeconds have passed (its requeue), and on a loaded machine that sync
+runs late (CI saw it more than 1.5 s late: the last old pod of a maxUnavailable rollout deleted after the
+stable point had been read)."""
+
 DUE_WAIT = 10.0
 """Seconds a live point in time may wait past its instant for the kit's kubelet to carry out the stages due by
 then (:meth:`~.kubelet.APIKubelet.wait_due`): on a loaded machine its timers fire late and its writes are
@@ -394,7 +400,7 @@ class LiveSession:
                                                       for r in p["metadata"].get("ownerReferences") or ())]
                 ready_since = [_ready_since(p) for p in mine]
                 min_ready = (s.get("spec") or {}).get("minReadySeconds") or 0
-                if any(t is not None and now - t < min_ready + 1.5 for t in ready_since):
+                if any(t is not None and now - t < min_ready + REQUEUE_SLACK for t in ready_since):
                     settled = False  # the controller requeues when minReadySeconds have passed
                 if mine and all(t is not None for t in ready_since) and len(mine) != (s.get("spec") or {}).get("replicas", 1):
                     settled = False  # every pod healthy, yet not as many as wanted: the controller is due

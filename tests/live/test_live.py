@@ -38,12 +38,15 @@ pytestmark = pytest.mark.live
 HISTORIES = int(os.environ.get("STSEDU_LIVE_HISTORIES", "50"))
 PARALLEL = int(os.environ.get("STSEDU_LIVE_PARALLEL", "10"))
 
-KNOWN: dict[str, str] = {
-    "ondelete": "two pods deleted together: the kit's kubelet removes both at the same simulated instant, before "
-                "any sync; on the real control plane the controller recreates web-0 before web-2's removal lands "
-                "(same stable points; the creates and deletes between them interleave)",
+KNOWN: dict[str, tuple[str, str]] = {
+    "ondelete": ("pod creates/deletes up to step",
+                 "two pods deleted together: the kit's kubelet removes both at the same simulated instant, before "
+                 "any sync; on the real control plane the controller usually recreates web-0 before web-2's "
+                 "removal lands (same stable points; the creates and deletes between them interleave). Which "
+                 "lands first is a race there: on a loaded machine the live run has also matched the kit's order"),
 }
-"""Shipped scenarios whose live run differs from the kit's, with the reason (docs/live.md)."""
+"""Shipped scenarios whose live run may differ from the kit's: the only kind of difference allowed (the
+start of its line in :func:`~stsedu.live.runner.differences`) and the reason (docs/live.md)."""
 
 
 def _skip_unless_built():
@@ -185,10 +188,8 @@ def test_shipped_scenario_agrees(compares, shipped_runs, name):
     sc, kit, live, errors = shipped_runs[name]
     assert errors == []
     diffs = differences(kit, live, **order_free(sc))
-    if name in KNOWN:
-        assert diffs, f"{name} agrees now: remove it from KNOWN and docs/live.md"
-    else:
-        assert diffs == [], "\n".join(diffs)
+    allowed = KNOWN[name][0] if name in KNOWN else None
+    assert [d for d in diffs if allowed is None or not d.startswith(allowed)] == [], "\n".join(diffs)
 
 
 def test_a_late_cluster_is_read_in_the_state_the_kit_shows(compares, control_plane, monkeypatch):

@@ -466,17 +466,19 @@ def deep_flow(n=5000):
 
 
 def run_bounded(fn, seconds=15.0, megabytes=200):
-    """Call *fn*; it must finish within *seconds* and allocate under *megabytes* (its budget)."""
+    """Call *fn*; its work must stay within *seconds* of this process's CPU and *megabytes* allocated
+    (its budget).  CPU, not wall time: a bound on work holds however busy the machine is (a cold CI
+    run, its Go builds first, made these take 14-35 s of wall time)."""
     import time
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         return fn()
     finally:
-        elapsed = time.perf_counter() - t0
+        elapsed = time.process_time() - t0
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        assert elapsed < seconds, f"took {elapsed:.1f}s"
+        assert elapsed < seconds, f"took {elapsed:.1f} s of CPU"
         assert peak < megabytes << 20, f"used {peak >> 20} MB"
 
 

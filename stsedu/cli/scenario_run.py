@@ -1,8 +1,8 @@
 """``stsedu run SCENARIO`` (and ``stsedu`` alone): a scenario loaded, run and printed step by step.
 
 What is printed for each step: the step, then, in the order they happened, each sync's decisions
-(``sync 3 at 14s``) and the pods' changes as ``kubectl get pods --watch --output-watch-events``
-lines; at the end ``kubectl get sts``, ``get pods`` and ``get pvc``, and a summary.
+(``sync 3 at 14s``) and the pods' changes as ``kubectl get pods --watch`` prints them; at the end
+``kubectl get sts``, ``get pods`` and ``get pvc``, and a summary.
 """
 
 from __future__ import annotations
@@ -168,19 +168,18 @@ def decision_lines(sync) -> list[str]:
     return out
 
 
-
 def watch_line_groups(trace) -> tuple[str, list[list[str]]]:
     """``kubectl get pods -w`` over the whole run (:func:`stsedu.views.tables.watch_lines`): its header,
-    and the lines of each row of the trace's pod table, in order (a new pod is three lines, as a real
-    watch shows it: unscheduled, bound, taken by the kubelet), so a step's rows map to its lines."""
-    from ..views.tables import watch_lines
+    and the lines of each row of the trace's pod table, in order (:func:`~stsedu.views.tables.watch_line_count`
+    of them), so a step's rows map to its lines."""
+    from ..views.tables import watch_line_count, watch_lines
     lines = watch_lines(trace)
     if not lines:
         return "", []
     event = POD_COLUMNS.index("event")
-    body, groups = lines[1:], []
+    groups, i = [], 1
     for row in trace.table_rows("pods"):
-        n = 3 if row[event] == "created" else 1
-        groups.append(body[:n])
-        body = body[n:]
+        n = watch_line_count(row[event])
+        groups.append(lines[i:i + n])
+        i += n
     return lines[0], groups

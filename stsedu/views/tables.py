@@ -14,7 +14,7 @@ import re
 import pandas as pd
 
 from .kubectl.get import (  # noqa: F401  (kubectl text: public as stsedu.tables.*)
-    human_duration, KubectlTabWriter, pod_status_text, watch_frame, watch_lines, pods_frame, get_pods_text,
+    human_duration, KubectlTabWriter, pod_status_text, watch_frame, watch_line_count, watch_lines, pods_frame, get_pods_text,
     get_sts_text, get_controllerrevisions_text, get_pvc_text, TABWRITER_MIN_WIDTH, TABWRITER_PADDING,
     SIM_NODE, WATCH_HEADER, WIDE_HEADER, REVISION_LABEL_HEADER)
 from .kubectl.rollout import rollout_history_text, rollout_status_text  # noqa: F401

@@ -206,6 +206,12 @@ def watch_frame(trace, set_name: str | None = None):
     return out[cols]
 
 
+def watch_line_count(event: str) -> int:
+    """Lines ``kubectl get pods -w`` prints for one pod change of the trace (:func:`watch_frame`): three
+    for a new pod (unscheduled, bound, taken by the kubelet), one for any other change."""
+    return 3 if event == "created" else 1
+
+
 _EVENT = None
 
 
@@ -220,7 +226,7 @@ def watch_frame_length(trace, since: tuple[int, int] = (0, 0)) -> tuple[int, int
     lines, read = since
     rows = trace.table_rows("pods")
     for row in rows[read:]:
-        lines += 3 if row[_EVENT] == "created" else 1
+        lines += watch_line_count(row[_EVENT])
     return lines, len(rows)
 
 

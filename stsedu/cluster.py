@@ -693,13 +693,12 @@ class Cluster:
         from .controller.history import controlled_history, find_history
         from .controller.stateful_set_utils import get_patch
         sts = self.statefulset(name, namespace)
-        if to_revision is None:
-            to_revision = 0
-        if arguments.as_integer(to_revision) is None:
+        revision = arguments.as_integer(0 if to_revision is None else to_revision)
+        if revision is None:
             shown = arguments.shown(to_revision)
             raise RolloutError(f'invalid argument "{shown}" for "--to-revision" flag: '
                                f'strconv.ParseInt: parsing "{shown}": invalid syntax', name=name)
-        to_revision = arguments.as_integer(to_revision)
+        to_revision = revision
         if to_revision < 0:
             raise RolloutError(f"unable to find specified revision {to_revision} in history", name=name)
         history = controlled_history(sts, self.store.list("ControllerRevision", namespace))

@@ -168,8 +168,8 @@ def get_pods_for_stateful_set(ctl: "StatefulSetController", listers, sts: Statef
                               ) -> tuple[list[Pod], str | None]:
     """The pods the set owns after ``ClaimPods`` (``getPodsForStatefulSet``): orphans that match are
     adopted, owned pods that no longer match released; every pod is tried, and their errors are
-    returned with the pods, aggregated (``NewAggregate``).  Only a pod whose name is the set's may be claimed (``isMemberOf``, the
-    filter upstream hands to ``ClaimPods``)."""
+    returned with the pods, aggregated (``NewAggregate``).  Only a pod whose name is the set's may be
+    claimed (``isMemberOf``, the filter upstream hands to ``ClaimPods``)."""
     def member(pod: Pod) -> bool:
         return is_member_of(sts, pod)
 
